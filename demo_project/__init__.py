@@ -1,0 +1,1 @@
+"""A small DRF shop API that demonstrates mcp_bridge."""

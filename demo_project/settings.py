@@ -1,0 +1,149 @@
+"""Settings of the demo shop.
+
+Meant for local development only: the defaults (DEBUG on, a published secret
+key, SQLite) are convenient, not safe. Override them with environment variables
+before exposing the server anywhere.
+"""
+
+import os
+from pathlib import Path
+
+from django.utils.translation import gettext_lazy as _
+
+# The repository root, so that db.sqlite3 and locale/ sit next to manage.py.
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+SECRET_KEY = os.environ.get(
+    "DJANGO_SECRET_KEY", "django-insecure-demo-shop-key-do-not-use-in-production"
+)
+
+DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
+
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
+# Comma-separated extra hosts, e.g. DJANGO_ALLOWED_HOSTS="shop.example.com,10.0.0.5".
+ALLOWED_HOSTS += [h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "").split(",") if h.strip()]
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "mcp_bridge",
+    "demo_project.shop",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    # After sessions (it may read the language from the session), before CommonMiddleware
+    # (which may redirect to a language-prefixed URL).
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "demo_project.urls"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+WSGI_APPLICATION = "demo_project.wsgi.application"
+ASGI_APPLICATION = "demo_project.asgi.application"
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": BASE_DIR / "db.sqlite3",
+    }
+}
+
+# Throttle counters live here; a per-process cache is enough for a single dev server.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+    }
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [
+    ("en", _("English")),
+    ("uk", _("Ukrainian")),
+    ("de", _("German")),
+]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+USE_I18N = True
+TIME_ZONE = "UTC"
+USE_TZ = True
+
+STATIC_URL = "static/"
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Token first: API and MCP clients send "Authorization: Token <key>"; the session
+        # only matters for the browsable API and the admin.
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    # Open by default; every view states what it needs.
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    "PAGE_SIZE": 10,
+    # Only scopes are configured: ScopedRateThrottle is opted into per view (orders create).
+    "DEFAULT_THROTTLE_RATES": {"orders": "30/min"},
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Demo shop API",
+    "DESCRIPTION": "A small shop: a product catalog, customer orders and back-office statistics.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    # Separate request components (ProductRequest, ...) leave read-only fields such as
+    # `id` and `created_at` out of request bodies, so clients are never asked for them.
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Product and Order both have a `status` field with different choices; without explicit
+    # names drf-spectacular warns and invents hashed enum names.
+    "ENUM_NAME_OVERRIDES": {
+        "ProductStatusEnum": "demo_project.shop.models.Product.Status",
+        "OrderStatusEnum": "demo_project.shop.models.Order.Status",
+    },
+}
+
+MCP_BRIDGE = {
+    "SERVER_NAME": "demo-shop",
+    "INSTRUCTIONS": (
+        "Tools of a small online shop. Products are identified by their slug, categories, "
+        "tags and orders by their id. Prices are decimal strings in EUR. Search the catalog "
+        "with products.search before fetching single products; list results are paginated "
+        "(10 per page, use the `page` argument)."
+    ),
+}

@@ -1,0 +1,20 @@
+"""mcp_bridge: publish the operations of a Django REST Framework API as MCP servers.
+
+The pipeline, one module per step, in the order a request flows through it:
+
+* :mod:`mcp_bridge.transport` — the Streamable HTTP endpoint (a plain Django view);
+* :mod:`mcp_bridge.dispatch` — JSON-RPC messages and MCP methods;
+* :mod:`mcp_bridge.registry` — the cached tool set of a group/version;
+* :mod:`mcp_bridge.openapi` — drf-spectacular's operations for a group;
+* :mod:`mcp_bridge.schema` — OpenAPI 3.0 schemas to JSON Schema 2020-12;
+* :mod:`mcp_bridge.openrpc` — operations to OpenRPC-style method descriptions;
+* :mod:`mcp_bridge.tools` — methods to MCP tools (``$defs`` rewriting, annotations);
+* :mod:`mcp_bridge.executor` — ``tools/call`` through the real DRF view.
+
+The public API is small: :func:`api_group` and :func:`mcp_tool`.
+"""
+
+from mcp_bridge.decorators import api_group, mcp_tool
+
+__all__ = ["api_group", "mcp_tool"]
+__version__ = "0.1.0"

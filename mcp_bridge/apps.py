@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+from django.core import checks
+from django.utils.translation import gettext_lazy as _
+
+
+class McpBridgeConfig(AppConfig):
+    name = "mcp_bridge"
+    verbose_name = _("MCP bridge")
+
+    def ready(self) -> None:
+        from mcp_bridge.checks import check_tool_sets
+
+        # Tagged "urls": the check needs the URLconf, like Django's own URL checks.
+        checks.register(check_tool_sets, checks.Tags.urls)

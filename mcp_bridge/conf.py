@@ -1,0 +1,68 @@
+"""mcp_bridge settings, read live from the ``MCP_BRIDGE`` dict in Django settings.
+
+Every attribute of :data:`bridge_settings` is looked up on access, so
+``override_settings(MCP_BRIDGE=...)`` works in tests without patching. An
+unknown key raises :class:`django.core.exceptions.ImproperlyConfigured` (a typo
+must not be silently ignored).
+
+Keys and defaults:
+
+``SERVER_NAME`` (``"mcp-bridge"``)
+    ``serverInfo.name`` in the ``initialize`` result.
+``SERVER_TITLE`` (``None``)
+    ``serverInfo.title`` (2025-06-18 and later); the group name when ``None``.
+``SERVER_VERSION`` (``None``)
+    ``serverInfo.version``; drf-spectacular's ``VERSION`` when ``None``.
+``INSTRUCTIONS`` (``None``)
+    A string, or a dict ``{group: str}``: the ``instructions`` of ``initialize``.
+``PAGE_SIZE`` (``100``)
+    Tools per ``tools/list`` page (MCP spec, "Pagination").
+``SPECTACULAR_SETTINGS`` (``{}``)
+    drf-spectacular settings patched in while a group's schema is generated,
+    on top of the project's ``SPECTACULAR_SETTINGS``.
+``MAX_BODY_BYTES`` (``1_048_576``)
+    Largest accepted JSON-RPC request body, in bytes (413 above it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+__all__ = ["bridge_settings", "DEFAULTS"]
+
+DEFAULTS: dict[str, Any] = {
+    "SERVER_NAME": "mcp-bridge",
+    "SERVER_TITLE": None,
+    "SERVER_VERSION": None,
+    "INSTRUCTIONS": None,
+    "PAGE_SIZE": 100,
+    "SPECTACULAR_SETTINGS": {},
+    "MAX_BODY_BYTES": 1_048_576,
+}
+
+
+class BridgeSettings:
+    """Attribute access to ``settings.MCP_BRIDGE`` with defaults."""
+
+    def _user_settings(self) -> dict[str, Any]:
+        user = getattr(settings, "MCP_BRIDGE", None) or {}
+        if not isinstance(user, dict):
+            raise ImproperlyConfigured("settings.MCP_BRIDGE must be a dict.")
+        unknown = sorted(set(user) - set(DEFAULTS))
+        if unknown:
+            raise ImproperlyConfigured(
+                f"Unknown key(s) in settings.MCP_BRIDGE: {', '.join(unknown)}. "
+                f"Valid keys are: {', '.join(sorted(DEFAULTS))}."
+            )
+        return user
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in DEFAULTS:
+            raise AttributeError(f"Invalid mcp_bridge setting: {name!r}")
+        return self._user_settings().get(name, DEFAULTS[name])
+
+
+bridge_settings = BridgeSettings()

@@ -1,0 +1,171 @@
+"""Decorators that tag DRF views with API groups and MCP tool metadata.
+
+Both decorators only *record* metadata, in one namespaced attribute
+(:data:`METADATA_ATTR`), the way DRF's ``@action`` and drf-spectacular's
+``@extend_schema`` do. They never wrap or change the view, so an ordinary REST
+request behaves exactly as before.
+
+Where a decorator may go:
+
+* an ``APIView`` or ``ViewSet`` class: applies to every operation of the class;
+* a viewset action (``list``, ``retrieve``, an ``@action`` method, ...) or an
+  ``APIView`` handler method (``get``, ``post``, ...): applies to that one
+  operation;
+* an ``@api_view`` function view: put the decorator *above* ``@api_view``, as
+  with ``@extend_schema``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["api_group", "mcp_tool", "get_metadata", "METADATA_ATTR", "GROUP_NAME_PATTERN"]
+
+METADATA_ATTR = "_mcp_bridge"
+
+#: Group names become URL segments (``/mcp/<group>/``) and translation domains.
+GROUP_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+#: MCP ``ToolAnnotations`` hints that the decorator accepts (MCP spec, "Tools" → "Tool").
+ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _target(obj: Any) -> Any:
+    """The object that carries the metadata.
+
+    ``@api_view`` returns the callable of ``WrappedAPIView.as_view()``, which has
+    the view class in ``.cls``; the metadata goes on that class so that schema
+    generation, which instantiates ``callback.cls``, finds it.
+    """
+    cls = getattr(obj, "cls", None)
+    if callable(obj) and isinstance(cls, type) and hasattr(obj, "initkwargs"):
+        return cls
+    return obj
+
+
+def _updated(obj: Any, **changes: Any) -> Any:
+    target = _target(obj)
+    # Copy before changing, so that decorating a subclass never edits its parent's metadata.
+    own = target.__dict__.get(METADATA_ATTR) if hasattr(target, "__dict__") else None
+    inherited = getattr(target, METADATA_ATTR, None)
+    metadata = dict(own or inherited or {})
+    for key, value in changes.items():
+        if key == "groups":
+            metadata["groups"] = tuple(dict.fromkeys((*metadata.get("groups", ()), *value)))
+        elif key == "annotations":
+            metadata["annotations"] = {**metadata.get("annotations", {}), **value}
+        else:
+            metadata[key] = value
+    setattr(target, METADATA_ATTR, metadata)
+    return obj
+
+
+def api_group(*groups: str) -> Callable[[F], F]:
+    """Publish a view, viewset, viewset action or function view in API groups.
+
+    Membership in a group is the only thing that decides publication: every
+    operation of group ``g`` becomes a tool of the MCP endpoint ``/mcp/g/``.
+    Groups given on a class and on one of its actions add up; a subclass
+    inherits its parent's groups.
+
+    Args:
+        *groups: one or more group names matching :data:`GROUP_NAME_PATTERN`
+            (lowercase letters, digits, ``-`` and ``_``; they are URL segments).
+
+    Raises:
+        TypeError: no group given, or a name that is not a valid group name.
+    """
+    if not groups:
+        raise TypeError("api_group() needs at least one group name, e.g. @api_group('catalog').")
+    for group in groups:
+        if not isinstance(group, str) or not GROUP_NAME_PATTERN.match(group):
+            raise TypeError(
+                f"api_group(): {group!r} is not a valid group name. Use lowercase letters, "
+                f"digits, '-' and '_' (pattern {GROUP_NAME_PATTERN.pattern}); it becomes the "
+                f"URL segment of the MCP endpoint /mcp/<group>/."
+            )
+
+    def decorator(view: F) -> F:
+        return _updated(view, groups=groups)
+
+    return decorator
+
+
+def mcp_tool(
+    name: str | None = None,
+    *,
+    title: str | None = None,
+    read_only: bool | None = None,
+    destructive: bool | None = None,
+    idempotent: bool | None = None,
+    open_world: bool | None = None,
+) -> Callable[[F], F]:
+    """Set the MCP tool name, title and annotations of one operation.
+
+    Publication is decided by :func:`api_group` alone; this decorator never
+    publishes anything by itself.
+
+    Args:
+        name: the tool name, used verbatim. It must match
+            ``^[a-zA-Z0-9_.-]{1,128}$`` (MCP spec, "Tools" → "Tool names");
+            an invalid name is refused loudly (system check ``mcp_bridge.E001``
+            and HTTP 500 on the group's endpoint), never renamed.
+        title: the default title, used when no translation provides one.
+        read_only, destructive, idempotent, open_world: the MCP
+            ``ToolAnnotations`` hints ``readOnlyHint``, ``destructiveHint``,
+            ``idempotentHint`` and ``openWorldHint``. ``None`` means "not
+            specified": the hint derived from the HTTP method is used, or none.
+
+    Raises:
+        TypeError: used on a class with ``name`` (a class has several
+            operations; decorate the action or handler method instead).
+    """
+    hints = {
+        "readOnlyHint": read_only,
+        "destructiveHint": destructive,
+        "idempotentHint": idempotent,
+        "openWorldHint": open_world,
+    }
+    changes: dict[str, Any] = {"annotations": {k: v for k, v in hints.items() if v is not None}}
+    if name is not None:
+        changes["name"] = name
+    if title is not None:
+        changes["title"] = title
+
+    def decorator(view: F) -> F:
+        target = _target(view)
+        if name is not None and isinstance(target, type) and not hasattr(view, "initkwargs"):
+            raise TypeError(
+                f"mcp_tool(name={name!r}) cannot go on the class {target.__name__}: a class "
+                f"has one tool per operation. Put it on the action or handler method "
+                f"(e.g. `def list(self, request, ...)` or `def get(self, request, ...)`)."
+            )
+        return _updated(view, **changes)
+
+    return decorator
+
+
+def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
+    """Merge the class-level and the operation-level metadata of one operation.
+
+    Args:
+        view: the view instance (or class).
+        handler: the bound handler method or viewset action of the operation.
+
+    Returns:
+        ``{"groups": tuple[str, ...], "name": str | None, "title": str | None,
+        "annotations": dict[str, bool]}``; the operation's own values win.
+    """
+    on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
+    on_handler = getattr(handler, METADATA_ATTR, {}) or {}
+    return {
+        "groups": tuple(dict.fromkeys((*on_class.get("groups", ()), *on_handler.get("groups", ())))),
+        # A class carries a name only for an @api_view function view (mcp_tool refuses others).
+        "name": on_handler.get("name") or on_class.get("name"),
+        "title": on_handler.get("title") or on_class.get("title"),
+        "annotations": {**on_class.get("annotations", {}), **on_handler.get("annotations", {})},
+    }

@@ -1,0 +1,188 @@
+"""JSON-RPC dispatch of the MCP methods (handshake era, 2025-03-26 … 2025-11-25).
+
+:func:`handle_message` takes one decoded JSON-RPC message and returns the
+response object, or ``None`` for a notification or a response (which the
+transport answers with 202). Methods: ``initialize``, ``ping``,
+``tools/list``, ``tools/call``; notifications are accepted and ignored.
+
+The server is stateless: nothing is remembered between requests, so
+``tools/list`` and ``tools/call`` work without a prior ``initialize`` and any
+number of worker processes can serve the endpoint.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import HttpRequest
+from drf_spectacular.settings import spectacular_settings
+
+import mcp_bridge
+from mcp_bridge import executor
+from mcp_bridge.conf import bridge_settings
+from mcp_bridge.protocol import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    JsonRpcError,
+    negotiate_revision,
+    supports_titles_and_output,
+    validation_errors_are_tool_results,
+)
+from mcp_bridge.registry import ToolSet
+
+__all__ = ["Call", "handle_message"]
+
+
+@dataclass
+class Call:
+    """What a message is handled with.
+
+    Attributes:
+        request: the MCP HTTP request (its identity reaches the views).
+        toolset: the group/version's tools.
+        revision: the protocol revision of the request (``MCP-Protocol-Version``).
+    """
+
+    request: HttpRequest
+    toolset: ToolSet
+    revision: str
+
+
+def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
+    """Handle one JSON-RPC message.
+
+    Returns:
+        The JSON-RPC response object for a request; ``None`` for a
+        notification or a client's response.
+
+    Raises:
+        JsonRpcError: the message is not a valid JSON-RPC 2.0 message (-32600);
+            the caller answers it with ``id: null``.
+    """
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise JsonRpcError(INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0".', http_status=400)
+    if "method" not in message:
+        if "id" in message and ("result" in message or "error" in message):
+            return None  # a response to a server request; this server sends none, so nothing to do
+        raise JsonRpcError(INVALID_REQUEST, 'Invalid Request: a message needs "method", or "result"/"error" with "id".', http_status=400)
+    method = message["method"]
+    if not isinstance(method, str):
+        raise JsonRpcError(INVALID_REQUEST, 'Invalid Request: "method" must be a string.', http_status=400)
+    if "id" not in message:
+        return None  # notifications (notifications/initialized, .../cancelled) need no answer
+    request_id = message["id"]
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        raise JsonRpcError(INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer.', http_status=400)
+
+    params = message.get("params", {})
+    if params is None:
+        params = {}
+    try:
+        if not isinstance(params, dict):
+            raise JsonRpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object.')
+        handler = _HANDLERS.get(method)
+        if handler is None:
+            raise JsonRpcError(
+                METHOD_NOT_FOUND,
+                f"Method not found: {method!r}. This server supports: {', '.join(sorted(_HANDLERS))}.",
+            )
+        result = handler(params, call)
+    except JsonRpcError as exc:
+        return {"jsonrpc": "2.0", "id": request_id, "error": exc.as_error()}
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def _server_info(call: Call) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "name": bridge_settings.SERVER_NAME,
+        "version": str(bridge_settings.SERVER_VERSION or spectacular_settings.VERSION or mcp_bridge.__version__),
+    }
+    if supports_titles_and_output(call.revision):
+        info["title"] = bridge_settings.SERVER_TITLE or f"{spectacular_settings.TITLE or 'API'}: {call.toolset.group}"
+    return info
+
+
+def _initialize(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    revision = negotiate_revision(params.get("protocolVersion"))
+    call.revision = revision
+    result: dict[str, Any] = {
+        "protocolVersion": revision,
+        "capabilities": {"tools": {"listChanged": False}},
+        "serverInfo": _server_info(call),
+    }
+    instructions = bridge_settings.INSTRUCTIONS
+    if isinstance(instructions, dict):
+        instructions = instructions.get(call.toolset.group)
+    if instructions:
+        result["instructions"] = str(instructions)
+    return result
+
+
+def _ping(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    return {}
+
+
+def _encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"offset": offset}).encode()).decode()
+
+
+def _decode_cursor(cursor: Any, total: int) -> int:
+    try:
+        offset = json.loads(base64.urlsafe_b64decode(cursor.encode()))["offset"]
+    except (AttributeError, ValueError, KeyError, TypeError, binascii.Error):
+        offset = None
+    if not isinstance(offset, int) or isinstance(offset, bool) or not 0 < offset < total:
+        raise JsonRpcError(INVALID_PARAMS, "Invalid params: unknown cursor. Call tools/list without a cursor to start again.")
+    return offset
+
+
+def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    tools = call.toolset.tools
+    offset = 0
+    if params.get("cursor") is not None:
+        offset = _decode_cursor(params["cursor"], len(tools))
+    size = max(1, int(bridge_settings.PAGE_SIZE))
+    page = tools[offset : offset + size]
+    result: dict[str, Any] = {"tools": [tool.as_mcp(call.revision) for tool in page]}
+    if offset + size < len(tools):
+        result["nextCursor"] = _encode_cursor(offset + size)
+    return result
+
+
+def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise JsonRpcError(INVALID_PARAMS, 'Invalid params: tools/call needs "name", the tool name (a string).')
+    tool = call.toolset.by_name.get(name)
+    if tool is None:
+        raise JsonRpcError(
+            INVALID_PARAMS,
+            f"Unknown tool: {name!r}. Call tools/list to see the tools of this endpoint.",
+            data={"name": name},
+        )
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise JsonRpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object.')
+    errors = executor.argument_errors(tool, arguments)
+    if errors:
+        listed = "; ".join(f"{e['argument']}: {e['message']}" for e in errors)
+        message = f"Invalid arguments for tool {name!r}: {listed}"
+        if validation_errors_are_tool_results(call.revision):
+            return executor.tool_error_result(INVALID_PARAMS, message, {"errors": errors})
+        raise JsonRpcError(INVALID_PARAMS, message, data={"errors": errors})
+    return executor.call_tool(tool, arguments, call.request, call.revision)
+
+
+_HANDLERS = {
+    "initialize": _initialize,
+    "ping": _ping,
+    "tools/list": _tools_list,
+    "tools/call": _tools_call,
+}

@@ -1,0 +1,57 @@
+"""Errors of the tool build, shared by the system checks and the endpoint.
+
+A misconfigured group must fail loudly in two places (system checks do not run
+under WSGI/ASGI in production): ``manage.py check`` reports each
+:class:`Problem` as a Django check message, and every request to the group's
+endpoint answers HTTP 500 while :class:`ToolSetError` stands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Problem", "ToolSetError", "CHECK_IDS"]
+
+#: Every check id, once each: an id is never reused for another problem.
+CHECK_IDS = {
+    "mcp_bridge.E001": "a tool name does not match the MCP name pattern",
+    "mcp_bridge.E002": "two operations of one group have the same tool name",
+    "mcp_bridge.E003": "two arguments of one tool would have the same name",
+    "mcp_bridge.E004": "the group's schema could not be generated",
+    "mcp_bridge.E005": "a tool's schema is not valid JSON Schema 2020-12",
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One configuration fault of a group.
+
+    Attributes:
+        id: a key of :data:`CHECK_IDS`, e.g. ``"mcp_bridge.E001"``.
+        msg: what is wrong, naming the view and the tool.
+        hint: what to do about it.
+        obj: the culprit (usually the view class), for ``checks.Error(obj=...)``.
+    """
+
+    id: str
+    msg: str
+    hint: str
+    obj: Any = None
+
+
+class ToolSetError(Exception):
+    """The tools of a group/version cannot be built.
+
+    Attributes:
+        group, version: which endpoint.
+        problems: every :class:`Problem` found (all of them, not just the first).
+    """
+
+    def __init__(self, group: str, version: str | None, problems: list[Problem]) -> None:
+        self.group = group
+        self.version = version
+        self.problems = problems
+        where = f"group {group!r}" + (f", version {version!r}" if version else "")
+        lines = "\n".join(f"  [{p.id}] {p.msg} Hint: {p.hint}" for p in problems)
+        super().__init__(f"The MCP tools of {where} cannot be built:\n{lines}")

@@ -1,0 +1,257 @@
+"""Step 4 of the pipeline: ``tools/call`` through the real DRF view.
+
+A call becomes an ordinary Django request for the operation — its HTTP
+method, the path with the path parameters filled in, the query string and a
+JSON body — carrying the MCP caller's identity (the same headers and cookies,
+and the ``user``/``session`` that middleware attached to the MCP request). It
+is resolved with :func:`django.urls.resolve` and the view is called, so the
+whole DRF pipeline runs: authentication, permissions, throttles, versioning,
+serializer validation, pagination and the exception handler. View classes are
+never patched; ``ATOMIC_REQUESTS`` is honoured as Django's handler does.
+
+The view's response becomes an MCP ``CallToolResult`` (MCP spec 2025-11-25,
+"Tools" → "Tool Result"):
+
+* 2xx: ``{"content": [{"type": "text", "text": <JSON>}],
+  "structuredContent": {"result": <data>}, "isError": false}``;
+* anything else, or an exception: ``{"content": [{"type": "text", "text":
+  '{"code": <HTTP status>, "message": ..., "data": {"status": ..., "detail": ...}}'}],
+  "isError": true}``. Exception details (class, message, traceback) are added
+  to ``data`` only when ``DEBUG`` is true.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import traceback
+from io import BytesIO
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from django.conf import settings
+from django.core import signals
+from django.core.handlers.base import BaseHandler
+from django.core.handlers.wsgi import WSGIRequest
+from django.http import HttpRequest, HttpResponseBase
+from django.urls import Resolver404, resolve
+from rest_framework.utils.encoders import JSONEncoder
+from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
+
+from mcp_bridge.protocol import supports_titles_and_output
+from mcp_bridge.tools import Tool
+
+__all__ = ["call_tool", "argument_errors", "tool_error_result", "dumps", "logger"]
+
+#: Errors of tool execution are logged here (outside DEBUG the client sees no details).
+logger = logging.getLogger("mcp_bridge.executor")
+
+_PLACEHOLDER = re.compile(r"\{([^}/]+)\}")
+#: Request attributes set by middleware that identify the caller.
+_IDENTITY_ATTRIBUTES = ("user", "auser", "session", "LANGUAGE_CODE")
+#: CGI variables that describe the server and the client connection, kept as they are.
+_CONNECTION_VARIABLES = (
+    "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST", "REMOTE_USER",
+    "SCRIPT_NAME", "HTTPS",
+)
+#: Headers that belong to the MCP transport, not to the API call.
+_TRANSPORT_HEADERS = frozenset(
+    {"HTTP_MCP_PROTOCOL_VERSION", "HTTP_MCP_SESSION_ID", "HTTP_MCP_METHOD", "HTTP_MCP_NAME",
+     "HTTP_ACCEPT", "HTTP_LAST_EVENT_ID"}
+)
+_atomic_handler = BaseHandler()
+
+
+def dumps(value: Any) -> str:
+    """JSON text as DRF's ``JSONRenderer`` would produce it (Decimal, datetime, UUID, lazy text)."""
+    return json.dumps(value, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"))
+
+
+def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
+    """Check ``arguments`` against the tool's ``inputSchema`` (jsonschema, 2020-12).
+
+    Returns:
+        ``[{"argument": name, "message": text}, ...]``, one entry per fault,
+        naming the argument; empty when the arguments are valid.
+    """
+    errors = []
+    for error in tool.validator.iter_errors(arguments):
+        if error.validator == "required" and not error.path:
+            names = [n for n in error.validator_value if n not in error.instance]
+        elif error.validator == "additionalProperties" and not error.path:
+            names = [n for n in error.instance if n not in tool.input_schema.get("properties", {})]
+        else:
+            names = [str(error.path[0])] if error.path else [""]
+        for name in names:
+            where = "".join(f"[{p!r}]" for p in list(error.path)[1:])
+            if error.validator == "required" and not error.path:
+                message = "is required but missing"
+            elif error.validator == "additionalProperties" and not error.path:
+                message = "is not an argument of this tool"
+            else:
+                message = f"{where + ': ' if where else ''}{error.message}"
+            errors.append({"argument": name, "message": message})
+    return sorted(errors, key=lambda e: e["argument"])
+
+
+def tool_error_result(code: int, message: str, data: dict[str, Any]) -> dict[str, Any]:
+    """An ``isError`` ``CallToolResult`` whose text is ``{"code", "message", "data"}`` JSON."""
+    text = dumps({"code": code, "message": message, "data": data})
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def _fill_path(template: str, values: dict[str, Any]) -> str:
+    return _PLACEHOLDER.sub(lambda m: quote(_as_text(values[m.group(1)]), safe=""), template)
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _query_pairs(tool: Tool, arguments: dict[str, Any]) -> list[tuple[str, str]]:
+    pairs = []
+    for param in tool.method.params:
+        if param.location != "query":
+            continue
+        value = arguments.get(param.name)
+        if value is None:  # an explicit null means "not given", never the text "None"
+            continue
+        if isinstance(value, list):
+            items = [_as_text(v) for v in value if v is not None]
+            if param.explode:
+                pairs.extend((param.source_name, item) for item in items)
+            else:
+                pairs.append((param.source_name, ",".join(items)))
+        elif isinstance(value, dict):
+            pairs.append((param.source_name, dumps(value)))
+        else:
+            pairs.append((param.source_name, _as_text(value)))
+    return pairs
+
+
+def _body(tool: Tool, arguments: dict[str, Any]) -> bytes | None:
+    fields: dict[str, Any] = {}
+    has_body = False
+    for param in tool.method.params:
+        if param.location == "body" and param.name in arguments:
+            return dumps(arguments[param.name]).encode()
+        if param.location == "body_field":
+            has_body = True
+            # Only the fields the caller sent: an explicit null is kept (it clears the
+            # field), an absent field stays absent (a partial update leaves it alone).
+            if param.name in arguments:
+                fields[param.source_name] = arguments[param.name]
+    return dumps(fields).encode() if has_body else None
+
+
+def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest) -> WSGIRequest:
+    """The Django request that performs the tool's operation for the MCP caller.
+
+    Raises:
+        Resolver404: the operation's path no longer resolves (the URLconf changed).
+    """
+    source = tool.method.source
+    path = _fill_path(
+        source.path, {p.source_name: arguments[p.name] for p in tool.method.params if p.location == "path"}
+    )
+    query = _query_pairs(tool, arguments)
+    accept = "application/json"
+    if source.version is not None and source.versioning_class is not None:
+        if issubclass(source.versioning_class, QueryParameterVersioning):
+            query.append((source.versioning_class.version_param, source.version))
+        elif issubclass(source.versioning_class, AcceptHeaderVersioning):
+            accept = f"application/json; {source.versioning_class.version_param}={source.version}"
+    body = _body(tool, arguments)
+
+    meta = mcp_request.META
+    environ: dict[str, Any] = {
+        key: value
+        for key, value in meta.items()
+        if (key.startswith("HTTP_") and key not in _TRANSPORT_HEADERS) or key in _CONNECTION_VARIABLES
+    }
+    environ.update(
+        {
+            "REQUEST_METHOD": source.method,
+            "PATH_INFO": path,
+            "QUERY_STRING": urlencode(query),
+            "HTTP_ACCEPT": accept,
+            "CONTENT_TYPE": "application/json" if body is not None else "",
+            "CONTENT_LENGTH": str(len(body)) if body is not None else "",
+            "wsgi.input": BytesIO(body or b""),
+            "wsgi.url_scheme": mcp_request.scheme,
+        }
+    )
+    request = WSGIRequest(environ)
+    for attribute in _IDENTITY_ATTRIBUTES:
+        if hasattr(mcp_request, attribute):
+            setattr(request, attribute, getattr(mcp_request, attribute))
+    request.resolver_match = resolve(request.path_info)
+    return request
+
+
+def call_tool(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, revision: str) -> dict[str, Any]:
+    """Run the tool's view for the MCP caller and return the ``CallToolResult``.
+
+    ``arguments`` must already be valid (see :func:`argument_errors`). Never
+    raises for a failure of the view: every failure is an ``isError`` result.
+    """
+    try:
+        request = build_request(tool, arguments, mcp_request)
+        match = request.resolver_match
+        view = _atomic_handler.make_view_atomic(match.func)
+        response = view(request, *match.args, **match.kwargs)
+    except Exception as exc:
+        return _exception_result(tool, exc, mcp_request)
+    return _response_result(response, revision)
+
+
+def _response_data(response: HttpResponseBase) -> Any:
+    if hasattr(response, "data"):
+        return response.data
+    if hasattr(response, "render") and not getattr(response, "is_rendered", True):
+        response.render()
+    content = getattr(response, "content", b"")
+    if not content:
+        return None
+    text = content.decode(response.charset or "utf-8", errors="replace")
+    if "json" in response.get("Content-Type", ""):
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _response_result(response: HttpResponseBase, revision: str) -> dict[str, Any]:
+    status = response.status_code
+    data = _response_data(response)
+    if 200 <= status < 300:
+        result: dict[str, Any] = {"content": [{"type": "text", "text": dumps(data)}]}
+        if supports_titles_and_output(revision):
+            result["structuredContent"] = {"result": data}
+        result["isError"] = False
+        return result
+    detail = data.get("detail") if isinstance(data, dict) else None
+    message = str(detail) if isinstance(detail, str) else response.reason_phrase
+    error_data: dict[str, Any] = {"status": status, "detail": data}
+    if response.get("Retry-After"):
+        error_data["retryAfter"] = response["Retry-After"]
+    return tool_error_result(status, message, error_data)
+
+
+def _exception_result(tool: Tool, exc: Exception, mcp_request: HttpRequest) -> dict[str, Any]:
+    if isinstance(exc, Resolver404):
+        logger.error("Tool %r: path %r no longer resolves.", tool.name, tool.method.source.path)
+    else:
+        logger.error("Tool %r raised %s", tool.name, type(exc).__name__, exc_info=exc)
+        # Lets error reporters (Sentry, mail_admins...) see the failure, as for any view.
+        signals.got_request_exception.send(sender=None, request=mcp_request)
+    data: dict[str, Any] = {"status": 500}
+    if settings.DEBUG:
+        data["exception"] = f"{type(exc).__module__}.{type(exc).__qualname__}"
+        data["message"] = str(exc)
+        data["traceback"] = "".join(traceback.format_exception(exc))
+    return tool_error_result(500, "Internal Server Error", data)

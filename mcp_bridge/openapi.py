@@ -1,0 +1,227 @@
+"""Step 1 of the pipeline: the OpenAPI operations of one API group, from drf-spectacular.
+
+:class:`GroupSchemaGenerator` is drf-spectacular's ``SchemaGenerator``
+restricted to the views of one group (and one API version). It honours every
+``@extend_schema``, ``OpenApiViewExtension`` and setting the project has, and
+remembers for each operation the view it came from, which the later steps need
+(tool names, annotations, and how to call the view).
+
+Paths are kept executable: they are the URL patterns' paths with
+``{param}`` placeholders, the API version filled in, with no prefix trimmed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import (
+    is_versioning_supported,
+    modify_for_versioning,
+    operation_matches_version,
+)
+from drf_spectacular.settings import patched_settings, spectacular_settings
+from rest_framework import viewsets
+
+from mcp_bridge.conf import bridge_settings
+from mcp_bridge.decorators import get_metadata
+
+__all__ = ["OperationSource", "GroupSchemaGenerator", "generate_group_schema", "discover_groups"]
+
+#: drf-spectacular settings the bridge needs whatever the project's are:
+#: separate request components, so read-only fields never become inputs, and
+#: untouched paths, so that a path can be filled in and resolved.
+_REQUIRED_SPECTACULAR_SETTINGS = {
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX_TRIM": False,
+    "SCHEMA_PATH_PREFIX_INSERT": "",
+    "CAMELIZE_NAMES": False,
+}
+
+
+@dataclass
+class OperationSource:
+    """Where one OpenAPI operation comes from.
+
+    Attributes:
+        path: the executable path template, e.g. ``"/api/v1/products/{slug}/"``.
+        method: the HTTP method, upper case.
+        view_class: the DRF view class (``WrappedAPIView`` for ``@api_view``).
+        handler_name: the viewset action (``"list"``, ``"cancel"``) or the
+            ``APIView`` handler method (``"get"``).
+        is_viewset: whether the view is a viewset.
+        basename: the router basename of a viewset, if it has one.
+        metadata: the merged :func:`~mcp_bridge.decorators.get_metadata` of the operation.
+        operation_id: the operationId drf-spectacular gave the operation.
+        explicit_operation_id: whether that id was set on purpose
+            (``extend_schema(operation_id=...)`` or a custom ``AutoSchema``).
+        versioning_class: the view's DRF versioning class, or ``None``.
+        version: the API version the operation was generated for, or ``None``.
+        operation: the OpenAPI operation object, filled in once the schema is built.
+    """
+
+    path: str
+    method: str
+    view_class: type
+    handler_name: str
+    is_viewset: bool
+    basename: str | None
+    metadata: dict[str, Any]
+    operation_id: str = ""
+    explicit_operation_id: bool = False
+    versioning_class: type | None = None
+    version: str | None = None
+    operation: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def view_label(self) -> str:
+        """``module.Class.handler`` — names the culprit in errors."""
+        cls = self.view_class
+        return f"{cls.__module__}.{cls.__qualname__}.{self.handler_name}"
+
+
+def _handler(view: Any, method: str) -> tuple[str, Any]:
+    if isinstance(view, viewsets.ViewSetMixin):
+        name = view.action
+    else:
+        name = method.lower()
+    return name, getattr(view, name, None)
+
+
+class GroupSchemaGenerator(SchemaGenerator):
+    """drf-spectacular's generator, restricted to one API group and version.
+
+    After :meth:`get_schema`, :attr:`sources` lists one :class:`OperationSource`
+    per operation, in the generator's order.
+    """
+
+    def __init__(self, group: str, api_version: str | None = None, urlconf: Any = None) -> None:
+        super().__init__(urlconf=urlconf, api_version=api_version)
+        self.group = group
+        self.sources: list[OperationSource] = []
+
+    def _in_group(self, method: str, view: Any) -> bool:
+        _, handler = _handler(view, method)
+        return self.group in get_metadata(view, handler)["groups"]
+
+    def parse(self, input_request: Any, public: bool) -> dict[str, Any]:
+        # The loop of SchemaGenerator.parse(), narrowed to the group and recording each
+        # operation's view. Permission filtering is not applied: the tool list does not
+        # depend on the caller, and the view's permissions run on every call.
+        self._initialise_endpoints()
+        endpoints = [
+            (path, path_regex, method, view)
+            for path, path_regex, method, view in self._get_paths_and_endpoints()
+            if self._in_group(method, view)
+        ]
+        path_prefix = self._path_prefix(endpoints)
+        result: dict[str, Any] = {}
+        self.sources = []
+        for path, path_regex, method, view in endpoints:
+            view.request = spectacular_settings.GET_MOCK_REQUEST(method, path, view, input_request)
+            version = None
+            versioning_class = view.versioning_class
+            if versioning_class and is_versioning_supported(versioning_class):
+                version = self.api_version or versioning_class.default_version
+                if not version:
+                    continue
+                path = modify_for_versioning(self.inspector.patterns, method, path, view, version)
+                if not operation_matches_version(view, version):
+                    continue
+            else:
+                versioning_class = None
+
+            operation = view.schema.get_operation(path, path_regex, path_prefix, method, self.registry)
+            if not operation:  # removed with @extend_schema(exclude=True)
+                continue
+            # The base implementation's id, computed on the same inspector state: when the
+            # operation's id differs, the project chose it.
+            default_id = AutoSchema.get_operation_id(view.schema)
+            handler_name, handler = _handler(view, method)
+            if not path.startswith("/"):
+                path = "/" + path
+            self.sources.append(
+                OperationSource(
+                    path=path,
+                    method=method.upper(),
+                    view_class=type(view),
+                    handler_name=handler_name,
+                    is_viewset=isinstance(view, viewsets.ViewSetMixin),
+                    basename=getattr(view, "basename", None),
+                    metadata=get_metadata(view, handler),
+                    operation_id=operation.get("operationId", ""),
+                    explicit_operation_id=operation.get("operationId") != default_id,
+                    versioning_class=versioning_class,
+                    version=version,
+                )
+            )
+            result.setdefault(path, {})[method.lower()] = operation
+        return result
+
+    @staticmethod
+    def _path_prefix(endpoints: list[tuple[str, str, str, Any]]) -> str:
+        # The same prefix estimate drf-spectacular makes, so operationIds match its own.
+        prefix = spectacular_settings.SCHEMA_PATH_PREFIX
+        if prefix is None:
+            if len({type(view) for _, _, _, view in endpoints}) > 1:
+                prefix = re.escape(posixpath.commonpath([path for path, _, _, _ in endpoints]))
+            else:
+                prefix = "/"
+        return prefix if prefix.startswith("^") else "^" + prefix
+
+
+def generate_group_schema(
+    group: str, api_version: str | None = None, urlconf: Any = None
+) -> tuple[dict[str, Any], list[OperationSource]]:
+    """Generate the OpenAPI document of one group/version.
+
+    Returns:
+        ``(document, sources)``: the OpenAPI document (drf-spectacular's
+        ``get_schema()`` output, post-processing hooks applied) and one
+        :class:`OperationSource` per operation, with ``operation`` set to the
+        operation object of the document.
+    """
+    patches = {**bridge_settings.SPECTACULAR_SETTINGS, **_REQUIRED_SPECTACULAR_SETTINGS}
+    with patched_settings(patches):
+        generator = GroupSchemaGenerator(group, api_version=api_version, urlconf=urlconf)
+        document = generator.get_schema(request=None, public=True)
+    for source in generator.sources:
+        source.operation = document["paths"][source.path][source.method.lower()]
+    return document, generator.sources
+
+
+def discover_groups(urlconf: Any = None) -> dict[str, list[str | None]]:
+    """Find every API group of the URLconf and the API versions it is served in.
+
+    Returns:
+        ``{group: versions}``, sorted by group. ``versions`` is ``[None]`` for an
+        unversioned group; otherwise the versions the group's views allow
+        (their versioning class's ``allowed_versions``, or its
+        ``default_version`` when any version is allowed), sorted.
+    """
+    with patched_settings(_REQUIRED_SPECTACULAR_SETTINGS):
+        generator = SchemaGenerator(urlconf=urlconf)
+        generator._initialise_endpoints()
+        endpoints = generator._get_paths_and_endpoints()
+    found: dict[str, set[str | None]] = {}
+    for _path, _regex, method, view in endpoints:
+        _, handler = _handler(view, method)
+        versioning_class = getattr(view, "versioning_class", None)
+        versions: set[str | None] = {None}
+        if versioning_class and is_versioning_supported(versioning_class):
+            allowed = set(getattr(versioning_class, "allowed_versions", None) or ())
+            default = getattr(versioning_class, "default_version", None)
+            versions = allowed or ({default} if default else {None})
+        for group in get_metadata(view, handler)["groups"]:
+            found.setdefault(group, set()).update(versions)
+    result: dict[str, list[str | None]] = {}
+    for group, versions in sorted(found.items()):
+        # Unversioned views are part of every version of a versioned group, as in
+        # drf-spectacular's own versioned schemas.
+        named = sorted(v for v in versions if v is not None)
+        result[group] = list(named) if named else [None]
+    return result

@@ -1,0 +1,206 @@
+"""The tool set of one group/version: built once, cached, checked.
+
+:func:`get_toolset` runs the pipeline (drf-spectacular → OpenRPC methods → MCP
+tools) the first time a group/version is asked for, and keeps the result for
+the life of the process. The cache is dropped when a setting that shapes the
+tools changes (``setting_changed``, so ``override_settings`` works in tests).
+
+Building also validates: an invalid tool name (E001), a duplicate name (E002),
+an argument-name collision (E003), a generation failure (E004) or a schema
+that is not valid JSON Schema (E005) makes the build raise
+:class:`~mcp_bridge.exceptions.ToolSetError`. The failure is cached too, so
+every request to that endpoint answers HTTP 500 until the code is fixed;
+other groups are unaffected.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.urls import get_urlconf
+from drf_spectacular.settings import spectacular_settings
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from mcp_bridge.conf import bridge_settings
+from mcp_bridge.exceptions import Problem, ToolSetError
+from mcp_bridge.openapi import discover_groups, generate_group_schema
+from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
+from mcp_bridge.tools import Tool, build_tool
+
+__all__ = ["ToolSet", "get_toolset", "get_groups", "clear_cache", "TOOL_NAME_PATTERN"]
+
+#: MCP spec 2025-11-25, "Tools" → "Tool names".
+TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_.-]{1,128}$")
+
+#: Settings whose change invalidates built tool sets.
+_WATCHED_SETTINGS = {"MCP_BRIDGE", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS", "ROOT_URLCONF", "DEBUG"}
+
+
+@dataclass
+class ToolSet:
+    """The published tools of one group/version.
+
+    Attributes:
+        group, version: the endpoint (``version`` is ``None`` when unversioned).
+        tools: sorted by name; ``tools/list`` pages through this order.
+        by_name: the same tools, by name.
+        methods: the OpenRPC-style methods the tools were built from.
+        openrpc: the OpenRPC document of the group/version.
+    """
+
+    group: str
+    version: str | None
+    tools: list[Tool]
+    by_name: dict[str, Tool]
+    methods: list[Method]
+    openrpc: dict[str, Any]
+
+
+_lock = threading.RLock()
+_toolsets: dict[tuple[Any, str, str | None], ToolSet | ToolSetError] = {}
+_groups: dict[Any, dict[str, list[str | None]]] = {}
+
+
+def clear_cache() -> None:
+    """Forget every built tool set (the next request rebuilds)."""
+    with _lock:
+        _toolsets.clear()
+        _groups.clear()
+
+
+@receiver(setting_changed)
+def _on_setting_changed(*, setting: str, **kwargs: Any) -> None:
+    if setting in _WATCHED_SETTINGS:
+        clear_cache()
+
+
+def _urlconf_key() -> Any:
+    return get_urlconf() or settings.ROOT_URLCONF
+
+
+def get_groups() -> dict[str, list[str | None]]:
+    """Every API group of the active URLconf and its versions (see :func:`~mcp_bridge.openapi.discover_groups`)."""
+    key = _urlconf_key()
+    with _lock:
+        if key not in _groups:
+            _groups[key] = discover_groups()
+        return _groups[key]
+
+
+def get_toolset(group: str, version: str | None = None) -> ToolSet:
+    """The tool set of a group/version, built on first use.
+
+    Raises:
+        ToolSetError: the group's tools cannot be built (the problems are listed).
+    """
+    key = (_urlconf_key(), group, version)
+    with _lock:
+        cached = _toolsets.get(key)
+        if cached is None:
+            try:
+                cached = _build(group, version)
+            except ToolSetError as exc:
+                cached = exc
+            _toolsets[key] = cached
+    if isinstance(cached, ToolSetError):
+        raise cached
+    return cached
+
+
+def _build(group: str, version: str | None) -> ToolSet:
+    try:
+        document, sources = generate_group_schema(group, api_version=version)
+    except Exception as exc:  # the project's schema code can raise anything
+        raise ToolSetError(
+            group,
+            version,
+            [
+                Problem(
+                    "mcp_bridge.E004",
+                    f"drf-spectacular could not generate the schema of group {group!r}: "
+                    f"{type(exc).__name__}: {exc}",
+                    "Run `manage.py spectacular --validate` to see the failing view, and fix it.",
+                )
+            ],
+        ) from exc
+    components = convert_components(document)
+    methods = build_methods(sources, components)
+    problems = [problem for method in methods for problem in method.problems]
+    problems += _check_names(methods)
+    tools = []
+    if not problems:
+        for method in methods:
+            tool = build_tool(method, components)
+            problems += _check_schemas(tool)
+            tools.append(tool)
+    if problems:
+        raise ToolSetError(group, version, problems)
+    info_version = version or str(spectacular_settings.VERSION or "")
+    openrpc = build_document(methods, components, title=f"{group}", version=info_version)
+    return ToolSet(group, version, tools, {t.name: t for t in tools}, methods, openrpc)
+
+
+def _check_names(methods: list[Method]) -> list[Problem]:
+    problems = []
+    by_name: dict[str, list[Method]] = defaultdict(list)
+    for method in methods:
+        by_name[method.name].append(method)
+        if not TOOL_NAME_PATTERN.match(method.name):
+            problems.append(
+                Problem(
+                    "mcp_bridge.E001",
+                    f"Tool name {method.name!r} of {method.source.view_label} "
+                    f"({method.source.method} {method.source.path}) does not match the MCP tool "
+                    f"name pattern {TOOL_NAME_PATTERN.pattern} (1-128 letters, digits, '_', '.', '-').",
+                    "Give the operation a valid name with @mcp_tool(name=...) or "
+                    "@extend_schema(operation_id=...). mcp_bridge never renames a tool silently.",
+                    method.source.view_class,
+                )
+            )
+    for name, same in sorted(by_name.items()):
+        if len(same) > 1:
+            views = " and ".join(
+                f"{m.source.view_label} ({m.source.method} {m.source.path})" for m in same
+            )
+            problems.append(
+                Problem(
+                    "mcp_bridge.E002",
+                    f"Tool name {name!r} is used by {len(same)} operations of one group: {views}.",
+                    "Give each operation its own name with @mcp_tool(name=...), or "
+                    "@extend_schema(operation_id=...).",
+                    same[0].source.view_class,
+                )
+            )
+    return problems
+
+
+def _check_schemas(tool: Tool) -> list[Problem]:
+    problems = []
+    for label, schema in (("inputSchema", tool.input_schema), ("outputSchema", tool.output_schema)):
+        if schema is None:
+            continue
+        try:
+            Draft202012Validator.check_schema(schema)
+        except SchemaError as exc:
+            problems.append(
+                Problem(
+                    "mcp_bridge.E005",
+                    f"The {label} of tool {tool.name!r} ({tool.method.source.view_label}) is not "
+                    f"valid JSON Schema 2020-12: {exc.message}",
+                    "Check the serializer fields and @extend_schema overrides of this view.",
+                    tool.method.source.view_class,
+                )
+            )
+    return problems
+
+
+def page_size() -> int:
+    return int(bridge_settings.PAGE_SIZE)

@@ -1,0 +1,172 @@
+"""The Streamable HTTP transport: a plain, stateless Django view per group/version.
+
+MCP spec 2025-11-25, "Transports" → "Streamable HTTP":
+
+* ``POST`` carries one JSON-RPC message. A request is answered with
+  ``application/json``, or with a one-event ``text/event-stream`` when the
+  client accepts only that; a notification or a response gets 202 and an
+  empty body.
+* ``GET`` and ``DELETE`` get 405 with ``Allow: POST``: the server offers no
+  server-initiated stream and issues no sessions.
+* ``Accept`` allowing neither JSON nor an event stream gets 406; a
+  non-JSON ``Content-Type`` 415; a body over ``MAX_BODY_BYTES`` 413.
+* An unsupported ``MCP-Protocol-Version`` header gets 400; without the header
+  the request is taken as 2025-03-26.
+
+The endpoint is CSRF-exempt because it is not a form target: it authenticates
+nobody itself. Each tool call runs the real DRF view, whose
+``SessionAuthentication`` enforces CSRF for session-authenticated callers as it
+does for any REST request, and token-authenticated callers need no token.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework.settings import api_settings
+
+from mcp_bridge.conf import bridge_settings
+from mcp_bridge.dispatch import Call, handle_message
+from mcp_bridge.exceptions import ToolSetError
+from mcp_bridge.executor import dumps
+from mcp_bridge.protocol import (
+    DEFAULT_HEADER_REVISION,
+    HANDSHAKE_REVISIONS,
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    JsonRpcError,
+)
+from mcp_bridge.registry import ToolSet, get_groups, get_toolset
+
+__all__ = ["mcp_endpoint", "openrpc_document"]
+
+logger = logging.getLogger("mcp_bridge.transport")
+
+
+def _error_response(code: int, message: str, status: int, data: Any = None, request_id: Any = None) -> HttpResponse:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return HttpResponse(
+        dumps({"jsonrpc": "2.0", "id": request_id, "error": error}),
+        status=status,
+        content_type="application/json",
+    )
+
+
+def _resolve_version(group: str, version: str | None) -> tuple[str | None, HttpResponse | None]:
+    versions = get_groups().get(group)
+    if versions is None:
+        return None, _error_response(
+            INVALID_REQUEST, f"Unknown API group {group!r}. Known groups: {', '.join(get_groups()) or 'none'}.", 404
+        )
+    if versions == [None]:
+        if version is not None:
+            return None, _error_response(INVALID_REQUEST, f"API group {group!r} is not versioned; use /{group}/.", 404)
+        return None, None
+    if version is None:
+        default = api_settings.DEFAULT_VERSION
+        if default in versions:
+            return default, None
+        return None, _error_response(
+            INVALID_REQUEST,
+            f"API group {group!r} is versioned: use one of the endpoints "
+            + ", ".join(f"{group}/{v}/" for v in versions if v) + ".",
+            404,
+        )
+    if version not in versions:
+        return None, _error_response(
+            INVALID_REQUEST, f"API group {group!r} has no version {version!r}. Versions: {', '.join(v for v in versions if v)}.", 404
+        )
+    return version, None
+
+
+def _load_toolset(group: str, version: str | None) -> tuple[ToolSet | None, HttpResponse | None]:
+    version, failure = _resolve_version(group, version)
+    if failure is not None:
+        return None, failure
+    try:
+        return get_toolset(group, version), None
+    except ToolSetError as exc:
+        logger.error("%s", exc)
+        data = {"problems": [{"id": p.id, "message": p.msg, "hint": p.hint} for p in exc.problems]} if settings.DEBUG else None
+        message = str(exc) if settings.DEBUG else "Internal error: this MCP endpoint is misconfigured; see the server log."
+        return None, _error_response(INTERNAL_ERROR, message, 500, data)
+
+
+def _wants(request: HttpRequest) -> str | None:
+    if request.accepts("application/json"):
+        return "json"
+    if request.accepts("text/event-stream"):
+        return "sse"
+    return None
+
+
+@csrf_exempt
+def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
+    """The MCP endpoint of one API group (and version): ``/mcp/<group>/[<version>/]``."""
+    if request.method != "POST":
+        response = HttpResponse(status=405)
+        response["Allow"] = "POST"
+        return response
+
+    answer_as = _wants(request)
+    if answer_as is None:
+        return _error_response(
+            INVALID_REQUEST, "Not Acceptable: the Accept header must allow application/json or text/event-stream.", 406
+        )
+    if request.content_type and request.content_type != "application/json":
+        return _error_response(
+            INVALID_REQUEST, f"Unsupported Media Type {request.content_type!r}: send the JSON-RPC message as application/json.", 415
+        )
+    header_revision = request.headers.get("MCP-Protocol-Version")
+    if header_revision is not None and header_revision not in HANDSHAKE_REVISIONS:
+        return _error_response(
+            INVALID_REQUEST,
+            f"Bad Request: unsupported MCP-Protocol-Version {header_revision!r}.",
+            400,
+            data={"supported": list(HANDSHAKE_REVISIONS)},
+        )
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > bridge_settings.MAX_BODY_BYTES:
+        return _error_response(INVALID_REQUEST, f"Payload Too Large: the limit is {bridge_settings.MAX_BODY_BYTES} bytes.", 413)
+
+    toolset, failure = _load_toolset(group, version)
+    if failure is not None:
+        return failure
+
+    try:
+        message = json.loads(request.body)
+    except ValueError as exc:
+        return _error_response(PARSE_ERROR, f"Parse error: the body is not valid JSON ({exc}).", 400)
+    if isinstance(message, list):
+        return _error_response(INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported; send one message per POST.", 400)
+
+    call = Call(request=request, toolset=toolset, revision=header_revision or DEFAULT_HEADER_REVISION)
+    try:
+        response = handle_message(message, call)
+    except JsonRpcError as exc:
+        return _error_response(exc.code, exc.message, exc.http_status, exc.data)
+    if response is None:
+        return HttpResponse(status=202)
+    body = dumps(response)
+    if answer_as == "sse":
+        return HttpResponse(f"event: message\ndata: {body}\n\n", content_type="text/event-stream")
+    return HttpResponse(body, content_type="application/json")
+
+
+def openrpc_document(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
+    """The OpenRPC document of one group/version: ``/mcp/<group>/[<version>/]openrpc.json``."""
+    toolset, failure = _load_toolset(group, version)
+    if failure is not None:
+        return failure
+    return JsonResponse(toolset.openrpc, json_dumps_params={"ensure_ascii": False})

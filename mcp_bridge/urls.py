@@ -1,0 +1,24 @@
+"""URLs of the MCP endpoints: ``path("mcp/", include("mcp_bridge.urls"))``.
+
+* ``<group>/`` and ``<group>/<version>/``: the Streamable HTTP endpoint;
+* ``<group>/openrpc.json`` and ``<group>/<version>/openrpc.json``: the OpenRPC document.
+
+The trailing slash is optional, so that a client configured without it is not
+redirected (a redirected POST loses its body).
+"""
+
+from django.urls import re_path
+
+from mcp_bridge.transport import mcp_endpoint, openrpc_document
+
+app_name = "mcp_bridge"
+
+_GROUP = r"(?P<group>[a-z0-9][a-z0-9_-]{0,63})"
+_VERSION = r"(?P<version>[A-Za-z0-9][A-Za-z0-9_.-]{0,63})"
+
+urlpatterns = [
+    re_path(rf"^{_GROUP}/openrpc\.json$", openrpc_document, name="openrpc"),
+    re_path(rf"^{_GROUP}/{_VERSION}/openrpc\.json$", openrpc_document, name="openrpc-version"),
+    re_path(rf"^{_GROUP}/?$", mcp_endpoint, name="endpoint"),
+    re_path(rf"^{_GROUP}/{_VERSION}/?$", mcp_endpoint, name="endpoint-version"),
+]
