@@ -59,6 +59,7 @@ class OperationSource:
         operation_id: the operationId drf-spectacular gave the operation.
         explicit_operation_id: whether that id was set on purpose
             (``extend_schema(operation_id=...)`` or a custom ``AutoSchema``).
+        is_list: drf-spectacular sees a list operation (GET of a collection).
         versioning_class: the view's DRF versioning class, or ``None``.
         version: the API version the operation was generated for, or ``None``.
         operation: the OpenAPI operation object, filled in once the schema is built.
@@ -75,13 +76,25 @@ class OperationSource:
     explicit_operation_id: bool = False
     versioning_class: type | None = None
     version: str | None = None
+    is_list: bool = False
     operation: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def is_function_view(self) -> bool:
+        return self.view_class.__qualname__.endswith("WrappedAPIView")
+
+    @property
     def view_label(self) -> str:
-        """``module.Class.handler`` — names the culprit in errors."""
+        """``module.Class.handler``, or ``module.function`` for ``@api_view``: names the culprit."""
         cls = self.view_class
+        if self.is_function_view:
+            return f"{cls.__module__}.{cls.__name__}"
         return f"{cls.__module__}.{cls.__qualname__}.{self.handler_name}"
+
+    @property
+    def culprit(self) -> Any:
+        """The ``obj`` of a system check message: the view class, or the label of a function view."""
+        return self.view_label if self.is_function_view else self.view_class
 
 
 def _handler(view: Any, method: str) -> tuple[str, Any]:
@@ -135,12 +148,15 @@ class GroupSchemaGenerator(SchemaGenerator):
             else:
                 versioning_class = None
 
-            operation = view.schema.get_operation(path, path_regex, path_prefix, method, self.registry)
+            # One inspector for both calls: DRF's DefaultSchema descriptor hands out a new
+            # instance on every attribute access.
+            inspector = view.schema
+            operation = inspector.get_operation(path, path_regex, path_prefix, method, self.registry)
             if not operation:  # removed with @extend_schema(exclude=True)
                 continue
             # The base implementation's id, computed on the same inspector state: when the
             # operation's id differs, the project chose it.
-            default_id = AutoSchema.get_operation_id(view.schema)
+            default_id = AutoSchema.get_operation_id(inspector)
             handler_name, handler = _handler(view, method)
             if not path.startswith("/"):
                 path = "/" + path
@@ -157,6 +173,7 @@ class GroupSchemaGenerator(SchemaGenerator):
                     explicit_operation_id=operation.get("operationId") != default_id,
                     versioning_class=versioning_class,
                     version=version,
+                    is_list=method.upper() == "GET" and inspector._is_list_view(),
                 )
             )
             result.setdefault(path, {})[method.lower()] = operation

@@ -23,8 +23,11 @@ Default tool names (when neither :func:`~mcp_bridge.mcp_tool` nor
 * a function view: the function's name (``shop_stats``);
 * an ``APIView``: the class name in snake case without ``View``/``APIView``
   (``OrderExportView`` → ``order_export``);
-* for the last two, ``.<http method>`` is appended when the same view publishes
-  several methods on one path (``order_export.get``, ``order_export.post``).
+* for the last two, when the same view publishes several HTTP methods on one
+  path, the action each method stands for is appended, as a router names
+  viewset actions: ``.list``/``.retrieve`` (GET of a collection/an item),
+  ``.create`` (POST), ``.update`` (PUT), ``.partial_update`` (PATCH),
+  ``.destroy`` (DELETE): ``page_detail.retrieve``, ``page_detail.update``.
 """
 
 from __future__ import annotations
@@ -130,6 +133,17 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
+#: The viewset action an HTTP method stands for (DRF's router conventions).
+_METHOD_ACTIONS = {"post": "create", "put": "update", "patch": "partial_update", "delete": "destroy"}
+
+
+def _action_of(source: OperationSource) -> str:
+    method = source.method.lower()
+    if method == "get":
+        return "list" if source.is_list else "retrieve"
+    return _METHOD_ACTIONS.get(method, method)
+
+
 def _default_names(sources: list[OperationSource]) -> list[str]:
     methods_per_view = Counter((s.view_class, s.path) for s in sources)
     names = []
@@ -144,7 +158,7 @@ def _default_names(sources: list[OperationSource]) -> list[str]:
         else:
             stem = _snake(re.sub(r"(API)?View$", "", source.view_class.__name__)) or "view"
             if methods_per_view[(source.view_class, source.path)] > 1:
-                stem = f"{stem}.{source.method.lower()}"
+                stem = f"{stem}.{_action_of(source)}"
             names.append(stem)
     return names
 
@@ -230,7 +244,7 @@ def _collision_problem(method: Method, name: str, what: str) -> Problem:
             f"named {name!r}, because a path or query parameter already has that name."
         ),
         hint="Rename the parameter or the serializer field so that the two names differ.",
-        obj=method.source.view_class,
+        obj=method.source.culprit,
     )
 
 

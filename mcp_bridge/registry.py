@@ -162,7 +162,7 @@ def _check_names(methods: list[Method]) -> list[Problem]:
                     f"name pattern {TOOL_NAME_PATTERN.pattern} (1-128 letters, digits, '_', '.', '-').",
                     "Give the operation a valid name with @mcp_tool(name=...) or "
                     "@extend_schema(operation_id=...). mcp_bridge never renames a tool silently.",
-                    method.source.view_class,
+                    method.source.culprit,
                 )
             )
     for name, same in sorted(by_name.items()):
@@ -176,7 +176,7 @@ def _check_names(methods: list[Method]) -> list[Problem]:
                     f"Tool name {name!r} is used by {len(same)} operations of one group: {views}.",
                     "Give each operation its own name with @mcp_tool(name=...), or "
                     "@extend_schema(operation_id=...).",
-                    same[0].source.view_class,
+                    same[0].source.culprit,
                 )
             )
     return problems
@@ -196,7 +196,7 @@ def _check_schemas(tool: Tool) -> list[Problem]:
                     f"The {label} of tool {tool.name!r} ({tool.method.source.view_label}) is not "
                     f"valid JSON Schema 2020-12: {exc.message}",
                     "Check the serializer fields and @extend_schema overrides of this view.",
-                    tool.method.source.view_class,
+                    tool.method.source.culprit,
                 )
             )
     return problems

@@ -1,0 +1,58 @@
+"""Models behind the field cases (../shared/cases/README.md), one small model per fault."""
+
+from django.db import models
+
+
+class Member(models.Model):
+    """Cases 1 and 8: nullable fields, a nullable blank choice."""
+
+    nickname = models.CharField(max_length=50, null=True, blank=True)
+    status = models.CharField(
+        max_length=10, choices=[("draft", "Draft"), ("live", "Live")], null=True, blank=True
+    )
+
+
+class Note(models.Model):
+    """Case 2: a paginated list with a null text."""
+
+    text = models.TextField(null=True)
+
+
+class Account(models.Model):
+    """Case 3: a write-only password."""
+
+    email = models.EmailField()
+    password = models.CharField(max_length=128)
+
+
+class Author(models.Model):
+    name = models.CharField(max_length=100)
+
+
+class Post(models.Model):
+    """Cases 4 and 11: a nested author, a choice, a bounded title."""
+
+    title = models.CharField(max_length=200)
+    status = models.CharField(max_length=10, choices=[("draft", "Draft"), ("published", "Published")])
+    author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="posts")
+
+
+class Page(models.Model):
+    """Case 7: looked up by slug, and the slug is editable."""
+
+    slug = models.SlugField(unique=True)
+    title = models.CharField(max_length=100)
+
+
+class Report(models.Model):
+    """Cases 9, 10 and 12."""
+
+    name = models.CharField(max_length=100)
+
+
+class Node(models.Model):
+    """Case 14: deeply nested routes."""
+
+    cluster = models.IntegerField()
+    region = models.IntegerField()
+    restarts = models.IntegerField(default=0)

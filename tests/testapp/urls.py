@@ -1,0 +1,27 @@
+from django.urls import path
+from rest_framework.routers import SimpleRouter
+
+from tests.testapp import views
+
+router = SimpleRouter()
+router.register("members", views.MemberViewSet, basename="members")
+router.register("posts", views.PostViewSet, basename="posts")
+router.register("reports", views.ReportViewSet, basename="reports")
+router.register(
+    r"clusters/(?P<cluster_pk>[^/.]+)/regions/(?P<region_pk>[^/.]+)/nodes", views.NodeViewSet, basename="node"
+)
+
+urlpatterns = [
+    path("notes/", views.NoteList.as_view()),
+    path("accounts/", views.AccountCreate.as_view()),
+    path("categories/tree/", views.CategoryTree.as_view()),
+    path("tags/bulk/", views.bulk_tags),
+    path("shapes/", views.add_shape),
+    path("pages/<slug:slug>/", views.PageDetail.as_view()),
+    path("admin-reports/", views.AdminReportList.as_view()),
+    path("bad/", views.bad_name),
+    path("bad-dup/", views.duplicate_of_bad_name),
+    path("dupes/1/", views.first_dupe),
+    path("dupes/2/", views.second_dupe),
+    *router.urls,
+]

@@ -1,0 +1,7 @@
+from django.urls import include, path
+
+urlpatterns = [
+    path("api/", include("demo_project.shop.urls")),
+    path("cases/", include("tests.testapp.urls")),
+    path("mcp/", include("mcp_bridge.urls")),
+]
