@@ -42,9 +42,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="protocol negotiation: 'legacy' forces the initialize handshake, 'auto' "
         "(default) tries server/discover first and falls back to it",
     )
-    parser.add_argument(
-        "--lang", help="preferred language, sent as Accept-Language (e.g. uk, de)"
-    )
+    parser.add_argument("--lang", help="preferred language, sent as Accept-Language (e.g. uk, de)")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="print the name and title of every tool")
     call = commands.add_parser("call", help="call a tool and print its result")
@@ -65,7 +63,9 @@ def json_object(text: str) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise argparse.ArgumentTypeError(f"not valid JSON: {exc}") from exc
     if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("the arguments must be a JSON object, e.g. '{\"q\": \"lamp\"}'")
+        raise argparse.ArgumentTypeError(
+            'the arguments must be a JSON object, e.g. \'{"q": "lamp"}\''
+        )
     return value
 
 

@@ -25,6 +25,10 @@ DEMO_PASSWORDS = {
     "bob": "bob-demo-pass",
 }
 
+# Data tables are laid out by hand, one record per line or two, which reads better than
+# the formatter's one-value-per-line layout.
+# fmt: off
+
 # (slug, name, children): three levels, root → subcategory → leaf.
 CATEGORIES = [
     ("home", "Home", [
@@ -33,7 +37,9 @@ CATEGORIES = [
     ]),
     ("electronics", "Electronics", [
         ("audio", "Audio", [("headphones", "Headphones"), ("speakers", "Speakers")]),
-        ("computer-accessories", "Computer accessories", [("keyboards", "Keyboards"), ("mice", "Mice")]),
+        ("computer-accessories", "Computer accessories", [
+            ("keyboards", "Keyboards"), ("mice", "Mice"),
+        ]),
     ]),
     ("outdoor", "Outdoor", [
         ("camping", "Camping", [("tents", "Tents"), ("sleeping-bags", "Sleeping bags")]),
@@ -50,75 +56,104 @@ TAGS = [
     ("wireless", "Wireless"),
 ]
 
-ACTIVE, DRAFT, DISCONTINUED = Product.Status.ACTIVE, Product.Status.DRAFT, Product.Status.DISCONTINUED
+ACTIVE = Product.Status.ACTIVE
+DRAFT = Product.Status.DRAFT
+DISCONTINUED = Product.Status.DISCONTINUED
 
-# (slug, name, category slug, price, stock, weight in grams or None, tag slugs, status, description)
-PRODUCTS = [
-    ("arc-led-desk-lamp", "Arc LED desk lamp", "desk-lamps", "49.90", 25, 1200, ["bestseller"], ACTIVE,
-     "Adjustable LED desk lamp with three colour temperatures and a stepless dimmer."),
-    ("clamp-on-architect-lamp", "Clamp-on architect lamp", "desk-lamps", "39.00", 12, 1650, [], ACTIVE,
-     "Spring-balanced swing-arm lamp that clamps to desks up to 5 cm thick."),
-    ("walnut-touch-lamp", "Walnut touch lamp", "desk-lamps", "64.50", 0, 900, ["gift-idea", "eco-friendly"],
-     ACTIVE, "Solid walnut bedside lamp, switched and dimmed by touching the base."),
-    ("tripod-floor-lamp", "Tripod floor lamp", "floor-lamps", "129.00", 6, 5400, ["new"], ACTIVE,
-     "Oak tripod with a linen shade, 160 cm tall."),
-    ("paper-lantern-floor-lamp", "Paper lantern floor lamp", "floor-lamps", "89.00", 9, None,
-     ["eco-friendly"], ACTIVE, "Rice-paper lantern on a bamboo stand; soft, diffuse light."),
-    ("brass-reading-lamp", "Brass reading lamp", "floor-lamps", "149.00", 0, 6200, [], DISCONTINUED,
-     "Brushed brass floor lamp with an adjustable reading arm."),
-    ("cast-iron-skillet-26", "Cast iron skillet 26 cm", "cookware", "44.90", 30, 2700, ["bestseller"],
-     ACTIVE, "Pre-seasoned cast iron pan for stove, oven and campfire."),
-    ("stainless-saucepan-set", "Stainless steel saucepan set", "cookware", "119.00", 8, 4800,
-     ["gift-idea"], ACTIVE, "Three saucepans (16, 18, 20 cm) with glass lids, induction-ready."),
-    ("ceramic-frying-pan", "Ceramic non-stick frying pan", "cookware", "34.90", 40, 1100, ["sale"], ACTIVE,
-     "28 cm frying pan with a PFAS-free ceramic coating."),
-    ("pour-over-dripper", "Pour-over coffee dripper", "coffee-and-tea", "24.90", 55, 350, ["gift-idea"],
-     ACTIVE, "Porcelain cone dripper for one to two cups; takes size 02 filters."),
-    ("burr-coffee-grinder", "Burr coffee grinder", "coffee-and-tea", "89.00", 14, 1900, ["bestseller"],
-     ACTIVE, "Electric conical burr grinder with 40 grind settings, espresso to French press."),
-    ("glass-teapot", "Glass teapot 1 l", "coffee-and-tea", "29.90", 22, None, [], ACTIVE,
-     "Borosilicate glass teapot with a removable stainless steel infuser."),
-    ("gooseneck-kettle", "Electric gooseneck kettle", "coffee-and-tea", "69.00", 0, 1000, ["new"], DRAFT,
-     "Temperature-controlled kettle for pour-over coffee and green tea."),
-    ("over-ear-wireless-headphones", "Over-ear wireless headphones", "headphones", "199.00", 18, 290,
-     ["wireless", "bestseller"], ACTIVE, "Noise-cancelling Bluetooth headphones with 30 hours of battery."),
-    ("sport-earbuds", "Sport earbuds", "headphones", "79.00", 35, 60, ["wireless", "sale"], ACTIVE,
-     "Sweat-proof true wireless earbuds with ear hooks."),
-    ("studio-monitor-headphones", "Studio monitor headphones", "headphones", "149.00", 7, 310, [], ACTIVE,
-     "Closed-back wired headphones with a flat response for mixing."),
-    ("portable-bluetooth-speaker", "Portable Bluetooth speaker", "speakers", "69.00", 28, 540,
-     ["wireless", "gift-idea"], ACTIVE, "Waterproof speaker with 12 hours of playback."),
-    ("bookshelf-speakers", "Bookshelf speakers (pair)", "speakers", "249.00", 4, 8200, [], ACTIVE,
-     "Passive two-way speakers with 13 cm woofers."),
-    ("smart-speaker-mini", "Smart speaker mini", "speakers", "49.00", 0, None, ["wireless"], DISCONTINUED,
-     "Compact voice-controlled speaker."),
-    ("mechanical-keyboard-tkl", "Mechanical keyboard TKL", "keyboards", "119.00", 16, 880, ["bestseller"],
-     ACTIVE, "Tenkeyless keyboard with hot-swappable tactile switches and PBT keycaps."),
-    ("low-profile-wireless-keyboard", "Low-profile wireless keyboard", "keyboards", "89.00", 21, 510,
-     ["wireless"], ACTIVE, "Slim keyboard that pairs with up to three devices."),
-    ("split-ergonomic-keyboard", "Split ergonomic keyboard", "keyboards", "229.00", 3, 1050, ["new"],
-     ACTIVE, "Two-piece keyboard with tenting feet, for a natural wrist position."),
-    ("vertical-mouse", "Ergonomic vertical mouse", "mice", "49.00", 33, 130, ["wireless"], ACTIVE,
-     "Vertical grip mouse that reduces forearm strain."),
-    ("gaming-mouse", "Gaming mouse", "mice", "59.90", 19, 95, ["sale"], ACTIVE,
-     "Lightweight wired mouse with a 26,000 DPI sensor."),
-    ("two-person-dome-tent", "Two-person dome tent", "tents", "179.00", 9, 2300, [], ACTIVE,
-     "Freestanding three-season tent with two doors and vestibules."),
-    ("ultralight-trekking-tent", "Ultralight trekking tent", "tents", "349.00", 5, 1150, ["new"], ACTIVE,
-     "Single-wall tent pitched with trekking poles."),
-    ("down-sleeping-bag", "Down sleeping bag -5 °C", "sleeping-bags", "229.00", 11, 1100, ["eco-friendly"],
-     ACTIVE, "Mummy bag filled with responsibly sourced down, comfort down to -5 °C."),
-    ("summer-sleeping-bag", "Summer sleeping bag", "sleeping-bags", "59.00", 27, 850, ["sale"], ACTIVE,
-     "Rectangular synthetic bag for nights above 10 °C; unzips into a blanket."),
-    ("usb-bike-light-set", "USB rechargeable bike light set", "bike-lights", "34.90", 45, 180,
-     ["bestseller", "gift-idea"], ACTIVE, "Front and rear LED lights, road-legal, charged over USB-C."),
-    ("dynamo-front-light", "Dynamo front light", "bike-lights", "54.00", 0, None, [], DRAFT,
-     "Hub-dynamo headlight with a standlight capacitor."),
-    ("urban-bike-helmet", "Urban bike helmet", "helmets", "79.00", 15, 360, [], ACTIVE,
-     "Commuter helmet with an integrated rear light."),
-    ("kids-bike-helmet", "Kids' bike helmet", "helmets", "39.90", 20, None, ["gift-idea"], ACTIVE,
-     "Adjustable helmet for head sizes 48-54 cm."),
-]
+# category slug: [(slug, name, price, stock, weight in grams or None, tag slugs, status,
+#                  description)]
+PRODUCTS = {
+    "desk-lamps": [
+        ("arc-led-desk-lamp", "Arc LED desk lamp", "49.90", 25, 1200, ["bestseller"], ACTIVE,
+         "Adjustable LED desk lamp with three colour temperatures and a stepless dimmer."),
+        ("clamp-on-architect-lamp", "Clamp-on architect lamp", "39.00", 12, 1650, [], ACTIVE,
+         "Spring-balanced swing-arm lamp that clamps to desks up to 5 cm thick."),
+        ("walnut-touch-lamp", "Walnut touch lamp", "64.50", 0, 900, ["gift-idea", "eco-friendly"],
+         ACTIVE, "Solid walnut bedside lamp, switched and dimmed by touching the base."),
+    ],
+    "floor-lamps": [
+        ("tripod-floor-lamp", "Tripod floor lamp", "129.00", 6, 5400, ["new"], ACTIVE,
+         "Oak tripod with a linen shade, 160 cm tall."),
+        ("paper-lantern-floor-lamp", "Paper lantern floor lamp", "89.00", 9, None, ["eco-friendly"],
+         ACTIVE, "Rice-paper lantern on a bamboo stand; soft, diffuse light."),
+        ("brass-reading-lamp", "Brass reading lamp", "149.00", 0, 6200, [], DISCONTINUED,
+         "Brushed brass floor lamp with an adjustable reading arm."),
+    ],
+    "cookware": [
+        ("cast-iron-skillet-26", "Cast iron skillet 26 cm", "44.90", 30, 2700, ["bestseller"],
+         ACTIVE, "Pre-seasoned cast iron pan for stove, oven and campfire."),
+        ("stainless-saucepan-set", "Stainless steel saucepan set", "119.00", 8, 4800, ["gift-idea"],
+         ACTIVE, "Three saucepans (16, 18, 20 cm) with glass lids, induction-ready."),
+        ("ceramic-frying-pan", "Ceramic non-stick frying pan", "34.90", 40, 1100, ["sale"], ACTIVE,
+         "28 cm frying pan with a PFAS-free ceramic coating."),
+    ],
+    "coffee-and-tea": [
+        ("pour-over-dripper", "Pour-over coffee dripper", "24.90", 55, 350, ["gift-idea"], ACTIVE,
+         "Porcelain cone dripper for one to two cups; takes size 02 filters."),
+        ("burr-coffee-grinder", "Burr coffee grinder", "89.00", 14, 1900, ["bestseller"], ACTIVE,
+         "Electric conical burr grinder with 40 grind settings, espresso to French press."),
+        ("glass-teapot", "Glass teapot 1 l", "29.90", 22, None, [], ACTIVE,
+         "Borosilicate glass teapot with a removable stainless steel infuser."),
+        ("gooseneck-kettle", "Electric gooseneck kettle", "69.00", 0, 1000, ["new"], DRAFT,
+         "Temperature-controlled kettle for pour-over coffee and green tea."),
+    ],
+    "headphones": [
+        ("over-ear-wireless-headphones", "Over-ear wireless headphones", "199.00", 18, 290,
+         ["wireless", "bestseller"], ACTIVE,
+         "Noise-cancelling Bluetooth headphones with 30 hours of battery."),
+        ("sport-earbuds", "Sport earbuds", "79.00", 35, 60, ["wireless", "sale"], ACTIVE,
+         "Sweat-proof true wireless earbuds with ear hooks."),
+        ("studio-monitor-headphones", "Studio monitor headphones", "149.00", 7, 310, [], ACTIVE,
+         "Closed-back wired headphones with a flat response for mixing."),
+    ],
+    "speakers": [
+        ("portable-bluetooth-speaker", "Portable Bluetooth speaker", "69.00", 28, 540,
+         ["wireless", "gift-idea"], ACTIVE, "Waterproof speaker with 12 hours of playback."),
+        ("bookshelf-speakers", "Bookshelf speakers (pair)", "249.00", 4, 8200, [], ACTIVE,
+         "Passive two-way speakers with 13 cm woofers."),
+        ("smart-speaker-mini", "Smart speaker mini", "49.00", 0, None, ["wireless"], DISCONTINUED,
+         "Compact voice-controlled speaker."),
+    ],
+    "keyboards": [
+        ("mechanical-keyboard-tkl", "Mechanical keyboard TKL", "119.00", 16, 880, ["bestseller"],
+         ACTIVE, "Tenkeyless keyboard with hot-swappable tactile switches and PBT keycaps."),
+        ("low-profile-wireless-keyboard", "Low-profile wireless keyboard", "89.00", 21, 510,
+         ["wireless"], ACTIVE, "Slim keyboard that pairs with up to three devices."),
+        ("split-ergonomic-keyboard", "Split ergonomic keyboard", "229.00", 3, 1050, ["new"], ACTIVE,
+         "Two-piece keyboard with tenting feet, for a natural wrist position."),
+    ],
+    "mice": [
+        ("vertical-mouse", "Ergonomic vertical mouse", "49.00", 33, 130, ["wireless"], ACTIVE,
+         "Vertical grip mouse that reduces forearm strain."),
+        ("gaming-mouse", "Gaming mouse", "59.90", 19, 95, ["sale"], ACTIVE,
+         "Lightweight wired mouse with a 26,000 DPI sensor."),
+    ],
+    "tents": [
+        ("two-person-dome-tent", "Two-person dome tent", "179.00", 9, 2300, [], ACTIVE,
+         "Freestanding three-season tent with two doors and vestibules."),
+        ("ultralight-trekking-tent", "Ultralight trekking tent", "349.00", 5, 1150, ["new"], ACTIVE,
+         "Single-wall tent pitched with trekking poles."),
+    ],
+    "sleeping-bags": [
+        ("down-sleeping-bag", "Down sleeping bag -5 °C", "229.00", 11, 1100, ["eco-friendly"],
+         ACTIVE, "Mummy bag filled with responsibly sourced down, comfort down to -5 °C."),
+        ("summer-sleeping-bag", "Summer sleeping bag", "59.00", 27, 850, ["sale"], ACTIVE,
+         "Rectangular synthetic bag for nights above 10 °C; unzips into a blanket."),
+    ],
+    "bike-lights": [
+        ("usb-bike-light-set", "USB rechargeable bike light set", "34.90", 45, 180,
+         ["bestseller", "gift-idea"], ACTIVE,
+         "Front and rear LED lights, road-legal, charged over USB-C."),
+        ("dynamo-front-light", "Dynamo front light", "54.00", 0, None, [], DRAFT,
+         "Hub-dynamo headlight with a standlight capacitor."),
+    ],
+    "helmets": [
+        ("urban-bike-helmet", "Urban bike helmet", "79.00", 15, 360, [], ACTIVE,
+         "Commuter helmet with an integrated rear light."),
+        ("kids-bike-helmet", "Kids' bike helmet", "39.90", 20, None, ["gift-idea"], ACTIVE,
+         "Adjustable helmet for head sizes 48-54 cm."),
+    ],
+}
 
 # Bob's orders, identified by their note: (note, status, [(product slug, quantity)]).
 ORDERS = [
@@ -127,6 +162,8 @@ ORDERS = [
     ("Ring twice, the bell is quiet.", Order.Status.PENDING,
      [("mechanical-keyboard-tkl", 1), ("vertical-mouse", 1)]),
 ]
+
+# fmt: on
 
 
 def _load_categories(nodes, parent=None) -> None:
@@ -162,37 +199,46 @@ def load_demo_data() -> dict[str, int]:
     """Create or reset the demo data; returns the number of objects of each kind."""
     _load_categories(CATEGORIES)
     tags = {
-        slug: Tag.objects.update_or_create(slug=slug, defaults={"name": name})[0] for slug, name in TAGS
+        slug: Tag.objects.update_or_create(slug=slug, defaults={"name": name})[0]
+        for slug, name in TAGS
     }
     categories = {category.slug: category for category in Category.objects.all()}
 
     products = {}
-    for slug, name, category, price, stock, weight, tag_slugs, status, description in PRODUCTS:
-        product, _ = Product.objects.update_or_create(
-            slug=slug,
-            defaults={
-                "name": name,
-                "category": categories[category],
-                "price": Decimal(price),
-                "stock": stock,
-                "weight_grams": weight,
-                "status": status,
-                "description": description,
-            },
-        )
-        product.tags.set([tags[t] for t in tag_slugs])
-        products[slug] = product
+    for category, rows in PRODUCTS.items():
+        for slug, name, price, stock, weight, tag_slugs, status, description in rows:
+            product, _ = Product.objects.update_or_create(
+                slug=slug,
+                defaults={
+                    "name": name,
+                    "category": categories[category],
+                    "price": Decimal(price),
+                    "stock": stock,
+                    "weight_grams": weight,
+                    "status": status,
+                    "description": description,
+                },
+            )
+            product.tags.set([tags[t] for t in tag_slugs])
+            products[slug] = product
 
     _load_user("alice", staff=True)
     bob = _load_user("bob", staff=False)
 
     for note, status, lines in ORDERS:
-        order, _ = Order.objects.update_or_create(customer=bob, note=note, defaults={"status": status})
+        order, _ = Order.objects.update_or_create(
+            customer=bob, note=note, defaults={"status": status}
+        )
         # Recreated rather than diffed: the lines are few, and this also restores their prices.
         # Stock is not touched: the catalog's stock figures above already are the demo state.
         order.items.all().delete()
         OrderItem.objects.bulk_create(
-            OrderItem(order=order, product=products[slug], quantity=quantity, unit_price=products[slug].price)
+            OrderItem(
+                order=order,
+                product=products[slug],
+                quantity=quantity,
+                unit_price=products[slug].price,
+            )
             for slug, quantity in lines
         )
 

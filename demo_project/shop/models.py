@@ -78,7 +78,9 @@ class Product(models.Model):
         help_text=_("Unique URL-friendly identifier; products are looked up by it."),
     )
     description = models.TextField(
-        _("description"), blank=True, help_text=_("Longer description of the product; may be empty.")
+        _("description"),
+        blank=True,
+        help_text=_("Longer description of the product; may be empty."),
     )
     price = models.DecimalField(
         _("price"),
@@ -93,7 +95,8 @@ class Product(models.Model):
         choices=Status.choices,
         default=Status.ACTIVE,
         help_text=_(
-            "Publication state: only active products can be ordered; drafts are visible to staff only."
+            "Publication state: only active products can be ordered; "
+            "drafts are visible to staff only."
         ),
     )
     category = models.ForeignKey(
@@ -120,7 +123,9 @@ class Product(models.Model):
         help_text=_("Shipping weight in grams; null when unknown."),
     )
     created_at = models.DateTimeField(
-        _("created at"), auto_now_add=True, help_text=_("When the product was added to the catalog.")
+        _("created at"),
+        auto_now_add=True,
+        help_text=_("When the product was added to the catalog."),
     )
 
     class Meta:
@@ -195,7 +200,9 @@ class OrderItem(models.Model):
         help_text=_("Id of the ordered product."),
     )
     quantity = models.PositiveIntegerField(
-        _("quantity"), validators=[MinValueValidator(1)], help_text=_("Number of units ordered (at least 1).")
+        _("quantity"),
+        validators=[MinValueValidator(1)],
+        help_text=_("Number of units ordered (at least 1)."),
     )
     unit_price = models.DecimalField(
         _("unit price"),

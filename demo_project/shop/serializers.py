@@ -21,7 +21,9 @@ class CategorySerializer(serializers.ModelSerializer):
         # A nested instance of the same serializer (rather than a SerializerMethodField) is
         # what drf-spectacular recognises: it emits `items: {$ref: Category}`.
         fields["children"] = CategorySerializer(
-            many=True, read_only=True, help_text=_("Direct subcategories, each with its own children.")
+            many=True,
+            read_only=True,
+            help_text=_("Direct subcategories, each with its own children."),
         )
         return fields
 
@@ -146,7 +148,9 @@ class ProductListQuerySerializer(serializers.Serializer):
     category = serializers.SlugRelatedField(
         slug_field="slug", queryset=Category.objects.all(), required=False
     )
-    tag = serializers.SlugRelatedField(slug_field="slug", queryset=Tag.objects.all(), required=False)
+    tag = serializers.SlugRelatedField(
+        slug_field="slug", queryset=Tag.objects.all(), required=False
+    )
     search = serializers.CharField(required=False)
     ordering = serializers.ChoiceField(choices=PRODUCT_ORDERINGS, required=False)
 

@@ -57,16 +57,17 @@ ERROR_RESPONSE = inline_serializer("ErrorDetail", fields={"detail": serializers.
 
 @api_group("catalog")
 class CategoryViewSet(viewsets.ReadOnlyModelViewSet):
-    """Product categories, a tree of at most three levels."""
+    """Product categories, arranged in a tree."""
 
     serializer_class = CategorySerializer
     # The tree is small and only meaningful as a whole, so it is never split into pages.
     pagination_class = None
 
     def get_queryset(self):
-        # Two levels of prefetch cover the demo tree (root → child → grandchild) without
-        # one query per node; deeper trees still work, with extra queries.
-        queryset = Category.objects.prefetch_related("children__children")
+        # The serializer asks every node for its children, leaves included, so three levels
+        # of prefetch serve the demo tree (root → child → leaf) in four queries. Deeper trees
+        # still work, with one extra query per node below the third level.
+        queryset = Category.objects.prefetch_related("children__children__children")
         if self.action == "list":
             queryset = queryset.filter(parent__isnull=True)
         return queryset
@@ -120,7 +121,7 @@ PRODUCT_LIST_PARAMETERS = [
     OpenApiParameter(
         "category",
         str,
-        description="Only products of the category with this slug, including all its subcategories.",
+        description="Only products of the category with this slug or of its subcategories.",
     ),
     OpenApiParameter("tag", str, description="Only products with the tag with this slug."),
     OpenApiParameter(
@@ -149,7 +150,7 @@ PRODUCT_SEARCH_PARAMETERS = [
     OpenApiParameter(
         "category",
         str,
-        description="Only products of the category with this slug, including all its subcategories.",
+        description="Only products of the category with this slug or of its subcategories.",
     ),
     OpenApiParameter(
         "in_stock",
@@ -416,7 +417,9 @@ class OrderViewSet(
         with transaction.atomic():
             # Re-read the status under a row lock, so that two concurrent cancels cannot
             # both restock the same units.
-            current = Order.objects.select_for_update().values_list("status", flat=True).get(pk=order.pk)
+            current = (
+                Order.objects.select_for_update().values_list("status", flat=True).get(pk=order.pk)
+            )
             if current != Order.Status.PENDING:
                 raise Conflict(
                     gettext("Order %(id)d is %(status)s; only pending orders can be cancelled.")
@@ -433,7 +436,7 @@ def _counts_serializer(name: str, choices) -> serializers.Serializer:
     """A response component with one integer per choice, e.g. {"draft": 2, "active": 25, ...}."""
     return inline_serializer(
         name,
-        fields={value: serializers.IntegerField(help_text=str(label)) for value, label in choices},
+        fields={value: serializers.IntegerField(help_text=label) for value, label in choices},
     )
 
 
