@@ -14,7 +14,9 @@ Argument layout (documented in ``docs/tools.md``):
   argument, ``body``;
 * a body field whose name is also a path or query parameter becomes
   ``body_<name>``, so the parameter that selects the resource can never be
-  changed by body data.
+  changed by body data;
+* an optional query parameter also accepts ``null``, which means "not given"
+  (it is left out of the URL); in a body, ``null`` is a value and is sent.
 
 Default tool names (when neither :func:`~mcp_bridge.mcp_tool` nor
 ``extend_schema(operation_id=...)`` gives one):
@@ -39,7 +41,7 @@ from typing import Any, Literal
 
 from mcp_bridge.exceptions import Problem
 from mcp_bridge.openapi import OperationSource
-from mcp_bridge.schema import COMPONENTS_PREFIX, to_json_schema
+from mcp_bridge.schema import COMPONENTS_PREFIX, allow_null, to_json_schema
 
 __all__ = ["Param", "Method", "build_methods", "build_document", "convert_components"]
 
@@ -256,13 +258,17 @@ def _derived_params(operation: dict[str, Any]) -> list[Param]:
                 continue
             schema = to_json_schema(parameter.get("schema", {}))
             description = parameter.get("description") or schema.get("description")
+            required = location == "path" or bool(parameter.get("required", False))
+            if not required:
+                # null stands for "not given": the parameter is left out of the URL.
+                schema = allow_null(schema)
             params.append(
                 Param(
                     name=parameter["name"],
                     location=location,
                     source_name=parameter["name"],
                     schema=schema,
-                    required=location == "path" or bool(parameter.get("required", False)),
+                    required=required,
                     description=description,
                     explode=parameter.get("explode", parameter.get("style", "form") == "form"),
                 )

@@ -28,6 +28,7 @@ __all__ = [
     "COMPONENTS_PREFIX",
     "DEFS_PREFIX",
     "to_json_schema",
+    "allow_null",
     "iter_refs",
     "collect_defs",
     "strip_flagged_properties",
@@ -90,6 +91,11 @@ def to_json_schema(schema: Any) -> Any:
     if schema.get("nullable") is True:
         converted = _make_nullable(converted)
     return converted
+
+
+def allow_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``schema`` that also accepts ``null`` (type union, enum member or ``anyOf``)."""
+    return _make_nullable(copy.deepcopy(schema))
 
 
 def _make_nullable(schema: dict[str, Any]) -> dict[str, Any]:

@@ -1,5 +1,7 @@
 """Settings of the test suite: SQLite in memory, local-memory cache, token auth."""
 
+from demo_project import settings as demo_settings
+
 SECRET_KEY = "tests-only-not-secret"
 DEBUG = False
 ALLOWED_HOSTS = ["*"]
@@ -30,15 +32,11 @@ MIDDLEWARE = [
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# The demo's API settings, so that its tools look here as they do in the demo.
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
-    ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    **demo_settings.REST_FRAMEWORK,
     "DEFAULT_THROTTLE_RATES": {"reports": "1/min", "orders": "1000/min"},
 }
-
-SPECTACULAR_SETTINGS = {"TITLE": "Test API", "VERSION": "1.0.0"}
+SPECTACULAR_SETTINGS = demo_settings.SPECTACULAR_SETTINGS
 MCP_BRIDGE = {"SERVER_NAME": "tests"}
+STATIC_URL = "/static/"

@@ -184,6 +184,7 @@ class NodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
 
     serializer_class = NodeSerializer
     queryset = Node.objects.all()
+    pagination_class = None
 
     def get_queryset(self):
         return Node.objects.filter(cluster=self.kwargs["cluster_pk"], region=self.kwargs["region_pk"])
