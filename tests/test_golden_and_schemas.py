@@ -1,0 +1,82 @@
+"""The demo's tool lists as golden files, and every generated schema against the metaschema.
+
+A golden file that is missing is written from the current output and the test
+fails, asking for the file to be inspected before it is committed (the way
+drf-spectacular's own tests treat their ``.yml`` files).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from mcp_bridge.registry import get_groups
+from mcp_bridge.schema import iter_refs
+from tests.conftest import McpClient
+
+GOLDEN = Path(__file__).parent / "golden"
+DEMO_GROUPS = ["catalog", "orders", "backoffice"]
+#: Groups of the test URLconf that are deliberately broken (see test_checks.py).
+BROKEN_GROUPS = {"badnames", "dupes"}
+
+
+def assert_matches_golden(name: str, value) -> None:
+    path = GOLDEN / f"{name}.json"
+    text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    if not path.exists():
+        path.write_text(text)
+        pytest.fail(f"{path} did not exist and was written now: inspect it, then commit it.")
+    assert json.loads(text) == json.loads(path.read_text()), (
+        f"{path.name} differs from the output; if the change is intended, delete the file, "
+        f"rerun, inspect and commit it."
+    )
+
+
+@pytest.mark.parametrize("group", DEMO_GROUPS)
+def test_demo_tools_list_matches_golden(client, db, group):
+    tools = McpClient(client, f"/mcp/{group}/").list_tools()
+    assert_matches_golden(f"tools_list_{group}", tools)
+
+
+def _all_published_tools(client):
+    for group, versions in get_groups().items():
+        if group in BROKEN_GROUPS:
+            continue
+        for version in versions:
+            path = f"/mcp/{group}/" + (f"{version}/" if version else "")
+            for tool in McpClient(client, path).list_tools():
+                yield f"{group}:{tool['name']}", tool
+
+
+def _resolve_pointer(document: dict, ref: str):
+    assert ref.startswith("#/"), f"{ref} leaves the tool"
+    node = document
+    for token in ref[2:].split("/"):
+        node = node[unquote(token).replace("~1", "/").replace("~0", "~")]
+    return node
+
+
+def test_every_schema_is_valid_2020_12_and_self_contained(client, db):
+    checked = 0
+    for label, tool in _all_published_tools(client):
+        for key in ("inputSchema", "outputSchema"):
+            schema = tool.get(key)
+            if schema is None:
+                continue
+            Draft202012Validator.check_schema(schema)
+            assert schema["type"] == "object", label
+            assert not {"oneOf", "anyOf", "allOf"} & set(schema), label
+            text = json.dumps(schema)
+            assert "#/components/" not in text, label
+            for forbidden in ('"nullable"', '"discriminator"', '"example"', '"x-'):
+                assert forbidden not in text, (label, key, forbidden)
+            for ref in iter_refs(schema):
+                assert ref.startswith("#/$defs/"), (label, ref)
+                _resolve_pointer(schema, ref)  # raises KeyError when dangling
+            checked += 1
+        assert tool["inputSchema"]["additionalProperties"] is False
+    assert checked > 40
