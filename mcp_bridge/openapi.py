@@ -26,6 +26,7 @@ from drf_spectacular.plumbing import (
 )
 from drf_spectacular.settings import patched_settings, spectacular_settings
 from rest_framework import viewsets
+from rest_framework.versioning import QueryParameterVersioning
 
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.decorators import get_metadata
@@ -97,6 +98,19 @@ class OperationSource:
         return self.view_label if self.is_function_view else self.view_class
 
 
+def supports_versioning(versioning_class: type | None) -> bool:
+    """Whether the bridge can serve one endpoint per version for this DRF versioning class.
+
+    drf-spectacular's supported classes (URL path, namespace, Accept header),
+    plus ``QueryParameterVersioning``, whose version the executor adds to the
+    query string. ``HostNameVersioning`` is not supported: views using it are
+    published unversioned.
+    """
+    if not versioning_class:
+        return False
+    return is_versioning_supported(versioning_class) or issubclass(versioning_class, QueryParameterVersioning)
+
+
 def _handler(view: Any, method: str) -> tuple[str, Any]:
     if isinstance(view, viewsets.ViewSetMixin):
         name = view.action
@@ -138,11 +152,17 @@ class GroupSchemaGenerator(SchemaGenerator):
             view.request = spectacular_settings.GET_MOCK_REQUEST(method, path, view, input_request)
             version = None
             versioning_class = view.versioning_class
-            if versioning_class and is_versioning_supported(versioning_class):
+            if supports_versioning(versioning_class):
                 version = self.api_version or versioning_class.default_version
                 if not version:
                     continue
-                path = modify_for_versioning(self.inspector.patterns, method, path, view, version)
+                if is_versioning_supported(versioning_class):
+                    path = modify_for_versioning(self.inspector.patterns, method, path, view, version)
+                else:  # QueryParameterVersioning: emulate ?version=... on the mock request
+                    query = view.request._request.GET.copy()
+                    query[versioning_class.version_param] = version
+                    view.request._request.GET = query
+                    view.request.version = version
                 if not operation_matches_version(view, version):
                     continue
             else:
@@ -229,7 +249,7 @@ def discover_groups(urlconf: Any = None) -> dict[str, list[str | None]]:
         _, handler = _handler(view, method)
         versioning_class = getattr(view, "versioning_class", None)
         versions: set[str | None] = {None}
-        if versioning_class and is_versioning_supported(versioning_class):
+        if supports_versioning(versioning_class):
             allowed = set(getattr(versioning_class, "allowed_versions", None) or ())
             default = getattr(versioning_class, "default_version", None)
             versions = allowed or ({default} if default else {None})

@@ -1,0 +1,173 @@
+"""Misconfiguration fails loudly: system checks at startup, HTTP 500 on the group's endpoint.
+
+The test URLconf has two deliberately broken groups: ``badnames`` (a tool name
+with a ``:``) and ``dupes`` (two operations named ``same.name``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
+from django.test import Client
+from rest_framework.views import APIView
+
+from mcp_bridge import api_group, mcp_tool
+from mcp_bridge.checks import check_tool_sets
+from mcp_bridge.decorators import METADATA_ATTR, get_metadata
+from tests.conftest import McpClient
+
+PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+
+
+def test_check_ids_of_the_broken_groups(db):
+    errors = check_tool_sets()
+    assert sorted(e.id for e in errors) == ["mcp_bridge.E001", "mcp_bridge.E002"]
+    bad_name = next(e for e in errors if e.id == "mcp_bridge.E001")
+    assert "'bad:name'" in bad_name.msg and "tests.testapp.views.bad_name" in bad_name.msg
+    assert bad_name.hint
+    duplicate = next(e for e in errors if e.id == "mcp_bridge.E002")
+    assert "first_dupe" in duplicate.msg and "second_dupe" in duplicate.msg
+
+
+def test_manage_py_check_reports_them(db):
+    with pytest.raises(SystemCheckError) as raised:
+        call_command("check")
+    assert "mcp_bridge.E001" in str(raised.value)
+    assert "mcp_bridge.E002" in str(raised.value)
+
+
+@pytest.mark.parametrize("group", ["badnames", "dupes"])
+@pytest.mark.parametrize("message", [PING, {"jsonrpc": "2.0", "method": "notifications/initialized"}])
+def test_every_request_to_a_broken_group_is_500(db, settings, group, message):
+    settings.DEBUG = False
+    response = McpClient(Client(), f"/mcp/{group}/").post(message)
+    assert response.status_code == 500
+    assert "bad:name" not in response.content.decode()
+    assert "same.name" not in response.content.decode()
+
+
+def test_debug_500_names_the_view_and_the_reason(db, settings):
+    settings.DEBUG = True
+    response = McpClient(Client(), "/mcp/badnames/").post(PING)
+    assert response.status_code == 500
+    problem = response.json()["error"]["data"]["problems"][0]
+    assert problem["id"] == "mcp_bridge.E001"
+    assert "tests.testapp.views.bad_name" in problem["message"] and "'bad:name'" in problem["message"]
+
+
+def test_other_groups_keep_working(cases):
+    assert McpClient(Client(), "/mcp/badnames/").post(PING).status_code == 500
+    assert cases.rpc("ping")["result"] == {}
+    assert len(cases.list_tools()) > 10
+
+
+def test_openrpc_document(client, db):
+    response = client.get("/mcp/cases/openrpc.json")
+    assert response.status_code == 200
+    document = response.json()
+    assert document["openrpc"].startswith("1.")
+    method = next(m for m in document["methods"] if m["name"] == "posts.create")
+    assert [p["name"] for p in method["params"]] == ["title", "status", "author"]
+    assert method["params"][2]["schema"] == {"$ref": "#/components/schemas/AuthorRequest"}
+    assert "AuthorRequest" in document["components"]["schemas"]
+    assert method["result"]["schema"] == {"$ref": "#/components/schemas/Post"}
+
+
+# --- Transport errors ---------------------------------------------------------------------------
+
+
+def test_parse_error(cases):
+    response = cases.post("{not json")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32700
+    assert response.json()["id"] is None
+
+
+@pytest.mark.parametrize("message", [{"id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 1}, 5, []])
+def test_invalid_request(cases, message):
+    response = cases.post(message)
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == -32600
+
+
+def test_unknown_method(cases):
+    assert cases.rpc("resources/list")["error"]["code"] == -32601
+
+
+def test_wrong_content_type_is_415(cases):
+    response = cases.client.post("/mcp/cases/", "x=1", content_type="application/x-www-form-urlencoded",
+                                 headers={"Accept": "application/json"})
+    assert response.status_code == 415
+
+
+def test_oversized_body_is_413(cases, settings):
+    settings.MCP_BRIDGE = {"MAX_BODY_BYTES": 100}
+    response = cases.post({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 200}})
+    assert response.status_code == 413
+
+
+def test_unknown_group_is_404(db):
+    response = McpClient(Client(), "/mcp/nope/").post(PING)
+    assert response.status_code == 404
+    assert "cases" in response.json()["error"]["message"]
+
+
+def test_tools_list_pages_with_an_opaque_cursor(cases, settings):
+    settings.MCP_BRIDGE = {"PAGE_SIZE": 4}
+    first = cases.rpc("tools/list")["result"]
+    assert len(first["tools"]) == 4 and first["nextCursor"]
+    everything = cases.list_tools()
+    names = [t["name"] for t in everything]
+    assert names == sorted(names) and len(names) > 4
+    assert names[:4] == [t["name"] for t in first["tools"]]
+    assert cases.rpc("tools/list", {"cursor": "bogus"})["error"]["code"] == -32602
+
+
+def test_unknown_setting_is_refused(cases, settings):
+    settings.MCP_BRIDGE = {"PAGESIZE": 4}
+    with pytest.raises(Exception, match="PAGESIZE"):
+        cases.rpc("tools/list")
+
+
+# --- Decorators only record metadata ------------------------------------------------------------
+
+
+def test_decorators_record_without_changing_behaviour():
+    class Base(APIView):
+        def get(self, request):
+            return None
+
+    original_get = Base.get
+    Tagged = api_group("alpha")(type("Tagged", (Base,), {}))
+    Child = api_group("beta")(type("Child", (Tagged,), {}))
+    assert Tagged.get is original_get
+    assert getattr(Tagged, METADATA_ATTR)["groups"] == ("alpha",)
+    assert getattr(Child, METADATA_ATTR)["groups"] == ("alpha", "beta")
+    # Decorating the subclass did not edit its parent.
+    assert getattr(Tagged, METADATA_ATTR)["groups"] == ("alpha",)
+
+
+def test_action_level_metadata_merges_with_class_level():
+    @api_group("alpha")
+    class View(APIView):
+        @api_group("beta")
+        @mcp_tool(name="view.read", read_only=True)
+        def get(self, request):
+            return None
+
+    metadata = get_metadata(View(), View.get)
+    assert metadata["groups"] == ("alpha", "beta")
+    assert metadata["name"] == "view.read"
+    assert metadata["annotations"] == {"readOnlyHint": True}
+
+
+@pytest.mark.parametrize("bad", ["", "Upper", "has space", "x" * 65])
+def test_invalid_group_names_are_refused(bad):
+    with pytest.raises(TypeError, match="group name"):
+        api_group(bad)
+
+
+def test_name_on_a_class_is_refused():
+    with pytest.raises(TypeError, match="action or handler method"):
+        mcp_tool(name="x")(type("V", (APIView,), {}))

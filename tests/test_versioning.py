@@ -1,0 +1,108 @@
+"""DRF versioning: one MCP endpoint per API version, and request.version reaches the view."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client, override_settings
+from django.urls import include, path, re_path
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning, URLPathVersioning
+from rest_framework.views import APIView
+
+from mcp_bridge import api_group, mcp_tool
+from tests.conftest import McpClient
+
+
+class VersionSerializer(serializers.Serializer):
+    version = serializers.CharField()
+
+
+class Versions(URLPathVersioning):
+    allowed_versions = ["v1", "v2"]
+    default_version = "v1"
+
+
+@api_group("versioned")
+class WhichVersion(APIView):
+    versioning_class = Versions
+
+    @mcp_tool(name="which_version")
+    @extend_schema(responses=VersionSerializer)
+    def get(self, request, version):
+        """Say which API version served the call."""
+        return Response({"version": request.version})
+
+
+class HeaderVersions(AcceptHeaderVersioning):
+    allowed_versions = ["1.0", "2.0"]
+    default_version = "1.0"
+
+
+@api_group("by-header")
+class WhichHeaderVersion(APIView):
+    versioning_class = HeaderVersions
+
+    @extend_schema(responses=VersionSerializer)
+    def get(self, request):
+        """Say which API version served the call."""
+        return Response({"version": request.version})
+
+
+class QueryVersions(QueryParameterVersioning):
+    allowed_versions = ["a", "b"]
+    default_version = "a"
+
+
+@api_group("by-query")
+class WhichQueryVersion(APIView):
+    versioning_class = QueryVersions
+
+    @extend_schema(responses=VersionSerializer)
+    def get(self, request):
+        """Say which API version served the call."""
+        return Response({"version": request.version})
+
+
+urlpatterns = [
+    re_path(r"^api/(?P<version>v1|v2)/which/$", WhichVersion.as_view()),
+    path("api/header/which/", WhichHeaderVersion.as_view()),
+    path("api/query/which/", WhichQueryVersion.as_view()),
+    path("mcp/", include("mcp_bridge.urls")),
+]
+
+pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
+
+
+@pytest.mark.parametrize(
+    "group,version",
+    [("versioned", "v1"), ("versioned", "v2"), ("by-header", "1.0"), ("by-header", "2.0"),
+     ("by-query", "a"), ("by-query", "b")],
+)
+def test_each_version_has_an_endpoint_and_reaches_the_view(group, version):
+    client = McpClient(Client(), f"/mcp/{group}/{version}/")
+    tools = client.list_tools()
+    assert len(tools) == 1
+    assert "version" not in tools[0]["inputSchema"]["properties"]
+    result = client.call(tools[0]["name"], {})
+    assert result["isError"] is False, result
+    assert result["structuredContent"] == {"result": {"version": version}}
+
+
+def test_unknown_version_is_404():
+    response = McpClient(Client(), "/mcp/versioned/v9/").post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert response.status_code == 404
+    assert "v1, v2" in response.json()["error"]["message"]
+
+
+@override_settings(REST_FRAMEWORK={"DEFAULT_VERSION": "v2", "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"})
+def test_unversioned_url_serves_the_default_version():
+    result = McpClient(Client(), "/mcp/versioned/").call("which_version")
+    assert result["structuredContent"] == {"result": {"version": "v2"}}
+
+
+def test_unversioned_url_without_default_lists_the_versions():
+    response = McpClient(Client(), "/mcp/versioned/").post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert response.status_code == 404
+    assert "versioned/v1/" in response.json()["error"]["message"]
