@@ -1,10 +1,11 @@
 """URLs of the MCP endpoints: ``path("mcp/", include("mcp_bridge.urls"))``.
 
-* ``<group>/`` and ``<group>/<version>/``: the Streamable HTTP endpoint;
+* ``<group>/`` and ``<group>/<version>/``: the Streamable HTTP endpoint
+  (``reverse("mcp_bridge:endpoint", kwargs={"group": ...})``);
 * ``<group>/openrpc.json`` and ``<group>/<version>/openrpc.json``: the OpenRPC document.
 
-The trailing slash is optional, so that a client configured without it is not
-redirected (a redirected POST loses its body).
+The endpoint also answers without its trailing slash, so that a client
+configured without it is not redirected (a redirected POST loses its body).
 """
 
 from django.urls import re_path
@@ -19,6 +20,8 @@ _VERSION = r"(?P<version>[A-Za-z0-9][A-Za-z0-9_.-]{0,63})"
 urlpatterns = [
     re_path(rf"^{_GROUP}/openrpc\.json$", openrpc_document, name="openrpc"),
     re_path(rf"^{_GROUP}/{_VERSION}/openrpc\.json$", openrpc_document, name="openrpc-version"),
-    re_path(rf"^{_GROUP}/?$", mcp_endpoint, name="endpoint"),
-    re_path(rf"^{_GROUP}/{_VERSION}/?$", mcp_endpoint, name="endpoint-version"),
+    re_path(rf"^{_GROUP}/$", mcp_endpoint, name="endpoint"),
+    re_path(rf"^{_GROUP}/{_VERSION}/$", mcp_endpoint, name="endpoint-version"),
+    re_path(rf"^{_GROUP}$", mcp_endpoint),
+    re_path(rf"^{_GROUP}/{_VERSION}$", mcp_endpoint),
 ]

@@ -1,0 +1,74 @@
+"""``manage.py mcp_tools``: inspect the published groups and tools; fail on problems.
+
+Examples::
+
+    manage.py mcp_tools                               # every endpoint and its tool names
+    manage.py mcp_tools --base-url http://127.0.0.1:8000
+    manage.py mcp_tools catalog --json                # the tools/list of one group, as JSON
+    manage.py mcp_tools catalog --api-version v2 --json
+
+It builds the tools exactly as the endpoint does, so it is also a CI check: it
+exits with status 1, listing every problem, when a group cannot be built.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+from django.urls import NoReverseMatch, reverse
+
+from mcp_bridge.exceptions import ToolSetError
+from mcp_bridge.protocol import LATEST_HANDSHAKE_REVISION
+from mcp_bridge.registry import get_groups, get_toolset
+
+
+class Command(BaseCommand):
+    help = "List the MCP endpoints and tools of every API group, or print one group's tools/list."
+    requires_system_checks: list[str] = []  # the command reports the same problems itself
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("group", nargs="?", help="only this group")
+        parser.add_argument("--api-version", dest="api_version", help="the API version (versioned groups)")
+        parser.add_argument("--json", action="store_true", help="print the tools/list result as JSON")
+        parser.add_argument("--base-url", default="", help="prefix for the printed endpoint URLs")
+
+    def handle(self, *args: Any, group: str | None, api_version: str | None, **options: Any) -> None:
+        groups = get_groups()
+        if group is not None and group not in groups:
+            raise CommandError(f"Unknown API group {group!r}. Known groups: {', '.join(groups) or 'none'}.")
+        failures = []
+        selected = {group: groups[group]} if group else groups
+        listing: dict[str, Any] = {}
+        for name, versions in selected.items():
+            for version in versions:
+                if api_version and version != api_version:
+                    continue
+                try:
+                    toolset = get_toolset(name, version)
+                except ToolSetError as exc:
+                    failures.append(str(exc))
+                    continue
+                tools = [tool.as_mcp(LATEST_HANDSHAKE_REVISION) for tool in toolset.tools]
+                if options["json"]:
+                    listing[f"{name}/{version}" if version else name] = {"tools": tools}
+                    continue
+                url = options["base_url"].rstrip("/") + self._endpoint_path(name, version)
+                self.stdout.write(f"{url}  ({len(tools)} tools)")
+                for tool in tools:
+                    self.stdout.write(f"    {tool['name']:32} {tool.get('title', '')}")
+        if options["json"]:
+            value = next(iter(listing.values())) if len(listing) == 1 else listing
+            self.stdout.write(json.dumps(value, indent=2, ensure_ascii=False))
+        if failures:
+            raise CommandError("\n".join(failures))
+
+    @staticmethod
+    def _endpoint_path(group: str, version: str | None) -> str:
+        try:
+            if version:
+                return reverse("mcp_bridge:endpoint-version", kwargs={"group": group, "version": version})
+            return reverse("mcp_bridge:endpoint", kwargs={"group": group})
+        except NoReverseMatch:
+            return f"<mcp_bridge.urls not included>/{group}/"
