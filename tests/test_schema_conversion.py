@@ -1,0 +1,89 @@
+"""Unit tests of mcp_bridge.schema: OpenAPI 3.0 → JSON Schema 2020-12, and $defs collection."""
+
+from __future__ import annotations
+
+import pytest
+from jsonschema import Draft202012Validator, ValidationError
+
+from mcp_bridge.schema import collect_defs, strip_flagged_properties, to_json_schema
+
+
+def valid(schema, value) -> bool:
+    try:
+        Draft202012Validator(schema).validate(value)
+    except ValidationError:
+        return False
+    return True
+
+
+def test_nullable_type_becomes_a_union_and_enum_gains_null():
+    schema = to_json_schema({"type": "string", "enum": ["a"], "nullable": True})
+    assert schema == {"type": ["string", "null"], "enum": ["a", None]}
+
+
+def test_nullable_ref_becomes_anyof_with_annotations_outside():
+    schema = to_json_schema({"allOf": [{"$ref": "#/components/schemas/X"}], "nullable": True, "description": "d"})
+    assert schema == {
+        "anyOf": [{"allOf": [{"$ref": "#/components/schemas/X"}]}, {"type": "null"}],
+        "description": "d",
+    }
+
+
+def test_nullable_oneof_with_a_null_enum_accepts_null_once():
+    converted = to_json_schema({
+        "oneOf": [{"enum": ["draft"], "type": "string"}, {"enum": [""]}, {"enum": [None]}], "nullable": True,
+    })
+    for value in ("draft", "", None):
+        assert valid(converted, value)
+    assert not valid(converted, "bogus")
+
+
+def test_openapi_only_keywords_are_removed_and_bounds_converted():
+    schema = to_json_schema({
+        "type": "object",
+        "x-internal": True,
+        "discriminator": {"propertyName": "kind"},
+        "properties": {
+            "n": {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 9, "exclusiveMaximum": False,
+                  "example": 3, "xml": {"name": "n"}},
+        },
+    })
+    assert schema == {
+        "type": "object",
+        "properties": {"n": {"type": "number", "exclusiveMinimum": 0, "maximum": 9, "examples": [3]}},
+    }
+
+
+def test_enum_and_default_values_are_not_treated_as_schemas():
+    schema = to_json_schema({"type": "object", "default": {"nullable": True}, "enum": [{"x-a": 1}]})
+    assert schema["default"] == {"nullable": True}
+    assert schema["enum"] == [{"x-a": 1}]
+
+
+def test_collect_defs_copies_only_reached_components_transitively():
+    components = {
+        "A": {"type": "object", "properties": {"b": {"$ref": "#/components/schemas/B"}}},
+        "B": {"type": "object", "properties": {"self": {"$ref": "#/components/schemas/B"}}},
+        "Unused": {"type": "string"},
+    }
+    root = {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/A"}}}
+    result = collect_defs(root, components)
+    assert set(result["$defs"]) == {"A", "B"}
+    assert result["properties"]["a"] == {"$ref": "#/$defs/A"}
+    assert result["$defs"]["B"]["properties"]["self"] == {"$ref": "#/$defs/B"}
+    assert root["properties"]["a"] == {"$ref": "#/components/schemas/A"}  # input untouched
+
+
+def test_collect_defs_refuses_a_dangling_reference():
+    with pytest.raises(KeyError, match="Missing"):
+        collect_defs({"$ref": "#/components/schemas/Missing"}, {})
+
+
+def test_strip_write_only_from_outputs_including_definitions():
+    components = {"User": {"type": "object", "properties": {"password": {"type": "string", "writeOnly": True},
+                                                             "email": {"type": "string"}},
+                           "required": ["email", "password"]}}
+    root = {"type": "object", "properties": {"result": {"$ref": "#/components/schemas/User"}}}
+    result = collect_defs(root, components, strip_flagged_properties("writeOnly"))
+    assert result["$defs"]["User"] == {"type": "object", "properties": {"email": {"type": "string"}},
+                                       "required": ["email"]}
