@@ -22,6 +22,25 @@ Keys and defaults:
     on top of the project's ``SPECTACULAR_SETTINGS``.
 ``MAX_BODY_BYTES`` (``1_048_576``)
     Largest accepted JSON-RPC request body, in bytes (413 above it).
+``TOOLS_LIST_TTL_MS`` (``300_000``)
+    2026-07-28 ``ttlMs`` of ``tools/list`` and ``server/discover``, in
+    milliseconds: how long a client may reuse them. Tools change only with a
+    deployment; five minutes bounds how stale a client can be after one.
+``TOOLS_LIST_CACHE_SCOPE`` (``None``)
+    2026-07-28 ``cacheScope`` of ``tools/list``: ``"public"`` or ``"private"``;
+    ``None`` derives it (``"private"`` when several ``LANGUAGES`` are enabled,
+    since texts follow Accept-Language).
+``OUTPUT_VALIDATION`` (``"error"``)
+    What happens when a successful call's ``structuredContent`` does not match
+    the tool's ``outputSchema``: ``"error"`` turns it into an ``isError``
+    result naming the mismatch (the spec says structured results MUST conform,
+    and a broken API contract must not reach the model as if valid);
+    ``"warn"`` logs on ``mcp_bridge.executor`` and sends it; ``"off"`` skips
+    the check.
+``ALLOWED_ORIGINS`` (``[]``)
+    Browser origins (``"https://app.example.com"``) allowed besides those
+    derived from ``ALLOWED_HOSTS`` and ``CSRF_TRUSTED_ORIGINS``; see
+    :mod:`mcp_bridge.security`.
 """
 
 from __future__ import annotations
@@ -41,6 +60,16 @@ DEFAULTS: dict[str, Any] = {
     "PAGE_SIZE": 100,
     "SPECTACULAR_SETTINGS": {},
     "MAX_BODY_BYTES": 1_048_576,
+    "TOOLS_LIST_TTL_MS": 300_000,
+    "TOOLS_LIST_CACHE_SCOPE": None,
+    "OUTPUT_VALIDATION": "error",
+    "ALLOWED_ORIGINS": [],
+}
+
+#: Allowed values of the settings that take one of a few words.
+CHOICES = {
+    "OUTPUT_VALIDATION": ("error", "warn", "off"),
+    "TOOLS_LIST_CACHE_SCOPE": (None, "public", "private"),
 }
 
 
@@ -62,7 +91,12 @@ class BridgeSettings:
     def __getattr__(self, name: str) -> Any:
         if name not in DEFAULTS:
             raise AttributeError(f"Invalid mcp_bridge setting: {name!r}")
-        return self._user_settings().get(name, DEFAULTS[name])
+        value = self._user_settings().get(name, DEFAULTS[name])
+        if name in CHOICES and value not in CHOICES[name]:
+            raise ImproperlyConfigured(
+                f"settings.MCP_BRIDGE[{name!r}] is {value!r}; use one of {CHOICES[name]}."
+            )
+        return value
 
 
 bridge_settings = BridgeSettings()

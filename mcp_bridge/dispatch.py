@@ -1,9 +1,17 @@
-"""JSON-RPC dispatch of the MCP methods (handshake era, 2025-03-26 … 2025-11-25).
+"""JSON-RPC dispatch of the MCP methods, for both protocol eras.
 
 :func:`handle_message` takes one decoded JSON-RPC message and returns the
 response object, or ``None`` for a notification or a response (which the
-transport answers with 202). Methods: ``initialize``, ``ping``,
-``tools/list``, ``tools/call``; notifications are accepted and ignored.
+transport answers with 202). Notifications are accepted and ignored.
+
+* Handshake era (2025-03-26 … 2025-11-25): ``initialize``, ``ping``,
+  ``tools/list``, ``tools/call``.
+* Stateless era (2026-07-28): ``server/discover``, ``tools/list``,
+  ``tools/call``; each request's envelope is checked first
+  (:mod:`mcp_bridge.envelope`); ``initialize`` and ``ping`` do not exist
+  (-32601). Every result carries ``resultType: "complete"`` and the
+  ``io.modelcontextprotocol/serverInfo`` ``_meta``; ``server/discover`` and
+  ``tools/list`` carry the caching hints ``ttlMs`` and ``cacheScope``.
 
 The server is stateless: nothing is remembered between requests, so
 ``tools/list`` and ``tools/call`` work without a prior ``initialize`` and any
@@ -18,17 +26,22 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
 from drf_spectacular.settings import spectacular_settings
 
 import mcp_bridge
 from mcp_bridge import executor
 from mcp_bridge.conf import bridge_settings
+from mcp_bridge.envelope import check_envelope
 from mcp_bridge.protocol import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
+    SERVER_INFO_META_KEY,
+    SUPPORTED_REVISIONS,
     JsonRpcError,
+    is_modern,
     negotiate_revision,
     supports_titles_and_output,
     validation_errors_are_tool_results,
@@ -52,6 +65,10 @@ class Call:
     toolset: ToolSet
     revision: str
 
+    @property
+    def modern(self) -> bool:
+        return is_modern(self.revision)
+
 
 def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
     """Handle one JSON-RPC message.
@@ -67,8 +84,10 @@ def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         raise JsonRpcError(INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0".', http_status=400)
     if "method" not in message:
-        if "id" in message and ("result" in message or "error" in message):
-            return None  # a response to a server request; this server sends none, so nothing to do
+        if "id" in message and ("result" in message or "error" in message) and not call.modern:
+            # A response to a server request; this server sends none, so nothing to do.
+            # In the stateless era clients must not post responses at all.
+            return None
         raise JsonRpcError(INVALID_REQUEST, 'Invalid Request: a message needs "method", or "result"/"error" with "id".', http_status=400)
     method = message["method"]
     if not isinstance(method, str):
@@ -82,18 +101,25 @@ def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
     params = message.get("params", {})
     if params is None:
         params = {}
+    handlers = _MODERN_HANDLERS if call.modern else _HANDSHAKE_HANDLERS
     try:
         if not isinstance(params, dict):
             raise JsonRpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object.')
-        handler = _HANDLERS.get(method)
+        if call.modern:
+            call.revision = check_envelope(method, params, call.request.headers).revision
+        handler = handlers.get(method)
         if handler is None:
             raise JsonRpcError(
                 METHOD_NOT_FOUND,
-                f"Method not found: {method!r}. This server supports: {', '.join(sorted(_HANDLERS))}.",
+                f"Method not found: {method!r} (protocol revision {call.revision}). "
+                f"This server supports: {', '.join(sorted(handlers))}.",
             )
         result = handler(params, call)
     except JsonRpcError as exc:
         return {"jsonrpc": "2.0", "id": request_id, "error": exc.as_error()}
+    if call.modern:
+        result = {**result, "resultType": "complete"}
+        result["_meta"] = {**result.get("_meta", {}), SERVER_INFO_META_KEY: _server_info(call)}
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
@@ -115,16 +141,45 @@ def _initialize(params: dict[str, Any], call: Call) -> dict[str, Any]:
         "capabilities": {"tools": {"listChanged": False}},
         "serverInfo": _server_info(call),
     }
-    instructions = bridge_settings.INSTRUCTIONS
-    if isinstance(instructions, dict):
-        instructions = instructions.get(call.toolset.group)
-    if instructions:
-        result["instructions"] = str(instructions)
+    if instructions := _instructions(call):
+        result["instructions"] = instructions
     return result
 
 
 def _ping(params: dict[str, Any], call: Call) -> dict[str, Any]:
     return {}
+
+
+def _instructions(call: Call) -> str | None:
+    instructions = bridge_settings.INSTRUCTIONS
+    if isinstance(instructions, dict):
+        instructions = instructions.get(call.toolset.group)
+    return str(instructions) if instructions else None
+
+
+def _cache_scope() -> str:
+    """``cacheScope`` of ``tools/list`` (2026-07-28, SEP-2549).
+
+    The tools never depend on who asks, but their texts follow Accept-Language
+    when the project has several languages; a shared cache, which does not key
+    on that header, must then not serve one caller's list to another.
+    """
+    if bridge_settings.TOOLS_LIST_CACHE_SCOPE:
+        return str(bridge_settings.TOOLS_LIST_CACHE_SCOPE)
+    return "private" if settings.USE_I18N and len(settings.LANGUAGES) > 1 else "public"
+
+
+def _discover(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "supportedVersions": list(SUPPORTED_REVISIONS),
+        "capabilities": {"tools": {"listChanged": False}},
+    }
+    if instructions := _instructions(call):
+        result["instructions"] = instructions
+    # The discovery result changes only with a deployment, like the tool list.
+    result["ttlMs"] = int(bridge_settings.TOOLS_LIST_TTL_MS)
+    result["cacheScope"] = "public"
+    return result
 
 
 def _encode_cursor(offset: int) -> str:
@@ -151,6 +206,9 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
     result: dict[str, Any] = {"tools": [tool.as_mcp(call.revision) for tool in page]}
     if offset + size < len(tools):
         result["nextCursor"] = _encode_cursor(offset + size)
+    if call.modern:
+        result["ttlMs"] = int(bridge_settings.TOOLS_LIST_TTL_MS)
+        result["cacheScope"] = _cache_scope()
     return result
 
 
@@ -180,9 +238,14 @@ def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
     return executor.call_tool(tool, arguments, call.request, call.revision)
 
 
-_HANDLERS = {
+_HANDSHAKE_HANDLERS = {
     "initialize": _initialize,
     "ping": _ping,
+    "tools/list": _tools_list,
+    "tools/call": _tools_call,
+}
+_MODERN_HANDLERS = {
+    "server/discover": _discover,
     "tools/list": _tools_list,
     "tools/call": _tools_call,
 }

@@ -13,7 +13,12 @@ The view's response becomes an MCP ``CallToolResult`` (MCP spec 2025-11-25,
 "Tools" → "Tool Result"):
 
 * 2xx: ``{"content": [{"type": "text", "text": <JSON>}],
-  "structuredContent": {"result": <data>}, "isError": false}``;
+  "structuredContent": {"result": <data>}, "isError": false}`` up to
+  2025-11-25 (``structuredContent`` had to be an object), and
+  ``"structuredContent": <data>`` from 2026-07-28 on (SEP-2106), matching the
+  ``outputSchema`` each era is sent. The structured content is checked against
+  that schema first (``MCP_BRIDGE["OUTPUT_VALIDATION"]``); a mismatch becomes
+  an ``isError`` result naming it;
 * anything else, or an exception: ``{"content": [{"type": "text", "text":
   '{"code": <HTTP status>, "message": ..., "data": {"status": ..., "detail": ...}}'}],
   "isError": true}``. Exception details (class, message, traceback) are added
@@ -39,7 +44,8 @@ from django.urls import Resolver404, resolve
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
-from mcp_bridge.protocol import supports_titles_and_output
+from mcp_bridge.conf import bridge_settings
+from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.tools import Tool
 
 __all__ = ["call_tool", "argument_errors", "tool_error_result", "dumps", "logger"]
@@ -205,7 +211,7 @@ def call_tool(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, r
         response = view(request, *match.args, **match.kwargs)
     except Exception as exc:
         return _exception_result(tool, exc, mcp_request)
-    return _response_result(response, revision)
+    return _response_result(tool, response, revision)
 
 
 def _response_data(response: HttpResponseBase) -> Any:
@@ -225,13 +231,17 @@ def _response_data(response: HttpResponseBase) -> Any:
     return text
 
 
-def _response_result(response: HttpResponseBase, revision: str) -> dict[str, Any]:
+def _response_result(tool: Tool, response: HttpResponseBase, revision: str) -> dict[str, Any]:
     status = response.status_code
     data = _response_data(response)
     if 200 <= status < 300:
         result: dict[str, Any] = {"content": [{"type": "text", "text": dumps(data)}]}
-        if supports_titles_and_output(revision):
-            result["structuredContent"] = {"result": data}
+        if _sends_structured_content(tool, data, revision):
+            structured = tool.structured_content(data, revision)
+            mismatch = _output_mismatch(tool, structured, revision)
+            if mismatch is not None:
+                return mismatch
+            result["structuredContent"] = structured
         result["isError"] = False
         return result
     detail = data.get("detail") if isinstance(data, dict) else None
@@ -240,6 +250,39 @@ def _response_result(response: HttpResponseBase, revision: str) -> dict[str, Any
     if response.get("Retry-After"):
         error_data["retryAfter"] = response["Retry-After"]
     return tool_error_result(status, message, error_data)
+
+
+def _sends_structured_content(tool: Tool, data: Any, revision: str) -> bool:
+    if not supports_titles_and_output(revision):
+        return False  # 2025-03-26 has no structuredContent
+    if structured_content_may_be_any_json(revision):
+        # Any JSON value may be sent, but an empty (204) result with no schema has no structure.
+        return data is not None or tool.result_schema is not None
+    return True
+
+
+def _output_mismatch(tool: Tool, structured: Any, revision: str) -> dict[str, Any] | None:
+    """The ``isError`` result for structured content that breaks the ``outputSchema``
+    (MCP spec, "Tools → Output Schema": results MUST conform), per ``OUTPUT_VALIDATION``."""
+    mode = bridge_settings.OUTPUT_VALIDATION
+    validator = tool.output_validator(revision) if mode != "off" else None
+    if validator is None:
+        return None
+    errors = [
+        {"path": "/" + "/".join(str(p) for p in error.absolute_path), "message": error.message}
+        for error in validator.iter_errors(structured)
+    ]
+    if not errors:
+        return None
+    listed = "; ".join(f"{e['path']}: {e['message']}" for e in errors[:10])
+    logger.warning("Tool %r returned data that does not match its outputSchema: %s", tool.name, listed)
+    if mode == "warn":
+        return None
+    return tool_error_result(
+        500,
+        f"The response of tool {tool.name!r} does not match its outputSchema: {listed}",
+        {"status": 500, "errors": errors},
+    )
 
 
 def _exception_result(tool: Tool, exc: Exception, mcp_request: HttpRequest) -> dict[str, Any]:

@@ -1,17 +1,33 @@
-"""MCP protocol revisions and JSON-RPC 2.0 error codes.
+"""MCP protocol revisions, eras and JSON-RPC 2.0 error codes.
 
 Sources: the MCP specification, ``docs/specification/<revision>/`` ("Lifecycle",
-"Transports", "Server Features → Tools"), and JSON-RPC 2.0 §5.1 for the codes.
+"Transports", "Server Features → Tools", and for 2026-07-28 "Basic → Per-request
+protocol fields"), and JSON-RPC 2.0 §5.1 for the codes.
+
+Two eras share one endpoint:
+
+* the **handshake era** (2025-03-26, 2025-06-18, 2025-11-25): ``initialize``
+  first, then requests carrying the negotiated ``MCP-Protocol-Version``;
+* the **stateless era** (2026-07-28): no handshake; every request carries its
+  revision, client capabilities and client info in ``params._meta`` and the
+  ``MCP-Protocol-Version``, ``Mcp-Method`` and ``Mcp-Name`` headers.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 __all__ = [
     "HANDSHAKE_REVISIONS",
     "LATEST_HANDSHAKE_REVISION",
+    "MODERN_REVISIONS",
+    "SUPPORTED_REVISIONS",
+    "HEADER_MISMATCH",
+    "MISSING_REQUIRED_CLIENT_CAPABILITY",
+    "UNSUPPORTED_PROTOCOL_VERSION",
+    "MODERN_ERROR_HTTP_STATUS",
+    "is_modern",
+    "structured_content_may_be_any_json",
     "DEFAULT_HEADER_REVISION",
     "PARSE_ERROR",
     "INVALID_REQUEST",
@@ -20,7 +36,6 @@ __all__ = [
     "INTERNAL_ERROR",
     "JsonRpcError",
     "negotiate_revision",
-    "is_known_revision_format",
     "supports_titles_and_output",
     "validation_errors_are_tool_results",
 ]
@@ -28,6 +43,9 @@ __all__ = [
 #: Handshake-era revisions this server speaks, oldest first.
 HANDSHAKE_REVISIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_HANDSHAKE_REVISION = HANDSHAKE_REVISIONS[-1]
+#: Stateless-era revisions this server speaks.
+MODERN_REVISIONS = ("2026-07-28",)
+SUPPORTED_REVISIONS = HANDSHAKE_REVISIONS + MODERN_REVISIONS
 #: "Transports" → "Protocol Version Header": with no header, assume 2025-03-26.
 DEFAULT_HEADER_REVISION = "2025-03-26"
 
@@ -36,8 +54,30 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+#: 2026-07-28: a routing header is missing or disagrees with the body.
+HEADER_MISMATCH = -32020
+#: 2026-07-28: the request lacks a client capability the method needs.
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+#: 2026-07-28: the request's revision is not served; ``data.supported`` lists those that are.
+UNSUPPORTED_PROTOCOL_VERSION = -32022
 
-_REVISION_FORMAT = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+#: 2026-07-28 per-request ``_meta`` keys.
+PROTOCOL_VERSION_META_KEY = "io.modelcontextprotocol/protocolVersion"
+CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_META_KEY = "io.modelcontextprotocol/clientInfo"
+SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
+
+#: 2026-07-28 "Transports": the HTTP status that carries each JSON-RPC error code;
+#: any other code travels with 200.
+MODERN_ERROR_HTTP_STATUS = {
+    PARSE_ERROR: 400,
+    INVALID_REQUEST: 400,
+    INVALID_PARAMS: 400,
+    HEADER_MISMATCH: 400,
+    MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+    METHOD_NOT_FOUND: 404,
+}
 
 
 class JsonRpcError(Exception):
@@ -73,8 +113,15 @@ def negotiate_revision(requested: Any) -> str:
     return requested if requested in HANDSHAKE_REVISIONS else LATEST_HANDSHAKE_REVISION
 
 
-def is_known_revision_format(value: str) -> bool:
-    return bool(_REVISION_FORMAT.match(value))
+def is_modern(revision: str) -> bool:
+    """Whether ``revision`` belongs to the stateless era (2026-07-28 and later)."""
+    return revision in MODERN_REVISIONS
+
+
+def structured_content_may_be_any_json(revision: str) -> bool:
+    """SEP-2106 (2026-07-28): ``outputSchema`` may be any schema and
+    ``structuredContent`` any JSON value; before, both had to be objects."""
+    return is_modern(revision)
 
 
 def supports_titles_and_output(revision: str) -> bool:

@@ -184,7 +184,12 @@ def _check_names(methods: list[Method]) -> list[Problem]:
 
 def _check_schemas(tool: Tool) -> list[Problem]:
     problems = []
-    for label, schema in (("inputSchema", tool.input_schema), ("outputSchema", tool.output_schema)):
+    schemas = (
+        ("inputSchema", tool.input_schema),
+        ("outputSchema", tool.output_schema),
+        ("2026-07-28 outputSchema", tool.result_schema),
+    )
+    for label, schema in schemas:
         if schema is None:
             continue
         try:

@@ -7,9 +7,11 @@ reaches are copied in (MCP spec 2025-11-25, "Tools" → "Tool"; JSON Schema
 
 * ``inputSchema``: ``{"type": "object", "properties": {...}, "required": [...],
   "additionalProperties": false, "$defs": {...}}``; read-only fields are left out.
-* ``outputSchema``: ``{"type": "object", "properties": {"result": <2xx schema>},
-  "required": ["result"]}``; write-only fields are left out; absent when the
-  response schema is unknown or empty.
+* ``outputSchema``, up to 2025-11-25: ``{"type": "object", "properties":
+  {"result": <2xx schema>}, "required": ["result"]}``, because it had to be an
+  object; from 2026-07-28 on (SEP-2106), the 2xx response schema itself, which
+  may be an array or a scalar. Write-only fields are left out; there is none
+  when the response schema is unknown or empty.
 * ``annotations``: derived from the HTTP method (RFC 9110 §9.2: GET/HEAD are
   safe, PUT/DELETE idempotent; DELETE destructive), overridden per hint by
   :func:`~mcp_bridge.mcp_tool`.
@@ -23,7 +25,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from mcp_bridge.openrpc import Method
-from mcp_bridge.protocol import supports_titles_and_output
+from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.schema import collect_defs, strip_flagged_properties
 
 __all__ = ["Tool", "build_tool", "method_annotations"]
@@ -54,7 +56,9 @@ class Tool:
 
     Attributes:
         name, title, description: the tool's texts (title defaults to the name).
-        input_schema, output_schema: self-contained JSON Schema 2020-12 objects.
+        input_schema: self-contained JSON Schema 2020-12.
+        output_schema: the ``{"result": ...}`` wrapper (handshake era), or ``None``.
+        result_schema: the raw response schema (2026-07-28), or ``None``.
         annotations: ``ToolAnnotations`` hints.
         method: the method the tool was built from (how to call the view).
         validator: the compiled validator of ``input_schema``, built once.
@@ -65,9 +69,11 @@ class Tool:
     description: str | None
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
+    result_schema: dict[str, Any] | None
     annotations: dict[str, bool]
     method: Method
     validator: Draft202012Validator = field(repr=False, compare=False, default=None)  # type: ignore[assignment]
+    _output_validators: dict[bool, Draft202012Validator] = field(repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.validator is None:
@@ -75,21 +81,46 @@ class Tool:
                 self.input_schema, format_checker=Draft202012Validator.FORMAT_CHECKER
             )
 
+    def output_schema_for(self, revision: str) -> dict[str, Any] | None:
+        """The ``outputSchema`` sent to (and enforced for) a client of ``revision``."""
+        if not supports_titles_and_output(revision):
+            return None
+        return self.result_schema if structured_content_may_be_any_json(revision) else self.output_schema
+
+    def structured_content(self, data: Any, revision: str) -> Any:
+        """The ``structuredContent`` of a successful call for ``revision``: the data
+        itself from 2026-07-28 on, ``{"result": data}`` before (it had to be an object)."""
+        return data if structured_content_may_be_any_json(revision) else {"result": data}
+
+    def output_validator(self, revision: str) -> Draft202012Validator | None:
+        """The compiled validator of :meth:`output_schema_for`, built once per era.
+
+        Formats are annotations here, as JSON Schema 2020-12 defines them by default:
+        the API's own serializers already produced the values.
+        """
+        schema = self.output_schema_for(revision)
+        if schema is None:
+            return None
+        key = structured_content_may_be_any_json(revision)
+        if key not in self._output_validators:
+            self._output_validators[key] = Draft202012Validator(schema)
+        return self._output_validators[key]
+
     def as_mcp(self, revision: str) -> dict[str, Any]:
         """The ``Tool`` object of ``tools/list`` for a protocol revision.
 
         ``title`` and ``outputSchema`` exist from 2025-06-18 on; they are left
-        out for 2025-03-26 clients.
+        out for 2025-03-26 clients. See :meth:`output_schema_for`.
         """
         tool: dict[str, Any] = {"name": self.name}
-        modern_fields = supports_titles_and_output(revision)
-        if modern_fields:
+        if supports_titles_and_output(revision):
             tool["title"] = self.title
         if self.description:
             tool["description"] = self.description
         tool["inputSchema"] = self.input_schema
-        if modern_fields and self.output_schema is not None:
-            tool["outputSchema"] = self.output_schema
+        output_schema = self.output_schema_for(revision)
+        if output_schema is not None:
+            tool["outputSchema"] = output_schema
         if self.annotations:
             tool["annotations"] = self.annotations
         return tool
@@ -120,10 +151,12 @@ def build_tool(method: Method, components: dict[str, Any]) -> Tool:
     input_root["additionalProperties"] = False
     input_schema = collect_defs(input_root, components, strip_flagged_properties("readOnly"))
 
-    output_schema = None
+    output_schema = result_schema = None
     if method.result:
+        strip_write_only = strip_flagged_properties("writeOnly")
         output_root = {"type": "object", "properties": {"result": method.result}, "required": ["result"]}
-        output_schema = collect_defs(output_root, components, strip_flagged_properties("writeOnly"))
+        output_schema = collect_defs(output_root, components, strip_write_only)
+        result_schema = collect_defs(method.result, components, strip_write_only)
 
     return Tool(
         name=method.name,
@@ -131,6 +164,7 @@ def build_tool(method: Method, components: dict[str, Any]) -> Tool:
         description=method.description or method.summary,
         input_schema=input_schema,
         output_schema=output_schema,
+        result_schema=result_schema,
         annotations=method_annotations(method),
         method=method,
     )

@@ -1,6 +1,11 @@
 """The Streamable HTTP transport: a plain, stateless Django view per group/version.
 
-MCP spec 2025-11-25, "Transports" → "Streamable HTTP":
+MCP spec 2025-11-25 and 2026-07-28, "Transports" → "Streamable HTTP". Both
+protocol eras are served on the same endpoint; the ``MCP-Protocol-Version``
+header routes a request (absent or a handshake revision: handshake era; any
+other value: the stateless 2026-07-28 era, see :mod:`mcp_bridge.envelope`).
+
+* A foreign ``Origin`` gets 403 (:mod:`mcp_bridge.security`).
 
 * ``POST`` carries one JSON-RPC message. A request is answered with
   ``application/json``, or with a one-event ``text/event-stream`` when the
@@ -12,6 +17,8 @@ MCP spec 2025-11-25, "Transports" → "Streamable HTTP":
   non-JSON ``Content-Type`` 415; a body over ``MAX_BODY_BYTES`` 413.
 * An unsupported ``MCP-Protocol-Version`` header gets 400; without the header
   the request is taken as 2025-03-26.
+* In the stateless era, JSON-RPC errors travel with the HTTP status the
+  revision assigns (400 for -32602/-32020/-32022, 404 for -32601).
 
 The endpoint is CSRF-exempt because it is not a form target: it authenticates
 nobody itself. Each tool call runs the real DRF view, whose
@@ -37,12 +44,15 @@ from mcp_bridge.executor import dumps
 from mcp_bridge.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,
+    MODERN_ERROR_HTTP_STATUS,
+    MODERN_REVISIONS,
     INTERNAL_ERROR,
     INVALID_REQUEST,
     PARSE_ERROR,
     JsonRpcError,
 )
 from mcp_bridge.registry import ToolSet, get_groups, get_toolset
+from mcp_bridge.security import origin_allowed
 
 __all__ = ["mcp_endpoint", "openrpc_document"]
 
@@ -111,6 +121,10 @@ def _wants(request: HttpRequest) -> str | None:
 @csrf_exempt
 def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The MCP endpoint of one API group (and version): ``/mcp/<group>/[<version>/]``."""
+    if not origin_allowed(request):
+        return _error_response(
+            INVALID_REQUEST, f"Forbidden: Origin {request.headers['Origin']!r} is not allowed to use this endpoint.", 403
+        )
     if request.method != "POST":
         response = HttpResponse(status=405)
         response["Allow"] = "POST"
@@ -125,14 +139,13 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
         return _error_response(
             INVALID_REQUEST, f"Unsupported Media Type {request.content_type!r}: send the JSON-RPC message as application/json.", 415
         )
+    # The era is routed by the header, as the reference SDKs do: a handshake revision
+    # (or none: 2025-03-26) is the handshake era; any other value goes to the stateless
+    # era, whose envelope check rejects an unknown or malformed revision with a 400.
     header_revision = request.headers.get("MCP-Protocol-Version")
-    if header_revision is not None and header_revision not in HANDSHAKE_REVISIONS:
-        return _error_response(
-            INVALID_REQUEST,
-            f"Bad Request: unsupported MCP-Protocol-Version {header_revision!r}.",
-            400,
-            data={"supported": list(HANDSHAKE_REVISIONS)},
-        )
+    revision = header_revision or DEFAULT_HEADER_REVISION
+    if revision not in HANDSHAKE_REVISIONS and revision not in MODERN_REVISIONS:
+        revision = MODERN_REVISIONS[-1]
     try:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -151,17 +164,20 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     if isinstance(message, list):
         return _error_response(INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported; send one message per POST.", 400)
 
-    call = Call(request=request, toolset=toolset, revision=header_revision or DEFAULT_HEADER_REVISION)
+    call = Call(request=request, toolset=toolset, revision=revision)
     try:
         response = handle_message(message, call)
     except JsonRpcError as exc:
         return _error_response(exc.code, exc.message, exc.http_status, exc.data)
     if response is None:
         return HttpResponse(status=202)
+    status = 200
+    if call.modern and "error" in response:
+        status = MODERN_ERROR_HTTP_STATUS.get(response["error"]["code"], 200)
     body = dumps(response)
-    if answer_as == "sse":
+    if answer_as == "sse" and status == 200:
         return HttpResponse(f"event: message\ndata: {body}\n\n", content_type="text/event-stream")
-    return HttpResponse(body, content_type="application/json")
+    return HttpResponse(body, status=status, content_type="application/json")
 
 
 def openrpc_document(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:

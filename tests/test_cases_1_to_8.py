@@ -140,9 +140,9 @@ def view_responses(monkeypatch) -> list:
     responses = []
     original = executor._response_result
 
-    def spy(response, revision):
+    def spy(tool, response, revision):
         responses.append(response)
-        return original(response, revision)
+        return original(tool, response, revision)
 
     monkeypatch.setattr(executor, "_response_result", spy)
     return responses
