@@ -31,7 +31,7 @@ from django.http import HttpRequest
 from drf_spectacular.settings import spectacular_settings
 
 import mcp_bridge
-from mcp_bridge import executor
+from mcp_bridge import events, executor
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.envelope import check_envelope
 from mcp_bridge.protocol import (
@@ -212,6 +212,8 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
     return result
 
 
+# Errors found here, before the view runs, go to the tool_call_failed signal.
+@events.observe_tools_call
 def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
     name = params.get("name")
     if not isinstance(name, str):
@@ -238,14 +240,38 @@ def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
     return executor.call_tool(tool, arguments, call.request, call.revision)
 
 
+def _empty_listing(key: str) -> Any:
+    """``prompts/list``, ``resources/list``, ``resources/templates/list``: an API group
+    publishes tools only. The capabilities do not announce prompts or resources;
+    the empty lists (with cache hints on 2026-07-28) answer clients that ask anyway."""
+
+    def handler(params: dict[str, Any], call: Call) -> dict[str, Any]:
+        if params.get("cursor") is not None:
+            raise JsonRpcError(INVALID_PARAMS, "Invalid params: unknown cursor; this list is empty.")
+        result: dict[str, Any] = {key: []}
+        if call.modern:
+            result["ttlMs"] = int(bridge_settings.TOOLS_LIST_TTL_MS)
+            result["cacheScope"] = "public"
+        return result
+
+    return handler
+
+
+_EMPTY_LISTINGS = {
+    "prompts/list": _empty_listing("prompts"),
+    "resources/list": _empty_listing("resources"),
+    "resources/templates/list": _empty_listing("resourceTemplates"),
+}
 _HANDSHAKE_HANDLERS = {
     "initialize": _initialize,
     "ping": _ping,
     "tools/list": _tools_list,
     "tools/call": _tools_call,
+    **_EMPTY_LISTINGS,
 }
 _MODERN_HANDLERS = {
     "server/discover": _discover,
     "tools/list": _tools_list,
     "tools/call": _tools_call,
+    **_EMPTY_LISTINGS,
 }

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.http import HttpRequest
-from django.http.request import validate_host
+from django.http.request import split_domain_port, validate_host
 
 from mcp_bridge.conf import bridge_settings
 
@@ -55,8 +55,8 @@ def origin_allowed(request: HttpRequest) -> bool:
     trusted = [*getattr(settings, "CSRF_TRUSTED_ORIGINS", []), *bridge_settings.ALLOWED_ORIGINS]
     if any(_matches(origin, pattern) for pattern in trusted):
         return True
-    host = urlsplit(origin).netloc
-    if not host:
+    domain, _port = split_domain_port(urlsplit(origin).netloc)
+    if not domain:
         return False
     allowed_hosts = settings.ALLOWED_HOSTS or (_DEBUG_HOSTS if settings.DEBUG else [])
-    return validate_host(host, allowed_hosts)
+    return validate_host(domain, allowed_hosts)

@@ -92,7 +92,7 @@ def test_invalid_request(cases, message):
 
 
 def test_unknown_method(cases):
-    assert cases.rpc("resources/list")["error"]["code"] == -32601
+    assert cases.rpc("sampling/createMessage")["error"]["code"] == -32601
 
 
 def test_wrong_content_type_is_415(cases):
