@@ -59,11 +59,14 @@ class Call:
         request: the MCP HTTP request (its identity reaches the views).
         toolset: the group/version's tools.
         revision: the protocol revision of the request (``MCP-Protocol-Version``).
+        check_headers: whether the transport has HTTP headers to check against
+            a 2026-07-28 envelope (false for stdio).
     """
 
     request: HttpRequest
     toolset: ToolSet
     revision: str
+    check_headers: bool = True
 
     @property
     def modern(self) -> bool:
@@ -106,7 +109,8 @@ def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
         if not isinstance(params, dict):
             raise JsonRpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object.')
         if call.modern:
-            call.revision = check_envelope(method, params, call.request.headers).revision
+            headers = call.request.headers if call.check_headers else None
+            call.revision = check_envelope(method, params, headers).revision
         handler = handlers.get(method)
         if handler is None:
             raise JsonRpcError(

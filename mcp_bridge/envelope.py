@@ -77,19 +77,50 @@ def _reject(code: int, message: str, data: Any = None) -> JsonRpcError:
     return JsonRpcError(code, message, data=data, http_status=400)
 
 
-def check_envelope(method: str, params: Mapping[str, Any], headers: Mapping[str, str]) -> Envelope:
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    value = headers.get(name)
+    # RFC 9110 §5.5: optional whitespace around a field value is not part of it.
+    return value.strip(" \t") if value is not None else None
+
+
+def _check_headers(method: str, params: Mapping[str, Any], headers: Mapping[str, str], revision: Any) -> None:
+    header_revision = _header(headers, "MCP-Protocol-Version")
+    if header_revision is None or header_revision != revision:
+        raise _reject(
+            HEADER_MISMATCH,
+            "Header mismatch: the MCP-Protocol-Version header must equal "
+            f"params._meta[{PROTOCOL_VERSION_META_KEY!r}] ({header_revision!r} != {revision!r}).",
+        )
+    if _header(headers, "Mcp-Method") != method:
+        raise _reject(
+            HEADER_MISMATCH,
+            f"Header mismatch: the Mcp-Method header must equal the body's method {method!r} "
+            f"(got {_header(headers, 'Mcp-Method')!r}).",
+        )
+    name_param = NAME_BEARING_PARAMS.get(method)
+    if name_param is not None and params.get(name_param) is not None:
+        if decode_header_value(_header(headers, "Mcp-Name")) != params[name_param]:
+            raise _reject(
+                HEADER_MISMATCH,
+                f"Header mismatch: the Mcp-Name header must equal params.{name_param} "
+                f"({params[name_param]!r}).",
+            )
+
+
+def check_envelope(method: str, params: Mapping[str, Any], headers: Mapping[str, str] | None) -> Envelope:
     """Check one 2026-07-28 request's ``_meta`` and headers.
 
     Args:
         method: the body's ``method``.
         params: the body's ``params`` (an object).
-        headers: the HTTP headers (case-insensitive mapping, e.g. ``request.headers``).
+        headers: the HTTP headers (case-insensitive mapping, e.g. ``request.headers``),
+            or ``None`` for a transport without headers (stdio): rungs 0 and 2 are skipped.
 
     Raises:
         JsonRpcError: -32602, -32020 or -32022 as listed in the module docstring.
     """
     meta = params.get("_meta")
-    header_revision = headers.get("MCP-Protocol-Version")
+    header_revision = _header(headers, "MCP-Protocol-Version") if headers is not None else None
     has_revision = isinstance(meta, Mapping) and PROTOCOL_VERSION_META_KEY in meta
     if header_revision is not None and header_revision not in SUPPORTED_REVISIONS and not has_revision:
         # Not a 2026-07-28 request at all, e.g. a handshake-era client sending a revision
@@ -110,26 +141,8 @@ def check_envelope(method: str, params: Mapping[str, Any], headers: Mapping[str,
         raise _reject(INVALID_PARAMS, f"Invalid params: params._meta lacks {', '.join(missing)}.")
     revision = meta[PROTOCOL_VERSION_META_KEY]
 
-    if header_revision is None or header_revision != revision:
-        raise _reject(
-            HEADER_MISMATCH,
-            "Header mismatch: the MCP-Protocol-Version header must equal "
-            f"params._meta[{PROTOCOL_VERSION_META_KEY!r}] ({header_revision!r} != {revision!r}).",
-        )
-    if headers.get("Mcp-Method") != method:
-        raise _reject(
-            HEADER_MISMATCH,
-            f"Header mismatch: the Mcp-Method header must equal the body's method {method!r} "
-            f"(got {headers.get('Mcp-Method')!r}).",
-        )
-    name_param = NAME_BEARING_PARAMS.get(method)
-    if name_param is not None and params.get(name_param) is not None:
-        if decode_header_value(headers.get("Mcp-Name")) != params[name_param]:
-            raise _reject(
-                HEADER_MISMATCH,
-                f"Header mismatch: the Mcp-Name header must equal params.{name_param} "
-                f"({params[name_param]!r}).",
-            )
+    if headers is not None:
+        _check_headers(method, params, headers, revision)
 
     if not isinstance(revision, str):
         raise _reject(INVALID_PARAMS, "Invalid params: the protocol version in params._meta must be a string.")

@@ -1,0 +1,149 @@
+"""``manage.py mcp_stdio <group>``: serve one API group over the MCP stdio transport.
+
+For desktop clients that launch a local process (MCP spec, "Transports →
+stdio"): newline-delimited JSON-RPC messages on stdin, responses on stdout,
+logs on stderr. The tools and the execution path are the HTTP endpoint's: each
+call runs the real DRF view. The caller's identity is the ``--user`` given
+(DRF's forced authentication, the same mechanism as ``APIClient.force_authenticate``);
+without it, calls are anonymous.
+
+Examples::
+
+    manage.py mcp_stdio catalog
+    manage.py mcp_stdio backoffice --user alice
+    manage.py mcp_stdio catalog --api-version v2
+
+Both protocol eras work: ``initialize`` starts a handshake-era session, and a
+request whose ``params._meta`` names 2026-07-28 is served statelessly (stdio
+has no headers, so the envelope's header checks do not apply).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from typing import Any, TextIO
+
+from django.contrib.auth import get_user_model
+from django.core import signals
+from django.core.management.base import BaseCommand, CommandError
+from django.http import HttpRequest
+
+from mcp_bridge.dispatch import Call, handle_message
+from mcp_bridge.exceptions import ToolSetError
+from mcp_bridge.executor import dumps
+from mcp_bridge.protocol import (
+    DEFAULT_HEADER_REVISION,
+    HANDSHAKE_REVISIONS,
+    INVALID_REQUEST,
+    MODERN_REVISIONS,
+    PARSE_ERROR,
+    PROTOCOL_VERSION_META_KEY,
+    JsonRpcError,
+)
+from mcp_bridge.registry import get_groups, get_toolset
+
+
+class Command(BaseCommand):
+    help = "Serve one API group as an MCP server over stdio (newline-delimited JSON-RPC)."
+    requires_system_checks: list[str] = []  # the tools are built (and checked) below
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("group", help="the API group to serve")
+        parser.add_argument("--api-version", dest="api_version", help="the API version (versioned groups)")
+        parser.add_argument("--user", help="run every call as this user (username); anonymous if omitted")
+        parser.add_argument(
+            "--host", default="localhost",
+            help="the Host the views see (absolute URLs in results); must be in ALLOWED_HOSTS",
+        )
+
+    def handle(self, *args: Any, group: str, api_version: str | None, user: str | None, host: str, **options: Any) -> None:
+        versions = get_groups().get(group)
+        if versions is None:
+            raise CommandError(f"Unknown API group {group!r}. Known groups: {', '.join(get_groups()) or 'none'}.")
+        if api_version is None and versions != [None]:
+            api_version = versions[-1]
+        try:
+            toolset = get_toolset(group, api_version)
+        except ToolSetError as exc:
+            raise CommandError(str(exc)) from exc
+        forced_user = self._user(user) if user else None
+        server = _StdioServer(toolset, forced_user, host)
+        # Anything printed by the project's code must not corrupt the protocol stream.
+        protocol_out = sys.stdout
+        with contextlib.redirect_stdout(sys.stderr):
+            server.serve(sys.stdin, protocol_out)
+
+    @staticmethod
+    def _user(username: str) -> Any:
+        model = get_user_model()
+        try:
+            return model._default_manager.get_by_natural_key(username)
+        except model.DoesNotExist as exc:
+            raise CommandError(f"No user {username!r}: --user takes an existing {model.USERNAME_FIELD}.") from exc
+
+
+class _StdioServer:
+    def __init__(self, toolset: Any, forced_user: Any, host: str) -> None:
+        self.toolset = toolset
+        self.forced_user = forced_user
+        self.host = host
+        self.revision = DEFAULT_HEADER_REVISION
+
+    def _request(self) -> HttpRequest:
+        request = HttpRequest()
+        request.method = "POST"
+        request.path = request.path_info = "/"
+        request.META.update(
+            {"SERVER_NAME": self.host, "SERVER_PORT": "80", "HTTP_HOST": self.host, "REMOTE_ADDR": "127.0.0.1"}
+        )
+        if self.forced_user is not None:
+            request.user = self.forced_user
+            request._force_auth_user = self.forced_user  # read by rest_framework.request.Request
+        return request
+
+    def serve(self, stdin: TextIO, stdout: TextIO) -> None:
+        for line in stdin:
+            if not line.strip():
+                continue
+            response = self.handle_line(line)
+            if response is not None:
+                stdout.write(dumps(response) + "\n")
+                stdout.flush()
+
+    def handle_line(self, line: str) -> Any:
+        # Each message is a request of its own, as Django's handler would make it: the
+        # signals close stale database connections and fire request_finished receivers.
+        signals.request_started.send(sender=self.__class__)
+        try:
+            return self._handle(line)
+        finally:
+            signals.request_finished.send(sender=self.__class__)
+
+    def _handle(self, line: str) -> Any:
+        try:
+            message = json.loads(line)
+        except ValueError as exc:
+            return _error(PARSE_ERROR, f"Parse error: not valid JSON ({exc}).")
+        if isinstance(message, list):
+            return _error(INVALID_REQUEST, "Invalid Request: send one JSON-RPC message per line.")
+        revision = self.revision
+        meta = (message.get("params") or {}).get("_meta") if isinstance(message, dict) else None
+        if isinstance(meta, dict) and meta.get(PROTOCOL_VERSION_META_KEY) not in (None, *HANDSHAKE_REVISIONS):
+            revision = MODERN_REVISIONS[-1]
+        call = Call(request=self._request(), toolset=self.toolset, revision=revision, check_headers=False)
+        try:
+            response = handle_message(message, call)
+        except JsonRpcError as exc:
+            return _error(exc.code, exc.message, exc.data)
+        if isinstance(message, dict) and message.get("method") == "initialize" and response and "result" in response:
+            self.revision = response["result"]["protocolVersion"]
+        return response
+
+
+def _error(code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": None, "error": error}
