@@ -12,3 +12,7 @@ class McpBridgeConfig(AppConfig):
 
         # Tagged "urls": the check needs the URLconf, like Django's own URL checks.
         checks.register(check_tool_sets, checks.Tags.urls)
+
+        from mcp_bridge.translation import check_catalogues
+
+        checks.register(check_catalogues, checks.Tags.translation)

@@ -41,6 +41,15 @@ Keys and defaults:
     Browser origins (``"https://app.example.com"``) allowed besides those
     derived from ``ALLOWED_HOSTS`` and ``CSRF_TRUSTED_ORIGINS``; see
     :mod:`mcp_bridge.security`.
+``CACHE_ALIAS`` (``"default"``)
+    The ``settings.CACHES`` alias of :func:`mcp_bridge.caching.cached` when the
+    decorator names none.
+``LOCK_BACKEND`` (``"mcp_bridge.locking.FileLockBackend"``)
+    Dotted path of the :class:`mcp_bridge.locking.LockBackend` of
+    :func:`mcp_bridge.locking.locked`: file leases for the processes of one
+    machine, or ``"mcp_bridge.locking.RedisLockBackend"`` for several.
+``LOCK_OPTIONS`` (``{}``)
+    Keyword arguments of the lock backend, e.g. ``{"url": "redis://host:6379/0"}``.
 """
 
 from __future__ import annotations
@@ -64,6 +73,9 @@ DEFAULTS: dict[str, Any] = {
     "TOOLS_LIST_CACHE_SCOPE": None,
     "OUTPUT_VALIDATION": "error",
     "ALLOWED_ORIGINS": [],
+    "CACHE_ALIAS": "default",
+    "LOCK_BACKEND": "mcp_bridge.locking.FileLockBackend",
+    "LOCK_OPTIONS": {},
 }
 
 #: Allowed values of the settings that take one of a few words.

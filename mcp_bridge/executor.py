@@ -44,6 +44,7 @@ from django.urls import Resolver404, resolve
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
+from mcp_bridge import events
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.tools import Tool
@@ -205,13 +206,19 @@ def call_tool(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, r
     raises for a failure of the view: every failure is an ``isError`` result.
     """
     try:
+        # pre_tool_call (mcp_bridge.signals): a receiver may refuse the call.
+        refusal = events.call_started(tool, arguments, mcp_request, revision)
+        if refusal is not None:
+            return refusal
         request = build_request(tool, arguments, mcp_request)
         match = request.resolver_match
         view = _atomic_handler.make_view_atomic(match.func)
         response = view(request, *match.args, **match.kwargs)
     except Exception as exc:
-        return _exception_result(tool, exc, mcp_request)
-    return _response_result(tool, response, revision)
+        result = _exception_result(tool, exc, mcp_request)
+        return events.call_ended(tool, arguments, mcp_request, revision, result, exception=exc)
+    result = _response_result(tool, response, revision)
+    return events.call_ended(tool, arguments, mcp_request, revision, result, response=response)
 
 
 def _response_data(response: HttpResponseBase) -> Any:

@@ -298,9 +298,12 @@ def build_methods(sources: list[OperationSource], components: dict[str, Any]) ->
     methods = []
     for source, name in zip(sources, _default_names(sources), strict=True):
         operation = source.operation
+        # A gettext_lazy title is evaluated here, once, in the language of the build;
+        # drf-spectacular already did so for the operation's texts.
+        title = str(source.metadata["title"]) if source.metadata.get("title") else None
         method = Method(
             name=name,
-            title=source.metadata.get("title") or operation.get("summary"),
+            title=title or operation.get("summary"),
             summary=operation.get("summary"),
             description=operation.get("description"),
             params=[],

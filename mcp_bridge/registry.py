@@ -11,6 +11,10 @@ that is not valid JSON Schema (E005) makes the build raise
 :class:`~mcp_bridge.exceptions.ToolSetError`. The failure is cached too, so
 every request to that endpoint answers HTTP 500 until the code is fixed;
 other groups are unaffected.
+
+``get_toolset(group, version, language)`` returns a per-language copy whose
+texts come from the gettext catalogues (:mod:`mcp_bridge.translation`); the
+copy is derived from the one build, so the generator never runs per language.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.urls import get_urlconf
+from django.utils import translation
 from drf_spectacular.settings import spectacular_settings
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
@@ -34,6 +39,7 @@ from mcp_bridge.exceptions import Problem, ToolSetError
 from mcp_bridge.openapi import discover_groups, generate_group_schema
 from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
 from mcp_bridge.tools import Tool, build_tool
+from mcp_bridge.translation import translate_toolset
 
 __all__ = ["ToolSet", "get_toolset", "get_groups", "clear_cache", "TOOL_NAME_PATTERN"]
 
@@ -41,7 +47,7 @@ __all__ = ["ToolSet", "get_toolset", "get_groups", "clear_cache", "TOOL_NAME_PAT
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_.-]{1,128}$")
 
 #: Settings whose change invalidates built tool sets.
-_WATCHED_SETTINGS = {"MCP_BRIDGE", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS", "ROOT_URLCONF", "DEBUG"}
+_WATCHED_SETTINGS = {"MCP_BRIDGE", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS", "ROOT_URLCONF", "DEBUG", "LANGUAGE_CODE"}
 
 
 @dataclass
@@ -95,23 +101,36 @@ def get_groups() -> dict[str, list[str | None]]:
         return _groups[key]
 
 
-def get_toolset(group: str, version: str | None = None) -> ToolSet:
+def get_toolset(group: str, version: str | None = None, language: str | None = None) -> ToolSet:
     """The tool set of a group/version, built on first use.
 
+    Args:
+        group, version: the endpoint.
+        language: a language code (see :func:`mcp_bridge.translation.negotiate_language`):
+            the texts come from the gettext catalogues, per :mod:`mcp_bridge.translation`.
+            ``None``: the code's own texts.
+
     Raises:
-        ToolSetError: the group's tools cannot be built (the problems are listed).
+        ToolSetError: the group's tools cannot be built, or a catalogue in the
+            language's fallback chain cannot be read (the problems are listed).
     """
     key = (_urlconf_key(), group, version)
     with _lock:
         cached = _toolsets.get(key)
         if cached is None:
             try:
-                cached = _build(group, version)
+                # Lazy texts (help_text, gettext_lazy titles) are evaluated once, in the
+                # default language, whatever language the triggering request activated;
+                # translations are applied per language on top, without regenerating.
+                with translation.override(settings.LANGUAGE_CODE):
+                    cached = _build(group, version)
             except ToolSetError as exc:
                 cached = exc
             _toolsets[key] = cached
     if isinstance(cached, ToolSetError):
         raise cached
+    if language is not None:
+        return translate_toolset(cached, language)
     return cached
 
 

@@ -37,8 +37,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.settings import api_settings
 
+from mcp_bridge.batch import handle_batch
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.dispatch import Call, handle_message
+from mcp_bridge.events import deliver_after_response
 from mcp_bridge.exceptions import ToolSetError
 from mcp_bridge.executor import dumps
 from mcp_bridge.protocol import (
@@ -119,6 +121,7 @@ def _wants(request: HttpRequest) -> str | None:
 
 
 @csrf_exempt
+@deliver_after_response  # tool_call_delivered once the response is sent (mcp_bridge.events)
 def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The MCP endpoint of one API group (and version): ``/mcp/<group>/[<version>/]``."""
     if not origin_allowed(request):
@@ -161,12 +164,11 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
         message = json.loads(request.body)
     except ValueError as exc:
         return _error_response(PARSE_ERROR, f"Parse error: the body is not valid JSON ({exc}).", 400)
-    if isinstance(message, list):
-        return _error_response(INVALID_REQUEST, "Invalid Request: JSON-RPC batches are not supported; send one message per POST.", 400)
 
     call = Call(request=request, toolset=toolset, revision=revision)
     try:
-        response = handle_message(message, call)
+        # An array is a JSON-RPC batch: 2025-03-26 only (mcp_bridge.batch).
+        response = handle_batch(message, call) if isinstance(message, list) else handle_message(message, call)
     except JsonRpcError as exc:
         return _error_response(exc.code, exc.message, exc.http_status, exc.data)
     if response is None:
