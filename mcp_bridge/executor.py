@@ -56,7 +56,9 @@ logger = logging.getLogger("mcp_bridge.executor")
 
 _PLACEHOLDER = re.compile(r"\{([^}/]+)\}")
 #: Request attributes set by middleware that identify the caller.
-_IDENTITY_ATTRIBUTES = ("user", "auser", "session", "LANGUAGE_CODE")
+#: ``_force_auth_*`` is DRF's forced authentication (``APIClient.force_authenticate``,
+#: and ``manage.py mcp_stdio --user``): rest_framework.request.Request reads it.
+_IDENTITY_ATTRIBUTES = ("user", "auser", "session", "LANGUAGE_CODE", "_force_auth_user", "_force_auth_token")
 #: CGI variables that describe the server and the client connection, kept as they are.
 _CONNECTION_VARIABLES = (
     "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST", "REMOTE_USER",

@@ -48,6 +48,7 @@ from mcp_bridge.protocol import (
     HANDSHAKE_REVISIONS,
     MODERN_ERROR_HTTP_STATUS,
     MODERN_REVISIONS,
+    PROTOCOL_VERSION_META_KEY,
     INTERNAL_ERROR,
     INVALID_REQUEST,
     PARSE_ERROR,
@@ -55,6 +56,7 @@ from mcp_bridge.protocol import (
 )
 from mcp_bridge.registry import ToolSet, get_groups, get_toolset
 from mcp_bridge.security import origin_allowed
+from mcp_bridge.translation import language_negotiated
 
 __all__ = ["mcp_endpoint", "openrpc_document"]
 
@@ -99,12 +101,14 @@ def _resolve_version(group: str, version: str | None) -> tuple[str | None, HttpR
     return version, None
 
 
-def _load_toolset(group: str, version: str | None) -> tuple[ToolSet | None, HttpResponse | None]:
+def _load_toolset(
+    group: str, version: str | None, language: str | None = None
+) -> tuple[ToolSet | None, HttpResponse | None]:
     version, failure = _resolve_version(group, version)
     if failure is not None:
         return None, failure
     try:
-        return get_toolset(group, version), None
+        return get_toolset(group, version, language), None
     except ToolSetError as exc:
         logger.error("%s", exc)
         data = {"problems": [{"id": p.id, "message": p.msg, "hint": p.hint} for p in exc.problems]} if settings.DEBUG else None
@@ -120,7 +124,14 @@ def _wants(request: HttpRequest) -> str | None:
     return None
 
 
+def _claims_modern_envelope(message: Any) -> bool:
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta
+
+
 @csrf_exempt
+@language_negotiated  # sets request.LANGUAGE_CODE; Content-Language and Vary on every response
 @deliver_after_response  # tool_call_delivered once the response is sent (mcp_bridge.events)
 def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The MCP endpoint of one API group (and version): ``/mcp/<group>/[<version>/]``."""
@@ -156,7 +167,7 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     if length > bridge_settings.MAX_BODY_BYTES:
         return _error_response(INVALID_REQUEST, f"Payload Too Large: the limit is {bridge_settings.MAX_BODY_BYTES} bytes.", 413)
 
-    toolset, failure = _load_toolset(group, version)
+    toolset, failure = _load_toolset(group, version, request.LANGUAGE_CODE)
     if failure is not None:
         return failure
 
@@ -165,6 +176,10 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     except ValueError as exc:
         return _error_response(PARSE_ERROR, f"Parse error: the body is not valid JSON ({exc}).", 400)
 
+    if revision in HANDSHAKE_REVISIONS and _claims_modern_envelope(message):
+        # A 2026-07-28 envelope under a handshake-era header contradicts itself; the
+        # stateless era's envelope check answers it with a header mismatch (-32020).
+        revision = MODERN_REVISIONS[-1]
     call = Call(request=request, toolset=toolset, revision=revision)
     try:
         # An array is a JSON-RPC batch: 2025-03-26 only (mcp_bridge.batch).

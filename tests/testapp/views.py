@@ -156,6 +156,12 @@ class ReportViewSet(
             raise PermissionDenied("Reports are closed today.")
         raise MethodNotAllowed("GET")
 
+    @extend_schema(responses=ReportSerializer)
+    @action(detail=False, methods=["get"])
+    def broken(self, request):
+        """Answer with data that breaks the declared response schema."""
+        return Response({"id": "not-a-number", "name": 5})
+
     @action(detail=False, methods=["get"])
     def crash(self, request):
         """Raise an unexpected exception."""

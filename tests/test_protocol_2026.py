@@ -1,0 +1,320 @@
+"""The 2026-07-28 stateless revision beside the handshake era, on the same endpoint.
+
+Requests go through Django's test client (real URLconf, middleware and view);
+every result is also checked against the ``mcp-types`` wire model of its
+revision (``mcp_types.methods.validate_server_result``).
+"""
+
+from __future__ import annotations
+
+import json
+from base64 import b64encode
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from mcp_types.methods import validate_server_result
+from rest_framework.authtoken.models import Token
+
+from tests.testapp.models import Report
+
+MODERN = "2026-07-28"
+META = {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "1"},
+}
+SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+
+def modern_post(client: Client, method: str, params: dict | None = None, *, path: str = "/mcp/cases/",
+                headers: dict | None = None, meta: dict | None = META):
+    params = dict(params or {})
+    if meta is not None:
+        params["_meta"] = meta
+    sent = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+    if method == "tools/call" and "name" in params:
+        sent["Mcp-Name"] = params["name"]
+    sent.update(headers or {})
+    sent = {k: v for k, v in sent.items() if v is not None}
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    return client.post(path, json.dumps(body), content_type="application/json", headers=sent)
+
+
+def result_of(response, method: str) -> dict:
+    assert response.status_code == 200, response.content
+    result = response.json()["result"]
+    validate_server_result(method, MODERN, result)
+    assert result["resultType"] == "complete"
+    server_info = result["_meta"][SERVER_INFO]
+    assert server_info["name"] and server_info["version"]
+    return result
+
+
+def error_of(response, status: int, code: int) -> dict:
+    assert response.status_code == status, response.content
+    error = response.json()["error"]
+    assert error["code"] == code, error
+    return error
+
+
+@pytest.fixture
+def client(db) -> Client:
+    return Client()
+
+
+# --- Discovery and listing ------------------------------------------------------------------------
+
+
+def test_discover(client):
+    result = result_of(modern_post(client, "server/discover"), "server/discover")
+    assert result["_meta"][SERVER_INFO]["name"] == "tests"
+    assert result["supportedVersions"] == ["2025-03-26", "2025-06-18", "2025-11-25", MODERN]
+    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["ttlMs"] == 300_000
+    assert result["cacheScope"] == "public"
+
+
+def test_tools_list_carries_cache_hints(client, settings):
+    result = result_of(modern_post(client, "tools/list"), "tools/list")
+    assert result["ttlMs"] == 300_000 and result["cacheScope"] in ("public", "private")
+    settings.MCP_BRIDGE = {"TOOLS_LIST_TTL_MS": 1234, "TOOLS_LIST_CACHE_SCOPE": "private"}
+    result = result_of(modern_post(client, "tools/list"), "tools/list")
+    assert (result["ttlMs"], result["cacheScope"]) == (1234, "private")
+
+
+def test_cache_scope_is_public_with_one_language(client, settings):
+    settings.LANGUAGES = [("en", "English")]
+    assert result_of(modern_post(client, "tools/list"), "tools/list")["cacheScope"] == "public"
+    settings.LANGUAGES = [("en", "English"), ("uk", "Ukrainian")]
+    assert result_of(modern_post(client, "tools/list"), "tools/list")["cacheScope"] == "private"
+
+
+@pytest.mark.parametrize("method", ["prompts/list", "resources/list", "resources/templates/list"])
+def test_other_listings_are_empty_with_hints(client, method):
+    result = result_of(modern_post(client, method), method)
+    assert result["ttlMs"] == 300_000
+
+
+# --- The envelope ---------------------------------------------------------------------------------
+
+
+def test_missing_meta_is_invalid_params_400(client):
+    error_of(modern_post(client, "tools/list", meta=None), 400, -32602)
+
+
+@pytest.mark.parametrize("missing", ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"])
+def test_missing_required_meta_field_is_400(client, missing):
+    meta = {k: v for k, v in META.items() if k != missing}
+    error_of(modern_post(client, "tools/list", meta=meta), 400, -32602)
+
+
+def test_client_info_is_optional(client):
+    meta = {k: v for k, v in META.items() if k != "io.modelcontextprotocol/clientInfo"}
+    result_of(modern_post(client, "tools/list", meta=meta), "tools/list")
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"Mcp-Method": None}, {"Mcp-Method": "tools/call"}, {"MCP-Protocol-Version": "2025-11-25"}],
+)
+def test_routing_header_mismatch_is_32020(client, headers):
+    error_of(modern_post(client, "tools/list", headers=headers), 400, -32020)
+
+
+def test_tool_name_header_must_match(client):
+    error_of(modern_post(client, "tools/call", {"name": "reports.list"}, headers={"Mcp-Name": "reports.crash"}),
+             400, -32020)
+    error_of(modern_post(client, "tools/call", {"name": "reports.list"}, headers={"Mcp-Name": None}), 400, -32020)
+
+
+def test_tool_name_header_may_be_base64_and_padded(client):
+    encoded = "=?base64?" + b64encode(b"reports.list").decode() + "?="
+    result_of(modern_post(client, "tools/call", {"name": "reports.list"}, headers={"Mcp-Name": encoded}), "tools/call")
+    result_of(modern_post(client, "tools/call", {"name": "reports.list"}, headers={"Mcp-Name": "  reports.list "}),
+              "tools/call")
+
+
+def test_unsupported_version_is_32022_with_supported(client):
+    meta = {**META, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}
+    error = error_of(modern_post(client, "tools/list", meta=meta, headers={"MCP-Protocol-Version": "2099-01-01"}),
+                     400, -32022)
+    assert MODERN in error["data"]["supported"] and error["data"]["requested"] == "2099-01-01"
+
+
+@pytest.mark.parametrize("method", ["initialize", "ping", "logging/setLevel", "no/such"])
+def test_unknown_or_removed_methods_are_404(client, method):
+    error_of(modern_post(client, method), 404, -32601)
+
+
+def test_notification_is_202(client):
+    response = client.post("/mcp/cases/", json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled"}),
+                           content_type="application/json",
+                           headers={"Accept": "application/json", "MCP-Protocol-Version": MODERN})
+    assert response.status_code == 202 and response.content == b""
+
+
+def test_both_eras_share_the_endpoint(client):
+    legacy = client.post("/mcp/cases/", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+                         content_type="application/json",
+                         headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"})
+    assert legacy.status_code == 200
+    validate_server_result("tools/list", "2025-11-25", legacy.json()["result"])
+    assert "resultType" not in legacy.json()["result"]
+    modern = result_of(modern_post(client, "tools/list"), "tools/list")
+    assert [t["name"] for t in modern["tools"]] == [t["name"] for t in legacy.json()["result"]["tools"]]
+
+
+# --- Structured output per revision ---------------------------------------------------------------
+
+
+def test_modern_list_result_is_raw_and_matches_its_schema(client):
+    Report.objects.create(name="a")
+    tools = {t["name"]: t for t in result_of(modern_post(client, "tools/list"), "tools/list")["tools"]}
+    assert tools["reports.list"]["outputSchema"]["type"] == "array"
+    result = result_of(modern_post(client, "tools/call", {"name": "reports.list"}), "tools/call")
+    rows = [{"id": r.id, "name": r.name} for r in Report.objects.all()]
+    assert result["structuredContent"] == rows
+    assert json.loads(result["content"][0]["text"]) == rows
+    assert result["isError"] is False
+
+
+def test_modern_empty_result_has_no_structured_content(client):
+    report = Report.objects.create(name="gone")
+    result = result_of(modern_post(client, "tools/call", {"name": "reports.destroy", "arguments": {"id": report.id}}),
+                       "tools/call")
+    assert result["isError"] is False
+    assert "structuredContent" not in result
+    assert result["content"][0]["text"] == "null"
+
+
+def test_modern_tool_errors_are_results(client):
+    result = result_of(modern_post(client, "tools/call", {"name": "posts.retrieve", "arguments": {"id": 9}}),
+                       "tools/call")
+    assert result["isError"] is True and json.loads(result["content"][0]["text"])["code"] == 404
+
+
+def test_modern_invalid_arguments_are_tool_results(client):
+    result = result_of(modern_post(client, "tools/call", {"name": "posts.create", "arguments": {}}), "tools/call")
+    assert result["isError"] is True
+
+
+def test_unknown_tool_is_invalid_params_400(client):
+    error_of(modern_post(client, "tools/call", {"name": "nope"}), 400, -32602)
+
+
+# --- Output validation ----------------------------------------------------------------------------
+
+
+def call_broken(client, revision: str):
+    if revision == MODERN:
+        return result_of(modern_post(client, "tools/call", {"name": "reports.broken"}), "tools/call")
+    response = client.post(
+        "/mcp/cases/", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                   "params": {"name": "reports.broken", "arguments": {}}}),
+        content_type="application/json", headers={"Accept": "application/json", "MCP-Protocol-Version": revision})
+    validate_server_result("tools/call", revision, response.json()["result"])
+    return response.json()["result"]
+
+
+@pytest.mark.parametrize("revision", ["2025-06-18", "2025-11-25", MODERN])
+def test_output_mismatch_is_an_error_by_default(client, revision, caplog):
+    result = call_broken(client, revision)
+    assert result["isError"] is True and "structuredContent" not in result
+    payload = json.loads(result["content"][0]["text"])
+    assert "outputSchema" in payload["message"]
+    paths = {e["path"] for e in payload["data"]["errors"]}
+    assert paths == ({"/id", "/name"} if revision == MODERN else {"/result/id", "/result/name"})
+    assert any("does not match its outputSchema" in r.getMessage() for r in caplog.records)
+
+
+def test_output_mismatch_warns_only_when_asked(client, settings, caplog):
+    settings.MCP_BRIDGE = {"OUTPUT_VALIDATION": "warn"}
+    result = call_broken(client, "2025-11-25")
+    assert result["isError"] is False
+    assert result["structuredContent"] == {"result": {"id": "not-a-number", "name": 5}}
+    assert any(r.levelname == "WARNING" and "reports.broken" in r.getMessage() for r in caplog.records)
+
+
+def test_output_validation_can_be_off(client, settings, caplog):
+    settings.MCP_BRIDGE = {"OUTPUT_VALIDATION": "off"}
+    assert call_broken(client, MODERN)["isError"] is False
+    assert not any("outputSchema" in r.getMessage() for r in caplog.records)
+
+
+def test_invalid_output_validation_setting_is_refused(client, settings):
+    settings.MCP_BRIDGE = {"OUTPUT_VALIDATION": "loud"}
+    with pytest.raises(Exception, match="OUTPUT_VALIDATION"):
+        call_broken(client, "2025-11-25")
+
+
+# --- Transport security ---------------------------------------------------------------------------
+
+PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+
+
+def ping_with(client, **headers):
+    return client.post("/mcp/cases/", PING, content_type="application/json",
+                       headers={"Accept": "application/json", **headers})
+
+
+@pytest.mark.parametrize(
+    "origin,allowed",
+    [
+        (None, True),
+        ("http://localhost:8000", True),
+        ("http://127.0.0.1:8000", True),
+        ("https://app.example.com", True),        # CSRF_TRUSTED_ORIGINS
+        ("https://sub.trusted.example", True),    # wildcard in CSRF_TRUSTED_ORIGINS
+        ("https://partner.example", True),        # MCP_BRIDGE["ALLOWED_ORIGINS"]
+        ("http://evil.example", False),
+        ("http://localhost.evil.example", False),
+        ("null", False),
+    ],
+)
+def test_origin_check(client, settings, origin, allowed):
+    settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
+    settings.CSRF_TRUSTED_ORIGINS = ["https://app.example.com", "https://*.trusted.example"]
+    settings.MCP_BRIDGE = {"ALLOWED_ORIGINS": ["https://partner.example"]}
+    response = ping_with(client, **({"Origin": origin} if origin else {}))
+    assert response.status_code == (200 if allowed else 403)
+
+
+def test_session_authenticated_browser_needs_the_csrf_token(db):
+    """The endpoint is CSRF-exempt, but the view's SessionAuthentication is not."""
+    User.objects.create_user("ann", password="pw", is_staff=True)
+    browser = Client(enforce_csrf_checks=True)
+    browser.login(username="ann", password="pw")
+    report = Report.objects.create(name="keep")
+    call = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                       "params": {"name": "reports.destroy", "arguments": {"id": report.id}}})
+    headers = {"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"}
+    refused = browser.post("/mcp/cases/", call, content_type="application/json", headers=headers)
+    payload = json.loads(refused.json()["result"]["content"][0]["text"])
+    assert payload["code"] == 403 and "CSRF" in payload["message"]
+    assert Report.objects.filter(id=report.id).exists()
+
+    browser.get("/cases/reports/")  # any page; sets nothing, so fetch a token explicitly
+    from django.middleware.csrf import _get_new_csrf_string
+
+    token = _get_new_csrf_string()
+    browser.cookies["csrftoken"] = token
+    accepted = browser.post("/mcp/cases/", call, content_type="application/json",
+                            headers={**headers, "X-CSRFToken": token})
+    assert accepted.json()["result"]["isError"] is False
+    assert not Report.objects.filter(id=report.id).exists()
+
+
+def test_token_clients_need_no_csrf_token(db):
+    user = User.objects.create_user("bot", password="pw", is_staff=True)
+    token = Token.objects.create(user=user)
+    report = Report.objects.create(name="x")
+    client = Client(enforce_csrf_checks=True)
+    response = client.post(
+        "/mcp/cases/",
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                    "params": {"name": "reports.destroy", "arguments": {"id": report.id}}}),
+        content_type="application/json",
+        headers={"Accept": "application/json", "Authorization": f"Token {token.key}"},
+    )
+    assert response.json()["result"]["isError"] is False
