@@ -73,25 +73,25 @@ if TYPE_CHECKING:
     from mcp_bridge.registry import ToolSet
 
 __all__ = [
+    "ARGUMENT_PREFIX",
+    "DESCRIPTION",
     "DOMAIN",
     "TITLE",
-    "DESCRIPTION",
-    "ARGUMENT_PREFIX",
-    "ToolText",
     "Catalogue",
     "CatalogueError",
-    "catalogue_domain",
+    "ToolText",
     "argument_context",
-    "tool_texts",
-    "locale_dirs",
-    "load_catalogue",
-    "fallback_chain",
-    "translate_tool",
-    "translate_toolset",
-    "negotiate_language",
-    "language_negotiated",
+    "catalogue_domain",
     "check_catalogues",
     "clear_cache",
+    "fallback_chain",
+    "language_negotiated",
+    "load_catalogue",
+    "locale_dirs",
+    "negotiate_language",
+    "tool_texts",
+    "translate_tool",
+    "translate_toolset",
 ]
 
 #: The gettext domain of the base catalogue (``mcp_tools.po``/``.mo``).
@@ -449,7 +449,7 @@ def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
     messages: list[checks.CheckMessage] = []
     try:
         groups: set[str] | None = set(get_groups())
-    except Exception:  # reported by check_tool_sets (mcp_bridge.E004)
+    except Exception:  # noqa: BLE001 -- any URLconf failure; check_tool_sets reports it (E004)
         groups = None
     for path, group in _catalogue_files_everywhere():
         try:

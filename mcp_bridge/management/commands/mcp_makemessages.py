@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -80,7 +80,7 @@ class Command(BaseCommand):
         "Write or update the gettext catalogues (.po) of the MCP tool texts: a msgid for every "
         "title, description and argument description, keeping existing translations."
     )
-    requires_system_checks: list[str] = []  # a broken group is reported by the command itself
+    requires_system_checks: ClassVar[list[str]] = []  # the command reports a broken group itself
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(
