@@ -75,7 +75,8 @@ ASGI_APPLICATION = "demo_project.asgi.application"
 DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
-        "NAME": BASE_DIR / "db.sqlite3",
+        # DEMO_DB_PATH lets tests run the demo (e.g. `mcp_stdio`) on a throwaway database.
+        "NAME": os.environ.get("DEMO_DB_PATH") or BASE_DIR / "db.sqlite3",
     }
 }
 

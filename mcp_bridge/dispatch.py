@@ -127,6 +127,16 @@ def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
+#: What the server offers. Tools are the API's operations. Prompts and resources are
+#: declared with their (always empty) lists because this server answers those list
+#: methods, and a 2026-07-28 server must declare every feature it answers (SEP-2575).
+SERVER_CAPABILITIES: dict[str, Any] = {
+    "tools": {"listChanged": False},
+    "prompts": {"listChanged": False},
+    "resources": {"listChanged": False},
+}
+
+
 def _server_info(call: Call) -> dict[str, Any]:
     info: dict[str, Any] = {
         "name": bridge_settings.SERVER_NAME,
@@ -142,7 +152,7 @@ def _initialize(params: dict[str, Any], call: Call) -> dict[str, Any]:
     call.revision = revision
     result: dict[str, Any] = {
         "protocolVersion": revision,
-        "capabilities": {"tools": {"listChanged": False}},
+        "capabilities": SERVER_CAPABILITIES,
         "serverInfo": _server_info(call),
     }
     if instructions := _instructions(call):
@@ -176,7 +186,7 @@ def _cache_scope() -> str:
 def _discover(params: dict[str, Any], call: Call) -> dict[str, Any]:
     result: dict[str, Any] = {
         "supportedVersions": list(SUPPORTED_REVISIONS),
-        "capabilities": {"tools": {"listChanged": False}},
+        "capabilities": SERVER_CAPABILITIES,
     }
     if instructions := _instructions(call):
         result["instructions"] = instructions
@@ -246,8 +256,7 @@ def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
 
 def _empty_listing(key: str) -> Any:
     """``prompts/list``, ``resources/list``, ``resources/templates/list``: an API group
-    publishes tools only. The capabilities do not announce prompts or resources;
-    the empty lists (with cache hints on 2026-07-28) answer clients that ask anyway."""
+    publishes tools only, so these lists are empty (with cache hints on 2026-07-28)."""
 
     def handler(params: dict[str, Any], call: Call) -> dict[str, Any]:
         if params.get("cursor") is not None:
@@ -261,9 +270,26 @@ def _empty_listing(key: str) -> Any:
     return handler
 
 
+def _resource_read(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    # SEP-2164: a resource that does not exist is -32602 with the URI in data.
+    uri = params.get("uri")
+    raise JsonRpcError(
+        INVALID_PARAMS, f"Resource not found: {uri!r}. This server publishes tools only.", data={"uri": uri}
+    )
+
+
+def _prompt_get(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    name = params.get("name")
+    raise JsonRpcError(
+        INVALID_PARAMS, f"Unknown prompt: {name!r}. This server publishes tools only.", data={"name": name}
+    )
+
+
 _EMPTY_LISTINGS = {
     "prompts/list": _empty_listing("prompts"),
+    "prompts/get": _prompt_get,
     "resources/list": _empty_listing("resources"),
+    "resources/read": _resource_read,
     "resources/templates/list": _empty_listing("resourceTemplates"),
 }
 _HANDSHAKE_HANDLERS = {

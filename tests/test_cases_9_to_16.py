@@ -265,7 +265,9 @@ def test_initialize_counter_offers_a_supported_version(cases):
     assert response.status_code == 200
     result = response.json()["result"]
     assert result["protocolVersion"] == "2025-11-25"
-    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["capabilities"] == {
+        "tools": {"listChanged": False}, "prompts": {"listChanged": False}, "resources": {"listChanged": False}
+    }
     assert result["serverInfo"]["name"] == "tests"
 
 

@@ -70,7 +70,9 @@ def test_discover(client):
     result = result_of(modern_post(client, "server/discover"), "server/discover")
     assert result["_meta"][SERVER_INFO]["name"] == "tests"
     assert result["supportedVersions"] == ["2025-03-26", "2025-06-18", "2025-11-25", MODERN]
-    assert result["capabilities"] == {"tools": {"listChanged": False}}
+    assert result["capabilities"] == {
+        "tools": {"listChanged": False}, "prompts": {"listChanged": False}, "resources": {"listChanged": False}
+    }
     assert result["ttlMs"] == 300_000
     assert result["cacheScope"] == "public"
 
@@ -318,3 +320,26 @@ def test_token_clients_need_no_csrf_token(db):
         headers={"Accept": "application/json", "Authorization": f"Token {token.key}"},
     )
     assert response.json()["result"]["isError"] is False
+
+
+# --- Wire format of the handshake era -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("revision", ["2025-03-26", "2025-06-18", "2025-11-25"])
+def test_handshake_results_match_their_wire_model(client, revision):
+    Report.objects.create(name="a")
+    headers = {"Accept": "application/json", "MCP-Protocol-Version": revision}
+    calls = [
+        ("initialize", {"protocolVersion": revision, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        ("ping", {}),
+        ("tools/list", {}),
+        ("tools/call", {"name": "reports.list", "arguments": {}}),
+        ("tools/call", {"name": "posts.retrieve", "arguments": {"id": 1}}),
+        ("prompts/list", {}),
+        ("resources/list", {}),
+    ]
+    for method, params in calls:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        response = client.post("/mcp/cases/", body, content_type="application/json", headers=headers)
+        assert response.status_code == 200, response.content
+        validate_server_result(method, revision, response.json()["result"])
