@@ -46,14 +46,13 @@ from typing import Any, TypeVar
 from django.core.cache import caches
 from django.core.cache.backends.base import DEFAULT_TIMEOUT, BaseCache
 from django.core.files.uploadedfile import UploadedFile
-from django.db import transaction
 from django.http import QueryDict
 from django.utils import translation
 from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 
 from mcp_bridge.conf import bridge_settings
-from mcp_bridge.handlers import HandlerCall, is_success, wrap_handler
+from mcp_bridge.handlers import HandlerCall, is_success, run_after_commit, wrap_handler
 
 __all__ = ["cached", "invalidates", "invalidate_tags", "is_cache_hit", "cache_key"]
 
@@ -224,8 +223,8 @@ def invalidates(*tags: str, alias: str | None = None) -> Callable[[F], F]:
     """After a successful (2xx) call of the decorated write, invalidate ``tags``.
 
     The tags are templates like those of :func:`cached`. Inside a database
-    transaction (``ATOMIC_REQUESTS``, or an MCP call, which runs the view as
-    Django's handler does) the invalidation waits for the commit: done earlier,
+    transaction (``ATOMIC_REQUESTS``, which the MCP executor honours too,
+    or ``transaction.atomic``) the invalidation waits for the commit: done earlier,
     a concurrent read could cache the rows as they were before the commit.
 
     Raises:
@@ -236,7 +235,7 @@ def invalidates(*tags: str, alias: str | None = None) -> Callable[[F], F]:
         response = proceed()
         if is_success(response):
             names = [call.format(t) for t in tags]
-            transaction.on_commit(lambda: invalidate_tags(*names, alias=alias))
+            run_after_commit(lambda: invalidate_tags(*names, alias=alias))
         return response
 
     def decorator(func: F) -> F:

@@ -18,10 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from django.db import transaction
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.request import Request
 
-__all__ = ["HandlerCall", "wrap_handler", "is_success"]
+__all__ = ["HandlerCall", "wrap_handler", "is_success", "run_after_commit"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -109,3 +110,20 @@ def wrap_handler(decorator: str, func: F, around: Callable[[HandlerCall, Callabl
 def is_success(response: Any) -> bool:
     """A 2xx Django/DRF response."""
     return isinstance(response, HttpResponseBase) and 200 <= response.status_code < 300
+
+
+def run_after_commit(func: Callable[[], Any], using: str | None = None) -> None:
+    """Run ``func`` when the current transaction commits, or now when there is none.
+
+    Django's ``TestCase`` wraps each test in atomic blocks that never commit;
+    Django marks them (``_from_testcase``, as it does for ``durable`` blocks) and
+    they do not count here, so a test sees what autocommit would do. An atomic
+    block opened by the code under test (``ATOMIC_REQUESTS``, ``transaction.atomic``)
+    still defers ``func`` to ``transaction.on_commit``; if it rolls back, ``func``
+    never runs.
+    """
+    connection = transaction.get_connection(using)
+    if any(not getattr(block, "_from_testcase", False) for block in connection.atomic_blocks):
+        transaction.on_commit(func, using=using)
+    else:
+        func()

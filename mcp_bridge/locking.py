@@ -47,14 +47,13 @@ from typing import Any, TypeVar
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.files import locks
-from django.db import transaction
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext_lazy as _
 from rest_framework import status
 from rest_framework.exceptions import APIException
 
 from mcp_bridge.conf import bridge_settings
-from mcp_bridge.handlers import HandlerCall, wrap_handler
+from mcp_bridge.handlers import HandlerCall, run_after_commit, wrap_handler
 
 __all__ = [
     "locked",
@@ -321,8 +320,8 @@ def locked(
     cancel and a payment of one order, say), so name the resource in the key.
 
     The lease is released when the handler returns or raises. When the call runs
-    inside a database transaction (``ATOMIC_REQUESTS``, or an MCP call, which
-    runs the view as Django's handler does), a returned response releases it on
+    inside a database transaction (``ATOMIC_REQUESTS``, which the MCP
+    executor honours too, or ``transaction.atomic``), a returned response releases it on
     commit instead: released earlier, the next caller could read the rows as
     they were before this call's changes.
 
@@ -367,12 +366,8 @@ def locked(
             # The transaction, if any, rolls back: nothing this call did will ever be visible.
             _release(lease)
             raise
-        if transaction.get_connection().in_atomic_block:
-            # If the transaction is rolled back instead, on_commit never runs and the lease
-            # ends with its timeout.
-            transaction.on_commit(lambda: _release(lease))
-        else:
-            _release(lease)
+        # If the transaction is rolled back instead of committed, the lease ends with its timeout.
+        run_after_commit(lambda: _release(lease))
         return response
 
     def decorator(func: F) -> F:

@@ -12,6 +12,7 @@ import uuid
 
 import pytest
 from django.core.cache import caches
+from django.db import transaction
 from django.test import Client
 
 from mcp_bridge.caching import cached, invalidate_tags
@@ -159,10 +160,11 @@ def test_tags_invalidate(results, client, django_capture_on_commit_callbacks):
     assert get(client, "/features/reports/r2/").json()["calls"] == 2
 
     # A successful write decorated with @invalidates("reports") drops both operations'
-    # entries, once its transaction commits (the test runs inside one).
+    # entries, once its transaction commits (as with ATOMIC_REQUESTS).
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        assert client.post("/features/reports/").status_code == 201
-        assert get(client, "/features/reports/?q=a").json()["calls"] == 1
+        with transaction.atomic():
+            assert client.post("/features/reports/").status_code == 201
+            assert get(client, "/features/reports/?q=a").json()["calls"] == 1  # not committed yet
     assert len(callbacks) == 1
     assert get(client, "/features/reports/?q=a").json()["calls"] == 2
     assert get(client, "/features/reports/r1/").json()["calls"] == 3
