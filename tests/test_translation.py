@@ -453,3 +453,21 @@ def test_load_catalogue_reads_contexts(locale_dir):
     assert catalogue.lookup("description", "lookup") is None
     assert catalogue.lookup("title", "missing") is None
     assert catalogue.messages() == {("title", "lookup"): "Пошук"}
+
+
+def test_mcp_tools_previews_the_texts_of_a_language(locale_dir):
+    import io
+
+    from django.core.management.base import CommandError
+
+    write_catalogue(locale_dir, "uk", None, {("title", "lookup"): "Пошук"})
+    out = io.StringIO()
+
+    call_command("mcp_tools", "fb", "--language", "uk-UA", "--json", stdout=out)
+
+    assert {t["name"]: t["title"] for t in json.loads(out.getvalue())["tools"]} == {
+        "lookup": "Пошук",
+        "untitled": "untitled",
+    }
+    with pytest.raises(CommandError, match="'fr'"):
+        call_command("mcp_tools", "fb", "--language", "fr", stdout=io.StringIO())

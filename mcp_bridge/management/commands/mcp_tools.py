@@ -6,6 +6,7 @@ Examples::
     manage.py mcp_tools --base-url http://127.0.0.1:8000
     manage.py mcp_tools catalog --json                # the tools/list of one group, as JSON
     manage.py mcp_tools catalog --api-version v2 --json
+    manage.py mcp_tools catalog --language uk --json  # with the texts a uk client gets
 
 It builds the tools exactly as the endpoint does, so it is also a CI check: it
 exits with status 1, listing every problem, when a group cannot be built.
@@ -18,6 +19,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import get_supported_language_variant
 
 from mcp_bridge.exceptions import ToolSetError
 from mcp_bridge.protocol import LATEST_HANDSHAKE_REVISION
@@ -33,11 +35,15 @@ class Command(BaseCommand):
         parser.add_argument("--api-version", dest="api_version", help="the API version (versioned groups)")
         parser.add_argument("--json", action="store_true", help="print the tools/list result as JSON")
         parser.add_argument("--base-url", default="", help="prefix for the printed endpoint URLs")
+        parser.add_argument(
+            "--language", help="translate the texts as for a client of this language (default: the code's texts)"
+        )
 
     def handle(self, *args: Any, group: str | None, api_version: str | None, **options: Any) -> None:
         groups = get_groups()
         if group is not None and group not in groups:
             raise CommandError(f"Unknown API group {group!r}. Known groups: {', '.join(groups) or 'none'}.")
+        language = self._language(options.get("language"))
         failures = []
         selected = {group: groups[group]} if group else groups
         listing: dict[str, Any] = {}
@@ -46,7 +52,7 @@ class Command(BaseCommand):
                 if api_version and version != api_version:
                     continue
                 try:
-                    toolset = get_toolset(name, version)
+                    toolset = get_toolset(name, version, language)
                 except ToolSetError as exc:
                     failures.append(str(exc))
                     continue
@@ -63,6 +69,16 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(value, indent=2, ensure_ascii=False))
         if failures:
             raise CommandError("\n".join(failures))
+
+    @staticmethod
+    def _language(code: str | None) -> str | None:
+        """The ``LANGUAGES`` variant an endpoint would negotiate for ``code`` (``de-AT`` → ``de``)."""
+        if code is None:
+            return None
+        try:
+            return get_supported_language_variant(code)
+        except LookupError:
+            raise CommandError(f"Unknown language {code!r}: it is not in settings.LANGUAGES.") from None
 
     @staticmethod
     def _endpoint_path(group: str, version: str | None) -> str:
