@@ -471,3 +471,17 @@ def test_mcp_tools_previews_the_texts_of_a_language(locale_dir):
     }
     with pytest.raises(CommandError, match="'fr'"):
         call_command("mcp_tools", "fb", "--language", "fr", stdout=io.StringIO())
+
+
+def test_a_recompiled_catalogue_shows_up_after_the_autoreloader_reports_it(locale_dir, generator_runs):
+    from django.utils.autoreload import file_changed
+
+    path = write_catalogue(locale_dir, "uk", None, {("title", "lookup"): "Перша"})
+    assert get_toolset("fb", None, "uk").by_name["lookup"].title == "Перша"
+    write_catalogue(locale_dir, "uk", None, {("title", "lookup"): "Друга"})
+    assert get_toolset("fb", None, "uk").by_name["lookup"].title == "Перша"  # cached until told
+
+    file_changed.send(sender=None, file_path=path)
+
+    assert get_toolset("fb", None, "uk").by_name["lookup"].title == "Друга"
+    assert generator_runs == ["fb"]
