@@ -2,7 +2,7 @@
 requirement set of 0.2.0-alpha), the MCP Inspector CLI, and the MCP Python client in every mode,
 over HTTP and stdio.
 
-The Node peers live in ``tests/peers`` (``npm ci --prefix tests/peers``, which ``scripts/test``
+The Node peers live in ``tests/peers`` (``npm install --prefix tests/peers``, which ``scripts/test``
 runs; it also brings the Node 22 they need). Where they are absent the Node tests skip, unless
 ``MCP_BRIDGE_REQUIRE_PEERS=1`` (set by ``.ci/run``) turns the absence into a failure.
 """
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def node_bin() -> Path:
     bin_dir = PEERS / ".bin"
     if not (bin_dir / "node").exists():
-        reason = "the Node peers are not installed: run `npm ci --prefix tests/peers` (scripts/test does)"
+        reason = "the Node peers are not installed: run `npm install --prefix tests/peers` (scripts/test does)"
         if os.environ.get("MCP_BRIDGE_REQUIRE_PEERS") == "1":
             pytest.fail(reason)
         pytest.skip(reason)
