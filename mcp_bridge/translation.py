@@ -258,7 +258,8 @@ def fallback_chain(group: str, language: str) -> list[tuple[str, str]]:
     """
     default = settings.LANGUAGE_CODE
     group_domain = catalogue_domain(group)
-    return list(dict.fromkeys([(group_domain, language), (group_domain, default), (DOMAIN, language), (DOMAIN, default)]))
+    steps = [(group_domain, language), (group_domain, default), (DOMAIN, language), (DOMAIN, default)]
+    return list(dict.fromkeys(steps))
 
 
 _lock = threading.RLock()
@@ -303,14 +304,16 @@ def _load(domain: str, language: str) -> list[Catalogue]:
 
 
 def _chain_lookup(group: str, language: str) -> Callable[[str, str], str | None]:
-    catalogues: list[Catalogue] = []
+    # A file met twice (with client de-at and default de, both steps reach de/) is asked
+    # once, at its first place, which is where it would win anyway.
+    by_path: dict[Path, Catalogue] = {}
     for domain, step_language in fallback_chain(group, language):
-        catalogues += _load(domain, step_language)
-    # A file met twice (a variant of LANGUAGE_CODE) is asked once: its first place wins anyway.
-    unique = list({id(catalogue): catalogue for catalogue in catalogues}.values())
+        for catalogue in _load(domain, step_language):
+            by_path.setdefault(catalogue.path, catalogue)
+    catalogues = list(by_path.values())
 
     def lookup(context: str, msgid: str) -> str | None:
-        for catalogue in unique:
+        for catalogue in catalogues:
             text = catalogue.lookup(context, msgid)
             if text is not None:
                 return text

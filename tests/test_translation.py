@@ -485,3 +485,14 @@ def test_a_recompiled_catalogue_shows_up_after_the_autoreloader_reports_it(local
 
     assert get_toolset("fb", None, "uk").by_name["lookup"].title == "Друга"
     assert generator_runs == ["fb"]
+
+
+def test_a_regional_language_falls_back_to_its_base_language(locale_dir, settings):
+    settings.LANGUAGES = [*LANGUAGES, ("de-at", "Austrian German")]
+    write_catalogue(locale_dir, "de_AT", None, {("title", "lookup"): "Suche (AT)"})
+    write_catalogue(locale_dir, "de", None, {("title", "lookup"): "Suche", ("description", "lookup"): "Beschreibung"})
+
+    tool = get_toolset("fb", None, "de-at").by_name["lookup"]
+
+    assert (tool.title, tool.description) == ("Suche (AT)", "Beschreibung")
+    assert get_toolset("fb", None, "de").by_name["lookup"].title == "Suche"
