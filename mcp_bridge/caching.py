@@ -54,7 +54,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.handlers import HandlerCall, is_success, run_after_commit, wrap_handler
 
-__all__ = ["cached", "invalidates", "invalidate_tags", "is_cache_hit", "cache_key"]
+__all__ = ["cached", "invalidates", "invalidate_tags", "invalidate_tags_on_commit", "is_cache_hit", "cache_key"]
 
 logger = logging.getLogger("mcp_bridge.caching")
 
@@ -110,6 +110,17 @@ def invalidate_tags(*tags: str, alias: str | None = None) -> None:
     """
     if tags:
         _cache(alias).set_many({_tag_key(tag): uuid.uuid4().hex for tag in tags}, timeout=None)
+
+
+def invalidate_tags_on_commit(*tags: str, alias: str | None = None) -> None:
+    """:func:`invalidate_tags` once the current database transaction commits.
+
+    Invalidating earlier would let a concurrent read cache the rows as they
+    were before the commit, under the new tag version. Outside a transaction
+    (and inside Django's ``TestCase``, whose transaction never commits) it
+    invalidates at once. Meant for model signal receivers (``post_save``...).
+    """
+    run_after_commit(lambda: invalidate_tags(*tags, alias=alias))
 
 
 def _normalised_data(data: Any) -> Any:
@@ -235,7 +246,7 @@ def invalidates(*tags: str, alias: str | None = None) -> Callable[[F], F]:
         response = proceed()
         if is_success(response):
             names = [call.format(t) for t in tags]
-            run_after_commit(lambda: invalidate_tags(*names, alias=alias))
+            invalidate_tags_on_commit(*names, alias=alias)
         return response
 
     def decorator(func: F) -> F:

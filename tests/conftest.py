@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from django.core.cache import caches
 from django.test import Client
 
 from mcp_bridge.registry import clear_cache
@@ -73,6 +74,8 @@ def error_payload(result: dict) -> dict:
 @pytest.fixture(autouse=True)
 def _fresh_state():
     clear_cache()
+    # @cached results (the demo's category tree) must not outlive the rows of one test.
+    caches["default"].clear()
     case_views.CALLS.clear()
     case_views.LAST_SEEN.clear()
     yield

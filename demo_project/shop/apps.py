@@ -7,3 +7,6 @@ class ShopConfig(AppConfig):
     label = "shop"
     verbose_name = _("Shop")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import receivers  # noqa: F401  (connects the cache invalidation)

@@ -32,6 +32,8 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
 from mcp_bridge import api_group, mcp_tool
+from mcp_bridge.caching import cached
+from mcp_bridge.locking import locked
 
 from .models import Category, Order, Product, Tag
 from .serializers import (
@@ -72,6 +74,9 @@ class CategoryViewSet(viewsets.ReadOnlyModelViewSet):
             queryset = queryset.filter(parent__isnull=True)
         return queryset
 
+    # The tree is the same for every caller and changes rarely: one shared entry, dropped
+    # whenever a category is saved or deleted (see receivers.py).
+    @cached(timeout=300, per_user=False, tags=["categories"])
     @mcp_tool(title="List categories")
     def list(self, request, *args, **kwargs):
         """List the whole category tree.
@@ -402,16 +407,21 @@ class OrderViewSet(
         responses={
             200: OrderSerializer,
             409: OpenApiResponse(ERROR_RESPONSE, description="The order is not pending."),
+            423: OpenApiResponse(ERROR_RESPONSE, description="Another cancel of the order is in progress."),
         },
     )
     # Not reversible, hence destructive; a second call fails with 409, hence not idempotent.
     @mcp_tool(title="Cancel an order", destructive=True, idempotent=False)
+    # One cancel of an order at a time, in any worker process; a concurrent one gets 423.
+    @locked(key="order:{pk}", timeout=10, wait=0)
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
         """Cancel a pending order and put its units back in stock.
 
         Only pending orders can be cancelled: a paid or already cancelled order
-        answers 409 Conflict and is left unchanged. Returns the cancelled order.
+        answers 409 Conflict and is left unchanged. While another cancel of the
+        same order is in progress the call answers 423 Locked; retry it. Returns
+        the cancelled order.
         """
         order = self.get_object()
         with transaction.atomic():
