@@ -54,7 +54,15 @@ from rest_framework.utils.encoders import JSONEncoder
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.handlers import HandlerCall, is_success, run_after_commit, wrap_handler
 
-__all__ = ["cached", "invalidates", "invalidate_tags", "invalidate_tags_on_commit", "is_cache_hit", "cache_key"]
+__all__ = [
+    "UncacheableRequest",
+    "cache_key",
+    "cached",
+    "invalidate_tags",
+    "invalidate_tags_on_commit",
+    "invalidates",
+    "is_cache_hit",
+]
 
 logger = logging.getLogger("mcp_bridge.caching")
 
@@ -66,7 +74,7 @@ KEY_PREFIX = "mcp_bridge"
 _HIT_ATTR = "_mcp_bridge_cache_hit"
 
 
-class _Uncacheable(Exception):
+class UncacheableRequest(Exception):
     """The request cannot be keyed (files, a body that is not JSON-able): run it uncached."""
 
 
@@ -127,7 +135,7 @@ def _normalised_data(data: Any) -> Any:
     if isinstance(data, QueryDict):
         data = {key: data.getlist(key) for key in data}
     if isinstance(data, dict) and any(isinstance(v, UploadedFile) for v in data.values()):
-        raise _Uncacheable("the request carries files")
+        raise UncacheableRequest("the request carries files")
     return data
 
 
@@ -145,7 +153,7 @@ def cache_key(call: HandlerCall, *, per_user: bool = True, tag_versions: dict[st
         ``"mcp_bridge:result:<sha256 hex>"``.
 
     Raises:
-        _Uncacheable: the arguments cannot be normalised (files, non-JSON values).
+        UncacheableRequest: the arguments cannot be normalised (files, non-JSON values).
     """
     request = call.request
     query = getattr(request, "query_params", request.GET)
@@ -162,7 +170,7 @@ def cache_key(call: HandlerCall, *, per_user: bool = True, tag_versions: dict[st
     try:
         text = json.dumps(parts, cls=JSONEncoder, sort_keys=True, separators=(",", ":"))
     except (TypeError, ValueError) as exc:
-        raise _Uncacheable(str(exc)) from exc
+        raise UncacheableRequest(str(exc)) from exc
     return f"{KEY_PREFIX}:result:{hashlib.sha256(text.encode()).hexdigest()}"
 
 
@@ -210,7 +218,7 @@ def cached(
             # Versions are read *before* the view runs: an invalidation that lands while it
             # runs makes this entry an orphan instead of a stale hit.
             key = cache_key(call, per_user=per_user, tag_versions=_tag_versions(cache, tag_names))
-        except _Uncacheable as exc:
+        except UncacheableRequest as exc:
             logger.debug("%s: not cached (%s).", call.operation, exc)
             return proceed()
         entry = cache.get(key)

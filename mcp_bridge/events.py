@@ -36,7 +36,7 @@ from mcp_bridge.protocol import JsonRpcError
 from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivered, tool_call_failed
 from mcp_bridge.tools import Tool
 
-__all__ = ["observe_tools_call", "call_started", "call_ended", "deliver_after_response"]
+__all__ = ["call_ended", "call_started", "deliver_after_response", "deliver_pending", "observe_tools_call"]
 
 #: One record per failed tool call; faulty signal receivers are reported here too.
 logger = logging.getLogger("mcp_bridge.calls")
@@ -229,3 +229,12 @@ def deliver_after_response(view: Callable[..., HttpResponseBase]) -> Callable[..
 def _deliver(pending: list[Callable[[], None]]) -> None:
     for send in pending:
         send()
+
+
+def deliver_pending(request: HttpRequest) -> None:
+    """Send the queued :data:`~mcp_bridge.signals.tool_call_delivered` of ``request`` now.
+
+    For transports without an HTTP response to close (stdio): call it once the
+    answer has been written and flushed.
+    """
+    _deliver(request.__dict__.pop(_PENDING_ATTR, None) or [])

@@ -56,13 +56,13 @@ from mcp_bridge.conf import bridge_settings
 from mcp_bridge.handlers import HandlerCall, run_after_commit, wrap_handler
 
 __all__ = [
-    "locked",
-    "LockBusy",
+    "FileLockBackend",
     "Lease",
     "LockBackend",
-    "FileLockBackend",
+    "LockBusy",
     "RedisLockBackend",
     "get_lock_backend",
+    "locked",
 ]
 
 logger = logging.getLogger("mcp_bridge.locking")

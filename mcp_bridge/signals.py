@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from django.dispatch import Signal
 
-__all__ = ["pre_tool_call", "post_tool_call", "tool_call_failed", "tool_call_delivered"]
+__all__ = ["post_tool_call", "pre_tool_call", "tool_call_delivered", "tool_call_failed"]
 
 pre_tool_call = Signal()
 """Sent before the view of a validly called tool runs.

@@ -161,10 +161,9 @@ def test_tags_invalidate(results, client, django_capture_on_commit_callbacks):
 
     # A successful write decorated with @invalidates("reports") drops both operations'
     # entries, once its transaction commits (as with ATOMIC_REQUESTS).
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        with transaction.atomic():
-            assert client.post("/features/reports/").status_code == 201
-            assert get(client, "/features/reports/?q=a").json()["calls"] == 1  # not committed yet
+    with django_capture_on_commit_callbacks(execute=True) as callbacks, transaction.atomic():
+        assert client.post("/features/reports/").status_code == 201
+        assert get(client, "/features/reports/?q=a").json()["calls"] == 1  # not committed yet
     assert len(callbacks) == 1
     assert get(client, "/features/reports/?q=a").json()["calls"] == 2
     assert get(client, "/features/reports/r1/").json()["calls"] == 3

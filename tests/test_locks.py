@@ -15,7 +15,13 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 
-from mcp_bridge.locking import FileLockBackend, LockBackend, RedisLockBackend, get_lock_backend, locked
+from mcp_bridge.locking import (
+    FileLockBackend,
+    LockBackend,
+    RedisLockBackend,
+    get_lock_backend,
+    locked,
+)
 from tests.conftest import McpClient, error_payload
 from tests.features.views import CALLS
 from tests.services import REDIS_URL, require_redis
@@ -132,11 +138,10 @@ def test_a_key_template_with_an_unknown_field_fails_loudly(jobs):
 def test_the_lease_is_released_on_commit(jobs, client, db, django_capture_on_commit_callbacks):
     from django.db import transaction
 
-    with django_capture_on_commit_callbacks(execute=True):
-        with transaction.atomic():
-            assert client.post("/features/jobs/5/run/").status_code == 200
-            # Still held: the next caller must not see the rows before this call's commit.
-            assert jobs.acquire("job:5", timeout=5, wait=0) is None
+    with django_capture_on_commit_callbacks(execute=True), transaction.atomic():
+        assert client.post("/features/jobs/5/run/").status_code == 200
+        # Still held: the next caller must not see the rows before this call's commit.
+        assert jobs.acquire("job:5", timeout=5, wait=0) is None
     lease = jobs.acquire("job:5", timeout=5, wait=0)
     assert lease is not None
     jobs.release(lease)

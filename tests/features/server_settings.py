@@ -8,7 +8,7 @@ backends: ``MCP_TEST_LOCK_BACKEND`` (a dotted path) and ``MCP_TEST_LOCK_OPTIONS`
 import json
 import os
 
-from tests.settings import *  # noqa: F403
+from tests.settings import *
 
 ROOT_URLCONF = "tests.features.urls"
 MCP_BRIDGE = {

@@ -50,7 +50,7 @@ def _report(request, operation: str, **extra) -> dict:
 class ReportViewSet(viewsets.ViewSet):
     """Reports whose answer says who asked and how often the view ran."""
 
-    permission_classes = [AllowAny]
+    permission_classes = (AllowAny,)
 
     @extend_schema(
         parameters=[
@@ -106,7 +106,7 @@ class ReportViewSet(viewsets.ViewSet):
 class VersionedViewSet(viewsets.ViewSet):
     """A view whose version travels in the Accept header, not in the URL or query."""
 
-    permission_classes = [AllowAny]
+    permission_classes = (AllowAny,)
     versioning_class = AcceptHeaderVersioning
 
     @extend_schema(responses=OpenApiTypes.OBJECT)
@@ -151,8 +151,8 @@ def _work(key: str, sleep: float) -> dict:
 class JobViewSet(viewsets.ViewSet):
     """Jobs that must not run twice at once for the same id."""
 
-    permission_classes = [AllowAny]
-    authentication_classes: list = []
+    permission_classes = (AllowAny,)
+    authentication_classes = ()
 
     def _sleep(self, request) -> float:
         return float(request.query_params.get("sleep", "0"))
