@@ -117,7 +117,7 @@ def server(request, tmp_path_factory):
     command = [
         sys.executable, "-m", "gunicorn",
         "--workers", str(WORKERS), "--bind", "127.0.0.1:0", "--preload",
-        "--timeout", "60", "--graceful-timeout", "2", "--error-logfile", str(log),
+        "--timeout", "60", "--graceful-timeout", "0", "--error-logfile", str(log),
         "tests.features.wsgi:application",
     ]
     import gunicorn.config
@@ -135,7 +135,7 @@ def server(request, tmp_path_factory):
         port = _wait_for(booted, 30, "Gunicorn to listen with all its workers")
         yield Server(f"http://127.0.0.1:{port}", directory, process)
     finally:
-        process.terminate()
+        process.send_signal(signal.SIGINT)  # Gunicorn's quick shutdown: no request is worth waiting for
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -144,18 +144,18 @@ def server(request, tmp_path_factory):
 
 
 def test_same_key_never_overlaps_and_waiters_get_their_turn(server):
-    """12 overlapping calls, 6 REST and 6 MCP, to an action with wait=10: all run, one at a time."""
+    """8 overlapping calls, 4 REST and 4 MCP, to an action with wait=10: all run, one at a time."""
     job = f"same-{uuid.uuid4().hex[:8]}"
-    calls = [("rest" if n % 2 else "mcp", "queue", job, 0.1) for n in range(12)]
+    calls = [("rest" if n % 2 else "mcp", "queue", job, 0.1) for n in range(8)]
     with ThreadPoolExecutor(len(calls)) as pool:
         outcomes = list(pool.map(lambda c: server.call(*c), calls))
-    assert outcomes == [(True, 200)] * 12
+    assert outcomes == [(True, 200)] * 8
     records = server.executions(f"job:{job}")
-    assert len(records) == 12
+    assert len(records) == 8
     assert overlapping_pairs(records) == 0
     assert len({r["pid"] for r in records}) >= 2  # really several processes
     span = max(r["end"] for r in records) - min(r["start"] for r in records)
-    print(f"\n[{server.directory.name}] same key: 12 calls in {len({r['pid'] for r in records})} processes, "
+    print(f"\n[{server.directory.name}] same key: 8 calls in {len({r['pid'] for r in records})} processes, "
           f"0 overlapping pairs, serial span {span:.2f}s")
 
 
@@ -169,7 +169,8 @@ def test_a_busy_key_answers_423_at_once(server):
     refused = [o for o in outcomes if not o[0]]
     assert succeeded and refused
     assert {code for _, code in refused} == {423}
-    assert {via for (via, *_), (ok, _) in zip(calls, outcomes) if not ok} == {"rest", "mcp"} or len(refused) < 2
+    # Both paths are among the refused (one call holds the key for 0.5 s, the others arrive meanwhile).
+    assert {via for (via, *_), (ok, _) in zip(calls, outcomes) if not ok} == {"rest", "mcp"}
     records = server.executions(f"job:{job}")
     assert len(records) == len(succeeded)
     assert overlapping_pairs(records) == 0

@@ -126,7 +126,8 @@ def clock(request):
 
 # Locks ---------------------------------------------------------------------------------------
 
-SLEEP = [OpenApiParameter("sleep", float, description="Seconds to work, at most 20.")]
+ID = OpenApiParameter("id", str, OpenApiParameter.PATH, description="The job.")
+SLEEP = [ID, OpenApiParameter("sleep", float, description="Seconds to work, at most 20.")]
 
 
 def _work(key: str, sleep: float) -> dict:
@@ -171,7 +172,7 @@ class JobViewSet(viewsets.ViewSet):
         """Run when the job is free, waiting up to 10 s."""
         return Response(_work(f"job:{pk}", self._sleep(request)))
 
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=None, parameters=[ID], responses=OpenApiTypes.OBJECT)
     @locked(key="job:{pk}", timeout=2, wait=0)
     @action(detail=True, methods=["post"])
     def hold(self, request, pk=None):
@@ -183,14 +184,14 @@ class JobViewSet(viewsets.ViewSet):
         time.sleep(20)
         return Response({})
 
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=None, parameters=[ID], responses=OpenApiTypes.OBJECT)
     @locked(key=lambda request, pk: f"job:{pk}", timeout=5)
     @action(detail=True, methods=["post"])
     def touch(self, request, pk=None):
         """A lock whose key is computed by a function."""
         return Response(_work(f"job:{pk}", 0))
 
-    @extend_schema(request=None, responses=OpenApiTypes.OBJECT)
+    @extend_schema(request=None, parameters=[ID], responses=OpenApiTypes.OBJECT)
     @locked(key="job:{missing}", timeout=5)
     @action(detail=True, methods=["post"])
     def broken(self, request, pk=None):
