@@ -12,6 +12,7 @@ Examples::
     manage.py mcp_stdio catalog
     manage.py mcp_stdio backoffice --user alice
     manage.py mcp_stdio catalog --api-version v2
+    manage.py mcp_stdio catalog --language uk
 
 Both protocol eras work: ``initialize`` starts a handshake-era session, and a
 request whose ``params._meta`` names 2026-07-28 is served statelessly (stdio
@@ -25,6 +26,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signals
 from django.core.management.base import BaseCommand, CommandError
@@ -54,18 +56,28 @@ class Command(BaseCommand):
         parser.add_argument("--api-version", dest="api_version", help="the API version (versioned groups)")
         parser.add_argument("--user", help="run every call as this user (username); anonymous if omitted")
         parser.add_argument(
+            "--language",
+            help="the language of the tool texts (a code of LANGUAGES); default: LANGUAGE_CODE",
+        )
+        parser.add_argument(
             "--host", default="localhost",
             help="the Host the views see (absolute URLs in results); must be in ALLOWED_HOSTS",
         )
 
-    def handle(self, *args: Any, group: str, api_version: str | None, user: str | None, host: str, **options: Any) -> None:
+    def handle(
+        self, *args: Any, group: str, api_version: str | None, user: str | None, host: str,
+        language: str | None, **options: Any,
+    ) -> None:
         versions = get_groups().get(group)
         if versions is None:
             raise CommandError(f"Unknown API group {group!r}. Known groups: {', '.join(get_groups()) or 'none'}.")
         if api_version is None and versions != [None]:
             api_version = versions[-1]
+        language = language or settings.LANGUAGE_CODE
+        if language not in dict(settings.LANGUAGES):
+            raise CommandError(f"Unknown language {language!r}: use one of {', '.join(dict(settings.LANGUAGES))}.")
         try:
-            toolset = get_toolset(group, api_version)
+            toolset = get_toolset(group, api_version, language)
         except ToolSetError as exc:
             raise CommandError(str(exc)) from exc
         forced_user = self._user(user) if user else None
