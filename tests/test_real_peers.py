@@ -181,3 +181,22 @@ def test_stdio_refuses_an_unknown_user(demo_db):
     proc = subprocess.run([sys.executable, "manage.py", "mcp_stdio", "catalog", "--user", "nobody"], cwd=REPO,
                           env=demo_db, capture_output=True, text=True, input="")
     assert proc.returncode != 0 and "No user 'nobody'" in proc.stderr
+
+
+def test_stdio_takes_a_2025_03_26_batch_and_language(demo_db):
+    lines = "\n".join([
+        json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                    {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                     "params": {"name": "products.search", "arguments": {"q": "lamp"}}}]),
+        json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
+        "{not json",
+    ]) + "\n"
+    proc = subprocess.run([sys.executable, "manage.py", "mcp_stdio", "catalog", "--language", "uk"], cwd=REPO,
+                          env=demo_db, capture_output=True, text=True, input=lines, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    batch, listing, parse_error = (json.loads(line) for line in proc.stdout.splitlines())
+    assert [r["id"] for r in batch] == [1, 2]
+    assert json.loads(batch[1]["result"]["content"][0]["text"])["count"] > 0
+    search = next(t for t in listing["result"]["tools"] if t["name"] == "products.search")
+    assert search["description"] != "" and any("\u0400" <= ch <= "\u04ff" for ch in search["description"])
+    assert parse_error["error"]["code"] == -32700

@@ -32,13 +32,14 @@ from django.core import signals
 from django.core.management.base import BaseCommand, CommandError
 from django.http import HttpRequest
 
+from mcp_bridge.batch import handle_batch
 from mcp_bridge.dispatch import Call, handle_message
+from mcp_bridge.events import deliver_pending
 from mcp_bridge.exceptions import ToolSetError
 from mcp_bridge.executor import dumps
 from mcp_bridge.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,
-    INVALID_REQUEST,
     MODERN_REVISIONS,
     PARSE_ERROR,
     PROTOCOL_VERSION_META_KEY,
@@ -117,34 +118,41 @@ class _StdioServer:
 
     def serve(self, stdin: TextIO, stdout: TextIO) -> None:
         for line in stdin:
-            if not line.strip():
-                continue
-            response = self.handle_line(line)
-            if response is not None:
-                stdout.write(dumps(response) + "\n")
-                stdout.flush()
+            if line.strip():
+                self.handle_line(line, stdout)
 
-    def handle_line(self, line: str) -> Any:
+    def handle_line(self, line: str, stdout: TextIO) -> None:
         # Each message is a request of its own, as Django's handler would make it: the
         # signals close stale database connections and fire request_finished receivers.
         signals.request_started.send(sender=self.__class__)
+        request = self._request()
         try:
-            return self._handle(line)
+            response = self._handle(line, request)
+            if response is not None:
+                stdout.write(dumps(response) + "\n")
+                stdout.flush()
+            # The answer is out: now tool_call_delivered may fire (mcp_bridge.signals).
+            deliver_pending(request)
         finally:
             signals.request_finished.send(sender=self.__class__)
 
-    def _handle(self, line: str) -> Any:
+    def _handle(self, line: str, request: HttpRequest) -> Any:
         try:
             message = json.loads(line)
         except ValueError as exc:
             return _error(PARSE_ERROR, f"Parse error: not valid JSON ({exc}).")
         if isinstance(message, list):
-            return _error(INVALID_REQUEST, "Invalid Request: send one JSON-RPC message per line.")
+            # A batch: 2025-03-26 only, as on HTTP (mcp_bridge.batch).
+            call = Call(request=request, toolset=self.toolset, revision=self.revision, check_headers=False)
+            try:
+                return handle_batch(message, call)
+            except JsonRpcError as exc:
+                return _error(exc.code, exc.message, exc.data)
         revision = self.revision
         meta = (message.get("params") or {}).get("_meta") if isinstance(message, dict) else None
         if isinstance(meta, dict) and meta.get(PROTOCOL_VERSION_META_KEY) not in (None, *HANDSHAKE_REVISIONS):
             revision = MODERN_REVISIONS[-1]
-        call = Call(request=self._request(), toolset=self.toolset, revision=revision, check_headers=False)
+        call = Call(request=request, toolset=self.toolset, revision=revision, check_headers=False)
         try:
             response = handle_message(message, call)
         except JsonRpcError as exc:
