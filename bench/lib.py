@@ -1,0 +1,225 @@
+"""Helpers of the benchmarks: servers, timed requests, statistics and tables.
+
+Everything talks to 127.0.0.1 only, and every loop is bounded by a count.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+ROOT = BENCH_DIR.parent
+VENV = BENCH_DIR / ".venv"
+PEER_VENV = BENCH_DIR / ".venv-peer"
+OUT_DIR = BENCH_DIR / ".out"
+TOKEN = "b3nchb3nchb3nchb3nchb3nchb3nchb3nchb3nc"
+HOST = "127.0.0.1"
+#: The protocol revision of the MCP requests: the newest handshake-era one, which both
+#: servers speak; both are stateless, so a tools/call needs no initialize first.
+REVISION = "2025-11-25"
+PEER_REVISION = "2025-06-18"  # the newest the peer's SDK (mcp 1.x) knows
+
+
+def quick() -> bool:
+    """``BENCH_QUICK=1``: a tenth of the samples, to check the harness itself."""
+    return os.environ.get("BENCH_QUICK") == "1"
+
+
+def scaled(n: int, minimum: int = 5) -> int:
+    return max(minimum, n // 10) if quick() else n
+
+
+# --- servers -------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Server:
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+
+    @property
+    def base(self) -> str:
+        return f"http://{HOST}:{self.port}"
+
+
+@contextmanager
+def gunicorn(name: str, *, workers: int = 1, peer: bool = False) -> Iterator[Server]:
+    """A gunicorn server (sync workers) of the benchmark site on a free loopback port.
+
+    ``peer``: django-mcp-server's site, from its own virtualenv.
+    """
+    port = _free_port()
+    venv = PEER_VENV if peer else VENV
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "bench.site.settings_peer" if peer else "bench.site.settings",
+        "PYTHONPATH": str(ROOT),
+    }
+    OUT_DIR.mkdir(exist_ok=True)
+    command = [
+        str(venv / "bin" / "gunicorn"), "--workers", str(workers), "--worker-class", "sync",
+        "--bind", f"{HOST}:{port}", "--backlog", "64", "--log-level", "warning",
+        "bench.site.wsgi:application",
+    ]
+    with open(OUT_DIR / f"gunicorn-{name}.log", "wb") as log:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            for _ in range(200):  # up to 20 s to come up
+                if process.poll() is not None:
+                    raise RuntimeError(f"gunicorn {name} exited; see {log.name}")
+                try:
+                    with socket.create_connection((HOST, port), timeout=0.2):
+                        break
+                except OSError:
+                    time.sleep(0.1)
+            else:
+                raise RuntimeError(f"gunicorn {name} did not start; see {log.name}")
+            yield Server(name, port, process)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+# --- requests --------------------------------------------------------------------------
+
+
+@dataclass
+class Request:
+    """One kind of request, sent again and again."""
+
+    label: str
+    server: Server
+    method: str
+    path: str
+    body: bytes | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    #: Checks a response body once (outside the timed window); raises on a wrong answer.
+    check: Any = None
+
+    def send(self) -> tuple[float, int, bytes]:
+        """Send it on a new connection (gunicorn's sync workers close each one): (seconds, status, body)."""
+        start = time.perf_counter()
+        connection = http.client.HTTPConnection(HOST, self.server.port, timeout=30)
+        connection.request(self.method, self.path, body=self.body, headers=self.headers)
+        response = connection.getresponse()
+        body = response.read()
+        elapsed = time.perf_counter() - start
+        connection.close()
+        return elapsed, response.status, body
+
+    def verify(self) -> None:
+        _, status, body = self.send()
+        if status != 200:
+            raise RuntimeError(f"{self.label}: HTTP {status}: {body[:300]!r}")
+        if self.check is not None:
+            self.check(body)
+
+
+def rest(label: str, server: Server, path: str) -> Request:
+    return Request(label, server, "GET", path, headers={"Authorization": f"Token {TOKEN}", "Accept": "application/json"})
+
+
+def mcp_message(method: str, params: dict[str, Any]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+
+
+def mcp(label: str, server: Server, path: str, method: str, params: dict[str, Any], revision: str = REVISION) -> Request:
+    def check(body: bytes) -> None:
+        answer = json.loads(body)
+        if "result" not in answer or answer["result"].get("isError"):
+            raise RuntimeError(f"{label}: not a successful result: {body[:400]!r}")
+
+    return Request(
+        label, server, "POST", path, body=mcp_message(method, params),
+        headers={
+            "Authorization": f"Token {TOKEN}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": revision,
+        },
+        check=check,
+    )
+
+
+def interleaved(requests: Sequence[Request], n: int, warmup: int = 20) -> dict[str, list[float]]:
+    """Send each request ``n`` times, in rounds of one each, the order rotating per round.
+
+    Returns ``{label: [seconds, ...]}``. Warm-up rounds are not recorded.
+    """
+    for request in requests:
+        request.verify()
+    samples: dict[str, list[float]] = {r.label: [] for r in requests}
+    for round_ in range(warmup + n):
+        shift = round_ % len(requests)
+        for request in [*requests[shift:], *requests[:shift]]:
+            elapsed, status, body = request.send()
+            if status != 200:
+                raise RuntimeError(f"{request.label}: HTTP {status}: {body[:300]!r}")
+            if round_ >= warmup:
+                samples[request.label].append(elapsed)
+    return samples
+
+
+# --- statistics and tables ----------------------------------------------------------
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def p95(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f}"
+
+
+def table(title: str, header: Sequence[str], rows: Sequence[Sequence[Any]], note: str = "") -> str:
+    """A Markdown table, printed and returned (``docs/benchmarks.md`` quotes them)."""
+    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = [f"### {title}", ""]
+    for index, row in enumerate(cells):
+        lines.append("| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |")
+        if index == 0:
+            lines.append("| " + " | ".join("-" * w for w in widths) + " |")
+    if note:
+        lines += ["", note]
+    text = "\n".join(lines) + "\n"
+    print(text, flush=True)
+    return text
+
+
+def verdict(value: float, target: float, *, at_most: bool = True) -> str:
+    met = value <= target if at_most else value >= target
+    return f"{'met' if met else 'MISSED'} ({'≤' if at_most else '≥'} {target:g})"
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)

@@ -1,0 +1,173 @@
+"""Benchmark 3: listing generated APIs of 10, 100 and 1,000 operations.
+
+* Cold build, in process: the first ``tools/list`` of a group after the bridge's caches are
+  cleared (drf-spectacular's generation, OpenRPC methods, tools, their checks, the answer),
+  against drf-spectacular's own ``SchemaGenerator(patterns=...).get_schema()`` for the same
+  endpoints. Interleaved, R rounds each.
+* Warm ``tools/list`` over HTTP (gunicorn, one sync worker): N sequential requests for the
+  group's first page, interleaved with a plain Django view answering the very same bytes,
+  serialised once (``/prebytes/<group>/``).
+* Memory held per cached group: ``tracemalloc``'s traced size with the group cached, minus
+  the size once the bridge's caches are cleared, in a fresh process.
+
+Targets: cold ≤ 1.3× drf-spectacular; warm ≤ 1.2× the pre-serialised bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+from bench import lib
+SIZES = (10, 100, 1000)  # bench.shop.generated.SIZES, which needs Django set up
+
+
+def _setup() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.site.settings")
+    import django
+
+    django.setup()
+
+
+def _cold_tools_list(group: str) -> bytes:
+    """Clear the bridge's caches, then answer one tools/list (in process, no middleware)."""
+    from django.test import RequestFactory
+
+    from bench.site.urls import MCP_HEADERS, TOOLS_LIST
+    from mcp_bridge import registry, translation
+    from mcp_bridge.transport import mcp_endpoint
+
+    registry.clear_cache()
+    translation.clear_cache()
+    request = RequestFactory().post(
+        f"/mcp/{group}/", json.dumps(TOOLS_LIST), content_type="application/json", **MCP_HEADERS
+    )
+    response = mcp_endpoint(request, group)
+    assert response.status_code == 200, response.content[:300]
+    return response.content
+
+
+def _spectacular(size: int) -> dict:
+    from drf_spectacular.generators import SchemaGenerator
+
+    from bench.shop.generated import PATTERNS
+
+    return SchemaGenerator(patterns=PATTERNS[size]).get_schema(request=None, public=True)
+
+
+def cold_rows() -> list[list[str]]:
+    _setup()
+    rounds = {10: lib.scaled(30, 3), 100: lib.scaled(10, 2), 1000: lib.scaled(4, 1)}
+    rows = []
+    for size in SIZES:
+        group = f"gen{size}"
+        body = _cold_tools_list(group)  # warm-up: imports, drf-spectacular's own lru caches
+        tools = len(json.loads(body)["result"]["tools"])
+        operations = sum(len(operations) for operations in _spectacular(size)["paths"].values())
+        bridge, spectacular = [], []
+        lib.log(f"listing, cold: {group}, {rounds[size]} rounds")
+        for round_ in range(rounds[size]):
+            pair = [("bridge", lambda: _cold_tools_list(group)), ("spectacular", lambda: _spectacular(size))]
+            for label, build in pair if round_ % 2 == 0 else pair[::-1]:
+                start = time.perf_counter()
+                build()
+                (bridge if label == "bridge" else spectacular).append(time.perf_counter() - start)
+        ratio = lib.median(bridge) / lib.median(spectacular)
+        rows.append([
+            size, operations, tools, len(bridge), lib.ms(lib.median(spectacular)), lib.ms(lib.median(bridge)),
+            f"{ratio:.3f}", lib.verdict(ratio, 1.3),
+        ])
+    return rows
+
+
+def warm_rows() -> list[list[str]]:
+    n = lib.scaled(300)
+    rows = []
+    with lib.gunicorn("listing") as server:
+        for size in SIZES:
+            group = f"gen{size}"
+            lib.log(f"listing, warm: {group}, {n} x 2 requests")
+            listing = lib.mcp("mcp", server, f"/mcp/{group}/", "tools/list", {})
+            plain = lib.rest("plain", server, f"/prebytes/{group}/")
+            samples = lib.interleaved([listing, plain], n)
+            _, _, body = listing.send()
+            _, _, same = plain.send()
+            assert body == same, f"{group}: the plain view's bytes differ from tools/list"
+            m, p = samples["mcp"], samples["plain"]
+            ratio = lib.median(m) / lib.median(p)
+            rows.append([
+                size, len(json.loads(body)["result"]["tools"]), f"{len(body) / 1024:.0f}", len(m),
+                lib.ms(lib.median(p)), lib.ms(lib.median(m)), f"{ratio:.3f}", f"{lib.p95(m) / lib.p95(p):.3f}",
+                lib.verdict(ratio, 1.2),
+            ])
+    return rows
+
+
+def memory_rows() -> list[list[str]]:
+    """In a fresh process (``python -m bench.listing memory``): tracemalloc's numbers per group."""
+    output = subprocess.run(
+        [sys.executable, "-m", "bench.listing", "memory"], check=True, capture_output=True, text=True,
+        cwd=lib.ROOT, env={**os.environ, "PYTHONPATH": str(lib.ROOT)},
+    ).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def _measure_memory() -> None:
+    import gc
+    import tracemalloc
+
+    _setup()
+    from mcp_bridge import registry, translation
+
+    _cold_tools_list("gen10")  # imports and drf-spectacular's lru caches, outside the figures
+    rows = []
+    tracemalloc.start()
+    for size in SIZES:
+        group = f"gen{size}"
+        registry.clear_cache()
+        translation.clear_cache()
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        body = _cold_tools_list(group)  # only this group is cached now
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0]
+        registry.clear_cache()
+        translation.clear_cache()
+        gc.collect()
+        after = tracemalloc.get_traced_memory()[0]
+        tools = len(json.loads(body)["result"]["tools"])
+        kib = (held - after) / 1024
+        rows.append([size, tools, f"{kib:.0f}", f"{kib / size:.1f}", f"{(held - before) / 1024:.0f}"])
+    print(json.dumps(rows))
+
+
+def run() -> str:
+    out = lib.table(
+        "3a. Listing, cold: first tools/list of a group vs drf-spectacular's get_schema, same endpoints (in process)",
+        ["operations", "in the schema", "tools", "rounds each", "spectacular ms", "bridge cold ms", "bridge/spectacular", "target"],
+        cold_rows(),
+        "The bridge's cold figure includes drf-spectacular's generation for the group, which it runs itself.",
+    )
+    out += lib.table(
+        "3b. Listing, warm: tools/list vs a plain view answering the same pre-serialised bytes (gunicorn, 1 sync worker)",
+        ["operations", "tools on page 1", "page KiB", "samples each", "plain ms", "tools/list ms", "median ratio", "p95 ratio", "target"],
+        warm_rows(),
+        "The first page (PAGE_SIZE 100), as a client's first tools/list gets it.",
+    )
+    out += lib.table(
+        "3c. Memory held per cached group (tracemalloc, fresh process)",
+        ["operations", "tools", "held KiB", "KiB per operation", "traced growth during the build KiB"],
+        memory_rows(),
+        "'held' is what clearing the bridge's caches frees: the tool set, its OpenRPC document, the per-language copy.",
+    )
+    return out
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["memory"]:
+        _measure_memory()
+    else:
+        run()

@@ -1,0 +1,68 @@
+"""Settings of the benchmark site, served by gunicorn (``bench/run``).
+
+Production-like: DEBUG off, token authentication, no debug toolbar; SQLite in
+``bench/.data/`` (created and seeded by ``bench/run``). ``settings_peer`` swaps
+mcp_bridge for django-mcp-server.
+"""
+
+import os
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(os.environ.get("BENCH_DATA_DIR", BENCH_DIR / ".data"))
+
+SECRET_KEY = "bench-only-not-secret"
+DEBUG = False
+ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
+USE_TZ = True
+TIME_ZONE = "UTC"
+LANGUAGE_CODE = "en"
+USE_I18N = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+ROOT_URLCONF = "bench.site.urls"
+WSGI_APPLICATION = "bench.site.wsgi.application"
+
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "mcp_bridge",
+    "bench.shop",
+]
+
+# Django's default project middleware, less what needs templates.
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+]
+
+DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": DATA_DIR / "bench.sqlite3"}}
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Warnings and errors to stderr, as a production server would. The root handler also keeps
+# the peer's SDK (mcp 1.x FastMCP) from installing its own INFO handler on the root logger,
+# which would log every request of the peer only.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"level": "WARNING", "handlers": ["console"]},
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.TokenAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Benchmark API",
+    "VERSION": "1.0.0",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+MCP_BRIDGE = {"SERVER_NAME": "bench"}
