@@ -27,6 +27,7 @@ from jsonschema import Draft202012Validator
 from mcp_bridge.openrpc import Method
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.schema import collect_defs, strip_flagged_properties
+from mcp_bridge.validators import SchemaValidator
 
 __all__ = ["Tool", "build_tool", "method_annotations"]
 
@@ -72,14 +73,12 @@ class Tool:
     result_schema: dict[str, Any] | None
     annotations: dict[str, bool]
     method: Method
-    validator: Draft202012Validator = field(repr=False, compare=False, default=None)  # type: ignore[assignment]
-    _output_validators: dict[bool, Draft202012Validator] = field(repr=False, compare=False, default_factory=dict)
+    validator: SchemaValidator = field(repr=False, compare=False, default=None)  # type: ignore[assignment]
+    _output_validators: dict[bool, SchemaValidator] = field(repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.validator is None:
-            self.validator = Draft202012Validator(
-                self.input_schema, format_checker=Draft202012Validator.FORMAT_CHECKER
-            )
+            self.validator = SchemaValidator(self.input_schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
     def output_schema_for(self, revision: str) -> dict[str, Any] | None:
         """The ``outputSchema`` sent to (and enforced for) a client of ``revision``."""
@@ -92,7 +91,7 @@ class Tool:
         itself from 2026-07-28 on, ``{"result": data}`` before (it had to be an object)."""
         return data if structured_content_may_be_any_json(revision) else {"result": data}
 
-    def output_validator(self, revision: str) -> Draft202012Validator | None:
+    def output_validator(self, revision: str) -> SchemaValidator | None:
         """The compiled validator of :meth:`output_schema_for`, built once per era.
 
         Formats are annotations here, as JSON Schema 2020-12 defines them by default:
@@ -103,7 +102,7 @@ class Tool:
             return None
         key = structured_content_may_be_any_json(revision)
         if key not in self._output_validators:
-            self._output_validators[key] = Draft202012Validator(schema)
+            self._output_validators[key] = SchemaValidator(schema)
         return self._output_validators[key]
 
     def as_mcp(self, revision: str) -> dict[str, Any]:

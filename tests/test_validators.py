@@ -1,0 +1,221 @@
+"""The compiled schema checks give jsonschema's answers (mcp_bridge.validators).
+
+Differential tests: every keyword the compiler implements, on instances at and
+around its edges, and every schema the test project's groups publish, on
+instances derived from the schema and then broken one field at a time. The
+compiled check must agree with ``Draft202012Validator.is_valid`` on each, and
+``SchemaValidator.iter_errors`` must list jsonschema's very errors.
+"""
+
+from __future__ import annotations
+
+import copy
+import decimal
+import itertools
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from mcp_bridge.registry import get_groups, get_toolset
+from mcp_bridge.validators import SchemaValidator, compile_check
+
+#: Groups of the test URLconf that are deliberately broken (see test_checks_and_errors.py).
+BROKEN_GROUPS = {"badnames", "dupes"}
+
+#: Instances of every JSON type, with Python's traps: bool is an int, 1.0 is an integer.
+PLAIN = [
+    None, True, False, 0, 1, -1, 1.0, 1.5, 2**70, decimal.Decimal("2.5"), "", "a", "abc", "1.0",
+    "2026-01-01T00:00:00Z", [], [1], [1, 1], ["a", None], {}, {"a": 1}, {"a": None, "b": "x"},
+]
+
+KEYWORD_SCHEMAS: list[Any] = [
+    True,
+    False,
+    {},
+    *({"type": t} for t in ("null", "boolean", "integer", "number", "string", "array", "object")),
+    {"type": ["string", "null"]},
+    {"type": ["integer", "boolean"]},
+    {"enum": ["a", "b", None]},
+    {"enum": [1, True, [1], {"a": 1}]},
+    {"enum": [0, False]},
+    {"const": 1},
+    {"const": False},
+    {"const": [1, "a"]},
+    {"minimum": 0},
+    {"maximum": 1},
+    {"exclusiveMinimum": 0},
+    {"exclusiveMaximum": 1.5},
+    {"minLength": 1, "maxLength": 2},
+    {"pattern": "^[a-z]+$"},
+    {"pattern": "b"},
+    {"minItems": 1, "maxItems": 1},
+    {"items": {"type": "integer"}},
+    {"items": False},
+    {"minProperties": 1, "maxProperties": 1},
+    {"properties": {"a": {"type": "integer"}}, "required": ["a"]},
+    {"properties": {"a": {"type": "integer"}}, "additionalProperties": False},
+    {"properties": {"a": {}}, "additionalProperties": {"type": "string"}},
+    {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+    {"allOf": [{"type": "number"}, {"minimum": 1}]},
+    {"not": {"type": "string"}},
+    {"type": "string", "format": "date-time"},
+    {"type": "string", "format": "uri", "readOnly": True, "description": "d", "examples": ["x"]},
+    {
+        "$ref": "#/$defs/Node",
+        "$defs": {
+            "Node": {
+                "type": "object",
+                "properties": {"a": {"type": "integer"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+            }
+        },
+    },
+]
+
+NOT_COMPILED = [
+    {"patternProperties": {"^a": {}}},
+    {"prefixItems": [{}]},
+    {"uniqueItems": True},
+    {"multipleOf": 2},
+    {"if": {}, "then": {}},
+    {"$ref": "#/components/schemas/X"},
+    {"$ref": "#/$defs/Missing", "$defs": {}},
+    {"$id": "https://example.com/s"},
+    {"x-unknown": 1},
+]
+
+
+def assert_agrees(schema: Any, instances: list[Any], format_checker: Any = None) -> None:
+    reference = Draft202012Validator(schema, format_checker=format_checker)
+    check = compile_check(schema, format_checker)
+    assert check is not None, schema
+    wrapped = SchemaValidator(schema, format_checker=format_checker)
+    for instance in instances:
+        valid = reference.is_valid(instance)
+        assert check(instance) == valid, (schema, instance)
+        if not valid:
+            expected = sorted((list(e.path), e.message) for e in reference.iter_errors(instance))
+            assert sorted((list(e.path), e.message) for e in wrapped.iter_errors(instance)) == expected
+
+
+@pytest.mark.parametrize("schema", KEYWORD_SCHEMAS, ids=lambda s: str(s)[:60])
+@pytest.mark.parametrize("formats", [None, Draft202012Validator.FORMAT_CHECKER], ids=["no-formats", "formats"])
+def test_each_keyword_agrees_with_jsonschema(schema, formats):
+    nested = [{"a": 1, "children": [{"a": 2, "children": []}]}, {"a": 1, "children": [{"a": "x"}]}]
+    assert_agrees(schema, PLAIN + nested, formats)
+
+
+@pytest.mark.parametrize("schema", NOT_COMPILED, ids=lambda s: str(s)[:60])
+def test_other_keywords_are_left_to_jsonschema(schema):
+    assert compile_check(schema) is None
+    wrapped = SchemaValidator(schema)
+    for instance in PLAIN:
+        # The same answer, or the same exception (an unresolvable reference raises).
+        assert _outcome(wrapped.is_valid, instance) == _outcome(Draft202012Validator(schema).is_valid, instance)
+
+
+def _outcome(function: Any, instance: Any) -> Any:
+    try:
+        return function(instance)
+    except Exception as exc:  # noqa: BLE001
+        return type(exc)
+
+
+def test_a_check_that_raises_falls_back_to_jsonschema():
+    wrapped = SchemaValidator({"type": "object", "required": ["a"]})
+    wrapped._check = lambda instance: 1 / 0
+    assert not list(wrapped.iter_errors({"a": 1}))
+    assert [e.message for e in wrapped.iter_errors({})] == ["'a' is a required property"]
+
+
+def _example(schema: Any, defs: dict[str, Any], depth: int = 0) -> Any:
+    """An instance meant to be valid: required and optional properties, first choices."""
+    if not isinstance(schema, dict) or depth > 6:
+        return None
+    if "$ref" in schema:
+        return _example(defs[schema["$ref"].rsplit("/", 1)[1]], defs, depth + 1)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return _example(schema[key][0], defs, depth + 1)
+    if "allOf" in schema:
+        return _example(schema["allOf"][0], defs, depth + 1)
+    if "enum" in schema:
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    kind = schema.get("type")
+    kind = next((k for k in kind if k != "null"), "null") if isinstance(kind, list) else kind
+    if kind == "object" or "properties" in schema:
+        return {name: _example(sub, defs, depth + 1) for name, sub in schema.get("properties", {}).items()}
+    if kind == "array":
+        return [_example(schema.get("items", {}), defs, depth + 1) for _ in range(2)]
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 1)
+    if kind == "boolean":
+        return True
+    if kind == "string":
+        return {"date-time": "2026-01-01T00:00:00Z", "date": "2026-01-01", "uri": "https://x.example/",
+                "email": "a@b.example", "uuid": "12345678-1234-5678-1234-567812345678"}.get(schema.get("format"), "ab")
+    return None
+
+
+def _variants(instance: Any) -> list[Any]:
+    """The instance, then copies with one value replaced by each plain value, at every depth."""
+    out = [instance]
+    paths: list[tuple[Any, ...]] = []
+
+    def walk(value: Any, path: tuple[Any, ...]) -> None:
+        if len(paths) > 12:
+            return
+        if isinstance(value, dict):
+            for key, sub in value.items():
+                paths.append((*path, key))
+                walk(sub, (*path, key))
+        elif isinstance(value, list) and value:
+            paths.append((*path, 0))
+            walk(value[0], (*path, 0))
+
+    walk(instance, ())
+    for path, replacement in itertools.product(paths, [None, "ab", 1.5, True, {}]):
+        changed = copy.deepcopy(instance)
+        target = changed
+        for step in path[:-1]:
+            target = target[step]
+        target[path[-1]] = replacement
+        out.append(changed)
+    for path in paths:  # and without each value
+        changed = copy.deepcopy(instance)
+        target = changed
+        for step in path[:-1]:
+            target = target[step]
+        del target[path[-1]]
+        out.append(changed)
+    return out
+
+
+def _published_schemas() -> list[tuple[str, Any, Any]]:
+    schemas = []
+    for group, versions in get_groups().items():
+        if group in BROKEN_GROUPS:
+            continue
+        for version in versions:
+            for tool in get_toolset(group, version).tools:
+                schemas.append((f"{group}/{version}/{tool.name}/input", tool.input_schema, Draft202012Validator.FORMAT_CHECKER))
+                for label, schema in (("output", tool.output_schema), ("result", tool.result_schema)):
+                    if schema is not None:
+                        schemas.append((f"{group}/{version}/{tool.name}/{label}", schema, None))
+    return schemas
+
+
+def test_every_published_schema_agrees_with_jsonschema():
+    schemas = _published_schemas()
+    assert len(schemas) > 50
+    compiled = 0
+    for label, schema, formats in schemas:
+        if compile_check(schema, formats) is None:
+            continue  # left to jsonschema alone
+        compiled += 1
+        assert_agrees(schema, _variants(_example(schema, schema.get("$defs", {}))), formats)
+    # drf-spectacular's schemas use only keywords the compiler implements.
+    assert compiled == len(schemas)
