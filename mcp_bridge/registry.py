@@ -31,7 +31,6 @@ from django.dispatch import receiver
 from django.urls import get_urlconf
 from django.utils import translation
 from drf_spectacular.settings import spectacular_settings
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
 from mcp_bridge.conf import bridge_settings
@@ -40,6 +39,7 @@ from mcp_bridge.openapi import discover_groups, generate_group_schema
 from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
 from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
+from mcp_bridge.validators import check_schema
 
 __all__ = ["ToolSet", "get_toolset", "get_groups", "clear_cache", "TOOL_NAME_PATTERN"]
 
@@ -155,10 +155,11 @@ def _build(group: str, version: str | None) -> ToolSet:
     problems = [problem for method in methods for problem in method.problems]
     problems += _check_names(methods)
     tools = []
+    checked: set[str] = set()  # subschemas found valid, shared by the tools of the build
     if not problems:
         for method in methods:
             tool = build_tool(method, components)
-            problems += _check_schemas(tool)
+            problems += _check_schemas(tool, checked)
             tools.append(tool)
     if problems:
         raise ToolSetError(group, version, problems)
@@ -201,7 +202,7 @@ def _check_names(methods: list[Method]) -> list[Problem]:
     return problems
 
 
-def _check_schemas(tool: Tool) -> list[Problem]:
+def _check_schemas(tool: Tool, checked: set[str]) -> list[Problem]:
     problems = []
     schemas = (
         ("inputSchema", tool.input_schema),
@@ -212,7 +213,7 @@ def _check_schemas(tool: Tool) -> list[Problem]:
         if schema is None:
             continue
         try:
-            Draft202012Validator.check_schema(schema)
+            check_schema(schema, checked)
         except SchemaError as exc:
             problems.append(
                 Problem(

@@ -16,9 +16,10 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
 
 from mcp_bridge.registry import get_groups, get_toolset
-from mcp_bridge.validators import SchemaValidator, compile_check
+from mcp_bridge.validators import SchemaValidator, check_schema, compile_check
 
 #: Groups of the test URLconf that are deliberately broken (see test_checks_and_errors.py).
 BROKEN_GROUPS = {"badnames", "dupes"}
@@ -219,3 +220,58 @@ def test_every_published_schema_agrees_with_jsonschema():
         assert_agrees(schema, _variants(_example(schema, schema.get("$defs", {}))), formats)
     # drf-spectacular's schemas use only keywords the compiler implements.
     assert compiled == len(schemas)
+
+
+INVALID_SCHEMAS = [
+    {"type": "integr"},
+    {"type": []},
+    {"properties": {"a": {"type": 5}}},
+    {"properties": {"a": 5}},
+    {"items": {"minLength": -1}},
+    {"$defs": {"A": {"required": ["a", "a"]}}, "$ref": "#/$defs/A"},
+    {"anyOf": []},
+    {"allOf": [{"enum": "x"}]},
+    {"description": 5},
+    {"title": ["x"]},
+    {"examples": "x"},
+    {"required": "a"},
+    {"required": [1]},
+    {"patternProperties": {"(": {}}},
+    {"pattern": "("},
+    {"not": {"maximum": "1"}},
+    {"oneOf": [True, {"properties": {"b": {"items": {"type": "nope"}}}}]},
+    {"dependencies": {"a": 5}},
+    {"dependentSchemas": {"a": 1}},
+    5,
+]
+VALID_SCHEMAS = [
+    *KEYWORD_SCHEMAS,
+    {"dependencies": {"a": ["b"], "c": {"type": "string"}}},
+    {"properties": {"a": True, "b": False}, "required": [], "description": "", "default": {"x": [1]}},
+    {"patternProperties": {"^a": {"type": "string"}}, "const": None, "enum": [None, 1]},
+]
+
+
+@pytest.mark.parametrize("schema", INVALID_SCHEMAS + VALID_SCHEMAS, ids=lambda s: str(s)[:60])
+def test_check_schema_agrees_with_jsonschema(schema):
+    expected = _outcome(lambda s: Draft202012Validator.check_schema(s), schema)
+    # A fresh cache, and one already holding every node of the valid schemas.
+    warm: set[str] = set()
+    for valid in VALID_SCHEMAS:
+        check_schema(valid, warm)
+    for checked in (set(), warm):
+        assert _outcome(lambda s: check_schema(s, checked), schema) == expected
+    if expected is not None:  # the same error message as jsonschema's
+        assert _message(lambda: check_schema(schema, set())) == _message(lambda: Draft202012Validator.check_schema(schema))
+
+
+def _message(function: Any) -> str:
+    with pytest.raises(SchemaError) as raised:
+        function()
+    return raised.value.message
+
+
+def test_check_schema_accepts_every_published_schema():
+    checked: set[str] = set()
+    for _label, schema, _formats in _published_schemas():
+        check_schema(schema, checked)
