@@ -33,6 +33,7 @@ from drf_spectacular.settings import spectacular_settings
 import mcp_bridge
 from mcp_bridge import events, executor
 from mcp_bridge.conf import bridge_settings
+from mcp_bridge.encoding import EncodedJSON
 from mcp_bridge.envelope import check_envelope
 from mcp_bridge.protocol import (
     INVALID_PARAMS,
@@ -217,7 +218,9 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
         offset = _decode_cursor(params["cursor"], len(tools))
     size = max(1, int(bridge_settings.PAGE_SIZE))
     page = tools[offset : offset + size]
-    result: dict[str, Any] = {"tools": [tool.as_mcp(call.revision) for tool in page]}
+    # Each tool's JSON is encoded once (Tool.listing_json): the page is spliced, not re-encoded.
+    listed = ",".join(tool.listing_json(call.revision).text for tool in page)
+    result: dict[str, Any] = {"tools": EncodedJSON(f"[{listed}]")}
     if offset + size < len(tools):
         result["nextCursor"] = _encode_cursor(offset + size)
     if call.modern:

@@ -41,11 +41,11 @@ from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import Resolver404, resolve
-from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
 from mcp_bridge import events
 from mcp_bridge.conf import bridge_settings
+from mcp_bridge.encoding import dumps
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.tools import Tool
 
@@ -70,11 +70,6 @@ _TRANSPORT_HEADERS = frozenset(
      "HTTP_ACCEPT", "HTTP_LAST_EVENT_ID"}
 )
 _atomic_handler = BaseHandler()
-
-
-def dumps(value: Any) -> str:
-    """JSON text as DRF's ``JSONRenderer`` would produce it (Decimal, datetime, UUID, lazy text)."""
-    return json.dumps(value, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"))
 
 
 def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
