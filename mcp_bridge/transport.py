@@ -28,6 +28,7 @@ does for any REST request, and token-authenticated callers need no token.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from typing import Any
@@ -117,9 +118,17 @@ def _load_toolset(
 
 
 def _wants(request: HttpRequest) -> str | None:
-    if request.accepts("application/json"):
+    # The answer depends on the Accept header alone, and clients send the same one every time.
+    return _answer_format(request.META.get("HTTP_ACCEPT", "*/*"))
+
+
+@functools.lru_cache(maxsize=64)
+def _answer_format(accept: str) -> str | None:
+    probe = HttpRequest()
+    probe.META["HTTP_ACCEPT"] = accept  # Django's own Accept parsing and matching
+    if probe.accepts("application/json"):
         return "json"
-    if request.accepts("text/event-stream"):
+    if probe.accepts("text/event-stream"):
         return "sse"
     return None
 
@@ -156,7 +165,7 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     # The era is routed by the header, as the reference SDKs do: a handshake revision
     # (or none: 2025-03-26) is the handshake era; any other value goes to the stateless
     # era, whose envelope check rejects an unknown or malformed revision with a 400.
-    header_revision = request.headers.get("MCP-Protocol-Version")
+    header_revision = request.META.get("HTTP_MCP_PROTOCOL_VERSION")  # request.headers would parse them all
     revision = header_revision or DEFAULT_HEADER_REVISION
     if revision not in HANDSHAKE_REVISIONS and revision not in MODERN_REVISIONS:
         revision = MODERN_REVISIONS[-1]
