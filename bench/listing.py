@@ -5,8 +5,8 @@
   against drf-spectacular's own ``SchemaGenerator(patterns=...).get_schema()`` for the same
   endpoints. Interleaved, R rounds each.
 * Warm ``tools/list`` over HTTP (gunicorn, one sync worker): N sequential requests for the
-  group's first page, interleaved with a plain Django view answering the very same bytes,
-  serialised once (``/prebytes/<group>/``).
+  group's first page, interleaved with the same POST to a plain Django view answering the
+  very same bytes, serialised once (``/prebytes/<group>/``).
 * Memory held per cached group: ``tracemalloc``'s traced size with the group cached, minus
   the size once the bridge's caches are cleared, in a fresh process.
 
@@ -91,7 +91,8 @@ def warm_rows() -> list[list[str]]:
             group = f"gen{size}"
             lib.log(f"listing, warm: {group}, {n} x 2 requests")
             listing = lib.mcp("mcp", server, f"/mcp/{group}/", "tools/list", {})
-            plain = lib.rest("plain", server, f"/prebytes/{group}/")
+            # The same request bytes to both: the plain view ignores them.
+            plain = lib.Request("plain", server, "POST", f"/prebytes/{group}/", listing.body, dict(listing.headers))
             samples = lib.interleaved([listing, plain], n)
             _, _, body = listing.send()
             _, _, same = plain.send()

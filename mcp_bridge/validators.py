@@ -376,6 +376,11 @@ _ANY_ARRAY = frozenset({"examples", "enum"})
 _FREE_NAMES = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
 
 
+def _is_string_set(value: Any) -> bool:
+    """The metaschema's ``stringArray``: an array of unique strings."""
+    return isinstance(value, list) and all(isinstance(v, str) for v in value) and len(set(value)) == len(value)
+
+
 def _shallow(schema: dict[str, Any], children: list[Any]) -> dict[str, Any]:
     """``schema`` as the metaschema sees it at this node: every subschema replaced by ``{}``
     (always valid) and appended to ``children``, and values the metaschema accepts whatever
@@ -399,9 +404,7 @@ def _shallow(schema: dict[str, Any], children: list[Any]) -> dict[str, Any]:
             value = ""
         elif keyword in _ANY_VALUE:
             value = None
-        elif keyword in _ANY_ARRAY and isinstance(value, list):
-            value = []
-        elif keyword == "required" and isinstance(value, list) and all(isinstance(v, str) for v in value) and len(set(value)) == len(value):
+        elif (keyword in _ANY_ARRAY and isinstance(value, list)) or (keyword == "required" and _is_string_set(value)):
             value = []
         shallow[keyword] = value
     return shallow

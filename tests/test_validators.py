@@ -260,7 +260,7 @@ def test_check_schema_agrees_with_jsonschema(schema):
     for valid in VALID_SCHEMAS:
         check_schema(valid, warm)
     for checked in (set(), warm):
-        assert _outcome(lambda s: check_schema(s, checked), schema) == expected
+        assert _outcome(lambda s, checked=checked: check_schema(s, checked), schema) == expected
     if expected is not None:  # the same error message as jsonschema's
         assert _message(lambda: check_schema(schema, set())) == _message(lambda: Draft202012Validator.check_schema(schema))
 

@@ -11,6 +11,7 @@ import json
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
 from django.urls import include, path
+from django.views.decorators.csrf import csrf_exempt
 
 from bench.shop import generated, views
 from mcp_bridge import api_group
@@ -27,8 +28,13 @@ MCP_HEADERS = {"HTTP_ACCEPT": "application/json, text/event-stream", "HTTP_MCP_P
 _prebytes: dict[str, bytes] = {}
 
 
+@csrf_exempt
 def prebytes(request: HttpRequest, group: str) -> HttpResponse:
-    """The same bytes as the group's ``tools/list`` answer, serialised once per process."""
+    """The same bytes as the group's ``tools/list`` answer, serialised once per process.
+
+    The benchmark POSTs it the same JSON-RPC request as the MCP endpoint gets (which it
+    ignores), so that both see the same bytes in and send the same bytes out.
+    """
     body = _prebytes.get(group)
     if body is None:
         from mcp_bridge.transport import mcp_endpoint
