@@ -218,9 +218,13 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
         offset = _decode_cursor(params["cursor"], len(tools))
     size = max(1, int(bridge_settings.PAGE_SIZE))
     page = tools[offset : offset + size]
-    # Each tool's JSON is encoded once (Tool.listing_json): the page is spliced, not re-encoded.
-    listed = ",".join(tool.listing_json(call.revision).text for tool in page)
-    result: dict[str, Any] = {"tools": EncodedJSON(f"[{listed}]")}
+    # A page is the same for every caller of the tool set (its texts are per language already):
+    # encoded once, then spliced into each answer by dumps().
+    key = (call.revision, offset, size)
+    listed = call.toolset.pages.get(key)
+    if listed is None:
+        listed = call.toolset.pages[key] = EncodedJSON(executor.dumps([tool.as_mcp(call.revision) for tool in page]))
+    result: dict[str, Any] = {"tools": listed}
     if offset + size < len(tools):
         result["nextCursor"] = _encode_cursor(offset + size)
     if call.modern:

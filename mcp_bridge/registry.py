@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -60,6 +60,8 @@ class ToolSet:
         by_name: the same tools, by name.
         methods: the OpenRPC-style methods the tools were built from.
         openrpc: the OpenRPC document of the group/version.
+        pages: ``tools/list`` pages already encoded, filled by the dispatcher; a copy
+            made with ``dataclasses.replace`` (a translation) starts empty.
     """
 
     group: str
@@ -68,6 +70,7 @@ class ToolSet:
     by_name: dict[str, Tool]
     methods: list[Method]
     openrpc: dict[str, Any]
+    pages: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
 _lock = threading.RLock()

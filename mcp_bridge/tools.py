@@ -19,13 +19,11 @@ reaches are copied in (MCP spec 2025-11-25, "Tools" → "Tool"; JSON Schema
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from mcp_bridge.encoding import EncodedJSON, dumps
 from mcp_bridge.openrpc import Method
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.schema import collect_defs, strip_flagged_properties
@@ -77,8 +75,6 @@ class Tool:
     method: Method
     validator: SchemaValidator = field(repr=False, compare=False, default=None)  # type: ignore[assignment]
     _output_validators: dict[bool, SchemaValidator] = field(repr=False, compare=False, default_factory=dict)
-    # Not copied by dataclasses.replace() (init=False): a translated copy lists other texts.
-    _listings: dict[tuple[bool, bool], EncodedJSON] = field(repr=False, compare=False, init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.validator is None:
@@ -109,15 +105,6 @@ class Tool:
             self._output_validators[key] = SchemaValidator(schema)
         return self._output_validators[key]
 
-    def listing_json(self, revision: str) -> EncodedJSON:
-        """:meth:`as_mcp` as JSON text, encoded once per shape (``title``/``outputSchema``
-        or not, which ``outputSchema``): what ``tools/list`` sends."""
-        key = _listing_shape(revision)
-        listing = self._listings.get(key)
-        if listing is None:
-            listing = self._listings[key] = EncodedJSON(dumps(self.as_mcp(revision)))
-        return listing
-
     def as_mcp(self, revision: str) -> dict[str, Any]:
         """The ``Tool`` object of ``tools/list`` for a protocol revision.
 
@@ -136,11 +123,6 @@ class Tool:
         if self.annotations:
             tool["annotations"] = self.annotations
         return tool
-
-
-@functools.lru_cache(maxsize=16)
-def _listing_shape(revision: str) -> tuple[bool, bool]:
-    return supports_titles_and_output(revision), structured_content_may_be_any_json(revision)
 
 
 def build_tool(method: Method, components: dict[str, Any]) -> Tool:
