@@ -242,6 +242,8 @@ INVALID_SCHEMAS = [
     {"oneOf": [True, {"properties": {"b": {"items": {"type": "nope"}}}}]},
     {"dependencies": {"a": 5}},
     {"dependentSchemas": {"a": 1}},
+    {"$ref": 5},
+    {"properties": {"a": {"$ref": ["#/$defs/A"]}}},
     5,
 ]
 VALID_SCHEMAS = [
