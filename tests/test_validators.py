@@ -1,10 +1,11 @@
-"""The compiled schema checks give jsonschema's answers (mcp_bridge.validators).
+"""SchemaValidator and check_schema give jsonschema's answers (mcp_bridge.validators).
 
-Differential tests: every keyword the compiler implements, on instances at and
-around its edges, and every schema the test project's groups publish, on
-instances derived from the schema and then broken one field at a time. The
-compiled check must agree with ``Draft202012Validator.is_valid`` on each, and
-``SchemaValidator.iter_errors`` must list jsonschema's very errors.
+Differential tests, run twice: with jsonschema-rs answering first (the ``fast``
+extra, installed by the test extra) and with jsonschema alone (the fallback a
+project without the extra gets). On keyword schemas with instances at and
+around their edges, and on every schema the test project's groups publish with
+instances derived from it and broken one field at a time, the verdict must be
+``Draft202012Validator.is_valid``'s and the errors must be jsonschema's own.
 """
 
 from __future__ import annotations
@@ -18,11 +19,31 @@ import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from mcp_bridge import validators
 from mcp_bridge.registry import get_groups, get_toolset
-from mcp_bridge.validators import SchemaValidator, check_schema, compile_check
+from mcp_bridge.validators import SchemaValidator, check_schema
 
 #: Groups of the test URLconf that are deliberately broken (see test_checks_and_errors.py).
 BROKEN_GROUPS = {"badnames", "dupes"}
+
+
+@pytest.fixture(params=["jsonschema-rs", "jsonschema-only"], autouse=True)
+def engine(request, monkeypatch):
+    """Run every test with the fast path and with the fallback."""
+    if request.param == "jsonschema-rs":
+        if not validators.fast_validation_available():
+            pytest.skip("jsonschema-rs is not installed (pip install 'mcp-bridge[fast]')")
+    else:
+        monkeypatch.setattr(validators, "jsonschema_rs", None)
+    return request.param
+
+
+def test_the_fast_path_is_used_when_installed(engine):
+    wrapped = SchemaValidator({"type": "integer"})
+    assert (wrapped._fast is not None) == (engine == "jsonschema-rs")
+    # Tool arguments are checked with formats: jsonschema alone, whatever is installed.
+    assert SchemaValidator({"type": "string"}, format_checker=Draft202012Validator.FORMAT_CHECKER)._fast is None
+
 
 #: Instances of every JSON type, with Python's traps: bool is an int, 1.0 is an integer.
 PLAIN = [
@@ -63,6 +84,10 @@ KEYWORD_SCHEMAS: list[Any] = [
     {"not": {"type": "string"}},
     {"type": "string", "format": "date-time"},
     {"type": "string", "format": "uri", "readOnly": True, "description": "d", "examples": ["x"]},
+    {"patternProperties": {"^a": {"type": "integer"}}},
+    {"prefixItems": [{"type": "integer"}]},
+    {"uniqueItems": True},
+    {"multipleOf": 2},
     {
         "$ref": "#/$defs/Node",
         "$defs": {
@@ -74,30 +99,22 @@ KEYWORD_SCHEMAS: list[Any] = [
     },
 ]
 
-NOT_COMPILED = [
-    {"patternProperties": {"^a": {}}},
-    {"prefixItems": [{}]},
-    {"uniqueItems": True},
-    {"multipleOf": 2},
-    {"if": {}, "then": {}},
-    {"$ref": "#/components/schemas/X"},
-    {"$ref": "#/$defs/Missing", "$defs": {}},
-    {"$id": "https://example.com/s"},
-    {"x-unknown": 1},
-]
+
+def _outcome(function: Any, instance: Any) -> Any:
+    try:
+        return function(instance)
+    except Exception as exc:  # noqa: BLE001
+        return type(exc)
 
 
 def assert_agrees(schema: Any, instances: list[Any], format_checker: Any = None) -> None:
     reference = Draft202012Validator(schema, format_checker=format_checker)
-    check = compile_check(schema, format_checker)
-    assert check is not None, schema
     wrapped = SchemaValidator(schema, format_checker=format_checker)
     for instance in instances:
         valid = reference.is_valid(instance)
-        assert check(instance) == valid, (schema, instance)
-        if not valid:
-            expected = sorted((list(e.path), e.message) for e in reference.iter_errors(instance))
-            assert sorted((list(e.path), e.message) for e in wrapped.iter_errors(instance)) == expected
+        assert wrapped.is_valid(instance) == valid, (schema, instance)
+        expected = sorted((list(e.path), e.message) for e in reference.iter_errors(instance))
+        assert sorted((list(e.path), e.message) for e in wrapped.iter_errors(instance)) == expected
 
 
 @pytest.mark.parametrize("schema", KEYWORD_SCHEMAS, ids=lambda s: str(s)[:60])
@@ -107,25 +124,20 @@ def test_each_keyword_agrees_with_jsonschema(schema, formats):
     assert_agrees(schema, PLAIN + nested, formats)
 
 
-@pytest.mark.parametrize("schema", NOT_COMPILED, ids=lambda s: str(s)[:60])
-def test_other_keywords_are_left_to_jsonschema(schema):
-    assert compile_check(schema) is None
+def test_an_unresolvable_reference_raises_as_in_jsonschema():
+    schema = {"$ref": "#/$defs/Missing", "$defs": {}}
     wrapped = SchemaValidator(schema)
     for instance in PLAIN:
-        # The same answer, or the same exception (an unresolvable reference raises).
         assert _outcome(wrapped.is_valid, instance) == _outcome(Draft202012Validator(schema).is_valid, instance)
 
 
-def _outcome(function: Any, instance: Any) -> Any:
-    try:
-        return function(instance)
-    except Exception as exc:  # noqa: BLE001
-        return type(exc)
+def test_a_fast_path_that_raises_falls_back_to_jsonschema():
+    class Broken:
+        def is_valid(self, instance: Any) -> bool:
+            raise RuntimeError("cannot read this value")
 
-
-def test_a_check_that_raises_falls_back_to_jsonschema():
     wrapped = SchemaValidator({"type": "object", "required": ["a"]})
-    wrapped._check = lambda instance: 1 / 0
+    wrapped._fast = Broken()
     assert not list(wrapped.iter_errors({"a": 1}))
     assert [e.message for e in wrapped.iter_errors({})] == ["'a' is a required property"]
 
@@ -212,14 +224,8 @@ def _published_schemas() -> list[tuple[str, Any, Any]]:
 def test_every_published_schema_agrees_with_jsonschema():
     schemas = _published_schemas()
     assert len(schemas) > 50
-    compiled = 0
-    for label, schema, formats in schemas:
-        if compile_check(schema, formats) is None:
-            continue  # left to jsonschema alone
-        compiled += 1
+    for _label, schema, formats in schemas:
         assert_agrees(schema, _variants(_example(schema, schema.get("$defs", {}))), formats)
-    # drf-spectacular's schemas use only keywords the compiler implements.
-    assert compiled == len(schemas)
 
 
 INVALID_SCHEMAS = [
