@@ -88,8 +88,17 @@ CHOICES = {
 class BridgeSettings:
     """Attribute access to ``settings.MCP_BRIDGE`` with defaults."""
 
-    def _user_settings(self) -> dict[str, Any]:
+    def __init__(self) -> None:
+        # (the MCP_BRIDGE object validated last, the settings it gives): read on every
+        # request, so the dict is validated once per object, not on every attribute access.
+        # override_settings installs a new object, which is validated again.
+        self._validated: tuple[Any, dict[str, Any]] | None = None
+
+    def _resolved(self) -> dict[str, Any]:
         user = getattr(settings, "MCP_BRIDGE", None) or {}
+        validated = self._validated
+        if validated is not None and validated[0] is user:
+            return validated[1]
         if not isinstance(user, dict):
             raise ImproperlyConfigured("settings.MCP_BRIDGE must be a dict.")
         unknown = sorted(set(user) - set(DEFAULTS))
@@ -98,17 +107,19 @@ class BridgeSettings:
                 f"Unknown key(s) in settings.MCP_BRIDGE: {', '.join(unknown)}. "
                 f"Valid keys are: {', '.join(sorted(DEFAULTS))}."
             )
-        return user
+        resolved = {**DEFAULTS, **user}
+        for name, choices in CHOICES.items():
+            if resolved[name] not in choices:
+                raise ImproperlyConfigured(
+                    f"settings.MCP_BRIDGE[{name!r}] is {resolved[name]!r}; use one of {choices}."
+                )
+        self._validated = (user, resolved)
+        return resolved
 
     def __getattr__(self, name: str) -> Any:
         if name not in DEFAULTS:
             raise AttributeError(f"Invalid mcp_bridge setting: {name!r}")
-        value = self._user_settings().get(name, DEFAULTS[name])
-        if name in CHOICES and value not in CHOICES[name]:
-            raise ImproperlyConfigured(
-                f"settings.MCP_BRIDGE[{name!r}] is {value!r}; use one of {CHOICES[name]}."
-            )
-        return value
+        return self._resolved()[name]
 
 
 bridge_settings = BridgeSettings()

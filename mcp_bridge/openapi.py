@@ -111,6 +111,19 @@ def supports_versioning(versioning_class: type | None) -> bool:
     return is_versioning_supported(versioning_class) or issubclass(versioning_class, QueryParameterVersioning)
 
 
+def _callback_metadata(method: str, callback: Any) -> tuple[Any, dict[str, Any]]:
+    """The view class of a URL pattern's callback and the merged metadata of one of its
+    operations, read without instantiating the view (a viewset callback maps HTTP
+    methods to actions in ``callback.actions``)."""
+    cls = getattr(callback, "cls", None)
+    if cls is None:
+        return None, {"groups": ()}
+    actions = getattr(callback, "actions", None)
+    handler_name = actions.get(method.lower()) if actions else method.lower()
+    handler = getattr(cls, handler_name, None) if handler_name else None
+    return cls, get_metadata(cls, handler)
+
+
 def _handler(view: Any, method: str) -> tuple[str, Any]:
     if isinstance(view, viewsets.ViewSetMixin):
         name = view.action
@@ -134,6 +147,15 @@ class GroupSchemaGenerator(SchemaGenerator):
     def _in_group(self, method: str, view: Any) -> bool:
         _, handler = _handler(view, method)
         return self.group in get_metadata(view, handler)["groups"]
+
+    def _get_paths_and_endpoints(self) -> list[tuple[str, str, str, Any]]:
+        # Only the group's endpoints get a view instance: in a large API, creating one for
+        # every endpoint would cost more than generating the group's own operations.
+        self.endpoints = [
+            endpoint for endpoint in self.endpoints
+            if self.group in _callback_metadata(endpoint[2], endpoint[3])[1]["groups"]
+        ]
+        return super()._get_paths_and_endpoints()
 
     def parse(self, input_request: Any, public: bool) -> dict[str, Any]:
         # The loop of SchemaGenerator.parse(), narrowed to the group and recording each
@@ -243,17 +265,18 @@ def discover_groups(urlconf: Any = None) -> dict[str, list[str | None]]:
     with patched_settings(_REQUIRED_SPECTACULAR_SETTINGS):
         generator = SchemaGenerator(urlconf=urlconf)
         generator._initialise_endpoints()
-        endpoints = generator._get_paths_and_endpoints()
     found: dict[str, set[str | None]] = {}
-    for _path, _regex, method, view in endpoints:
-        _, handler = _handler(view, method)
-        versioning_class = getattr(view, "versioning_class", None)
+    for _path, _regex, method, callback in generator.endpoints:
+        cls, metadata = _callback_metadata(method, callback)
+        if not metadata["groups"]:
+            continue
+        versioning_class = getattr(callback, "initkwargs", {}).get("versioning_class", cls.versioning_class)
         versions: set[str | None] = {None}
         if supports_versioning(versioning_class):
             allowed = set(getattr(versioning_class, "allowed_versions", None) or ())
             default = getattr(versioning_class, "default_version", None)
             versions = allowed or ({default} if default else {None})
-        for group in get_metadata(view, handler)["groups"]:
+        for group in metadata["groups"]:
             found.setdefault(group, set()).update(versions)
     result: dict[str, list[str | None]] = {}
     for group, versions in sorted(found.items()):
