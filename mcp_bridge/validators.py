@@ -13,6 +13,10 @@ are then reported (and whose empty error list would mean "valid" after all).
 Schemas checked with a format checker (tool arguments) use jsonschema alone,
 since the two libraries assert ``format`` differently.
 
+:func:`check_schema` checks generated schemas against the metaschema with
+jsonschema too, one distinct node at a time, so that a build does not check
+the same component once per tool.
+
 Sources: JSON Schema 2020-12 Core and Validation; jsonschema's
 ``Draft202012Validator``; jsonschema-rs's ``Draft202012Validator`` and
 ``meta.is_valid``.
@@ -20,7 +24,7 @@ Sources: JSON Schema 2020-12 Core and Validation; jsonschema's
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -81,28 +85,102 @@ class SchemaValidator:
         return getattr(self.validator, name)
 
 
-def check_schema(schema: dict[str, Any], checked: set[str]) -> None:
-    """``Draft202012Validator.check_schema(schema)``, each ``$defs`` entry once per build.
+#: Keywords whose value is a schema, a map of schemas or an array of schemas (JSON Schema
+#: 2020-12 Core §10 and Validation's deprecated ``definitions``): the places where the
+#: metaschema descends.
+_SCHEMA_KEYWORDS = frozenset(
+    {"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+     "unevaluatedItems", "unevaluatedProperties", "contentSchema"}
+)
+_SCHEMA_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+_SCHEMA_ARRAY_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 
-    The metaschema judges every ``$defs`` entry on its own, so a tool schema is
-    valid when its root (without ``$defs``) and each of its definitions are.
-    The tools of a group copy the same components again and again; ``checked``
-    holds the definitions already found valid (as canonical JSON), so each is
-    checked once per build instead of once per tool. (jsonschema-rs is not
-    used here: its metaschema check does not assert the ``regex`` format of
-    ``pattern`` and ``patternProperties`` as jsonschema's does.)
+
+def _is_schema(value: Any) -> bool:
+    return isinstance(value, (dict, bool))
+
+
+#: Keywords whose valid values the metaschema does not tell apart (any string; any value;
+#: any array): a valid value is replaced by a stand-in, so that nodes differing only there
+#: share one check.
+_ANY_STRING = frozenset({"title", "description", "$comment", "format", "contentEncoding", "contentMediaType"})
+_ANY_VALUE = frozenset({"default", "const"})
+_ANY_ARRAY = frozenset({"examples", "enum"})
+_PLAIN_DEFS_REF = re.compile(r"#/\$defs/[A-Za-z0-9_.-]+\Z")
+#: Maps of schemas whose keys are free (``patternProperties`` keys must be regexes).
+_FREE_NAMES = frozenset({"properties", "$defs", "definitions", "dependentSchemas"})
+
+
+def _is_string_set(value: Any) -> bool:
+    """The metaschema's ``stringArray``: an array of unique strings."""
+    return isinstance(value, list) and all(isinstance(v, str) for v in value) and len(set(value)) == len(value)
+
+
+def _shallow(schema: dict[str, Any], children: list[Any]) -> dict[str, Any]:
+    """``schema`` as the metaschema sees it at this node: every subschema replaced by ``{}``
+    (always valid) and appended to ``children``, and values the metaschema accepts whatever
+    they are replaced by stand-ins. A value of the wrong shape is kept, for the metaschema
+    to reject."""
+    shallow: dict[str, Any] = {}
+    for keyword, value in schema.items():
+        if keyword in _SCHEMA_KEYWORDS and _is_schema(value):
+            children.append(value)
+            value = {}
+        elif keyword in _SCHEMA_MAP_KEYWORDS and isinstance(value, dict):
+            children.extend(v for v in value.values() if _is_schema(v))
+            if keyword in _FREE_NAMES and all(_is_schema(v) for v in value.values()):
+                value = {}
+            else:
+                value = {k: {} if _is_schema(v) else v for k, v in value.items()}
+        elif keyword in _SCHEMA_ARRAY_KEYWORDS and isinstance(value, list):
+            children.extend(v for v in value if _is_schema(v))
+            value = [{} if _is_schema(v) else v for v in value]
+        elif keyword in _ANY_STRING and isinstance(value, str):
+            value = ""
+        elif keyword in _ANY_VALUE:
+            value = None
+        elif (keyword in _ANY_ARRAY and isinstance(value, list)) or (keyword == "required" and _is_string_set(value)):
+            value = []
+        elif keyword == "$ref" and isinstance(value, str) and _PLAIN_DEFS_REF.match(value):
+            value = "#/$defs/x"  # a valid URI reference whatever the name, with these characters
+        shallow[keyword] = value
+    return shallow
+
+
+def check_schema(schema: Any, checked: set[str]) -> None:
+    """``Draft202012Validator.check_schema(schema)``, one distinct subschema at a time.
+
+    The metaschema judges each subschema on its own keywords and descends into
+    its subschemas; so a schema is valid when each of its subschemas, with its
+    own subschemas replaced by ``{}``, is. Texts, ``enum`` values, property
+    names and the like are replaced too where the metaschema accepts any
+    value of their type (see :func:`_shallow`). What is left repeats over and
+    over in a tool set (``{"type": "integer"}``, an object with properties
+    and ``required``): ``checked`` remembers the nodes found valid (by
+    ``repr``), so each is checked once per build instead of once per tool.
 
     Raises:
-        jsonschema.exceptions.SchemaError: jsonschema's error, as ``check_schema``
-            raises it for the whole schema.
+        jsonschema.exceptions.SchemaError: jsonschema's own error for the whole
+            schema, as ``check_schema`` raises it.
     """
-    definitions = schema.get("$defs") if isinstance(schema, dict) else None
-    if not isinstance(definitions, dict):
-        Draft202012Validator.check_schema(schema)
-        return
-    Draft202012Validator.check_schema({**schema, "$defs": {}})
-    for definition in definitions.values():
-        key = json.dumps(definition, sort_keys=True, default=repr)
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if not isinstance(node, dict) or "dependencies" in node:
+            # Not a schema (the whole check raises), or the deprecated keyword whose values may
+            # be schemas or not: the whole schema is checked in one go.
+            if not isinstance(node, bool):
+                Draft202012Validator.check_schema(schema)
+                return
+            continue
+        children: list[Any] = []
+        shallow = _shallow(node, children)
+        key = repr(shallow)
         if key not in checked:
-            Draft202012Validator.check_schema({"$defs": {"definition": definition}})
+            try:
+                Draft202012Validator.check_schema(shallow)
+            except Exception:
+                Draft202012Validator.check_schema(schema)  # the error, as it reads for the whole schema
+                raise  # not reached unless the two disagree; then the stricter answer stands
             checked.add(key)
+        pending.extend(children)
