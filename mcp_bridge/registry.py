@@ -118,6 +118,19 @@ def get_toolset(group: str, version: str | None = None, language: str | None = N
             language's fallback chain cannot be read (the problems are listed).
     """
     key = (_urlconf_key(), group, version)
+    # A built set is read without the lock (a dict lookup is atomic); the lock only
+    # serialises builds, so that one group is never generated twice at once.
+    cached = _toolsets.get(key)
+    if cached is None:
+        cached = _build_once(key, group, version)
+    if isinstance(cached, ToolSetError):
+        raise cached
+    if language is not None:
+        return translate_toolset(cached, language)
+    return cached
+
+
+def _build_once(key: tuple[Any, str, str | None], group: str, version: str | None) -> ToolSet | ToolSetError:
     with _lock:
         cached = _toolsets.get(key)
         if cached is None:
@@ -130,11 +143,7 @@ def get_toolset(group: str, version: str | None = None, language: str | None = N
             except ToolSetError as exc:
                 cached = exc
             _toolsets[key] = cached
-    if isinstance(cached, ToolSetError):
-        raise cached
-    if language is not None:
-        return translate_toolset(cached, language)
-    return cached
+        return cached
 
 
 def _build(group: str, version: str | None) -> ToolSet:

@@ -364,6 +364,10 @@ def translate_toolset(toolset: ToolSet, language: str) -> ToolSet:
             naming the file).
     """
     key = (get_urlconf() or settings.ROOT_URLCONF, toolset.group, toolset.version, language)
+    # Read without the lock (a dict lookup is atomic); the lock only serialises the copying.
+    cached = _translated.get(key)
+    if cached is not None and cached[0] is toolset:
+        return cached[1]
     with _lock:
         cached = _translated.get(key)
         # Keyed on the untranslated set's identity too: when the registry rebuilds it
