@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from drf_spectacular.generators import SchemaGenerator
+from django.urls import URLPattern, URLResolver
+from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
     is_versioning_supported,
@@ -26,12 +28,20 @@ from drf_spectacular.plumbing import (
 )
 from drf_spectacular.settings import patched_settings, spectacular_settings
 from rest_framework import viewsets
+from rest_framework.schemas.generators import is_api_view
 from rest_framework.versioning import QueryParameterVersioning
 
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.decorators import get_metadata
 
-__all__ = ["OperationSource", "GroupSchemaGenerator", "generate_group_schema", "discover_groups"]
+__all__ = [
+    "OperationSource",
+    "UrlIndex",
+    "GroupSchemaGenerator",
+    "build_url_index",
+    "generate_group_schema",
+    "discover_groups",
+]
 
 #: drf-spectacular settings the bridge needs whatever the project's are:
 #: separate request components, so read-only fields never become inputs, and
@@ -131,31 +141,137 @@ def _handler(view: Any, method: str) -> tuple[str, Any]:
         name = method.lower()
     return name, getattr(view, name, None)
 
+#: One operation of the URLconf that belongs to an API group, as drf-spectacular's
+#: enumerator walks it: ``(path_regex, method, callback)``. The path itself (the costly
+#: ``simplify_regex`` step) is derived later, only for the group being generated.
+RawEndpoint = tuple[str, str, Any]
+
+
+@dataclass
+class UrlIndex:
+    """The API groups of one URLconf, found in one walk of its URL patterns.
+
+    Attributes:
+        versions: ``{group: versions}`` as :func:`discover_groups` returns it.
+        endpoints: ``{group: [(path_regex, method, callback), ...]}``, in URLconf order.
+    """
+
+    versions: dict[str, list[str | None]]
+    endpoints: dict[str, list[RawEndpoint]]
+
+
+def build_url_index(urlconf: Any = None) -> UrlIndex:
+    """Walk the URLconf once and index its grouped operations.
+
+    The walk follows drf-spectacular's ``EndpointEnumerator`` (``path_regex`` is
+    the concatenated pattern strings, includes are descended, DRF views whose
+    ``schema`` is ``None`` are left out, ``get_allowed_methods`` gives the
+    methods), but reads group membership from the callbacks first and never
+    computes the path of an operation outside every group: in a large API the
+    path regex simplification of every URL pattern would cost more than
+    generating a small group.
+    """
+    enumerator = EndpointEnumerator(urlconf=urlconf)
+    found: dict[str, set[str | None]] = {}
+    endpoints: dict[str, list[RawEndpoint]] = {}
+    for path_regex, callback in _url_patterns(enumerator.patterns, ""):
+        if not _publishable(callback):
+            continue
+        for method in enumerator.get_allowed_methods(callback):
+            cls, metadata = _callback_metadata(method, callback)
+            if not metadata["groups"]:
+                continue
+            versions = _callback_versions(cls, callback)
+            for group in metadata["groups"]:
+                found.setdefault(group, set()).update(versions)
+                endpoints.setdefault(group, []).append((path_regex, method, callback))
+    result: dict[str, list[str | None]] = {}
+    for group, versions in sorted(found.items()):
+        # Unversioned views are part of every version of a versioned group, as in
+        # drf-spectacular's own versioned schemas.
+        named = sorted(v for v in versions if v is not None)
+        result[group] = list(named) if named else [None]
+    return UrlIndex(versions=result, endpoints={group: endpoints[group] for group in result})
+
+
+def _url_patterns(patterns: Any, prefix: str) -> Iterator[tuple[str, Any]]:
+    """``(path_regex, callback)`` of every URL pattern, includes descended, in URLconf order."""
+    for pattern in patterns:
+        path_regex = prefix + str(pattern.pattern)
+        if isinstance(pattern, URLPattern):
+            yield path_regex, pattern.callback
+        elif isinstance(pattern, URLResolver):
+            yield from _url_patterns(pattern.url_patterns, path_regex)
+
+
+def _publishable(callback: Any) -> bool:
+    """The path-independent part of DRF's ``should_include_endpoint``."""
+    if not is_api_view(callback) or callback.cls.schema is None:
+        return False
+    return not ("schema" in callback.initkwargs and callback.initkwargs["schema"] is None)
+
+
+def _callback_versions(cls: Any, callback: Any) -> set[str | None]:
+    versioning_class = getattr(callback, "initkwargs", {}).get("versioning_class", cls.versioning_class)
+    if not supports_versioning(versioning_class):
+        return {None}
+    allowed = set(getattr(versioning_class, "allowed_versions", None) or ())
+    default = getattr(versioning_class, "default_version", None)
+    return allowed or ({default} if default else {None})
+
+
+class _IndexedEndpointEnumerator(EndpointEnumerator):
+    """drf-spectacular's enumerator over endpoints already found by :func:`build_url_index`.
+
+    Only the URL walk is replaced: paths are derived and filtered by the
+    enumerator's own ``get_path_from_regex`` and ``should_include_endpoint``, and
+    ``get_api_endpoints`` still applies ``PREPROCESSING_HOOKS``, de-duplication
+    and ``SORT_OPERATIONS``.
+    """
+
+    def __init__(self, raw_endpoints: list[RawEndpoint], patterns: Any = None, urlconf: Any = None) -> None:
+        super().__init__(patterns, urlconf)
+        self.raw_endpoints = raw_endpoints
+
+    def _get_api_endpoints(self, patterns: Any, prefix: str) -> list[tuple[str, str, str, Any]]:
+        endpoints = []
+        for path_regex, method, callback in self.raw_endpoints:
+            path = self.get_path_from_regex(path_regex)
+            if self.should_include_endpoint(path, callback):
+                endpoints.append((path, path_regex, method, callback))
+        return endpoints
+
 
 class GroupSchemaGenerator(SchemaGenerator):
     """drf-spectacular's generator, restricted to one API group and version.
 
     After :meth:`get_schema`, :attr:`sources` lists one :class:`OperationSource`
     per operation, in the generator's order.
+
+    Args:
+        group, api_version, urlconf: what to generate.
+        index: the URLconf's :class:`UrlIndex`; built here when not given. Only the
+            group's endpoints are enumerated and get a view instance.
     """
 
-    def __init__(self, group: str, api_version: str | None = None, urlconf: Any = None) -> None:
+    def __init__(
+        self, group: str, api_version: str | None = None, urlconf: Any = None, index: UrlIndex | None = None
+    ) -> None:
         super().__init__(urlconf=urlconf, api_version=api_version)
         self.group = group
+        self.index = index
         self.sources: list[OperationSource] = []
+
+    def _initialise_endpoints(self) -> None:
+        if self.endpoints is None:
+            index = self.index or build_url_index(self.urlconf)
+            raw = index.endpoints.get(self.group, [])
+            self.inspector = _IndexedEndpointEnumerator(raw, self.patterns, self.urlconf)
+            self.endpoints = self.inspector.get_api_endpoints()
 
     def _in_group(self, method: str, view: Any) -> bool:
         _, handler = _handler(view, method)
         return self.group in get_metadata(view, handler)["groups"]
-
-    def _get_paths_and_endpoints(self) -> list[tuple[str, str, str, Any]]:
-        # Only the group's endpoints get a view instance: in a large API, creating one for
-        # every endpoint would cost more than generating the group's own operations.
-        self.endpoints = [
-            endpoint for endpoint in self.endpoints
-            if self.group in _callback_metadata(endpoint[2], endpoint[3])[1]["groups"]
-        ]
-        return super()._get_paths_and_endpoints()
 
     def parse(self, input_request: Any, public: bool) -> dict[str, Any]:
         # The loop of SchemaGenerator.parse(), narrowed to the group and recording each
@@ -234,9 +350,12 @@ class GroupSchemaGenerator(SchemaGenerator):
 
 
 def generate_group_schema(
-    group: str, api_version: str | None = None, urlconf: Any = None
+    group: str, api_version: str | None = None, urlconf: Any = None, index: UrlIndex | None = None
 ) -> tuple[dict[str, Any], list[OperationSource]]:
     """Generate the OpenAPI document of one group/version.
+
+    ``index`` is the URLconf's :class:`UrlIndex` (the registry keeps one per
+    URLconf); without it the URLconf is walked first.
 
     Returns:
         ``(document, sources)``: the OpenAPI document (drf-spectacular's
@@ -246,7 +365,7 @@ def generate_group_schema(
     """
     patches = {**bridge_settings.SPECTACULAR_SETTINGS, **_REQUIRED_SPECTACULAR_SETTINGS}
     with patched_settings(patches):
-        generator = GroupSchemaGenerator(group, api_version=api_version, urlconf=urlconf)
+        generator = GroupSchemaGenerator(group, api_version=api_version, urlconf=urlconf, index=index)
         document = generator.get_schema(request=None, public=True)
     for source in generator.sources:
         source.operation = document["paths"][source.path][source.method.lower()]
@@ -262,26 +381,4 @@ def discover_groups(urlconf: Any = None) -> dict[str, list[str | None]]:
         (their versioning class's ``allowed_versions``, or its
         ``default_version`` when any version is allowed), sorted.
     """
-    with patched_settings(_REQUIRED_SPECTACULAR_SETTINGS):
-        generator = SchemaGenerator(urlconf=urlconf)
-        generator._initialise_endpoints()
-    found: dict[str, set[str | None]] = {}
-    for _path, _regex, method, callback in generator.endpoints:
-        cls, metadata = _callback_metadata(method, callback)
-        if not metadata["groups"]:
-            continue
-        versioning_class = getattr(callback, "initkwargs", {}).get("versioning_class", cls.versioning_class)
-        versions: set[str | None] = {None}
-        if supports_versioning(versioning_class):
-            allowed = set(getattr(versioning_class, "allowed_versions", None) or ())
-            default = getattr(versioning_class, "default_version", None)
-            versions = allowed or ({default} if default else {None})
-        for group in metadata["groups"]:
-            found.setdefault(group, set()).update(versions)
-    result: dict[str, list[str | None]] = {}
-    for group, versions in sorted(found.items()):
-        # Unversioned views are part of every version of a versioned group, as in
-        # drf-spectacular's own versioned schemas.
-        named = sorted(v for v in versions if v is not None)
-        result[group] = list(named) if named else [None]
-    return result
+    return build_url_index(urlconf).versions

@@ -35,13 +35,13 @@ from jsonschema.exceptions import SchemaError
 
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.exceptions import Problem, ToolSetError
-from mcp_bridge.openapi import discover_groups, generate_group_schema
+from mcp_bridge.openapi import UrlIndex, build_url_index, generate_group_schema
 from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
 from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
 from mcp_bridge.validators import check_schema
 
-__all__ = ["ToolSet", "get_toolset", "get_groups", "clear_cache", "TOOL_NAME_PATTERN"]
+__all__ = ["ToolSet", "get_toolset", "get_groups", "get_url_index", "clear_cache", "TOOL_NAME_PATTERN"]
 
 #: MCP spec 2025-11-25, "Tools" → "Tool names".
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_.-]{1,128}$")
@@ -75,14 +75,14 @@ class ToolSet:
 
 _lock = threading.RLock()
 _toolsets: dict[tuple[Any, str, str | None], ToolSet | ToolSetError] = {}
-_groups: dict[Any, dict[str, list[str | None]]] = {}
+_indexes: dict[Any, UrlIndex] = {}
 
 
 def clear_cache() -> None:
     """Forget every built tool set (the next request rebuilds)."""
     with _lock:
         _toolsets.clear()
-        _groups.clear()
+        _indexes.clear()
 
 
 @receiver(setting_changed)
@@ -97,11 +97,23 @@ def _urlconf_key() -> Any:
 
 def get_groups() -> dict[str, list[str | None]]:
     """Every API group of the active URLconf and its versions (see :func:`~mcp_bridge.openapi.discover_groups`)."""
-    key = _urlconf_key()
-    with _lock:
-        if key not in _groups:
-            _groups[key] = discover_groups()
-        return _groups[key]
+    return get_url_index().versions
+
+
+def get_url_index(urlconf_key: Any = None) -> UrlIndex:
+    """The :class:`~mcp_bridge.openapi.UrlIndex` of the active URLconf, built on first use.
+
+    One walk of the URL patterns serves group discovery and the generation of every
+    group of that URLconf.
+    """
+    key = urlconf_key or _urlconf_key()
+    index = _indexes.get(key)  # read without the lock, as get_toolset does
+    if index is None:
+        with _lock:
+            index = _indexes.get(key)
+            if index is None:
+                index = _indexes[key] = build_url_index()
+    return index
 
 
 def get_toolset(group: str, version: str | None = None, language: str | None = None) -> ToolSet:
@@ -148,7 +160,7 @@ def _build_once(key: tuple[Any, str, str | None], group: str, version: str | Non
 
 def _build(group: str, version: str | None) -> ToolSet:
     try:
-        document, sources = generate_group_schema(group, api_version=version)
+        document, sources = generate_group_schema(group, api_version=version, index=get_url_index())
     except Exception as exc:  # the project's schema code can raise anything
         raise ToolSetError(
             group,
