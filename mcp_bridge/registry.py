@@ -180,9 +180,10 @@ def _build(group: str, version: str | None) -> ToolSet:
     problems += _check_names(methods)
     tools = []
     checked: set[str] = set()  # subschemas found valid, shared by the tools of the build
+    shared_defs: dict[str, dict[str, Any]] = {}  # $defs entries, one object per component and direction
     if not problems:
         for method in methods:
-            tool = build_tool(method, components)
+            tool = build_tool(method, components, shared_defs)
             problems += _check_schemas(tool, checked)
             tools.append(tool)
     if problems:

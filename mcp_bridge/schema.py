@@ -150,6 +150,7 @@ def collect_defs(
     root: dict[str, Any],
     components: Mapping[str, Any],
     transform: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    shared: dict[str, tuple[dict[str, Any], list[str]]] | None = None,
 ) -> dict[str, Any]:
     """Make ``root`` self-contained: rewrite refs and copy in the reached components.
 
@@ -163,6 +164,10 @@ def collect_defs(
         components: converted ``components/schemas``, by name.
         transform: applied to the root and to each copied definition before the
             refs are rewritten (e.g. to drop read-only properties from inputs).
+        shared: the definitions already made from the same ``components`` with the
+            same ``transform`` (a dict the caller keeps for one build, filled here).
+            Tools then share one object per definition instead of a copy each, so
+            the definitions must be treated as read-only.
 
     Returns:
         The new root schema.
@@ -172,6 +177,7 @@ def collect_defs(
             a ``#/components/schemas/`` reference.
     """
     transform = transform or (lambda s: s)
+    shared = {} if shared is None else shared
     new_root = transform(copy.deepcopy(root))
     reached: dict[str, Any] = {}
     pending = list(iter_refs(new_root))
@@ -182,14 +188,17 @@ def collect_defs(
         name = ref[len(COMPONENTS_PREFIX):]
         if name in reached:
             continue
-        if name not in components:
-            raise KeyError(f"reference {ref!r} names no component")
-        reached[name] = transform(copy.deepcopy(components[name]))
-        pending.extend(iter_refs(reached[name]))
+        if name not in shared:
+            if name not in components:
+                raise KeyError(f"reference {ref!r} names no component")
+            definition = transform(copy.deepcopy(components[name]))
+            shared[name] = (_rewrite_refs(definition), list(iter_refs(definition)))
+        reached[name], refs = shared[name]
+        pending.extend(refs)
 
     result = _rewrite_refs(new_root)
     if reached:
-        result["$defs"] = {name: _rewrite_refs(reached[name]) for name in sorted(reached)}
+        result["$defs"] = {name: reached[name] for name in sorted(reached)}
     return result
 
 

@@ -125,12 +125,15 @@ class Tool:
         return tool
 
 
-def build_tool(method: Method, components: dict[str, Any]) -> Tool:
+def build_tool(method: Method, components: dict[str, Any], shared_defs: dict[str, dict[str, Any]] | None = None) -> Tool:
     """Build the tool of one method.
 
     Args:
         method: from :func:`mcp_bridge.openrpc.build_methods`.
         components: the converted ``components/schemas`` of the same document.
+        shared_defs: a dict kept by the caller for the tools of one build: their
+            ``$defs`` entries are then shared objects, made once per component and
+            direction (see :func:`~mcp_bridge.schema.collect_defs`).
 
     Raises:
         KeyError: a reference names a missing component (a drf-spectacular bug).
@@ -148,14 +151,17 @@ def build_tool(method: Method, components: dict[str, Any]) -> Tool:
     if required:
         input_root["required"] = required
     input_root["additionalProperties"] = False
-    input_schema = collect_defs(input_root, components, strip_flagged_properties("readOnly"))
+    shared_defs = {} if shared_defs is None else shared_defs
+    inputs = shared_defs.setdefault("input", {})
+    input_schema = collect_defs(input_root, components, strip_flagged_properties("readOnly"), inputs)
 
     output_schema = result_schema = None
     if method.result:
         strip_write_only = strip_flagged_properties("writeOnly")
+        outputs = shared_defs.setdefault("output", {})
         output_root = {"type": "object", "properties": {"result": method.result}, "required": ["result"]}
-        output_schema = collect_defs(output_root, components, strip_write_only)
-        result_schema = collect_defs(method.result, components, strip_write_only)
+        output_schema = collect_defs(output_root, components, strip_write_only, outputs)
+        result_schema = collect_defs(method.result, components, strip_write_only, outputs)
 
     return Tool(
         name=method.name,

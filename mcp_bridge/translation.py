@@ -303,7 +303,9 @@ def _load(domain: str, language: str) -> list[Catalogue]:
     return loaded
 
 
-def _chain_lookup(group: str, language: str) -> Callable[[str, str], str | None]:
+def _chain_lookup(group: str, language: str) -> Callable[[str, str], str | None] | None:
+    """``(msgctxt, msgid) -> msgstr or None`` over the group's fallback chain, or ``None``
+    when no catalogue of the chain exists."""
     # A file met twice (with client de-at and default de, both steps reach de/) is asked
     # once, at its first place, which is where it would win anyway.
     by_path: dict[Path, Catalogue] = {}
@@ -311,6 +313,8 @@ def _chain_lookup(group: str, language: str) -> Callable[[str, str], str | None]
         for catalogue in _load(domain, step_language):
             by_path.setdefault(catalogue.path, catalogue)
     catalogues = list(by_path.values())
+    if not catalogues:
+        return None
 
     def lookup(context: str, msgid: str) -> str | None:
         for catalogue in catalogues:
@@ -378,8 +382,11 @@ def translate_toolset(toolset: ToolSet, language: str) -> ToolSet:
             lookup = _chain_lookup(toolset.group, language)
         except CatalogueError as exc:
             raise ToolSetError(toolset.group, toolset.version, [_catalogue_problem(exc)]) from exc
-        tools = [translate_tool(tool, lookup) for tool in toolset.tools]
-        translated = replace(toolset, tools=tools, by_name={tool.name: tool for tool in tools})
+        if lookup is None:  # no catalogue in the chain: every text is the code's already
+            translated = toolset
+        else:
+            tools = [translate_tool(tool, lookup) for tool in toolset.tools]
+            translated = replace(toolset, tools=tools, by_name={tool.name: tool for tool in tools})
         _translated[key] = (toolset, translated)
         return translated
 

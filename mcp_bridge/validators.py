@@ -147,6 +147,46 @@ def _shallow(schema: dict[str, Any], children: list[Any]) -> dict[str, Any]:
     return shallow
 
 
+#: Where the 2020-12 metaschema asserts a ``format`` (meta/core: ``uriString`` and
+#: ``uriReferenceString``; meta/validation: ``pattern``; meta/applicator: the
+#: ``propertyNames`` of ``patternProperties``): keyword → (format, whether it applies
+#: to the value itself or to the keys of the value).
+_METASCHEMA_FORMATS: dict[str, tuple[str, bool]] = {
+    "$id": ("uri-reference", False),
+    "$ref": ("uri-reference", False),
+    "$dynamicRef": ("uri-reference", False),
+    "$schema": ("uri", False),
+    "$vocabulary": ("uri", True),
+    "pattern": ("regex", False),
+    "patternProperties": ("regex", True),
+}
+_metaschema_formats = Draft202012Validator.FORMAT_CHECKER
+
+
+def _metaschema_surely_accepts(node: dict[str, Any]) -> bool:
+    """Whether ``node`` is valid against the 2020-12 metaschema, as jsonschema's
+    ``check_schema`` would find, answered fast; ``False`` means "ask jsonschema".
+
+    jsonschema-rs checks the structure, but not the metaschema's ``format``
+    assertions, which jsonschema's ``check_schema`` makes with its format
+    checker: those few values are given to that same format checker.
+    """
+    rs_metaschema = getattr(jsonschema_rs, "meta", None)  # in jsonschema-rs 0.26 and later
+    if rs_metaschema is None:
+        return False
+    try:
+        if not rs_metaschema.is_valid(node):
+            return False
+    except Exception:  # noqa: BLE001 -- a value it cannot read: jsonschema decides
+        return False
+    for keyword, (format_name, on_keys) in _METASCHEMA_FORMATS.items():
+        if keyword in node:
+            values = node[keyword] if on_keys else (node[keyword],)
+            if not all(_metaschema_formats.conforms(value, format_name) for value in values):
+                return False
+    return True
+
+
 def check_schema(schema: Any, checked: set[str]) -> None:
     """``Draft202012Validator.check_schema(schema)``, one distinct subschema at a time.
 
@@ -177,6 +217,10 @@ def check_schema(schema: Any, checked: set[str]) -> None:
         shallow = _shallow(node, children)
         key = repr(shallow)
         if key not in checked:
+            if _metaschema_surely_accepts(shallow):
+                checked.add(key)
+                pending.extend(children)
+                continue
             try:
                 Draft202012Validator.check_schema(shallow)
             except Exception:

@@ -293,8 +293,14 @@ def test_the_generator_runs_once_per_group_whatever_the_languages(locale_dir, ge
 
 
 def test_each_language_copy_is_built_once(locale_dir):
+    write_catalogue(locale_dir, "uk", None, {("title", "lookup"): "Перша"})
     assert get_toolset("fb", None, "uk") is get_toolset("fb", None, "uk")
     assert get_toolset("fb", None, "uk") is not get_toolset("fb", None, "de")
+
+
+def test_a_language_without_catalogues_gets_the_untranslated_set_itself(locale_dir):
+    # No copy is made when no catalogue of the chain exists: every text is the code's.
+    assert get_toolset("fb", None, "de") is get_toolset("fb", None)
 
 
 def test_changing_locale_paths_reloads_the_catalogues(locale_dir, tmp_path_factory, settings, generator_runs):

@@ -250,6 +250,15 @@ INVALID_SCHEMAS = [
     {"dependentSchemas": {"a": 1}},
     {"$ref": 5},
     {"properties": {"a": {"$ref": ["#/$defs/A"]}}},
+    # Formats the metaschema asserts (regex, uri, uri-reference): jsonschema-rs does not check them.
+    {"pattern": "(?<name>a)"},
+    {"properties": {"a": {"type": "string", "pattern": "a{2,1}"}}},
+    {"patternProperties": {"^a": {}, "[": {}}},
+    {"$id": "http://example.com/a#frag"},
+    {"$anchor": "1bad"},
+    {"$schema": "not a uri"},
+    {"$vocabulary": {"not a uri": True}},
+    {"$ref": "http://[bad"},
     5,
 ]
 VALID_SCHEMAS = [
@@ -257,6 +266,10 @@ VALID_SCHEMAS = [
     {"dependencies": {"a": ["b"], "c": {"type": "string"}}},
     {"properties": {"a": True, "b": False}, "required": [], "description": "", "default": {"x": [1]}},
     {"patternProperties": {"^a": {"type": "string"}}, "const": None, "enum": [None, 1]},
+    {"type": "string", "pattern": "^-?\\d{0,8}(?:\\.\\d{0,2})?$"},
+    {"$id": "https://example.com/s", "$schema": "https://json-schema.org/draft/2020-12/schema", "$anchor": "a"},
+    {"$vocabulary": {"https://json-schema.org/draft/2020-12/vocab/core": True}},
+    {"$dynamicRef": "#meta", "$ref": "https://example.com/other#/$defs/x"},
 ]
 
 
@@ -283,3 +296,21 @@ def test_check_schema_accepts_every_published_schema():
     checked: set[str] = set()
     for _label, schema, _formats in _published_schemas():
         check_schema(schema, checked)
+
+
+def test_with_the_fast_path_valid_schemas_need_no_jsonschema_metaschema_run(engine, monkeypatch):
+    runs = []
+    original = Draft202012Validator.check_schema.__func__
+
+    def counting(cls, schema, *args, **kwargs):
+        runs.append(schema)
+        return original(cls, schema, *args, **kwargs)
+
+    monkeypatch.setattr(Draft202012Validator, "check_schema", classmethod(counting))
+    checked: set[str] = set()
+    for schema in VALID_SCHEMAS:
+        if not (isinstance(schema, dict) and "dependencies" in schema):  # always checked whole by jsonschema
+            check_schema(schema, checked)
+    # jsonschema-rs and jsonschema's format checker answer every valid node; without the
+    # extra, jsonschema checks each distinct node once.
+    assert (len(runs) == 0) == (engine == "jsonschema-rs")
