@@ -62,7 +62,10 @@ class Tool:
         result_schema: the raw response schema (2026-07-28), or ``None``.
         annotations: ``ToolAnnotations`` hints.
         method: the method the tool was built from (how to call the view).
-        validator: the compiled validator of ``input_schema``, built once.
+
+    The validators of the schemas are compiled on first use (a tool that is
+    listed but never called costs no compilation) and kept for the life of
+    the tool.
     """
 
     name: str
@@ -73,12 +76,17 @@ class Tool:
     result_schema: dict[str, Any] | None
     annotations: dict[str, bool]
     method: Method
-    validator: SchemaValidator = field(repr=False, compare=False, default=None)  # type: ignore[assignment]
+    # Not copied by dataclasses.replace(): a copy (a translation) compiles its own input
+    # validator, since its inputSchema may differ; output schemas are the same objects.
+    _input_validator: SchemaValidator | None = field(repr=False, compare=False, default=None, init=False)
     _output_validators: dict[bool, SchemaValidator] = field(repr=False, compare=False, default_factory=dict)
 
-    def __post_init__(self) -> None:
-        if self.validator is None:
-            self.validator = SchemaValidator(self.input_schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    @property
+    def validator(self) -> SchemaValidator:
+        """The compiled validator of ``input_schema`` (formats asserted), built on first use."""
+        if self._input_validator is None:
+            self._input_validator = SchemaValidator(self.input_schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+        return self._input_validator
 
     def output_schema_for(self, revision: str) -> dict[str, Any] | None:
         """The ``outputSchema`` sent to (and enforced for) a client of ``revision``."""
@@ -159,9 +167,12 @@ def build_tool(method: Method, components: dict[str, Any], shared_defs: dict[str
     if method.result:
         strip_write_only = strip_flagged_properties("writeOnly")
         outputs = shared_defs.setdefault("output", {})
-        output_root = {"type": "object", "properties": {"result": method.result}, "required": ["result"]}
-        output_schema = collect_defs(output_root, components, strip_write_only, outputs)
         result_schema = collect_defs(method.result, components, strip_write_only, outputs)
+        # The handshake era's wrapper around the same schema, sharing its $defs.
+        inner = {key: value for key, value in result_schema.items() if key != "$defs"}
+        output_schema = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
+        if "$defs" in result_schema:
+            output_schema["$defs"] = result_schema["$defs"]
 
     return Tool(
         name=method.name,

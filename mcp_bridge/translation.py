@@ -351,7 +351,6 @@ def translate_tool(tool: Tool, lookup: Callable[[str, str], str | None]) -> Tool
     changes: dict[str, Any] = {"title": title, "description": description}
     if any(translated[name] is not properties[name] for name in properties):
         changes["input_schema"] = {**tool.input_schema, "properties": translated}
-        changes["validator"] = None  # rebuilt from the new schema by Tool.__post_init__
     return replace(tool, **changes)
 
 

@@ -10,8 +10,9 @@ maintained Rust implementation of JSON Schema 2020-12 that passes the official
 JSON-Schema-Test-Suite) compiles each schema once and answers "is this
 instance valid?" in microseconds. Only a "no" goes to jsonschema, whose errors
 are then reported (and whose empty error list would mean "valid" after all).
-Schemas checked with a format checker (tool arguments) use jsonschema alone,
-since the two libraries assert ``format`` differently.
+Schemas checked with a format checker (tool arguments) take the fast path only
+when they contain no ``format`` at all, since the two libraries assert
+``format`` differently.
 
 :func:`check_schema` checks generated schemas against the metaschema with
 jsonschema too, one distinct node at a time, so that a build does not check
@@ -55,7 +56,9 @@ class SchemaValidator:
     def __init__(self, schema: Any, format_checker: FormatChecker | None = None) -> None:
         self.validator = Draft202012Validator(schema, format_checker=format_checker)
         self._fast: Any = None
-        if jsonschema_rs is not None and format_checker is None:
+        # With a format checker, only a schema without any "format" can take the fast
+        # path: there the format checker has nothing to assert.
+        if jsonschema_rs is not None and (format_checker is None or not _mentions_format(schema)):
             try:
                 self._fast = jsonschema_rs.Draft202012Validator(schema)
             except Exception:  # noqa: BLE001 -- a schema it cannot compile: jsonschema alone
@@ -83,6 +86,16 @@ class SchemaValidator:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.validator, name)
+
+
+def _mentions_format(schema: Any) -> bool:
+    """Whether ``"format"`` is a key anywhere in ``schema`` (a property named "format"
+    counts too: the answer may be a false "yes", never a false "no")."""
+    if isinstance(schema, dict):
+        return "format" in schema or any(_mentions_format(value) for value in schema.values())
+    if isinstance(schema, list):
+        return any(_mentions_format(item) for item in schema)
+    return False
 
 
 #: Keywords whose value is a schema, a map of schemas or an array of schemas (JSON Schema

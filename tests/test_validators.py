@@ -41,8 +41,13 @@ def engine(request, monkeypatch):
 def test_the_fast_path_is_used_when_installed(engine):
     wrapped = SchemaValidator({"type": "integer"})
     assert (wrapped._fast is not None) == (engine == "jsonschema-rs")
-    # Tool arguments are checked with formats: jsonschema alone, whatever is installed.
-    assert SchemaValidator({"type": "string"}, format_checker=Draft202012Validator.FORMAT_CHECKER)._fast is None
+    # Tool arguments are checked with formats: the fast path only where no "format" appears.
+    formats = Draft202012Validator.FORMAT_CHECKER
+    assert (SchemaValidator({"type": "string"}, format_checker=formats)._fast is not None) == (engine == "jsonschema-rs")
+    with_format = {"properties": {"when": {"type": "string", "format": "date"}}}
+    assert SchemaValidator(with_format, format_checker=formats)._fast is None
+    # A property *named* "format" is taken for the keyword: the safe mistake.
+    assert SchemaValidator({"properties": {"format": {"type": "string"}}}, format_checker=formats)._fast is None
 
 
 #: Instances of every JSON type, with Python's traps: bool is an int, 1.0 is an integer.
