@@ -39,10 +39,10 @@ from mcp_bridge.protocol import (
     INVALID_PARAMS,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
+    MODERN_REVISIONS,
     SERVER_INFO_META_KEY,
     SUPPORTED_REVISIONS,
     JsonRpcError,
-    is_modern,
     negotiate_revision,
     supports_titles_and_output,
     validation_errors_are_tool_results,
@@ -71,7 +71,7 @@ class Call:
 
     @property
     def modern(self) -> bool:
-        return is_modern(self.revision)
+        return self.revision in MODERN_REVISIONS  # protocol.is_modern, inlined: read per message
 
 
 def handle_message(message: Any, call: Call) -> dict[str, Any] | None:

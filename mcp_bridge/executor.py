@@ -45,7 +45,7 @@ from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVers
 
 from mcp_bridge import events
 from mcp_bridge.conf import bridge_settings
-from mcp_bridge.encoding import dumps
+from mcp_bridge.encoding import EncodedJSON, dumps
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.tools import Tool
 
@@ -172,10 +172,11 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
 
     meta = mcp_request.META
     environ: dict[str, Any] = {
-        key: value
-        for key, value in meta.items()
-        if (key.startswith("HTTP_") and key not in _TRANSPORT_HEADERS) or key in _CONNECTION_VARIABLES
+        key: value for key, value in meta.items() if key[:5] == "HTTP_" and key not in _TRANSPORT_HEADERS
     }
+    for key in _CONNECTION_VARIABLES:
+        if key in meta:
+            environ[key] = meta[key]
     environ.update(
         {
             "REQUEST_METHOD": source.method,
@@ -189,9 +190,12 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
         }
     )
     request = WSGIRequest(environ)
+    # Middleware sets these as instance attributes; read them without evaluating anything
+    # (request.user is lazy, and stays so on the view's request).
+    attributes = mcp_request.__dict__
     for attribute in _IDENTITY_ATTRIBUTES:
-        if hasattr(mcp_request, attribute):
-            setattr(request, attribute, getattr(mcp_request, attribute))
+        if attribute in attributes:
+            setattr(request, attribute, attributes[attribute])
     request.resolver_match = resolve(request.path_info)
     return request
 
@@ -215,7 +219,21 @@ def call_tool(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, r
         result = _exception_result(tool, exc, mcp_request)
         return events.call_ended(tool, arguments, mcp_request, revision, result, exception=exc)
     result = _response_result(tool, response, revision)
-    return events.call_ended(tool, arguments, mcp_request, revision, result, response=response)
+    result = events.call_ended(tool, arguments, mcp_request, revision, result, response=response)
+    return _encoded_once(tool, result, revision)
+
+
+def _encoded_once(tool: Tool, result: dict[str, Any], revision: str) -> dict[str, Any]:
+    """The result to answer with: its ``structuredContent`` is the very JSON text of the
+    text block, spliced in by :func:`~mcp_bridge.encoding.dumps` instead of being encoded a
+    second time (the spec asks for the data in both places). Signal receivers got the
+    decoded data."""
+    if "structuredContent" not in result:
+        return result
+    text = result["content"][0]["text"]
+    if not structured_content_may_be_any_json(revision):
+        text = '{"result":' + text + "}"  # Tool.structured_content's wrapper
+    return {**result, "structuredContent": EncodedJSON(text)}
 
 
 def _response_data(response: HttpResponseBase) -> Any:

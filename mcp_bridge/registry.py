@@ -41,7 +41,7 @@ from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
 from mcp_bridge.validators import check_schema
 
-__all__ = ["ToolSet", "get_toolset", "get_groups", "get_url_index", "clear_cache", "TOOL_NAME_PATTERN"]
+__all__ = ["ToolSet", "active_urlconf", "get_toolset", "get_groups", "get_url_index", "clear_cache", "TOOL_NAME_PATTERN"]
 
 #: MCP spec 2025-11-25, "Tools" → "Tool names".
 TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_.-]{1,128}$")
@@ -91,7 +91,9 @@ def _on_setting_changed(*, setting: str, **kwargs: Any) -> None:
         clear_cache()
 
 
-def _urlconf_key() -> Any:
+def active_urlconf() -> Any:
+    """The active URLconf (``request.urlconf`` or ``ROOT_URLCONF``): what the caches are keyed
+    on. A caller that asks the registry several things in one request computes it once."""
     return get_urlconf() or settings.ROOT_URLCONF
 
 
@@ -106,7 +108,7 @@ def get_url_index(urlconf_key: Any = None) -> UrlIndex:
     One walk of the URL patterns serves group discovery and the generation of every
     group of that URLconf.
     """
-    key = urlconf_key or _urlconf_key()
+    key = urlconf_key or active_urlconf()
     index = _indexes.get(key)  # read without the lock, as get_toolset does
     if index is None:
         with _lock:
@@ -116,7 +118,9 @@ def get_url_index(urlconf_key: Any = None) -> UrlIndex:
     return index
 
 
-def get_toolset(group: str, version: str | None = None, language: str | None = None) -> ToolSet:
+def get_toolset(
+    group: str, version: str | None = None, language: str | None = None, urlconf_key: Any = None
+) -> ToolSet:
     """The tool set of a group/version, built on first use.
 
     Args:
@@ -124,12 +128,14 @@ def get_toolset(group: str, version: str | None = None, language: str | None = N
         language: a language code (see :func:`mcp_bridge.translation.negotiate_language`):
             the texts come from the gettext catalogues, per :mod:`mcp_bridge.translation`.
             ``None``: the code's own texts.
+        urlconf_key: :func:`active_urlconf`, when the caller has it already.
 
     Raises:
         ToolSetError: the group's tools cannot be built, or a catalogue in the
             language's fallback chain cannot be read (the problems are listed).
     """
-    key = (_urlconf_key(), group, version)
+    urlconf = urlconf_key or active_urlconf()
+    key = (urlconf, group, version)
     # A built set is read without the lock (a dict lookup is atomic); the lock only
     # serialises builds, so that one group is never generated twice at once.
     cached = _toolsets.get(key)
@@ -138,7 +144,7 @@ def get_toolset(group: str, version: str | None = None, language: str | None = N
     if isinstance(cached, ToolSetError):
         raise cached
     if language is not None:
-        return translate_toolset(cached, language)
+        return translate_toolset(cached, language, urlconf)
     return cached
 
 

@@ -50,7 +50,7 @@ import struct
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from functools import wraps
+from functools import lru_cache, wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -104,7 +104,7 @@ DESCRIPTION = "description"
 ARGUMENT_PREFIX = "argument:"
 
 #: Settings that decide which catalogue files exist and which are consulted.
-_WATCHED_SETTINGS = {"LOCALE_PATHS", "INSTALLED_APPS", "LANGUAGE_CODE", "LANGUAGES", "USE_I18N"}
+_WATCHED_SETTINGS = {"LOCALE_PATHS", "INSTALLED_APPS", "LANGUAGE_CODE", "LANGUAGES", "USE_I18N", "LANGUAGE_COOKIE_NAME"}
 
 #: What Python's gettext raises for a file that is not a valid .mo catalogue:
 #: bad magic number or corrupt offsets (OSError), truncated header (struct.error),
@@ -268,10 +268,12 @@ _translated: dict[tuple[Any, str, str | None, str], tuple[ToolSet, ToolSet]] = {
 
 
 def clear_cache() -> None:
-    """Forget every loaded catalogue and translated tool set (the next request reloads)."""
+    """Forget every loaded catalogue, translated tool set and negotiated language (the next
+    request reloads)."""
     with _lock:
         _catalogues.clear()
         _translated.clear()
+        _negotiated.cache_clear()
 
 
 @receiver(setting_changed)
@@ -354,19 +356,21 @@ def translate_tool(tool: Tool, lookup: Callable[[str, str], str | None]) -> Tool
     return replace(tool, **changes)
 
 
-def translate_toolset(toolset: ToolSet, language: str) -> ToolSet:
+def translate_toolset(toolset: ToolSet, language: str, urlconf_key: Any = None) -> ToolSet:
     """The tool set with its texts in ``language``, built once per (group, version, language).
 
     Args:
         toolset: the untranslated tool set of the registry.
         language: a language code, as :func:`negotiate_language` returns it.
             A language without catalogues gets the ``LANGUAGE_CODE`` texts.
+        urlconf_key: the active URLconf, when the caller has it already
+            (:func:`mcp_bridge.registry.active_urlconf`).
 
     Raises:
         ToolSetError: a catalogue of the chain cannot be read (``mcp_bridge.E006``,
             naming the file).
     """
-    key = (get_urlconf() or settings.ROOT_URLCONF, toolset.group, toolset.version, language)
+    key = (urlconf_key or get_urlconf() or settings.ROOT_URLCONF, toolset.group, toolset.version, language)
     # Read without the lock (a dict lookup is atomic); the lock only serialises the copying.
     cached = _translated.get(key)
     if cached is not None and cached[0] is toolset:
@@ -407,8 +411,23 @@ def negotiate_language(request: HttpRequest) -> str:
     ``Accept-Language`` in order of preference (``uk-UA`` matches ``uk``);
     an unknown or missing language gives ``LANGUAGE_CODE``. The result is
     always one of a bounded set, so the per-language caches stay small.
+
+    Django's answer depends on those two values and the settings only, and a
+    client sends the same ones on every request: it is remembered per pair
+    (256 pairs at most; forgotten when a language setting changes).
     """
-    return get_language_from_request(request)
+    cookie = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
+    return _negotiated(cookie, request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
+
+
+@lru_cache(maxsize=256)
+def _negotiated(cookie: str | None, accept_language: str) -> str:
+    probe = HttpRequest()
+    if cookie is not None:
+        probe.COOKIES[settings.LANGUAGE_COOKIE_NAME] = cookie
+    if accept_language:
+        probe.META["HTTP_ACCEPT_LANGUAGE"] = accept_language
+    return get_language_from_request(probe)
 
 
 ViewFunction = Callable[..., HttpResponse]
@@ -431,7 +450,10 @@ def language_negotiated(view: ViewFunction) -> ViewFunction:
         response = view(request, *args, **kwargs)
         if "Content-Language" not in response:
             response["Content-Language"] = language
-        patch_vary_headers(response, ("Accept-Language",))
+        if response.has_header("Vary"):
+            patch_vary_headers(response, ("Accept-Language",))
+        else:  # what patch_vary_headers would write, without parsing anything
+            response.headers["Vary"] = "Accept-Language"
         return response
 
     return wrapped

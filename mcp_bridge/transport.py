@@ -55,7 +55,7 @@ from mcp_bridge.protocol import (
     PARSE_ERROR,
     JsonRpcError,
 )
-from mcp_bridge.registry import ToolSet, get_groups, get_toolset
+from mcp_bridge.registry import ToolSet, active_urlconf, get_toolset, get_url_index
 from mcp_bridge.security import origin_allowed
 from mcp_bridge.translation import language_negotiated
 
@@ -75,11 +75,12 @@ def _error_response(code: int, message: str, status: int, data: Any = None, requ
     )
 
 
-def _resolve_version(group: str, version: str | None) -> tuple[str | None, HttpResponse | None]:
-    versions = get_groups().get(group)
+def _resolve_version(group: str, version: str | None, urlconf: Any) -> tuple[str | None, HttpResponse | None]:
+    groups = get_url_index(urlconf).versions
+    versions = groups.get(group)
     if versions is None:
         return None, _error_response(
-            INVALID_REQUEST, f"Unknown API group {group!r}. Known groups: {', '.join(get_groups()) or 'none'}.", 404
+            INVALID_REQUEST, f"Unknown API group {group!r}. Known groups: {', '.join(groups) or 'none'}.", 404
         )
     if versions == [None]:
         if version is not None:
@@ -105,11 +106,12 @@ def _resolve_version(group: str, version: str | None) -> tuple[str | None, HttpR
 def _load_toolset(
     group: str, version: str | None, language: str | None = None
 ) -> tuple[ToolSet | None, HttpResponse | None]:
-    version, failure = _resolve_version(group, version)
+    urlconf = active_urlconf()  # once per request: every cache below is keyed on it
+    version, failure = _resolve_version(group, version, urlconf)
     if failure is not None:
         return None, failure
     try:
-        return get_toolset(group, version, language), None
+        return get_toolset(group, version, language, urlconf), None
     except ToolSetError as exc:
         logger.error("%s", exc)
         data = {"problems": [{"id": p.id, "message": p.msg, "hint": p.hint} for p in exc.problems]} if settings.DEBUG else None
