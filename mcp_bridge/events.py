@@ -151,6 +151,8 @@ def call_started(tool: Tool, arguments: dict[str, Any], request: HttpRequest, re
     state = _current.get()
     if state is not None:
         state.started = True
+    if not pre_tool_call.receivers:  # the common case: nothing to ask
+        return None
     try:
         pre_tool_call.send(sender=_sender(tool), tool=tool, arguments=arguments, request=request, revision=revision)
     except APIException as exc:
@@ -186,17 +188,18 @@ def call_ended(
         _failed(tool, tool.name, arguments, request, revision, _error_of(result), "execution", exception)
         return result
     cached = is_cache_hit(response)
-    _send_robust(
-        post_tool_call,
-        tool,
-        arguments=arguments,
-        request=request,
-        revision=revision,
-        result=result,
-        status=getattr(response, "status_code", 200),
-        cached=cached,
-    )
-    if not cached:
+    if post_tool_call.receivers:  # Signal.send_robust does the same test, after building the kwargs
+        _send_robust(
+            post_tool_call,
+            tool,
+            arguments=arguments,
+            request=request,
+            revision=revision,
+            result=result,
+            status=getattr(response, "status_code", 200),
+            cached=cached,
+        )
+    if not cached and tool_call_delivered.receivers:
         pending = request.__dict__.setdefault(_PENDING_ATTR, [])
         pending.append(functools.partial(_send_robust, tool_call_delivered, tool, arguments=arguments, request=request, revision=revision, result=result))
     return result

@@ -237,8 +237,11 @@ def locale_dirs() -> list[Path]:
 
 
 def _catalogue_files(domain: str, language: str) -> list[Path]:
+    global _searched_dirs
+    if _searched_dirs is None:  # the same for every (domain, language): listed once
+        _searched_dirs = locale_dirs()
     files = []
-    for localedir in locale_dirs():
+    for localedir in _searched_dirs:
         # gettext.find expands "de-at" → de_AT, de (and normalized variants), as Django's loader does.
         found = gettext.find(domain, str(localedir), languages=[to_locale(language)], all=True)
         files += [Path(path) for path in found]
@@ -263,6 +266,7 @@ def fallback_chain(group: str, language: str) -> list[tuple[str, str]]:
 
 
 _lock = threading.RLock()
+_searched_dirs: list[Path] | None = None
 _catalogues: dict[tuple[str, str], list[Catalogue] | CatalogueError] = {}
 _translated: dict[tuple[Any, str, str | None, str], tuple[ToolSet, ToolSet]] = {}
 
@@ -270,7 +274,9 @@ _translated: dict[tuple[Any, str, str | None, str], tuple[ToolSet, ToolSet]] = {
 def clear_cache() -> None:
     """Forget every loaded catalogue, translated tool set and negotiated language (the next
     request reloads)."""
+    global _searched_dirs
     with _lock:
+        _searched_dirs = None
         _catalogues.clear()
         _translated.clear()
         _negotiated.cache_clear()
