@@ -186,11 +186,12 @@ def _build(group: str, version: str | None) -> ToolSet:
     problems += _check_names(methods)
     tools = []
     checked: set[str] = set()  # subschemas found valid, shared by the tools of the build
+    seen: dict[int, Any] = {}  # schema objects already walked (the shared $defs entries)
     shared_defs: dict[str, dict[str, Any]] = {}  # $defs entries, one object per component and direction
     if not problems:
         for method in methods:
             tool = build_tool(method, components, shared_defs)
-            problems += _check_schemas(tool, checked)
+            problems += _check_schemas(tool, checked, seen)
             tools.append(tool)
     if problems:
         raise ToolSetError(group, version, problems)
@@ -233,7 +234,7 @@ def _check_names(methods: list[Method]) -> list[Problem]:
     return problems
 
 
-def _check_schemas(tool: Tool, checked: set[str]) -> list[Problem]:
+def _check_schemas(tool: Tool, checked: set[str], seen: dict[int, Any]) -> list[Problem]:
     problems = []
     schemas = (
         ("inputSchema", tool.input_schema),
@@ -244,8 +245,9 @@ def _check_schemas(tool: Tool, checked: set[str]) -> list[Problem]:
         if schema is None:
             continue
         try:
-            check_schema(schema, checked)
+            check_schema(schema, checked, seen)
         except SchemaError as exc:
+            seen.clear()  # the next tools are walked whole, so that each reports its fault
             problems.append(
                 Problem(
                     "mcp_bridge.E005",

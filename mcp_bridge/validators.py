@@ -200,7 +200,7 @@ def _metaschema_surely_accepts(node: dict[str, Any]) -> bool:
     return True
 
 
-def check_schema(schema: Any, checked: set[str]) -> None:
+def check_schema(schema: Any, checked: set[str], seen: dict[int, Any] | None = None) -> None:
     """``Draft202012Validator.check_schema(schema)``, one distinct subschema at a time.
 
     The metaschema judges each subschema on its own keywords and descends into
@@ -212,13 +212,21 @@ def check_schema(schema: Any, checked: set[str]) -> None:
     and ``required``): ``checked`` remembers the nodes found valid (by
     ``repr``), so each is checked once per build instead of once per tool.
 
+    ``seen`` (optional, kept by the caller for one build) remembers the schema
+    objects already walked by a call that did not raise: the ``$defs`` entries
+    that the tools of a build share (:func:`mcp_bridge.schema.collect_defs`)
+    are then walked once. The caller must empty it when a call raises.
+
     Raises:
         jsonschema.exceptions.SchemaError: jsonschema's own error for the whole
             schema, as ``check_schema`` raises it.
     """
+    walked: dict[int, Any] = {}  # the objects of this call, added to ``seen`` once it passes
     pending = [schema]
     while pending:
         node = pending.pop()
+        if seen is not None and id(node) in seen:
+            continue  # already walked, with its subschemas, by an earlier call that passed
         if not isinstance(node, dict) or "dependencies" in node:
             # Not a schema (the whole check raises), or the deprecated keyword whose values may
             # be schemas or not: the whole schema is checked in one go.
@@ -226,6 +234,7 @@ def check_schema(schema: Any, checked: set[str]) -> None:
                 Draft202012Validator.check_schema(schema)
                 return
             continue
+        walked[id(node)] = node  # kept alive with its id, so that the id is not reused
         children: list[Any] = []
         shallow = _shallow(node, children)
         key = repr(shallow)
@@ -241,3 +250,5 @@ def check_schema(schema: Any, checked: set[str]) -> None:
                 raise  # not reached unless the two disagree; then the stricter answer stands
             checked.add(key)
         pending.extend(children)
+    if seen is not None:
+        seen.update(walked)
