@@ -178,28 +178,37 @@ def collect_defs(
     """
     transform = transform or (lambda s: s)
     shared = {} if shared is None else shared
-    new_root = transform(copy.deepcopy(root))
+    result, pending = _converted(root, transform)
     reached: dict[str, Any] = {}
-    pending = list(iter_refs(new_root))
     while pending:
-        ref = pending.pop()
-        if not ref.startswith(COMPONENTS_PREFIX):
-            raise KeyError(f"unsupported reference {ref!r}: only {COMPONENTS_PREFIX}<name> is known")
-        name = ref[len(COMPONENTS_PREFIX):]
+        name = pending.pop()
         if name in reached:
             continue
         if name not in shared:
             if name not in components:
-                raise KeyError(f"reference {ref!r} names no component")
-            definition = transform(copy.deepcopy(components[name]))
-            shared[name] = (_rewrite_refs(definition), list(iter_refs(definition)))
+                raise KeyError(f"reference {COMPONENTS_PREFIX + name!r} names no component")
+            shared[name] = _converted(components[name], transform)
         reached[name], refs = shared[name]
         pending.extend(refs)
-
-    result = _rewrite_refs(new_root)
     if reached:
         result["$defs"] = {name: reached[name] for name in sorted(reached)}
     return result
+
+
+def _converted(schema: dict[str, Any], transform: Callable[[dict[str, Any]], dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
+    """``schema`` with its references rewritten and ``transform`` applied, and the names of
+    the components it still references.
+
+    ``_rewrite_refs`` builds new containers (only ``enum``/``const``/``default``/``examples``
+    values are shared with ``schema``, and the transforms never touch those), so the
+    transform works on the copy without a deep copy first.
+    """
+    for ref in iter_refs(schema):
+        if not ref.startswith(COMPONENTS_PREFIX):
+            raise KeyError(f"unsupported reference {ref!r}: only {COMPONENTS_PREFIX}<name> is known")
+    converted = transform(_rewrite_refs(schema))
+    # Every #/$defs/ reference of the result was a components reference (checked above).
+    return converted, [ref[len(DEFS_PREFIX):] for ref in iter_refs(converted)]
 
 
 def strip_flagged_properties(flag: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
