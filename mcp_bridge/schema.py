@@ -117,32 +117,50 @@ def _make_nullable(schema: dict[str, Any]) -> dict[str, Any]:
     return {"anyOf": [inner, {"type": "null"}], **outer}
 
 
+#: Keywords whose values are data, not schemas: never searched for references.
+_VALUE_KEYWORDS = frozenset({"enum", "const", "default", "examples"})
+#: JSON scalars: nothing to search in. Tested first, because most values are scalars and
+#: ``isinstance(x, Mapping)`` (an ABC check) is slow for them.
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _is_mapping(value: Any) -> bool:
+    return isinstance(value, dict) or (not isinstance(value, (list, *_SCALARS)) and isinstance(value, Mapping))
+
+
 def iter_refs(schema: Any) -> Iterator[str]:
     """Yield every ``$ref`` value found anywhere in ``schema``."""
-    if isinstance(schema, Mapping):
+    refs: list[str] = []
+    _collect_refs(schema, refs)
+    return iter(refs)
+
+
+def _collect_refs(schema: Any, refs: list[str]) -> None:
+    if _is_mapping(schema):
         for key, value in schema.items():
             if key == "$ref" and isinstance(value, str):
-                yield value
-            elif key not in ("enum", "const", "default", "examples"):
-                yield from iter_refs(value)
+                refs.append(value)
+            elif key not in _VALUE_KEYWORDS and not isinstance(value, _SCALARS):
+                _collect_refs(value, refs)
     elif isinstance(schema, list):
         for item in schema:
-            yield from iter_refs(item)
+            if not isinstance(item, _SCALARS):
+                _collect_refs(item, refs)
 
 
 def _rewrite_refs(schema: Any) -> Any:
-    if isinstance(schema, Mapping):
+    if _is_mapping(schema):
         rewritten = {}
         for key, value in schema.items():
-            if key == "$ref" and isinstance(value, str) and value.startswith(COMPONENTS_PREFIX):
-                rewritten[key] = DEFS_PREFIX + value[len(COMPONENTS_PREFIX):]
-            elif key in ("enum", "const", "default", "examples"):
+            if isinstance(value, _SCALARS) or key in _VALUE_KEYWORDS:
+                if key == "$ref" and isinstance(value, str) and value.startswith(COMPONENTS_PREFIX):
+                    value = DEFS_PREFIX + value[len(COMPONENTS_PREFIX):]
                 rewritten[key] = value
             else:
                 rewritten[key] = _rewrite_refs(value)
         return rewritten
     if isinstance(schema, list):
-        return [_rewrite_refs(item) for item in schema]
+        return [item if isinstance(item, _SCALARS) else _rewrite_refs(item) for item in schema]
     return schema
 
 
