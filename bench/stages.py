@@ -42,7 +42,7 @@ def _column(tool, arguments, path, factory, auth) -> list[str]:
     data = response.data
     structured = tool.structured_content(data, lib.REVISION)
     validator = tool.output_validator(lib.REVISION)
-    result = executor._response_result(tool, response, lib.REVISION)
+    result = executor._encoded_once(tool, executor._response_result(tool, response, lib.REVISION), lib.REVISION)
     return [
         _us(lambda: executor.argument_errors(tool, arguments)),
         _us(lambda: executor.build_request(tool, arguments, mcp_request)),
@@ -63,12 +63,12 @@ def main() -> None:
         for name, arguments, path in (("item_detail", {"id": 3}, "/api/items/3/"), ("item_list", {"page": 2}, "/api/items/?page=2"))
     ]
     labels = [
-        "argument validation (compiled check)",
+        "argument validation (jsonschema-rs answering; no format in the schema)",
         "building the view's request (WSGIRequest + resolve)",
         "output validation (compiled check)",
         "output validation (jsonschema alone, for comparison)",
         "the data as the text block (dumps)",
-        "the JSON-RPC answer, the data again as structuredContent",
+        "the JSON-RPC answer (structuredContent spliced from the text)",
         "for comparison, REST's one rendering (JSONRenderer)",
     ]
     lib.table(
