@@ -79,7 +79,7 @@ class Tool:
     # Not copied by dataclasses.replace(): a copy (a translation) compiles its own input
     # validator, since its inputSchema may differ; output schemas are the same objects.
     _input_validator: SchemaValidator | None = field(repr=False, compare=False, default=None, init=False)
-    _output_validators: dict[bool, SchemaValidator] = field(repr=False, compare=False, default_factory=dict)
+    _output_validators: dict[str, SchemaValidator | None] = field(repr=False, compare=False, default_factory=dict)
 
     @property
     def validator(self) -> SchemaValidator:
@@ -105,13 +105,17 @@ class Tool:
         Formats are annotations here, as JSON Schema 2020-12 defines them by default:
         the API's own serializers already produced the values.
         """
+        # Looked up by revision (read on every call); the revisions of one era send the very
+        # same schema object, and share one compiled validator.
+        if revision in self._output_validators:
+            return self._output_validators[revision]
         schema = self.output_schema_for(revision)
-        if schema is None:
-            return None
-        key = structured_content_may_be_any_json(revision)
-        if key not in self._output_validators:
-            self._output_validators[key] = SchemaValidator(schema)
-        return self._output_validators[key]
+        validator = None
+        if schema is not None:
+            compiled = (v for v in self._output_validators.values() if v is not None and v.schema is schema)
+            validator = next(compiled, None) or SchemaValidator(schema)
+        self._output_validators[revision] = validator
+        return validator
 
     def as_mcp(self, revision: str) -> dict[str, Any]:
         """The ``Tool`` object of ``tools/list`` for a protocol revision.

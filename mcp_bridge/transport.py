@@ -205,7 +205,8 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     body = dumps(response)
     if answer_as == "sse" and status == 200:
         return HttpResponse(f"event: message\ndata: {body}\n\n", content_type="text/event-stream")
-    return HttpResponse(body, status=status, content_type="application/json")
+    # JSON is UTF-8 (RFC 8259 §8.1): encoded here, whatever DEFAULT_CHARSET says.
+    return HttpResponse(body.encode(), status=status, content_type="application/json")
 
 
 def openrpc_document(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
