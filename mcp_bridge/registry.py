@@ -91,9 +91,16 @@ def _on_setting_changed(*, setting: str, **kwargs: Any) -> None:
         clear_cache()
 
 
-def active_urlconf() -> Any:
-    """The active URLconf (``request.urlconf`` or ``ROOT_URLCONF``): what the caches are keyed
-    on. A caller that asks the registry several things in one request computes it once."""
+def active_urlconf(request: Any = None) -> Any:
+    """The active URLconf: what the caches are keyed on.
+
+    During a request, the ``urlconf`` a middleware set on ``request`` or ``ROOT_URLCONF``
+    (what Django's handler makes active for it, read without asgiref's thread-local, which
+    costs more than the rest of the lookup); otherwise ``get_urlconf()`` or ``ROOT_URLCONF``.
+    A caller that asks the registry several things for one request computes it once.
+    """
+    if request is not None:
+        return getattr(request, "urlconf", None) or settings.ROOT_URLCONF
     return get_urlconf() or settings.ROOT_URLCONF
 
 

@@ -104,9 +104,9 @@ def _resolve_version(group: str, version: str | None, urlconf: Any) -> tuple[str
 
 
 def _load_toolset(
-    group: str, version: str | None, language: str | None = None
+    group: str, version: str | None, language: str | None = None, request: HttpRequest | None = None
 ) -> tuple[ToolSet | None, HttpResponse | None]:
-    urlconf = active_urlconf()  # once per request: every cache below is keyed on it
+    urlconf = active_urlconf(request)  # once per request: every cache below is keyed on it
     version, failure = _resolve_version(group, version, urlconf)
     if failure is not None:
         return None, failure
@@ -178,7 +178,7 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     if length > bridge_settings.MAX_BODY_BYTES:
         return _error_response(INVALID_REQUEST, f"Payload Too Large: the limit is {bridge_settings.MAX_BODY_BYTES} bytes.", 413)
 
-    toolset, failure = _load_toolset(group, version, request.LANGUAGE_CODE)
+    toolset, failure = _load_toolset(group, version, request.LANGUAGE_CODE, request)
     if failure is not None:
         return failure
 
@@ -211,7 +211,7 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
 
 def openrpc_document(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The OpenRPC document of one group/version: ``/mcp/<group>/[<version>/]openrpc.json``."""
-    toolset, failure = _load_toolset(group, version)
+    toolset, failure = _load_toolset(group, version, request=request)
     if failure is not None:
         return failure
     return JsonResponse(toolset.openrpc, json_dumps_params={"ensure_ascii": False})
