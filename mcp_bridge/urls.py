@@ -17,11 +17,14 @@ app_name = "mcp_bridge"
 _GROUP = r"(?P<group>[a-z0-9][a-z0-9_-]{0,63})"
 _VERSION = r"(?P<version>[A-Za-z0-9][A-Za-z0-9_.-]{0,63})"
 
+# The endpoint itself first: Django tries the patterns in order, and it gets nearly every
+# request. The OpenRPC documents must come before the slashless endpoint, whose version
+# would otherwise match "openrpc.json".
 urlpatterns = [
-    re_path(rf"^{_GROUP}/openrpc\.json$", openrpc_document, name="openrpc"),
-    re_path(rf"^{_GROUP}/{_VERSION}/openrpc\.json$", openrpc_document, name="openrpc-version"),
     re_path(rf"^{_GROUP}/$", mcp_endpoint, name="endpoint"),
     re_path(rf"^{_GROUP}/{_VERSION}/$", mcp_endpoint, name="endpoint-version"),
+    re_path(rf"^{_GROUP}/openrpc\.json$", openrpc_document, name="openrpc"),
+    re_path(rf"^{_GROUP}/{_VERSION}/openrpc\.json$", openrpc_document, name="openrpc-version"),
     re_path(rf"^{_GROUP}$", mcp_endpoint),
     re_path(rf"^{_GROUP}/{_VERSION}$", mcp_endpoint),
 ]
