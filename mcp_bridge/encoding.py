@@ -15,7 +15,7 @@ from typing import Any
 
 from rest_framework.utils.encoders import JSONEncoder
 
-__all__ = ["EncodedJSON", "dumps"]
+__all__ = ["EncodedJSON", "dumps", "dumps_data"]
 
 
 class EncodedJSON:
@@ -47,6 +47,17 @@ class _Encoder(JSONEncoder):
             self.fragments.append(obj.text)
             return f"{_MARK}{len(self.fragments) - 1}"
         return super().default(obj)
+
+
+#: For values that hold no EncodedJSON (a view's data): one shared instance, since
+#: ``JSONEncoder.encode`` keeps no state on the encoder (DRF's ``default`` reads none either).
+_data_encoder = JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps_data(value: Any) -> str:
+    """:func:`dumps` for a value that holds no :class:`EncodedJSON` (a view's data), without
+    building an encoder per call."""
+    return _data_encoder.encode(value)
 
 
 def dumps(value: Any) -> str:

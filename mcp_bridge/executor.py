@@ -45,7 +45,7 @@ from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVers
 
 from mcp_bridge import events
 from mcp_bridge.conf import bridge_settings
-from mcp_bridge.encoding import EncodedJSON, dumps
+from mcp_bridge.encoding import EncodedJSON, dumps, dumps_data
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.tools import Tool
 
@@ -257,7 +257,7 @@ def _response_result(tool: Tool, response: HttpResponseBase, revision: str) -> d
     status = response.status_code
     data = _response_data(response)
     if 200 <= status < 300:
-        result: dict[str, Any] = {"content": [{"type": "text", "text": dumps(data)}]}
+        result: dict[str, Any] = {"content": [{"type": "text", "text": dumps_data(data)}]}
         if _sends_structured_content(tool, data, revision):
             structured = tool.structured_content(data, revision)
             mismatch = _output_mismatch(tool, structured, revision)
