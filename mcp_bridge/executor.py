@@ -45,7 +45,7 @@ from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVers
 
 from mcp_bridge import events
 from mcp_bridge.conf import bridge_settings
-from mcp_bridge.encoding import EncodedJSON, dumps, dumps_data
+from mcp_bridge.encoding import dumps, dumps_data
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.tools import Tool
 
@@ -230,10 +230,7 @@ def _encoded_once(tool: Tool, result: dict[str, Any], revision: str) -> dict[str
     decoded data."""
     if "structuredContent" not in result:
         return result
-    text = result["content"][0]["text"]
-    if not structured_content_may_be_any_json(revision):
-        text = '{"result":' + text + "}"  # Tool.structured_content's wrapper
-    return {**result, "structuredContent": EncodedJSON(text)}
+    return {**result, "structuredContent": tool.encoded_structured_content(result["content"][0]["text"], revision)}
 
 
 def _response_data(response: HttpResponseBase) -> Any:

@@ -164,16 +164,16 @@ def _build_once(key: tuple[Any, str, str | None], group: str, version: str | Non
                 # default language, whatever language the triggering request activated;
                 # translations are applied per language on top, without regenerating.
                 with translation.override(settings.LANGUAGE_CODE):
-                    cached = _build(group, version)
+                    cached = _build(group, version, key[0])
             except ToolSetError as exc:
                 cached = exc
             _toolsets[key] = cached
         return cached
 
 
-def _build(group: str, version: str | None) -> ToolSet:
+def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     try:
-        document, sources = generate_group_schema(group, api_version=version, index=get_url_index())
+        document, sources = generate_group_schema(group, api_version=version, index=get_url_index(urlconf_key))
     except Exception as exc:  # the project's schema code can raise anything
         raise ToolSetError(
             group,

@@ -24,6 +24,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from mcp_bridge.encoding import EncodedJSON
 from mcp_bridge.openrpc import Method
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.schema import collect_defs, strip_flagged_properties
@@ -98,6 +99,11 @@ class Tool:
         """The ``structuredContent`` of a successful call for ``revision``: the data
         itself from 2026-07-28 on, ``{"result": data}`` before (it had to be an object)."""
         return data if structured_content_may_be_any_json(revision) else {"result": data}
+
+    def encoded_structured_content(self, text: str, revision: str) -> EncodedJSON:
+        """:meth:`structured_content` as JSON text, from the JSON ``text`` of the data
+        (already encoded for the text block), so that the data is not encoded twice."""
+        return EncodedJSON(text if structured_content_may_be_any_json(revision) else '{"result":' + text + "}")
 
     def output_validator(self, revision: str) -> SchemaValidator | None:
         """The compiled validator of :meth:`output_schema_for`, built once per era.

@@ -239,15 +239,12 @@ def check_schema(schema: Any, checked: set[str], seen: dict[int, Any] | None = N
         shallow = _shallow(node, children)
         key = repr(shallow)
         if key not in checked:
-            if _metaschema_surely_accepts(shallow):
-                checked.add(key)
-                pending.extend(children)
-                continue
-            try:
-                Draft202012Validator.check_schema(shallow)
-            except Exception:
-                Draft202012Validator.check_schema(schema)  # the error, as it reads for the whole schema
-                raise  # not reached unless the two disagree; then the stricter answer stands
+            if not _metaschema_surely_accepts(shallow):
+                try:
+                    Draft202012Validator.check_schema(shallow)
+                except Exception:
+                    Draft202012Validator.check_schema(schema)  # the error, as it reads for the whole schema
+                    raise  # not reached unless the two disagree; then the stricter answer stands
             checked.add(key)
         pending.extend(children)
     if seen is not None:
