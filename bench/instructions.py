@@ -1,0 +1,129 @@
+"""Instructions per request: ``tools/call`` against the REST request to the same view, counted.
+
+``bash bench/run instructions`` (or ``python -m bench.instructions [tiny|list ...]``).
+
+Wall-clock ratios on a shared 2-core host move by a few percent between runs; the number
+of CPU instructions a request executes does not. Each measure runs one Python process
+under valgrind's callgrind (``--tool=callgrind``, which counts every instruction the
+process executes), through Django's test client (the whole middleware stack and
+handler, no network):
+
+1. Django is set up and 50 requests of the kind warm every cache (the tool set, the
+   compiled validators, the negotiated language, the database connection);
+2. then ``n`` more requests.
+
+Run once with ``n = FEW`` and once with ``n = MANY``, the difference divided by
+``MANY - FEW`` is the cost of one request, start-up and warm-up cancelled out. Both
+processes run with ``PYTHONHASHSEED=0``, so the same code gives the same count twice.
+
+Reported: instructions per REST request, per ``tools/call``, their ratio (the in-process
+analogue of benchmark 1's latency ratio, without gunicorn and the network, which both
+sides pay alike) and the difference: what the bridge adds to one call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from bench import lib
+
+FEW, MANY = 50, 250
+WARM_UP = 50
+CASES = {
+    "tiny": ("item_detail", {"id": 3}, "/api/items/3/"),
+    "list": ("item_list", {"page": 2}, "/api/items/?page=2"),
+}
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def _child(kind: str, view: str, n: int) -> None:
+    """Inside valgrind: warm up, then send ``n`` requests of ``kind`` (``rest`` or ``mcp``)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.site.settings")
+    import django
+
+    django.setup()
+    from django.test import Client
+
+    tool, arguments, path = CASES[view]
+    client = Client(HTTP_HOST="127.0.0.1")
+    auth = {"HTTP_AUTHORIZATION": f"Token {lib.TOKEN}"}
+    if kind == "mcp":
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+        headers = {**auth, "HTTP_ACCEPT": "application/json, text/event-stream", "HTTP_MCP_PROTOCOL_VERSION": lib.REVISION}
+
+        def send() -> None:
+            response = client.post("/mcp/bench/", body, content_type="application/json", **headers)
+            assert response.status_code == 200 and b'"isError":false' in response.content, response.content[:300]
+    else:
+
+        def send() -> None:
+            response = client.get(path, HTTP_ACCEPT="application/json", **auth)
+            assert response.status_code == 200, response.content[:300]
+
+    for _ in range(WARM_UP + n):
+        send()
+
+
+def _start(kind: str, view: str, n: int, scratch: str) -> subprocess.Popen[str]:
+    """One child process under callgrind, started (the two counts of a measure run side by
+    side: instruction counts do not depend on what else the machine does)."""
+    return subprocess.Popen(
+        [
+            "valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/callgrind.{n}.out",
+            sys.executable, "-m", "bench.instructions", "--child", kind, view, str(n),
+        ],
+        cwd=lib.ROOT,
+        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(lib.ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _collected(process: subprocess.Popen[str], what: str) -> int:
+    """The instructions of one whole child process (valgrind's "Collected" total)."""
+    _, stderr = process.communicate()
+    if process.returncode != 0:
+        raise SystemExit(f"{what} failed under valgrind:\n{stderr[-3000:]}")
+    found = _COLLECTED.findall(stderr)
+    if not found:
+        raise SystemExit(f"valgrind printed no instruction count for {what}:\n{stderr[-3000:]}")
+    return int(found[-1])
+
+
+def per_request(kind: str, view: str) -> float:
+    with tempfile.TemporaryDirectory() as scratch:
+        few, many = _start(kind, view, FEW, scratch), _start(kind, view, MANY, scratch)
+        counts = _collected(many, f"{kind} {view} x{MANY}"), _collected(few, f"{kind} {view} x{FEW}")
+    return (counts[0] - counts[1]) / (MANY - FEW)
+
+
+def run(views: list[str] | None = None) -> str:
+    if shutil.which("valgrind") is None:
+        return "Instruction counts skipped: valgrind is not installed (apt-get install valgrind).\n"
+    rows = []
+    for view in views or list(CASES):
+        lib.log(f"instructions: {view} view, REST and tools/call, {FEW} and {MANY} requests each under callgrind")
+        rest = per_request("rest", view)
+        mcp = per_request("mcp", view)
+        rows.append([view, f"{rest / 1e3:,.0f}", f"{mcp / 1e3:,.0f}", f"{mcp / rest:.3f}", f"{(mcp - rest) / 1e3:,.0f}"])
+    return lib.table(
+        "Instructions per request (callgrind, in process through Django's test client)",
+        ["view", "REST k instr", "tools/call k instr", "MCP/REST", "bridge adds, k instr"],
+        rows,
+        f"Per request = (count of {WARM_UP}+{MANY} requests - count of {WARM_UP}+{FEW}) / {MANY - FEW}; "
+        "PYTHONHASHSEED=0. Counts repeat run to run, unlike times on a shared host.",
+    )
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--child"]:
+        _child(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    else:
+        run(sys.argv[1:] or None)
