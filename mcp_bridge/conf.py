@@ -1,8 +1,10 @@
 """mcp_bridge settings, read live from the ``MCP_BRIDGE`` dict in Django settings.
 
-Every attribute of :data:`bridge_settings` is looked up on access, so
-``override_settings(MCP_BRIDGE=...)`` works in tests without patching. An
-unknown key raises :class:`django.core.exceptions.ImproperlyConfigured` (a typo
+An attribute of :data:`bridge_settings` is looked up on first access and kept
+(it is read on every request) until the ``setting_changed`` signal names
+``MCP_BRIDGE``, as DRF's ``api_settings`` does: ``override_settings(MCP_BRIDGE=...)``
+works in tests without patching. An unknown key or a wrong value raises
+:class:`django.core.exceptions.ImproperlyConfigured` on every access (a typo
 must not be silently ignored).
 
 Keys and defaults:
@@ -58,6 +60,8 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 
 __all__ = ["bridge_settings", "DEFAULTS"]
 
@@ -89,16 +93,12 @@ class BridgeSettings:
     """Attribute access to ``settings.MCP_BRIDGE`` with defaults."""
 
     def __init__(self) -> None:
-        # (the MCP_BRIDGE object validated last, the settings it gives): read on every
-        # request, so the dict is validated once per object, not on every attribute access.
-        # override_settings installs a new object, which is validated again.
-        self._validated: tuple[Any, dict[str, Any]] | None = None
+        # Names whose value is kept as an instance attribute: __getattr__ is then not
+        # called again for them (reading an absent MCP_BRIDGE costs Django an AttributeError).
+        self._cached_attrs: set[str] = set()
 
     def _resolved(self) -> dict[str, Any]:
         user = getattr(settings, "MCP_BRIDGE", None) or {}
-        validated = self._validated
-        if validated is not None and validated[0] is user:
-            return validated[1]
         if not isinstance(user, dict):
             raise ImproperlyConfigured("settings.MCP_BRIDGE must be a dict.")
         unknown = sorted(set(user) - set(DEFAULTS))
@@ -113,13 +113,27 @@ class BridgeSettings:
                 raise ImproperlyConfigured(
                     f"settings.MCP_BRIDGE[{name!r}] is {resolved[name]!r}; use one of {choices}."
                 )
-        self._validated = (user, resolved)
         return resolved
 
     def __getattr__(self, name: str) -> Any:
         if name not in DEFAULTS:
             raise AttributeError(f"Invalid mcp_bridge setting: {name!r}")
-        return self._resolved()[name]
+        value = self._resolved()[name]
+        self._cached_attrs.add(name)
+        setattr(self, name, value)
+        return value
+
+    def reload(self) -> None:
+        """Forget the kept values: the next access reads ``settings.MCP_BRIDGE`` again."""
+        for name in self._cached_attrs:
+            self.__dict__.pop(name, None)
+        self._cached_attrs.clear()
 
 
 bridge_settings = BridgeSettings()
+
+
+@receiver(setting_changed)
+def _on_setting_changed(*, setting: str, **kwargs: Any) -> None:
+    if setting == "MCP_BRIDGE":
+        bridge_settings.reload()

@@ -4,7 +4,7 @@ A call becomes an ordinary Django request for the operation — its HTTP
 method, the path with the path parameters filled in, the query string and a
 JSON body — carrying the MCP caller's identity (the same headers and cookies,
 and the ``user``/``session`` that middleware attached to the MCP request). It
-is resolved with :func:`django.urls.resolve` and the view is called, so the
+is resolved as Django's handler resolves it (:mod:`mcp_bridge.routing`) and the view is called, so the
 whole DRF pipeline runs: authentication, permissions, throttles, versioning,
 serializer validation, pagination and the exception handler. View classes are
 never patched; ``ATOMIC_REQUESTS`` is honoured as Django's handler does.
@@ -31,6 +31,7 @@ import json
 import logging
 import re
 import traceback
+from functools import lru_cache
 from io import BytesIO
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -40,13 +41,14 @@ from django.core import signals
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, HttpResponseBase
-from django.urls import Resolver404, resolve
+from django.urls import Resolver404
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
 from mcp_bridge import events
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.encoding import dumps, dumps_data
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
+from mcp_bridge.routing import resolve_operation_path
 from mcp_bridge.tools import Tool
 
 __all__ = ["call_tool", "argument_errors", "tool_error_result", "dumps", "logger"]
@@ -106,7 +108,21 @@ def tool_error_result(code: int, message: str, data: dict[str, Any]) -> dict[str
 
 
 def _fill_path(template: str, values: dict[str, Any]) -> str:
-    return _PLACEHOLDER.sub(lambda m: quote(_as_text(values[m.group(1)]), safe=""), template)
+    parts = _template_parts(template)
+    if len(parts) == 1:
+        return template
+    filled = list(parts)
+    for index in range(1, len(parts), 2):
+        value = values[parts[index]]
+        # An integer (the usual id) is its own percent-encoding.
+        filled[index] = str(value) if type(value) is int else quote(_as_text(value), safe="")
+    return "".join(filled)
+
+
+@lru_cache(maxsize=1024)
+def _template_parts(template: str) -> tuple[str, ...]:
+    """``template`` split at its placeholders: text, name, text, name, ..., text."""
+    return tuple(_PLACEHOLDER.split(template))
 
 
 def _as_text(value: Any) -> str:
@@ -196,7 +212,8 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
     for attribute in _IDENTITY_ATTRIBUTES:
         if attribute in attributes:
             setattr(request, attribute, attributes[attribute])
-    request.resolver_match = resolve(request.path_info)
+    # Against the URLconf Django's handler made active for the MCP request.
+    request.resolver_match = resolve_operation_path(request.path_info, attributes.get("urlconf"))
     return request
 
 

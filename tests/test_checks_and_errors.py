@@ -130,6 +130,24 @@ def test_unknown_setting_is_refused(cases, settings):
         cases.rpc("tools/list")
 
 
+def test_kept_settings_follow_setting_changed(cases, settings):
+    from mcp_bridge.conf import bridge_settings
+
+    # Read once (and kept) with the defaults, then changed: the change must be seen.
+    assert bridge_settings.MAX_BODY_BYTES == 1_048_576
+    assert cases.post({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 200}}).status_code == 200
+    settings.MCP_BRIDGE = {"MAX_BODY_BYTES": 100}
+    assert bridge_settings.MAX_BODY_BYTES == 100
+    assert cases.post({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 200}}).status_code == 413
+    # A wrong value is refused on every access, never kept.
+    settings.MCP_BRIDGE = {"OUTPUT_VALIDATION": "loud"}
+    for _ in range(2):
+        with pytest.raises(Exception, match="OUTPUT_VALIDATION"):
+            bridge_settings.OUTPUT_VALIDATION
+    del settings.MCP_BRIDGE
+    assert bridge_settings.OUTPUT_VALIDATION == "error"
+
+
 # --- Decorators only record metadata ------------------------------------------------------------
 
 

@@ -1,0 +1,104 @@
+"""Part of step 4 (:mod:`mcp_bridge.executor`): resolving the path of a tool call's request.
+
+A tool call's request is resolved like any other, with Django's own
+:meth:`URLResolver.resolve() <django.urls.URLResolver.resolve>`, against the URLconf
+of the MCP request (``request.urlconf`` when a middleware set one, else
+``ROOT_URLCONF``). Agents call the same operations over and over, and an
+operation without path parameters (a list, a search, a create) always has the same
+path: resolving it again costs as much as the rest of the executor's work. So the
+answer is remembered per path (:data:`CACHED_PATHS` paths, least recently used
+forgotten) when, and only when, it cannot change from one request to the next:
+
+* every pattern of the URLconf is Django's own ``path()``/``re_path()``/
+  ``include()`` (``URLPattern``/``URLResolver`` with a ``RoutePattern`` or
+  ``RegexPattern``): no ``i18n_patterns()``, whose prefix follows the active
+  language, and no pattern class of a third party, whose matching nobody can vouch for;
+* every path converter is one of Django's built-ins (``int``, ``str``, ``slug``,
+  ``uuid``, ``path``) or DRF's format suffix converter (``format_suffix_patterns()``,
+  which ``DefaultRouter`` uses; its ``to_python()`` strips the dot): a converter
+  registered by the project may look things up in the database, or keep state, in
+  ``to_python()``.
+
+Otherwise every call resolves the path again, exactly as Django's handler does.
+Paths that do not resolve are never remembered. :func:`django.urls.clear_url_caches`
+(which ``override_settings(ROOT_URLCONF=...)`` calls) gives a new resolver, and so a
+new set of answers.
+
+Each request gets its own copy of the :class:`~django.urls.ResolverMatch` and of its
+dicts and lists, as a fresh resolution would give it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls.converters import DEFAULT_CONVERTERS
+from django.urls.resolvers import RegexPattern, ResolverMatch, RoutePattern
+
+__all__ = ["CACHED_PATHS", "resolve_operation_path"]
+
+#: How many resolved paths a process remembers (a few hundred bytes each).
+CACHED_PATHS = 1024
+
+_BUILTIN_CONVERTERS = frozenset(type(converter) for converter in DEFAULT_CONVERTERS.values())
+_DJANGO_PATTERNS = (RoutePattern, RegexPattern)
+#: The ResolverMatch attributes holding a dict or a list: copied per request.
+_CONTAINERS = ("kwargs", "captured_kwargs", "extra_kwargs", "tried", "app_names", "namespaces")
+
+
+def resolve_operation_path(path: str, urlconf: Any = None) -> ResolverMatch:
+    """Resolve ``path`` against ``urlconf`` (``None``: ``ROOT_URLCONF``), as :func:`django.urls.resolve` does.
+
+    Returns:
+        A :class:`~django.urls.ResolverMatch` of the request's own.
+
+    Raises:
+        django.urls.Resolver404: no pattern matches ``path``.
+    """
+    resolver = get_resolver(urlconf)
+    if not _is_static(resolver):
+        return resolver.resolve(path)
+    shared = _resolved(resolver, path)
+    match = ResolverMatch.__new__(ResolverMatch)
+    match.__dict__.update(shared.__dict__)
+    for name in _CONTAINERS:
+        value = getattr(shared, name, None)
+        if value is not None:
+            setattr(match, name, value.copy())
+    return match
+
+
+@lru_cache(maxsize=CACHED_PATHS)
+def _resolved(resolver: URLResolver, path: str) -> ResolverMatch:
+    return resolver.resolve(path)
+
+
+@lru_cache(maxsize=16)
+def _is_static(resolver: URLResolver) -> bool:
+    """Whether ``resolver`` answers every path the same way every time (see the module's docstring)."""
+    pending: list[Any] = [resolver]
+    while pending:
+        entry = pending.pop()
+        if type(entry) is URLResolver:
+            if type(entry.pattern) not in _DJANGO_PATTERNS:
+                return False
+            pending.extend(entry.url_patterns)
+        elif type(entry) is URLPattern:
+            if type(entry.pattern) not in _DJANGO_PATTERNS:
+                return False
+        else:
+            return False
+        converters = getattr(entry.pattern, "converters", {})
+        if not all(_is_pure(converter) for converter in converters.values()):
+            return False
+    return True
+
+
+def _is_pure(converter: Any) -> bool:
+    kind = type(converter)
+    if kind in _BUILTIN_CONVERTERS:
+        return True
+    # DRF makes this class anew for each set of allowed suffixes, inside a function.
+    return kind.__module__ == "rest_framework.urlpatterns" and kind.__qualname__.endswith(".FormatSuffixConverter")
