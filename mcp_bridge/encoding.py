@@ -2,9 +2,19 @@
 
 A ``tools/list`` page is the same bytes every time for a tool set, a language
 and a protocol revision; encoding its hundred tool objects again on every
-request costs more than the rest of the request. Each tool's JSON is therefore
-encoded once (:meth:`mcp_bridge.tools.Tool.listing_json`) and the page is an
-:class:`EncodedJSON` that :func:`dumps` writes out as it is.
+request costs more than the rest of the request. Each page is therefore
+encoded once and kept as an :class:`EncodedJSON`, which :func:`dumps` writes out
+as it is (so is the text block of a tool result, written again as its
+``structuredContent``).
+
+Values are encoded as DRF's ``JSONRenderer`` encodes a view's data (its
+``JSONEncoder``: Decimal, datetime, UUID, lazy text...), compact, not ASCII-escaped.
+With the optional extra ``fast`` (orjson, a maintained JSON library written in
+Rust), orjson writes the text and calls DRF's encoder for every type it does not
+know, datetimes included, so that the text is the same; a value orjson refuses (an
+integer beyond 64 bits) goes through the standard library instead. One
+difference remains: a NaN or infinite float becomes ``null`` with orjson and
+``NaN`` (not JSON) without it; DRF's renderer refuses it under ``STRICT_JSON``.
 """
 
 from __future__ import annotations
@@ -15,7 +25,12 @@ from typing import Any
 
 from rest_framework.utils.encoders import JSONEncoder
 
-__all__ = ["EncodedJSON", "dumps", "dumps_data"]
+try:  # the optional extra "fast"
+    import orjson
+except ImportError:  # pragma: no cover - depends on the installation
+    orjson = None
+
+__all__ = ["EncodedJSON", "dumps", "dumps_bytes", "dumps_data"]
 
 
 class EncodedJSON:
@@ -33,6 +48,7 @@ class EncodedJSON:
 # The stand-in written for an EncodedJSON before the splice: a string no JSON-RPC message
 # can carry by chance (a NUL character and a per-process random token).
 _MARK = f"\x00mcp-bridge-{secrets.token_hex(8)}-"
+_ENCODED_MARK = json.dumps(_MARK, ensure_ascii=False)[:-1]  # without the closing quote
 
 
 class _Encoder(JSONEncoder):
@@ -54,17 +70,63 @@ class _Encoder(JSONEncoder):
 _data_encoder = JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-def dumps_data(value: Any) -> str:
-    """:func:`dumps` for a value that holds no :class:`EncodedJSON` (a view's data), without
-    building an encoder per call."""
-    return _data_encoder.encode(value)
-
-
-def dumps(value: Any) -> str:
-    """JSON text as DRF's ``JSONRenderer`` would produce it (Decimal, datetime, UUID, lazy
-    text), compact, with each :class:`EncodedJSON` replaced by its text."""
+def _standard_dumps(value: Any) -> str:
     encoder = _Encoder(ensure_ascii=False, separators=(",", ":"))
     text = encoder.encode(value)
     for index, fragment in enumerate(encoder.fragments):
-        text = text.replace(json.dumps(f"{_MARK}{index}", ensure_ascii=False), fragment, 1)
+        text = text.replace(f'{_ENCODED_MARK}{index}"', fragment, 1)
     return text
+
+
+if orjson is not None:
+    # Datetimes and dataclasses go to DRF's encoder, as everything orjson does not know.
+    _ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_NON_STR_KEYS
+    _drf_default = _data_encoder.default
+
+    def _orjson_default(obj: Any) -> Any:
+        if type(obj) is EncodedJSON:
+            return orjson.Fragment(obj.text)
+        return _drf_default(obj)
+
+    def dumps_bytes(value: Any) -> bytes:
+        """:func:`dumps` as UTF-8 bytes (RFC 8259 §8.1), for an HTTP body."""
+        try:
+            return orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS)
+        except TypeError:  # orjson.JSONEncodeError: a value it refuses; the standard library decides
+            return _standard_dumps(value).encode()
+
+    def dumps(value: Any) -> str:
+        """JSON text as DRF's ``JSONRenderer`` would produce it (Decimal, datetime, UUID, lazy
+        text), compact, with each :class:`EncodedJSON` replaced by its text.
+
+        Raises:
+            TypeError: a value neither encoder can write (DRF's message).
+            ValueError: a circular reference.
+        """
+        try:
+            return orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS).decode()
+        except TypeError:
+            return _standard_dumps(value)
+
+    dumps_data = dumps
+
+else:
+
+    def dumps_bytes(value: Any) -> bytes:
+        """:func:`dumps` as UTF-8 bytes (RFC 8259 §8.1), for an HTTP body."""
+        return _standard_dumps(value).encode()
+
+    def dumps(value: Any) -> str:
+        """JSON text as DRF's ``JSONRenderer`` would produce it (Decimal, datetime, UUID, lazy
+        text), compact, with each :class:`EncodedJSON` replaced by its text.
+
+        Raises:
+            TypeError: a value the encoder cannot write (DRF's message).
+            ValueError: a circular reference.
+        """
+        return _standard_dumps(value)
+
+    def dumps_data(value: Any) -> str:
+        """:func:`dumps` for a value that holds no :class:`EncodedJSON` (a view's data), without
+        building an encoder per call."""
+        return _data_encoder.encode(value)

@@ -46,7 +46,7 @@ from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVers
 
 from mcp_bridge import events
 from mcp_bridge.conf import bridge_settings
-from mcp_bridge.encoding import dumps, dumps_data
+from mcp_bridge.encoding import dumps, dumps_bytes, dumps_data
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.routing import resolve_operation_path
 from mcp_bridge.tools import Tool
@@ -157,14 +157,14 @@ def _body(tool: Tool, arguments: dict[str, Any]) -> bytes | None:
     has_body = False
     for param in tool.method.params:
         if param.location == "body" and param.name in arguments:
-            return dumps(arguments[param.name]).encode()
+            return dumps_bytes(arguments[param.name])
         if param.location == "body_field":
             has_body = True
             # Only the fields the caller sent: an explicit null is kept (it clears the
             # field), an absent field stays absent (a partial update leaves it alone).
             if param.name in arguments:
                 fields[param.source_name] = arguments[param.name]
-    return dumps(fields).encode() if has_body else None
+    return dumps_bytes(fields) if has_body else None
 
 
 def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest) -> WSGIRequest:

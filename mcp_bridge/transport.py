@@ -43,7 +43,7 @@ from mcp_bridge.conf import bridge_settings
 from mcp_bridge.dispatch import Call, handle_message
 from mcp_bridge.events import deliver_after_response
 from mcp_bridge.exceptions import ToolSetError
-from mcp_bridge.executor import dumps
+from mcp_bridge.encoding import dumps, dumps_bytes
 from mcp_bridge.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,
@@ -69,7 +69,7 @@ def _error_response(code: int, message: str, status: int, data: Any = None, requ
     if data is not None:
         error["data"] = data
     return HttpResponse(
-        dumps({"jsonrpc": "2.0", "id": request_id, "error": error}),
+        dumps_bytes({"jsonrpc": "2.0", "id": request_id, "error": error}),
         status=status,
         content_type="application/json",
     )
@@ -202,11 +202,10 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     status = 200
     if call.modern and "error" in response:
         status = MODERN_ERROR_HTTP_STATUS.get(response["error"]["code"], 200)
-    body = dumps(response)
     if answer_as == "sse" and status == 200:
-        return HttpResponse(f"event: message\ndata: {body}\n\n", content_type="text/event-stream")
-    # JSON is UTF-8 (RFC 8259 §8.1): encoded here, whatever DEFAULT_CHARSET says.
-    return HttpResponse(body.encode(), status=status, content_type="application/json")
+        return HttpResponse(f"event: message\ndata: {dumps(response)}\n\n", content_type="text/event-stream")
+    # JSON is UTF-8 (RFC 8259 §8.1): bytes here, whatever DEFAULT_CHARSET says.
+    return HttpResponse(dumps_bytes(response), status=status, content_type="application/json")
 
 
 def openrpc_document(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:

@@ -1,0 +1,91 @@
+"""The JSON text of the answers (mcp_bridge.encoding): the text DRF's JSON encoder writes,
+with or without orjson, and EncodedJSON spliced in verbatim."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import json
+import uuid
+from collections import OrderedDict
+
+import pytest
+from django.utils.translation import gettext_lazy
+from rest_framework.utils.encoders import JSONEncoder
+from rest_framework.utils.serializer_helpers import ReturnDict, ReturnList
+
+from mcp_bridge import encoding
+from mcp_bridge.encoding import EncodedJSON
+
+try:
+    import orjson
+except ImportError:
+    orjson = None
+needs_orjson = pytest.mark.skipif(orjson is None, reason="the orjson path needs the optional extra 'fast' (pip install orjson)")
+
+VALUES = [
+    {"id": 3, "name": "Item 3", "price": "3.00"},
+    ReturnDict({"id": 1, "tags": ReturnList(["a", "b"], serializer=None)}, serializer=None),
+    OrderedDict([("b", 1), ("a", [1, 2.5, None, True, False])]),
+    {"price": decimal.Decimal("12.30"), "ratio": 0.1, "big": 10**15, "negative": -3},
+    {"at": datetime.datetime(2026, 11, 30, 12, 0, 5, 123456, tzinfo=datetime.timezone.utc)},
+    {"at": datetime.datetime(2026, 11, 30, 12, 0, 5), "on": datetime.date(2026, 1, 2), "time": datetime.time(8, 30)},
+    {"at": datetime.datetime(2026, 11, 30, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))},
+    {"took": datetime.timedelta(seconds=90), "id": uuid.UUID("12345678-1234-5678-1234-567812345678")},
+    {"label": gettext_lazy("Hello"), "text": "é ü 漢字 \u2028 \"quoted\" \\ \n\t\x01"},
+    {1: "int key", None: "null key", True: "bool key"},
+    [],
+    "plain",
+    12,
+    None,
+]
+
+
+def _renderer_text(value):
+    """What DRF's JSONRenderer writes for a view's data: its encoder, compact, not
+    ASCII-escaped (the renderer also escapes U+2028/U+2029 for JavaScript; JSON need not)."""
+    return json.dumps(value, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("value", VALUES, ids=range(len(VALUES)))
+def test_orjson_and_standard_library_write_what_drf_renders(value):
+    expected = _renderer_text(value)
+    assert encoding.dumps(value) == expected
+    assert encoding.dumps_data(value) == expected
+    assert encoding.dumps_bytes(value) == expected.encode()
+    assert encoding._standard_dumps(value) == expected
+
+
+def test_encoded_json_is_spliced_verbatim():
+    page = EncodedJSON('[{"name":"a","n":1}]')
+    value = {"jsonrpc": "2.0", "id": 1, "result": {"tools": page, "second": EncodedJSON('{"x":"é"}')}}
+    expected = '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","n":1}],"second":{"x":"é"}}}'
+    assert encoding.dumps(value) == expected
+    assert encoding._standard_dumps(value) == expected
+    assert encoding.dumps_bytes(value) == expected.encode()
+
+
+@needs_orjson
+def test_orjson_is_the_path_taken_when_installed():
+    assert encoding.orjson is orjson
+
+
+@needs_orjson
+def test_integer_beyond_64_bits_falls_back_to_the_standard_library():
+    value = {"n": 2**70, "page": EncodedJSON("[1]")}
+    with pytest.raises(TypeError):
+        orjson.dumps(2**70)
+    assert encoding.dumps(value) == '{"n":1180591620717411303424,"page":[1]}'
+    assert json.loads(encoding.dumps_bytes(value))["n"] == 2**70
+
+
+def test_what_nothing_can_encode_raises_drfs_type_error():
+    class Opaque:
+        pass
+
+    with pytest.raises(TypeError):
+        encoding.dumps({"x": Opaque()})
+    circular: list = []
+    circular.append(circular)
+    with pytest.raises(ValueError):
+        encoding.dumps(circular)
