@@ -202,7 +202,10 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
             "CONTENT_TYPE": "application/json" if body is not None else "",
             "CONTENT_LENGTH": str(len(body)) if body is not None else "",
             "wsgi.input": BytesIO(body or b""),
-            "wsgi.url_scheme": mcp_request.scheme,
+            # As the server gave it (an ASGI request has none: its scheme). The proxy header of
+            # SECURE_PROXY_SSL_HEADER travels with the other headers, so request.scheme and
+            # is_secure() answer the same on both requests.
+            "wsgi.url_scheme": meta.get("wsgi.url_scheme") or mcp_request.scheme,
         }
     )
     request = WSGIRequest(environ)

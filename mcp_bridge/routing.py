@@ -62,11 +62,12 @@ def resolve_operation_path(path: str, urlconf: Any = None) -> ResolverMatch:
         return resolver.resolve(path)
     shared = _resolved(resolver, path)
     match = ResolverMatch.__new__(ResolverMatch)
-    match.__dict__.update(shared.__dict__)
+    state = match.__dict__
+    state.update(shared.__dict__)
     for name in _CONTAINERS:
-        value = getattr(shared, name, None)
+        value = state.get(name)
         if value is not None:
-            setattr(match, name, value.copy())
+            state[name] = value.copy()
     return match
 
 

@@ -1,5 +1,5 @@
-"""Resolving a tool call's path (mcp_bridge.routing): Django's answer, remembered only
-where it cannot change between requests."""
+"""The request of a tool call's view: its path resolved (mcp_bridge.routing: Django's
+answer, remembered only where it cannot change between requests) and its scheme."""
 
 from __future__ import annotations
 
@@ -127,3 +127,27 @@ def test_a_new_urlconf_gives_new_answers():
     changed = _urlconf("tests._routing_changed", [path("api/items/<int:pk>/", view, name="renamed")])
     with override_settings(ROOT_URLCONF=changed):
         assert resolve_operation_path("/api/items/1/").url_name == "renamed"
+
+
+@pytest.mark.parametrize(
+    ("secure", "forwarded", "proxy_header", "expected"),
+    [
+        (False, None, None, "http"),
+        (True, None, None, "https"),
+        (False, "https", ("HTTP_X_FORWARDED_PROTO", "https"), "https"),
+        (False, "https", None, "http"),  # the header counts only where the project trusts it
+    ],
+)
+def test_the_views_request_has_the_scheme_of_the_mcp_request(db, settings, secure, forwarded, proxy_header, expected):
+    from django.test import RequestFactory
+
+    from mcp_bridge import executor
+    from mcp_bridge.registry import get_toolset
+
+    settings.SECURE_PROXY_SSL_HEADER = proxy_header
+    tool = next(t for t in get_toolset("cases").tools if not any(p.location == "path" for p in t.method.params))
+    headers = {"HTTP_X_FORWARDED_PROTO": forwarded} if forwarded else {}
+    mcp_request = RequestFactory().post("/mcp/cases/", "{}", content_type="application/json", secure=secure, **headers)
+    request = executor.build_request(tool, {}, mcp_request)
+    assert mcp_request.scheme == request.scheme == expected
+    assert request.is_secure() is (expected == "https")
