@@ -110,7 +110,11 @@ def get_groups() -> dict[str, list[str | None]]:
 
 
 def get_url_index(urlconf_key: Any = None) -> UrlIndex:
-    """The :class:`~mcp_bridge.openapi.UrlIndex` of the active URLconf, built on first use.
+    """The :class:`~mcp_bridge.openapi.UrlIndex` of a URLconf, built on first use.
+
+    Args:
+        urlconf_key: the URLconf (a dotted module path or a module; see
+            :func:`active_urlconf`): a middleware's ``request.urlconf`` gets its own index.
 
     One walk of the URL patterns serves group discovery and the generation of every
     group of that URLconf.
@@ -121,7 +125,7 @@ def get_url_index(urlconf_key: Any = None) -> UrlIndex:
         with _lock:
             index = _indexes.get(key)
             if index is None:
-                index = _indexes[key] = build_url_index()
+                index = _indexes[key] = build_url_index(key)
     return index
 
 
