@@ -20,6 +20,7 @@ difference remains: a NaN or infinite float becomes ``null`` with orjson and
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from typing import Any
 
@@ -30,7 +31,7 @@ try:  # the optional extra "fast"
 except ImportError:  # pragma: no cover - depends on the installation
     orjson = None
 
-__all__ = ["EncodedJSON", "dumps", "dumps_bytes", "dumps_data"]
+__all__ = ["EncodedJSON", "dumps", "dumps_bytes", "dumps_data", "loads"]
 
 
 class EncodedJSON:
@@ -78,7 +79,28 @@ def _standard_dumps(value: Any) -> str:
     return text
 
 
+# 19 digits in a row: possibly an integer beyond 64 bits, which orjson reads as a float.
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+
 if orjson is not None:
+
+    def loads(body: bytes) -> Any:
+        """The JSON value of a request body (UTF-8, RFC 8259 §8.1), as :func:`json.loads` reads it.
+
+        orjson reads it, unless the body holds 19 digits in a row (an integer beyond 64 bits
+        would come back as a float) or orjson refuses it (``NaN``, a lone surrogate escape,
+        another encoding): the standard library then decides, and words any error.
+
+        Raises:
+            ValueError: the body is not JSON.
+        """
+        if _LONG_DIGITS.search(body) is None:
+            try:
+                return orjson.loads(body)
+            except orjson.JSONDecodeError:
+                pass
+        return json.loads(body)
+
     # Datetimes and dataclasses go to DRF's encoder, as everything orjson does not know.
     _ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_NON_STR_KEYS
     _drf_default = _data_encoder.default
@@ -111,6 +133,14 @@ if orjson is not None:
     dumps_data = dumps
 
 else:
+
+    def loads(body: bytes) -> Any:
+        """The JSON value of a request body: :func:`json.loads`.
+
+        Raises:
+            ValueError: the body is not JSON.
+        """
+        return json.loads(body)
 
     def dumps_bytes(value: Any) -> bytes:
         """:func:`dumps` as UTF-8 bytes (RFC 8259 §8.1), for an HTTP body."""

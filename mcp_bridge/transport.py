@@ -29,7 +29,6 @@ does for any REST request, and token-authenticated callers need no token.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from typing import Any
 
@@ -43,7 +42,7 @@ from mcp_bridge.conf import bridge_settings
 from mcp_bridge.dispatch import Call, handle_message
 from mcp_bridge.events import deliver_after_response
 from mcp_bridge.exceptions import ToolSetError
-from mcp_bridge.encoding import dumps, dumps_bytes
+from mcp_bridge.encoding import dumps, dumps_bytes, loads
 from mcp_bridge.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,
@@ -183,7 +182,7 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
         return failure
 
     try:
-        message = json.loads(request.body)
+        message = loads(request.body)
     except ValueError as exc:
         return _error_response(PARSE_ERROR, f"Parse error: the body is not valid JSON ({exc}).", 400)
 

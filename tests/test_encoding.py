@@ -89,3 +89,31 @@ def test_what_nothing_can_encode_raises_drfs_type_error():
     circular.append(circular)
     with pytest.raises(ValueError):
         encoding.dumps(circular)
+
+
+BODIES = [
+    b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"id":3}}}',
+    b'{"n": 123456789012345678901234567890, "m": -9223372036854775809}',  # beyond 64 bits: exact
+    b'{"f": 0.1, "g": 1e400, "h": -0.0, "big": 9223372036854775807}',
+    b'{"nan": NaN, "inf": -Infinity}',  # not JSON, but what json.loads has always accepted
+    b'{"s": "\\ud800 lone surrogate", "e": "\\u00e9\\n"}',
+    '{"text": "é 漢字"}'.encode("utf-16"),  # json.loads detects UTF-16/32 by itself
+    '\ufeff{"bom": true}'.encode("utf-8"),
+    b'[1, {"a": [true, false, null]}]',
+    b'{"a": 1, "a": 2}',
+]
+
+
+@pytest.mark.parametrize("body", BODIES, ids=range(len(BODIES)))
+def test_loads_reads_what_json_loads_reads(body):
+    expected = json.loads(body)
+    got = encoding.loads(body)
+    assert repr(got) == repr(expected)  # repr: NaN != NaN, and -0.0 == 0.0
+
+
+@pytest.mark.parametrize("body", [b"", b"{", b'{"a": }', b"\xff\xfe\xfa", b"[1,]"])
+def test_loads_refuses_what_json_loads_refuses(body):
+    with pytest.raises(ValueError):
+        json.loads(body)
+    with pytest.raises(ValueError):
+        encoding.loads(body)
