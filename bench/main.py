@@ -27,6 +27,7 @@ def machine() -> str:
         f"- Python {platform.python_version()} ({platform.machine()}, {platform.system()} {platform.release()})",
         f"- Django {version('django')}, djangorestframework {version('djangorestframework')}, "
         f"drf-spectacular {version('drf-spectacular')}, jsonschema {version('jsonschema')}, gunicorn {version('gunicorn')}",
+        f"- the fast extra: jsonschema-rs {version('jsonschema-rs')}, orjson {version('orjson')}",
     ]
     if peer.exists():
         import subprocess
