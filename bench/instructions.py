@@ -24,7 +24,6 @@ sides pay alike) and the difference: what the bridge adds to one call.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -36,10 +35,7 @@ from bench import lib
 
 FEW, MANY = 50, 250
 WARM_UP = 50
-CASES = {
-    "tiny": ("item_detail", {"id": 3}, "/api/items/3/"),
-    "list": ("item_list", {"page": 2}, "/api/items/?page=2"),
-}
+CASES = lib.IN_PROCESS_CASES
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
@@ -49,21 +45,7 @@ def _child(kind: str, view: str, n: int) -> None:
     import django
 
     django.setup()
-    from django.test import Client
-
-    tool, arguments, path = CASES[view]
-    client = Client(HTTP_HOST="127.0.0.1")
-    auth = {"HTTP_AUTHORIZATION": f"Token {lib.TOKEN}"}
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
-    headers = {**auth, "HTTP_ACCEPT": "application/json, text/event-stream", "HTTP_MCP_PROTOCOL_VERSION": lib.REVISION}
-
-    def mcp() -> None:
-        response = client.post("/mcp/bench/", body, content_type="application/json", **headers)
-        assert response.status_code == 200 and b'"isError":false' in response.content, response.content[:300]
-
-    def rest() -> None:
-        response = client.get(path, HTTP_ACCEPT="application/json", **auth)
-        assert response.status_code == 200, response.content[:300]
+    mcp, rest = lib.in_process_senders(view)
 
     # Both kinds warm up, whichever is measured: the process then holds what a server
     # worker serving both holds (the tool set, the URL index), and the garbage collector

@@ -165,6 +165,36 @@ def mcp(label: str, server: Server, path: str, method: str, params: dict[str, An
     )
 
 
+#: The measured views in process: (tool, its arguments, the same operation's REST path).
+IN_PROCESS_CASES = {
+    "tiny": ("item_detail", {"id": 3}, "/api/items/3/"),
+    "list": ("item_list", {"page": 2}, "/api/items/?page=2"),
+}
+
+
+def in_process_senders(view: str) -> tuple[Any, Any]:
+    """``(mcp, rest)``: callables sending one ``tools/call`` and one REST request for ``view``
+    (a key of :data:`IN_PROCESS_CASES`) through Django's test client, each checking its answer.
+    Django must be set up."""
+    from django.test import Client
+
+    tool, arguments, path = IN_PROCESS_CASES[view]
+    client = Client(HTTP_HOST=HOST)
+    auth = {"HTTP_AUTHORIZATION": f"Token {TOKEN}"}
+    body = mcp_message("tools/call", {"name": tool, "arguments": arguments})
+    headers = {**auth, "HTTP_ACCEPT": "application/json, text/event-stream", "HTTP_MCP_PROTOCOL_VERSION": REVISION}
+
+    def mcp() -> None:
+        response = client.post("/mcp/bench/", body, content_type="application/json", **headers)
+        assert response.status_code == 200 and b'"isError":false' in response.content, response.content[:300]
+
+    def rest() -> None:
+        response = client.get(path, HTTP_ACCEPT="application/json", **auth)
+        assert response.status_code == 200, response.content[:300]
+
+    return mcp, rest
+
+
 def interleaved(requests: Sequence[Request], n: int, warmup: int = 20) -> dict[str, list[float]]:
     """Send each request ``n`` times, in rounds of one each, the order rotating per round.
 

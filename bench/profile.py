@@ -10,7 +10,6 @@ and ``.html``. The bridge's own frames are what is left of the tree once the vie
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -21,32 +20,15 @@ import django  # noqa: E402
 
 django.setup()
 
-from django.test import Client  # noqa: E402
 from pyinstrument import Profiler  # noqa: E402
 
 from bench import lib  # noqa: E402
 
-CASES = {
-    "tiny": ("item_detail", {"id": 3}, "/api/items/3/"),
-    "list": ("item_list", {"page": 2}, "/api/items/?page=2"),
-}
+CASES = lib.IN_PROCESS_CASES
 
 
 def main(view: str = "tiny", n: int = 2000) -> None:
-    tool, arguments, path = CASES[view]
-    client = Client(HTTP_HOST="127.0.0.1")
-    auth = {"HTTP_AUTHORIZATION": f"Token {lib.TOKEN}"}
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
-    mcp_headers = {**auth, "HTTP_ACCEPT": "application/json, text/event-stream", "HTTP_MCP_PROTOCOL_VERSION": lib.REVISION}
-
-    def mcp() -> None:
-        response = client.post("/mcp/bench/", body, content_type="application/json", **mcp_headers)
-        assert response.status_code == 200 and b'"isError":false' in response.content, response.content[:300]
-
-    def rest() -> None:
-        response = client.get(path, HTTP_ACCEPT="application/json", **auth)
-        assert response.status_code == 200, response.content[:300]
-
+    mcp, rest = lib.in_process_senders(view)
     for _ in range(100):
         mcp()
         rest()

@@ -83,24 +83,6 @@ def _standard_dumps(value: Any) -> str:
 _LONG_DIGITS = re.compile(rb"[0-9]{19}")
 
 if orjson is not None:
-
-    def loads(body: bytes) -> Any:
-        """The JSON value of a request body (UTF-8, RFC 8259 §8.1), as :func:`json.loads` reads it.
-
-        orjson reads it, unless the body holds 19 digits in a row (an integer beyond 64 bits
-        would come back as a float) or orjson refuses it (``NaN``, a lone surrogate escape,
-        another encoding): the standard library then decides, and words any error.
-
-        Raises:
-            ValueError: the body is not JSON.
-        """
-        if _LONG_DIGITS.search(body) is None:
-            try:
-                return orjson.loads(body)
-            except orjson.JSONDecodeError:
-                pass
-        return json.loads(body)
-
     # Datetimes and dataclasses go to DRF's encoder, as everything orjson does not know.
     _ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_NON_STR_KEYS
     _drf_default = _data_encoder.default
@@ -110,53 +92,54 @@ if orjson is not None:
             return orjson.Fragment(obj.text)
         return _drf_default(obj)
 
-    def dumps_bytes(value: Any) -> bytes:
-        """:func:`dumps` as UTF-8 bytes (RFC 8259 §8.1), for an HTTP body."""
+
+def loads(body: bytes) -> Any:
+    """The JSON value of a request body (UTF-8, RFC 8259 §8.1), as :func:`json.loads` reads it.
+
+    With orjson, orjson reads it, unless the body holds 19 digits in a row (an integer beyond
+    64 bits would come back as a float) or orjson refuses it (``NaN``, a lone surrogate escape,
+    another encoding): the standard library then decides, and words any error.
+
+    Raises:
+        ValueError: the body is not JSON.
+    """
+    if orjson is not None and _LONG_DIGITS.search(body) is None:
+        try:
+            return orjson.loads(body)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(body)
+
+
+def dumps_bytes(value: Any) -> bytes:
+    """:func:`dumps` as UTF-8 bytes (RFC 8259 §8.1), for an HTTP body."""
+    if orjson is not None:
         try:
             return orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS)
         except TypeError:  # orjson.JSONEncodeError: a value it refuses; the standard library decides
-            return _standard_dumps(value).encode()
+            pass
+    return _standard_dumps(value).encode()
 
-    def dumps(value: Any) -> str:
-        """JSON text as DRF's ``JSONRenderer`` would produce it (Decimal, datetime, UUID, lazy
-        text), compact, with each :class:`EncodedJSON` replaced by its text.
 
-        Raises:
-            TypeError: a value neither encoder can write (DRF's message).
-            ValueError: a circular reference.
-        """
+def dumps(value: Any) -> str:
+    """JSON text as DRF's ``JSONRenderer`` would produce it (Decimal, datetime, UUID, lazy
+    text), compact, with each :class:`EncodedJSON` replaced by its text.
+
+    Raises:
+        TypeError: a value no encoder can write (DRF's message).
+        ValueError: a circular reference.
+    """
+    if orjson is not None:
         try:
             return orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS).decode()
         except TypeError:
-            return _standard_dumps(value)
+            pass
+    return _standard_dumps(value)
 
-    dumps_data = dumps
 
-else:
-
-    def loads(body: bytes) -> Any:
-        """The JSON value of a request body: :func:`json.loads`.
-
-        Raises:
-            ValueError: the body is not JSON.
-        """
-        return json.loads(body)
-
-    def dumps_bytes(value: Any) -> bytes:
-        """:func:`dumps` as UTF-8 bytes (RFC 8259 §8.1), for an HTTP body."""
-        return _standard_dumps(value).encode()
-
-    def dumps(value: Any) -> str:
-        """JSON text as DRF's ``JSONRenderer`` would produce it (Decimal, datetime, UUID, lazy
-        text), compact, with each :class:`EncodedJSON` replaced by its text.
-
-        Raises:
-            TypeError: a value the encoder cannot write (DRF's message).
-            ValueError: a circular reference.
-        """
-        return _standard_dumps(value)
-
-    def dumps_data(value: Any) -> str:
-        """:func:`dumps` for a value that holds no :class:`EncodedJSON` (a view's data), without
-        building an encoder per call."""
-        return _data_encoder.encode(value)
+def dumps_data(value: Any) -> str:
+    """:func:`dumps` for a value that holds no :class:`EncodedJSON` (a view's data); without
+    orjson, with one shared encoder instead of one per call."""
+    if orjson is not None:
+        return dumps(value)
+    return _data_encoder.encode(value)

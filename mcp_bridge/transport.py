@@ -40,18 +40,18 @@ from rest_framework.settings import api_settings
 from mcp_bridge.batch import handle_batch
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.dispatch import Call, handle_message
+from mcp_bridge.encoding import dumps, dumps_bytes, loads
 from mcp_bridge.events import deliver_after_response
 from mcp_bridge.exceptions import ToolSetError
-from mcp_bridge.encoding import dumps, dumps_bytes, loads
 from mcp_bridge.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,
-    MODERN_ERROR_HTTP_STATUS,
-    MODERN_REVISIONS,
-    PROTOCOL_VERSION_META_KEY,
     INTERNAL_ERROR,
     INVALID_REQUEST,
+    MODERN_ERROR_HTTP_STATUS,
+    MODERN_REVISIONS,
     PARSE_ERROR,
+    PROTOCOL_VERSION_META_KEY,
     JsonRpcError,
 )
 from mcp_bridge.registry import ToolSet, active_urlconf, get_toolset, get_url_index

@@ -28,12 +28,12 @@ VALUES = [
     ReturnDict({"id": 1, "tags": ReturnList(["a", "b"], serializer=None)}, serializer=None),
     OrderedDict([("b", 1), ("a", [1, 2.5, None, True, False])]),
     {"price": decimal.Decimal("12.30"), "ratio": 0.1, "big": 10**15, "negative": -3},
-    {"at": datetime.datetime(2026, 11, 30, 12, 0, 5, 123456, tzinfo=datetime.timezone.utc)},
+    {"at": datetime.datetime(2026, 11, 30, 12, 0, 5, 123456, tzinfo=datetime.UTC)},
     {"at": datetime.datetime(2026, 11, 30, 12, 0, 5), "on": datetime.date(2026, 1, 2), "time": datetime.time(8, 30)},
     {"at": datetime.datetime(2026, 11, 30, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))},
     {"took": datetime.timedelta(seconds=90), "id": uuid.UUID("12345678-1234-5678-1234-567812345678")},
     {"label": gettext_lazy("Hello"), "text": "é ü 漢字 \u2028 \"quoted\" \\ \n\t\x01"},
-    {1: "int key", None: "null key", True: "bool key"},
+    {1: "int key", None: "null key", False: "bool key"},
     [],
     "plain",
     12,
@@ -117,3 +117,14 @@ def test_loads_refuses_what_json_loads_refuses(body):
         json.loads(body)
     with pytest.raises(ValueError):
         encoding.loads(body)
+
+
+def test_without_orjson_the_standard_library_answers_alike(monkeypatch):
+    """The path of an installation without the fast extra, on the same values and bodies."""
+    with_orjson = [(encoding.dumps(v), encoding.dumps_data(v), encoding.dumps_bytes(v)) for v in VALUES]
+    read_with_orjson = [repr(encoding.loads(body)) for body in BODIES]
+    monkeypatch.setattr(encoding, "orjson", None)
+    assert [(encoding.dumps(v), encoding.dumps_data(v), encoding.dumps_bytes(v)) for v in VALUES] == with_orjson
+    assert [repr(encoding.loads(body)) for body in BODIES] == read_with_orjson
+    page = {"tools": EncodedJSON("[1]")}
+    assert encoding.dumps(page) == '{"tools":[1]}'

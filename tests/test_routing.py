@@ -7,11 +7,18 @@ import sys
 import types
 
 import pytest
+from django.conf.urls.i18n import i18n_patterns
 from django.http import HttpResponse
 from django.test import override_settings
-from django.urls import Resolver404, get_resolver, include, path, re_path, register_converter, resolve
-from django.conf.urls.i18n import i18n_patterns
-
+from django.urls import (
+    Resolver404,
+    get_resolver,
+    include,
+    path,
+    re_path,
+    register_converter,
+    resolve,
+)
 from rest_framework import routers, viewsets
 from rest_framework.response import Response
 
