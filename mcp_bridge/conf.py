@@ -92,11 +92,6 @@ CHOICES = {
 class BridgeSettings:
     """Attribute access to ``settings.MCP_BRIDGE`` with defaults."""
 
-    def __init__(self) -> None:
-        # Names whose value is kept as an instance attribute: __getattr__ is then not
-        # called again for them (reading an absent MCP_BRIDGE costs Django an AttributeError).
-        self._cached_attrs: set[str] = set()
-
     def _resolved(self) -> dict[str, Any]:
         user = getattr(settings, "MCP_BRIDGE", None) or {}
         if not isinstance(user, dict):
@@ -119,15 +114,15 @@ class BridgeSettings:
         if name not in DEFAULTS:
             raise AttributeError(f"Invalid mcp_bridge setting: {name!r}")
         value = self._resolved()[name]
-        self._cached_attrs.add(name)
+        # Kept as an instance attribute: __getattr__ is not called again for this name
+        # (reading an absent MCP_BRIDGE costs Django an AttributeError every time).
         setattr(self, name, value)
         return value
 
     def reload(self) -> None:
         """Forget the kept values: the next access reads ``settings.MCP_BRIDGE`` again."""
-        for name in self._cached_attrs:
+        for name in DEFAULTS:
             self.__dict__.pop(name, None)
-        self._cached_attrs.clear()
 
 
 bridge_settings = BridgeSettings()

@@ -111,14 +111,21 @@ def loads(body: bytes) -> Any:
     return json.loads(body)
 
 
+def _orjson_dumps(value: Any) -> bytes | None:
+    """orjson's UTF-8 text of ``value``, or ``None`` without orjson or for a value it
+    refuses (the standard library then decides, and words any error)."""
+    if orjson is None:
+        return None
+    try:
+        return orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS)
+    except TypeError:  # orjson.JSONEncodeError
+        return None
+
+
 def dumps_bytes(value: Any) -> bytes:
     """:func:`dumps` as UTF-8 bytes (RFC 8259 §8.1), for an HTTP body."""
-    if orjson is not None:
-        try:
-            return orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS)
-        except TypeError:  # orjson.JSONEncodeError: a value it refuses; the standard library decides
-            pass
-    return _standard_dumps(value).encode()
+    encoded = _orjson_dumps(value)
+    return encoded if encoded is not None else _standard_dumps(value).encode()
 
 
 def dumps(value: Any) -> str:
@@ -129,12 +136,8 @@ def dumps(value: Any) -> str:
         TypeError: a value no encoder can write (DRF's message).
         ValueError: a circular reference.
     """
-    if orjson is not None:
-        try:
-            return orjson.dumps(value, default=_orjson_default, option=_ORJSON_OPTIONS).decode()
-        except TypeError:
-            pass
-    return _standard_dumps(value)
+    encoded = _orjson_dumps(value)
+    return encoded.decode() if encoded is not None else _standard_dumps(value)
 
 
 def dumps_data(value: Any) -> str:
