@@ -5,9 +5,9 @@ Examples (with ``manage.py runserver`` running and the demo data loaded)::
     python demo_project/mcp_client.py http://127.0.0.1:8000/mcp/catalog/ list
     python demo_project/mcp_client.py http://127.0.0.1:8000/mcp/catalog/ --lang uk list
     python demo_project/mcp_client.py http://127.0.0.1:8000/mcp/catalog/ \\
-        call products.search '{"q": "lamp", "max_price": 60}'
+        call products_search '{"q": "lamp", "max_price": 60}'
     python demo_project/mcp_client.py http://127.0.0.1:8000/mcp/orders/ \\
-        --token customer0000000000000000000000000000demo call orders.retrieve '{"id": 2}'
+        --token customer0000000000000000000000000000demo call orders_retrieve '{"id": 2}'
 
 It uses the official MCP Python SDK (``pip install "mcp>=2,<3"``), so it also
 shows how any SDK-based client talks to mcp_bridge.
@@ -46,7 +46,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="print the name and title of every tool")
     call = commands.add_parser("call", help="call a tool and print its result")
-    call.add_argument("tool", help="the tool name, e.g. products.search")
+    call.add_argument("tool", help="the tool name, e.g. products_search")
     call.add_argument(
         "arguments",
         nargs="?",

@@ -146,7 +146,7 @@ MCP_BRIDGE = {
     "INSTRUCTIONS": (
         "Tools of a small online shop. Products are identified by their slug, categories, "
         "tags and orders by their id. Prices are decimal strings in EUR. Search the catalog "
-        "with products.search before fetching single products; list results are paginated "
+        "with products_search before fetching single products; list results are paginated "
         "(10 per page, use the `page` argument)."
     ),
 }

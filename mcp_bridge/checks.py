@@ -35,10 +35,18 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
     for group, versions in groups.items():
         for version in versions:
             try:
-                get_toolset(group, version)
+                warnings = get_toolset(group, version).warnings
             except ToolSetError as exc:
                 messages.extend(
                     checks.Error(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
                     for problem in exc.problems
                 )
-    return messages
+            else:
+                messages.extend(
+                    checks.Warning(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
+                    for problem in warnings
+                )
+    # One problem, one message: a view in several groups or versions is reported once
+    # (CheckMessage defines __eq__ without __hash__).
+    unique = {(m.level, m.id, m.msg, m.hint, repr(m.obj)): m for m in messages}
+    return list(unique.values())

@@ -39,6 +39,15 @@ Keys and defaults:
     and a broken API contract must not reach the model as if valid);
     ``"warn"`` logs on ``mcp_bridge.executor`` and sends it; ``"off"`` skips
     the check.
+``PORTABLE_TOOL_NAMES`` (``"warn"``)
+    An explicit tool name that MCP allows but strict clients refuse (a dot, or more than
+    64 characters; see :mod:`mcp_bridge.naming`): ``"warn"`` reports it as system check
+    warning ``mcp_bridge.W010``; ``"error"`` refuses the group like an invalid name
+    (``mcp_bridge.E010``, HTTP 500 at its endpoint).
+``OPEN_WORLD`` (``False``)
+    The ``openWorldHint`` of every tool that does not set its own
+    (``@mcp_tool(open_world=...)``): ``False`` says the API acts on its own data; set it
+    to ``True`` when the operations reach outside systems (mail, payments, other APIs).
 ``ALLOWED_ORIGINS`` (``[]``)
     Browser origins (``"https://app.example.com"``) allowed besides those
     derived from ``ALLOWED_HOSTS`` and ``CSRF_TRUSTED_ORIGINS``; see
@@ -76,6 +85,9 @@ DEFAULTS: dict[str, Any] = {
     "TOOLS_LIST_TTL_MS": 300_000,
     "TOOLS_LIST_CACHE_SCOPE": None,
     "OUTPUT_VALIDATION": "error",
+    # Tool lists for strict clients (issue 11): names and annotations.
+    "PORTABLE_TOOL_NAMES": "warn",
+    "OPEN_WORLD": False,
     "ALLOWED_ORIGINS": [],
     "CACHE_ALIAS": "default",
     "LOCK_BACKEND": "mcp_bridge.locking.FileLockBackend",
@@ -86,6 +98,8 @@ DEFAULTS: dict[str, Any] = {
 CHOICES = {
     "OUTPUT_VALIDATION": ("error", "warn", "off"),
     "TOOLS_LIST_CACHE_SCOPE": (None, "public", "private"),
+    "PORTABLE_TOOL_NAMES": ("warn", "error"),
+    "OPEN_WORLD": (False, True),
 }
 
 

@@ -18,10 +18,12 @@ Where a decorator may go:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-__all__ = ["api_group", "mcp_tool", "get_metadata", "METADATA_ATTR", "GROUP_NAME_PATTERN"]
+from mcp_bridge.naming import check_name_mapping
+
+__all__ = ["GROUP_NAME_PATTERN", "METADATA_ATTR", "api_group", "get_metadata", "mcp_tool"]
 
 METADATA_ATTR = "_mcp_bridge"
 
@@ -96,7 +98,7 @@ def api_group(*groups: str) -> Callable[[F], F]:
 
 
 def mcp_tool(
-    name: str | None = None,
+    name: str | Mapping[str, str] | None = None,
     *,
     title: str | None = None,
     read_only: bool | None = None,
@@ -113,7 +115,14 @@ def mcp_tool(
         name: the tool name, used verbatim. It must match
             ``^[a-zA-Z0-9_.-]{1,128}$`` (MCP spec, "Tools" → "Tool names");
             an invalid name is refused loudly (system check ``mcp_bridge.E001``
-            and HTTP 500 on the group's endpoint), never renamed.
+            and HTTP 500 on the group's endpoint), never renamed. Keep it portable
+            (``^[a-zA-Z0-9_-]{1,64}$``, no dots): strict clients refuse other names
+            (warning ``mcp_bridge.W010``, see :mod:`mcp_bridge.naming`).
+            A view with several operations (an ``@action(methods=[...])``, a view routed
+            at several URLs, an ``APIView`` class) takes a mapping instead, whose keys
+            are an HTTP method, a path (``fnmatch`` wildcards allowed) or both:
+            ``{"GET": "stock_get", "POST": "stock_add"}``,
+            ``{"/api/dcim/status/": "dcim_status", "GET /api/ipam/status/": "ipam_status"}``.
         title: the default title, used when no translation provides one.
         read_only, destructive, idempotent, open_world: the MCP
             ``ToolAnnotations`` hints ``readOnlyHint``, ``destructiveHint``,
@@ -121,8 +130,9 @@ def mcp_tool(
             specified": the hint derived from the HTTP method is used, or none.
 
     Raises:
-        TypeError: used on a class with ``name`` (a class has several
-            operations; decorate the action or handler method instead).
+        TypeError: used on a class with a single ``name`` (a class has several
+            operations; decorate the action or handler method, or give a mapping), or a
+            malformed mapping.
     """
     hints = {
         "readOnlyHint": read_only,
@@ -131,6 +141,9 @@ def mcp_tool(
         "openWorldHint": open_world,
     }
     changes: dict[str, Any] = {"annotations": {k: v for k, v in hints.items() if v is not None}}
+    if isinstance(name, Mapping):
+        check_name_mapping(name)
+        name = dict(name)
     if name is not None:
         changes["name"] = name
     if title is not None:
@@ -138,11 +151,12 @@ def mcp_tool(
 
     def decorator(view: F) -> F:
         target = _target(view)
-        if name is not None and isinstance(target, type) and not hasattr(view, "initkwargs"):
+        if isinstance(name, str) and isinstance(target, type) and not hasattr(view, "initkwargs"):
             raise TypeError(
                 f"mcp_tool(name={name!r}) cannot go on the class {target.__name__}: a class "
                 f"has one tool per operation. Put it on the action or handler method "
-                f"(e.g. `def list(self, request, ...)` or `def get(self, request, ...)`)."
+                f"(e.g. `def list(self, request, ...)` or `def get(self, request, ...)`), or "
+                f"name each operation with a mapping: mcp_tool(name={{'GET': ..., 'POST': ...}})."
             )
         return _updated(view, **changes)
 

@@ -21,8 +21,10 @@ CHECK_IDS = {
     "mcp_bridge.E004": "the group's schema could not be generated",
     "mcp_bridge.E005": "a tool's schema is not valid JSON Schema 2020-12",
     "mcp_bridge.E006": "a tool-text gettext catalogue (.mo) cannot be read",
+    "mcp_bridge.E010": "a tool name is valid MCP but not portable, with PORTABLE_TOOL_NAMES = 'error'",
     "mcp_bridge.W001": "a per-group tool-text catalogue names a group that does not exist",
     "mcp_bridge.W002": "a tool-text .po catalogue has no compiled .mo beside it",
+    "mcp_bridge.W010": "a tool name is valid MCP but not portable (a dot, or over 64 characters)",
 }
 
 

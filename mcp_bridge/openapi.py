@@ -29,18 +29,20 @@ from drf_spectacular.plumbing import (
 from drf_spectacular.settings import patched_settings, spectacular_settings
 from rest_framework import viewsets
 from rest_framework.schemas.generators import is_api_view
+from rest_framework.settings import api_settings
 from rest_framework.versioning import QueryParameterVersioning
 
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.decorators import get_metadata
+from mcp_bridge.naming import copy_qualifiers
 
 __all__ = [
+    "GroupSchemaGenerator",
     "OperationSource",
     "UrlIndex",
-    "GroupSchemaGenerator",
     "build_url_index",
-    "generate_group_schema",
     "discover_groups",
+    "generate_group_schema",
 ]
 
 #: drf-spectacular settings the bridge needs whatever the project's are:
@@ -71,6 +73,11 @@ class OperationSource:
         explicit_operation_id: whether that id was set on purpose
             (``extend_schema(operation_id=...)`` or a custom ``AutoSchema``).
         is_list: drf-spectacular sees a list operation (GET of a collection).
+        sibling_methods: how many HTTP methods the view serves at this URL with the same
+            handler (an ``@action(methods=[...])``), or at all for an ``APIView``/function
+            view; read from the view, whatever the group holds.
+        copy_qualifier: for a view routed at several URLs of the URLconf, what tells this
+            copy apart (see :func:`mcp_bridge.naming.copy_qualifiers`), else ``None``.
         versioning_class: the view's DRF versioning class, or ``None``.
         version: the API version the operation was generated for, or ``None``.
         operation: the OpenAPI operation object, filled in once the schema is built.
@@ -88,6 +95,8 @@ class OperationSource:
     versioning_class: type | None = None
     version: str | None = None
     is_list: bool = False
+    sibling_methods: int = 1
+    copy_qualifier: str | None = None
     operation: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -106,6 +115,22 @@ class OperationSource:
     def culprit(self) -> Any:
         """The ``obj`` of a system check message: the view class, or the label of a function view."""
         return self.view_label if self.is_function_view else self.view_class
+
+
+def explicit_operation_id(inspector: Any, operation_id: str, default_id: str) -> bool:
+    """Whether the project chose the operationId: it differs from drf-spectacular's
+    default, or the project's ``AutoSchema`` subclass overrides ``get_operation_id``
+    (then even an id equal to the default is the project's choice)."""
+    if operation_id != default_id:
+        return True
+    for klass in type(inspector).__mro__:
+        if klass is AutoSchema:
+            break
+        # extend_schema() makes subclasses in drf_spectacular.utils whose override only
+        # returns an id when one was given (then it differs from the default, above).
+        if "get_operation_id" in klass.__dict__ and klass.__module__ != "drf_spectacular.utils":
+            return True
+    return False
 
 
 def supports_versioning(versioning_class: type | None) -> bool:
@@ -154,10 +179,39 @@ class UrlIndex:
     Attributes:
         versions: ``{group: versions}`` as :func:`discover_groups` returns it.
         endpoints: ``{group: [(path_regex, method, callback), ...]}``, in URLconf order.
+        naming: ``{(path_regex, method): (sibling_methods, copy_qualifier)}`` of every
+            grouped operation (see :class:`OperationSource`): what default tool names
+            need to know of the whole URLconf.
+        api_path_regexes: the path regex and view class of every DRF endpoint of the
+            URLconf, grouped or not, for :attr:`path_prefix`.
     """
 
     versions: dict[str, list[str | None]]
     endpoints: dict[str, list[RawEndpoint]]
+    naming: dict[tuple[str, str], tuple[int, str | None]] = field(default_factory=dict)
+    api_path_regexes: list[tuple[str, type]] = field(default_factory=list)
+    _path_prefix: str | None = field(default=None, repr=False)
+
+    @property
+    def path_prefix(self) -> str:
+        """drf-spectacular's path prefix estimate over the *whole* URLconf.
+
+        drf-spectacular strips it from paths to make operationIds (and a project's own
+        ``get_operation_id`` often does too). Estimated per group, the same operation
+        would get another id in each group it is in; over the URLconf it is the id
+        ``manage.py spectacular`` gives it.
+        """
+        if self._path_prefix is None:
+            prefix = spectacular_settings.SCHEMA_PATH_PREFIX
+            if prefix is None:
+                enumerator = EndpointEnumerator()
+                paths = {enumerator.get_path_from_regex(regex) for regex, _ in self.api_path_regexes}
+                if paths and len({cls for _, cls in self.api_path_regexes}) > 1:
+                    prefix = re.escape(posixpath.commonpath(sorted(paths)))
+                else:
+                    prefix = "/"
+            self._path_prefix = prefix if prefix.startswith("^") else "^" + prefix
+        return self._path_prefix
 
 
 def build_url_index(urlconf: Any = None) -> UrlIndex:
@@ -174,24 +228,57 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
     enumerator = EndpointEnumerator(urlconf=urlconf)
     found: dict[str, set[str | None]] = {}
     endpoints: dict[str, list[RawEndpoint]] = {}
+    naming: dict[tuple[str, str], tuple[int, str | None]] = {}
+    api_path_regexes: list[tuple[str, type]] = []
+    copies: dict[tuple[Any, ...], list[str]] = {}
     for path_regex, callback in _url_patterns(enumerator.patterns, ""):
         if not _publishable(callback):
             continue
-        for method in enumerator.get_allowed_methods(callback):
+        api_path_regexes.append((path_regex, callback.cls))
+        copies.setdefault(_view_identity(callback), []).append(path_regex)
+        methods = enumerator.get_allowed_methods(callback)
+        actions = getattr(callback, "actions", None)
+        for method in methods:
             cls, metadata = _callback_metadata(method, callback)
             if not metadata["groups"]:
                 continue
+            if actions:  # a viewset: the methods routed to the same action
+                siblings = sum(1 for m in methods if actions.get(m.lower()) == actions.get(method.lower()))
+            else:
+                siblings = sum(1 for m in methods if m not in ("HEAD", "OPTIONS"))
+            naming[(path_regex, method)] = (siblings, None)
             versions = _callback_versions(cls, callback)
             for group in metadata["groups"]:
                 found.setdefault(group, set()).update(versions)
                 endpoints.setdefault(group, []).append((path_regex, method, callback))
+    for regexes in copies.values():
+        if len(regexes) < 2:
+            continue
+        qualifiers = copy_qualifiers([enumerator.get_path_from_regex(regex) for regex in regexes])
+        for regex, qualifier in zip(regexes, qualifiers, strict=True):
+            for key, (siblings, _) in list(naming.items()):
+                if key[0] == regex:
+                    naming[key] = (siblings, qualifier)
     result: dict[str, list[str | None]] = {}
     for group, versions in sorted(found.items()):
         # Unversioned views are part of every version of a versioned group, as in
         # drf-spectacular's own versioned schemas.
         named = sorted(v for v in versions if v is not None)
         result[group] = list(named) if named else [None]
-    return UrlIndex(versions=result, endpoints={group: endpoints[group] for group in result})
+    return UrlIndex(
+        versions=result,
+        endpoints={group: endpoints[group] for group in result},
+        naming=naming,
+        api_path_regexes=api_path_regexes,
+    )
+
+
+def _view_identity(callback: Any) -> tuple[Any, ...]:
+    """What makes two URL patterns the same view: its class, the viewset's method-to-action
+    mapping and router basename."""
+    actions = getattr(callback, "actions", None)
+    basename = getattr(callback, "initkwargs", {}).get("basename")
+    return (callback.cls, tuple(sorted(actions.items())) if actions else None, basename)
 
 
 def _url_patterns(patterns: Any, prefix: str) -> Iterator[tuple[str, Any]]:
@@ -199,9 +286,25 @@ def _url_patterns(patterns: Any, prefix: str) -> Iterator[tuple[str, Any]]:
     for pattern in patterns:
         path_regex = prefix + str(pattern.pattern)
         if isinstance(pattern, URLPattern):
-            yield path_regex, pattern.callback
+            if not _is_format_suffix_route(pattern):
+                yield path_regex, pattern.callback
         elif isinstance(pattern, URLResolver):
             yield from _url_patterns(pattern.url_patterns, path_regex)
+
+
+#: The converters DRF's ``format_suffix_patterns`` adds to ``path()`` routes.
+_FORMAT_SUFFIX_CONVERTER = re.compile(r"<drf_format_suffix(_path)?:(?P<kwarg>\w+)>$")
+
+
+def _is_format_suffix_route(pattern: URLPattern) -> bool:
+    """A route ``format_suffix_patterns`` added (``/pi{format}``, ``/pi.json``): the same
+    operation as the route without the suffix, so it is not a tool of its own. DRF's own
+    schema generator skips the ``re_path`` form (``.{format}``); the ``path()`` form's
+    converter slips through it."""
+    kwarg = api_settings.FORMAT_SUFFIX_KWARG
+    route = str(pattern.pattern)
+    match = _FORMAT_SUFFIX_CONVERTER.search(route)
+    return (match is not None and match["kwarg"] == kwarg) or f"\\.(?P<{kwarg}>" in route
 
 
 def _publishable(callback: Any) -> bool:
@@ -264,7 +367,7 @@ class GroupSchemaGenerator(SchemaGenerator):
 
     def _initialise_endpoints(self) -> None:
         if self.endpoints is None:
-            index = self.index or build_url_index(self.urlconf)
+            index = self.index = self.index or build_url_index(self.urlconf)
             raw = index.endpoints.get(self.group, [])
             self.inspector = _IndexedEndpointEnumerator(raw, self.patterns, self.urlconf)
             self.endpoints = self.inspector.get_api_endpoints()
@@ -283,7 +386,9 @@ class GroupSchemaGenerator(SchemaGenerator):
             for path, path_regex, method, view in self._get_paths_and_endpoints()
             if self._in_group(method, view)
         ]
-        path_prefix = self._path_prefix(endpoints)
+        assert self.index is not None  # set by _initialise_endpoints
+        index = self.index
+        path_prefix = index.path_prefix
         result: dict[str, Any] = {}
         self.sources = []
         for path, path_regex, method, view in endpoints:
@@ -316,6 +421,7 @@ class GroupSchemaGenerator(SchemaGenerator):
             # operation's id differs, the project chose it.
             default_id = AutoSchema.get_operation_id(inspector)
             handler_name, handler = _handler(view, method)
+            sibling_methods, copy_qualifier = index.naming.get((path_regex, method.upper()), (1, None))
             if not path.startswith("/"):
                 path = "/" + path
             self.sources.append(
@@ -328,25 +434,18 @@ class GroupSchemaGenerator(SchemaGenerator):
                     basename=getattr(view, "basename", None),
                     metadata=get_metadata(view, handler),
                     operation_id=operation.get("operationId", ""),
-                    explicit_operation_id=operation.get("operationId") != default_id,
+                    explicit_operation_id=explicit_operation_id(
+                        inspector, operation.get("operationId", ""), default_id
+                    ),
                     versioning_class=versioning_class,
                     version=version,
                     is_list=method.upper() == "GET" and inspector._is_list_view(),
+                    sibling_methods=sibling_methods,
+                    copy_qualifier=copy_qualifier,
                 )
             )
             result.setdefault(path, {})[method.lower()] = operation
         return result
-
-    @staticmethod
-    def _path_prefix(endpoints: list[tuple[str, str, str, Any]]) -> str:
-        # The same prefix estimate drf-spectacular makes, so operationIds match its own.
-        prefix = spectacular_settings.SCHEMA_PATH_PREFIX
-        if prefix is None:
-            if len({type(view) for _, _, _, view in endpoints}) > 1:
-                prefix = re.escape(posixpath.commonpath([path for path, _, _, _ in endpoints]))
-            else:
-                prefix = "/"
-        return prefix if prefix.startswith("^") else "^" + prefix
 
 
 def generate_group_schema(

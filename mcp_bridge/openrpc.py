@@ -18,32 +18,21 @@ Argument layout (documented in ``docs/tools.md``):
 * an optional query parameter also accepts ``null``, which means "not given"
   (it is left out of the URL); in a body, ``null`` is a value and is sent.
 
-Default tool names (when neither :func:`~mcp_bridge.mcp_tool` nor
-``extend_schema(operation_id=...)`` gives one):
-
-* a viewset action: ``<router basename>.<action>`` (``products.list``);
-* a function view: the function's name (``shop_stats``);
-* an ``APIView``: the class name in snake case without ``View``/``APIView``
-  (``OrderExportView`` → ``order_export``);
-* for the last two, when the same view publishes several HTTP methods on one
-  path, the action each method stands for is appended, as a router names
-  viewset actions: ``.list``/``.retrieve`` (GET of a collection/an item),
-  ``.create`` (POST), ``.update`` (PUT), ``.partial_update`` (PATCH),
-  ``.destroy`` (DELETE): ``page_detail.retrieve``, ``page_detail.update``.
+Tool names: :mod:`mcp_bridge.naming` (the default rule and explicit names).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcp_bridge.exceptions import Problem
+from mcp_bridge.naming import tool_name
 from mcp_bridge.openapi import OperationSource
 from mcp_bridge.schema import COMPONENTS_PREFIX, allow_null, to_json_schema
 
-__all__ = ["Param", "Method", "build_methods", "build_document", "convert_components"]
+__all__ = ["Method", "Param", "build_document", "build_methods", "convert_components"]
 
 Location = Literal["path", "query", "body_field", "body"]
 
@@ -129,40 +118,6 @@ def convert_components(document: dict[str, Any]) -> dict[str, Any]:
     """The document's ``components/schemas``, each converted to JSON Schema 2020-12."""
     schemas = document.get("components", {}).get("schemas", {})
     return {name: to_json_schema(schema) for name, schema in schemas.items()}
-
-
-def _snake(name: str) -> str:
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
-
-
-#: The viewset action an HTTP method stands for (DRF's router conventions).
-_METHOD_ACTIONS = {"post": "create", "put": "update", "patch": "partial_update", "delete": "destroy"}
-
-
-def _action_of(source: OperationSource) -> str:
-    method = source.method.lower()
-    if method == "get":
-        return "list" if source.is_list else "retrieve"
-    return _METHOD_ACTIONS.get(method, method)
-
-
-def _default_names(sources: list[OperationSource]) -> list[str]:
-    methods_per_view = Counter((s.view_class, s.path) for s in sources)
-    names = []
-    for source in sources:
-        if source.metadata.get("name"):
-            names.append(source.metadata["name"])
-        elif source.explicit_operation_id:
-            names.append(source.operation_id)
-        elif source.is_viewset:
-            stem = source.basename or _snake(re.sub(r"ViewSet$", "", source.view_class.__name__))
-            names.append(f"{stem}.{source.handler_name}")
-        else:
-            stem = _snake(re.sub(r"(API)?View$", "", source.view_class.__name__)) or "view"
-            if methods_per_view[(source.view_class, source.path)] > 1:
-                stem = f"{stem}.{_action_of(source)}"
-            names.append(stem)
-    return names
 
 
 def _media_schema(content: dict[str, Any]) -> dict[str, Any] | None:
@@ -296,7 +251,8 @@ def build_methods(sources: list[OperationSource], components: dict[str, Any]) ->
         ``problems``; name validity and uniqueness are checked by the registry.
     """
     methods = []
-    for source, name in zip(sources, _default_names(sources), strict=True):
+    for source in sources:
+        name = tool_name(source)
         operation = source.operation
         # A gettext_lazy title is evaluated here, once, in the language of the build;
         # drf-spectacular already did so for the operation's texts.

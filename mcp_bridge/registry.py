@@ -5,7 +5,8 @@ tools) the first time a group/version is asked for, and keeps the result for
 the life of the process. The cache is dropped when a setting that shapes the
 tools changes (``setting_changed``, so ``override_settings`` works in tests).
 
-Building also validates: an invalid tool name (E001), a duplicate name (E002),
+Building also validates: an invalid tool name (E001), a duplicate name (E002), a
+name strict clients refuse (W010, or E010 with ``PORTABLE_TOOL_NAMES = "error"``),
 an argument-name collision (E003), a generation failure (E004) or a schema
 that is not valid JSON Schema (E005) makes the build raise
 :class:`~mcp_bridge.exceptions.ToolSetError`. The failure is cached too, so
@@ -19,9 +20,7 @@ copy is derived from the one build, so the generator never runs per language.
 
 from __future__ import annotations
 
-import re
 import threading
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,16 +34,17 @@ from jsonschema.exceptions import SchemaError
 
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.exceptions import Problem, ToolSetError
+from mcp_bridge.naming import MCP_NAME_PATTERN, check_names
 from mcp_bridge.openapi import UrlIndex, build_url_index, generate_group_schema
 from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
 from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
 from mcp_bridge.validators import check_schema
 
-__all__ = ["ToolSet", "active_urlconf", "get_toolset", "get_groups", "get_url_index", "clear_cache", "TOOL_NAME_PATTERN"]
+__all__ = ["TOOL_NAME_PATTERN", "ToolSet", "active_urlconf", "clear_cache", "get_groups", "get_toolset", "get_url_index"]
 
-#: MCP spec 2025-11-25, "Tools" → "Tool names".
-TOOL_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_.-]{1,128}$")
+#: MCP spec 2025-11-25, "Tools" → "Tool names" (see :mod:`mcp_bridge.naming`).
+TOOL_NAME_PATTERN = MCP_NAME_PATTERN
 
 #: Settings whose change invalidates built tool sets.
 _WATCHED_SETTINGS = {"MCP_BRIDGE", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS", "ROOT_URLCONF", "DEBUG", "LANGUAGE_CODE"}
@@ -60,6 +60,8 @@ class ToolSet:
         by_name: the same tools, by name.
         methods: the OpenRPC-style methods the tools were built from.
         openrpc: the OpenRPC document of the group/version.
+        warnings: what does not stop the build but should be fixed (e.g. ``W010``, a tool
+            name that strict clients refuse); reported by ``manage.py check``.
         pages: ``tools/list`` pages already encoded, filled by the dispatcher; a copy
             made with ``dataclasses.replace`` (a translation) starts empty.
     """
@@ -70,6 +72,7 @@ class ToolSet:
     by_name: dict[str, Tool]
     methods: list[Method]
     openrpc: dict[str, Any]
+    warnings: list[Problem] = field(default_factory=list)
     pages: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
 
@@ -194,7 +197,8 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     components = convert_components(document)
     methods = build_methods(sources, components)
     problems = [problem for method in methods for problem in method.problems]
-    problems += _check_names(methods)
+    name_errors, warnings = check_names(methods, strict=bridge_settings.PORTABLE_TOOL_NAMES == "error")
+    problems += name_errors
     tools = []
     checked: set[str] = set()  # subschemas found valid, shared by the tools of the build
     seen: dict[int, Any] = {}  # schema objects already walked (the shared $defs entries)
@@ -208,41 +212,7 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
         raise ToolSetError(group, version, problems)
     info_version = version or str(spectacular_settings.VERSION or "")
     openrpc = build_document(methods, components, title=f"{group}", version=info_version)
-    return ToolSet(group, version, tools, {t.name: t for t in tools}, methods, openrpc)
-
-
-def _check_names(methods: list[Method]) -> list[Problem]:
-    problems = []
-    by_name: dict[str, list[Method]] = defaultdict(list)
-    for method in methods:
-        by_name[method.name].append(method)
-        if not TOOL_NAME_PATTERN.match(method.name):
-            problems.append(
-                Problem(
-                    "mcp_bridge.E001",
-                    f"Tool name {method.name!r} of {method.source.view_label} "
-                    f"({method.source.method} {method.source.path}) does not match the MCP tool "
-                    f"name pattern {TOOL_NAME_PATTERN.pattern} (1-128 letters, digits, '_', '.', '-').",
-                    "Give the operation a valid name with @mcp_tool(name=...) or "
-                    "@extend_schema(operation_id=...). mcp_bridge never renames a tool silently.",
-                    method.source.culprit,
-                )
-            )
-    for name, same in sorted(by_name.items()):
-        if len(same) > 1:
-            views = " and ".join(
-                f"{m.source.view_label} ({m.source.method} {m.source.path})" for m in same
-            )
-            problems.append(
-                Problem(
-                    "mcp_bridge.E002",
-                    f"Tool name {name!r} is used by {len(same)} operations of one group: {views}.",
-                    "Give each operation its own name with @mcp_tool(name=...), or "
-                    "@extend_schema(operation_id=...).",
-                    same[0].source.culprit,
-                )
-            )
-    return problems
+    return ToolSet(group, version, tools, {t.name: t for t in tools}, methods, openrpc, warnings)
 
 
 def _check_schemas(tool: Tool, checked: set[str], seen: dict[int, Any]) -> list[Problem]:

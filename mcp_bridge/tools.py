@@ -12,44 +12,66 @@ reaches are copied in (MCP spec 2025-11-25, "Tools" → "Tool"; JSON Schema
   object; from 2026-07-28 on (SEP-2106), the 2xx response schema itself, which
   may be an array or a scalar. Write-only fields are left out; there is none
   when the response schema is unknown or empty.
-* ``annotations``: derived from the HTTP method (RFC 9110 §9.2: GET/HEAD are
-  safe, PUT/DELETE idempotent; DELETE destructive), overridden per hint by
-  :func:`~mcp_bridge.mcp_tool`.
+* ``annotations``: all four hints, derived from the HTTP method (RFC 9110 §9.2:
+  GET/HEAD are safe, PUT/DELETE idempotent; DELETE and PUT destructive) and
+  ``MCP_BRIDGE["OPEN_WORLD"]``, overridden per hint by :func:`~mcp_bridge.mcp_tool`.
+* ``title``: the decorator's or the operation summary, else made from the name.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from mcp_bridge.conf import bridge_settings
 from mcp_bridge.encoding import EncodedJSON
 from mcp_bridge.openrpc import Method
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.schema import collect_defs, strip_flagged_properties
 from mcp_bridge.validators import SchemaValidator
 
-__all__ = ["Tool", "build_tool", "method_annotations"]
+__all__ = ["Tool", "build_tool", "default_title", "method_annotations"]
 
+#: The hints of each HTTP method (RFC 9110 §9.2: GET/HEAD are safe, PUT/DELETE idempotent).
+#: DELETE removes and PUT replaces (the fields left out are reset): destructive. POST and
+#: PATCH add or change what they are given: not destructive unless the view says so with
+#: ``@mcp_tool(destructive=True)``. A method not listed is treated like POST.
 _METHOD_ANNOTATIONS: dict[str, dict[str, bool]] = {
-    "GET": {"readOnlyHint": True, "idempotentHint": True},
-    "HEAD": {"readOnlyHint": True, "idempotentHint": True},
-    "PUT": {"readOnlyHint": False, "idempotentHint": True},
+    "GET": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True},
+    "HEAD": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True},
+    "PUT": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True},
     "DELETE": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True},
-    "POST": {"readOnlyHint": False},
-    "PATCH": {"readOnlyHint": False},
+    "POST": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False},
+    "PATCH": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False},
 }
+#: What a tool declared read-only implies, unless the decorator says otherwise.
+_READ_ONLY = {"destructiveHint": False, "idempotentHint": True}
 
 
 def method_annotations(method: Method) -> dict[str, bool]:
-    """The tool's ``annotations``: HTTP-method defaults, then the decorator's hints.
+    """The tool's ``annotations``: all four hints, always explicit.
 
-    A hint that neither gives is left out (clients then apply the MCP defaults).
+    The ChatGPT app directory and Anthropic's connector directory ask for every hint set
+    (the MCP defaults, e.g. ``destructiveHint: true``, are the cautious guesses of a
+    client that was told nothing). From the HTTP method (:data:`_METHOD_ANNOTATIONS`),
+    ``openWorldHint`` from ``MCP_BRIDGE["OPEN_WORLD"]``, then the decorator's hints.
     """
-    derived = dict(_METHOD_ANNOTATIONS.get(method.source.method, {}))
-    derived.update(method.source.metadata.get("annotations", {}))
+    given = method.source.metadata.get("annotations", {})
+    derived = {**_METHOD_ANNOTATIONS.get(method.source.method, _METHOD_ANNOTATIONS["POST"])}
+    if given.get("readOnlyHint"):
+        derived.update(_READ_ONLY)
+    derived["openWorldHint"] = bool(bridge_settings.OPEN_WORLD)
+    derived.update(given)
     return derived
+
+
+def default_title(name: str) -> str:
+    """A readable title made from a tool name: ``products_list`` → ``Products list``."""
+    words = re.sub(r"[_.\-]+", " ", name).strip()
+    return words[:1].upper() + words[1:] if words else name
 
 
 @dataclass
@@ -138,8 +160,10 @@ class Tool:
         output_schema = self.output_schema_for(revision)
         if output_schema is not None:
             tool["outputSchema"] = output_schema
-        if self.annotations:
+        if supports_titles_and_output(revision):
             tool["annotations"] = self.annotations
+        else:  # 2025-03-26 has no top-level title, but ToolAnnotations.title
+            tool["annotations"] = {"title": self.title, **self.annotations}
         return tool
 
 
@@ -186,7 +210,7 @@ def build_tool(method: Method, components: dict[str, Any], shared_defs: dict[str
 
     return Tool(
         name=method.name,
-        title=method.title or method.name,
+        title=method.title or default_title(method.name),
         description=method.description or method.summary,
         input_schema=input_schema,
         output_schema=output_schema,

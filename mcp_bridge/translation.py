@@ -23,7 +23,8 @@ gettext domains:
 Each field is resolved on its own, first match wins (:func:`fallback_chain`):
 group + client language, group + ``LANGUAGE_CODE``, base + client language,
 base + ``LANGUAGE_CODE``, then the code's text (``@mcp_tool``,
-``extend_schema``, docstring); a title found nowhere is the tool name.
+``extend_schema``, docstring); a title found nowhere is made
+from the tool name (``products_list`` → ``Products list``).
 
 Only texts change with the language. A translated tool is a copy of the
 untranslated one (:func:`translate_tool`) whose ``inputSchema`` differs in

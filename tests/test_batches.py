@@ -26,7 +26,7 @@ def mcp(settings) -> McpClient:
 
 def call(request_id, key: str) -> dict:
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-            "params": {"name": "reports.retrieve", "arguments": {"id": key}}}
+            "params": {"name": "reports_retrieve", "arguments": {"id": key}}}
 
 
 NOTIFICATION = {"jsonrpc": "2.0", "method": "notifications/initialized"}
@@ -43,7 +43,7 @@ def test_members_run_in_order_and_answers_keep_it(mcp, revision):
     assert replies[1]["result"] == {}
     assert replies[0]["result"]["content"][0]["text"] == '{"user":null,"q":"a","calls":1}'
     assert replies[2]["result"]["content"][0]["text"] == '{"user":null,"q":"b","calls":2}'  # ran second
-    assert CALLS["reports.retrieve"] == 2
+    assert CALLS["reports_retrieve"] == 2
 
 
 @pytest.mark.parametrize("revision", ["2025-06-18", "2025-11-25", "2026-07-28"])
@@ -53,7 +53,7 @@ def test_later_revisions_refuse_batches(mcp, revision):
     assert response.status_code == 400
     assert response.json()["id"] is None
     assert response.json()["error"]["code"] == -32600
-    assert CALLS["reports.retrieve"] == 0  # nothing ran
+    assert CALLS["reports_retrieve"] == 0  # nothing ran
 
 
 def test_an_empty_batch_is_invalid(mcp):
@@ -73,7 +73,7 @@ def test_invalid_members_get_errors_in_place(mcp):
     assert response.status_code == 200
     replies = response.json()
     assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [(None, -32600), (1, None), (None, -32600), (3, None)]
-    assert CALLS["reports.retrieve"] == 2
+    assert CALLS["reports_retrieve"] == 2
 
 
 def test_initialize_must_not_be_batched(mcp):
@@ -86,7 +86,7 @@ def test_initialize_must_not_be_batched(mcp):
 
 def test_errors_of_members_stay_members(mcp):
     replies = mcp.post([call(1, "missing"), {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                                              "params": {"name": "reports.retrieve", "arguments": {"nope": 1}}}]).json()
+                                              "params": {"name": "reports_retrieve", "arguments": {"nope": 1}}}]).json()
     assert json.loads(replies[0]["result"]["content"][0]["text"])["code"] == 404
     assert replies[0]["result"]["isError"] is True
     assert replies[1]["error"]["code"] == -32602  # invalid arguments are JSON-RPC errors on 2025-03-26

@@ -39,23 +39,23 @@ CASES_TOOLS = {
     "admin_report_list",
     "bulk_tags",
     "category_tree",
-    "members.create",
-    "members.partial_update",
-    "members.update",
+    "members_create",
+    "members_partial_update",
+    "members_update",
     "note_list",
-    "page_detail.partial_update",
-    "page_detail.retrieve",
-    "page_detail.update",
-    "posts.create",
-    "posts.retrieve",
-    "reports.crash",
-    "reports.destroy",
-    "reports.fail",
-    "reports.list",
-    "reports.retrieve",
+    "page_detail_partial_update",
+    "page_detail_retrieve",
+    "page_detail_update",
+    "posts_create",
+    "posts_retrieve",
+    "reports_crash",
+    "reports_destroy",
+    "reports_fail",
+    "reports_list",
+    "reports_retrieve",
 }
 
-MEMBER_TOOLS = ["members.create", "members.update", "members.partial_update"]
+MEMBER_TOOLS = ["members_create", "members_update", "members_partial_update"]
 
 #: Schema keywords whose value maps names to subschemas (the names are not keywords).
 _NAMED_SUBSCHEMAS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
@@ -107,7 +107,7 @@ def rejected_arguments(result: dict) -> list[str]:
 
 
 def _member_arguments(name: str, **fields: Any) -> dict:
-    return {"id": 1, **fields} if name != "members.create" else fields
+    return {"id": 1, **fields} if name != "members_create" else fields
 
 
 def _self_reference(schema: dict, property_schema: dict) -> str:
@@ -220,21 +220,21 @@ class TestCase1OpenApiKeywords:
         [{"nickname": None, "status": None}, {"nickname": "x", "status": ""}, {"status": "draft"}],
     )
     def test_member_create_call_stores_null_blank_and_choice_values(self, cases, arguments):
-        result = cases.call("members.create", arguments)
+        result = cases.call("members_create", arguments)
         assert result["isError"] is False, result
         member = Member.objects.get()
         for field, value in arguments.items():
             assert getattr(member, field) == value
-        assert views.LAST_SEEN["members.create"]["data"] == arguments
+        assert views.LAST_SEEN["members_create"]["data"] == arguments
 
     @pytest.mark.parametrize("arguments", [{"status": "bogus"}, {"nickname": 5}])
     def test_member_create_call_with_a_wrong_value_never_reaches_the_view(
         self, cases, view_responses, arguments
     ):
-        result = cases.call("members.create", arguments)
+        result = cases.call("members_create", arguments)
         assert rejected_arguments(result) == list(arguments)
         assert view_responses == []
-        assert views.CALLS["members.create"] == 0
+        assert views.CALLS["members_create"] == 0
         assert not Member.objects.exists()
 
 
@@ -379,9 +379,9 @@ class TestCase4NestedReferences:
 
     def test_nested_serializer_and_choice_enum_are_in_the_defs(self, group_tools):
         nested = [
-            group_tools["posts.create"]["inputSchema"],
-            group_tools["posts.create"]["outputSchema"],
-            group_tools["posts.retrieve"]["outputSchema"],
+            group_tools["posts_create"]["inputSchema"],
+            group_tools["posts_create"]["outputSchema"],
+            group_tools["posts_retrieve"]["outputSchema"],
         ]
         for schema in nested:
             names = list(schema.get("$defs", {}))
@@ -389,34 +389,34 @@ class TestCase4NestedReferences:
             assert any(d.endswith("StatusEnum") for d in names), names
 
     def test_body_required_list_is_kept(self, group_tools):
-        schema = group_tools["posts.create"]["inputSchema"]
+        schema = group_tools["posts_create"]["inputSchema"]
         assert set(schema["required"]) == {"title", "status", "author"}
         assert not accepts(schema, {"title": "T", "status": "draft"})
 
     def test_nested_object_without_its_required_field_is_rejected(self, group_tools):
-        schema = group_tools["posts.create"]["inputSchema"]
+        schema = group_tools["posts_create"]["inputSchema"]
         assert accepts(schema, {"title": "T", "status": "draft", "author": {"name": "Ann"}})
         assert not accepts(schema, {"title": "T", "status": "draft", "author": {}})
         assert not accepts(schema, {"author": {}})
         assert not accepts(schema, {"title": "T", "status": "bogus", "author": {"name": "Ann"}})
 
     def test_post_create_call_with_empty_author_never_reaches_the_view(self, cases, view_responses):
-        result = cases.call("posts.create", {"title": "T", "status": "draft", "author": {}})
+        result = cases.call("posts_create", {"title": "T", "status": "draft", "author": {}})
         assert rejected_arguments(result) == ["author"]
         assert view_responses == []
         assert "name" in error_payload(result)["data"]["errors"][0]["message"]
-        assert views.CALLS["posts.create"] == 0
+        assert views.CALLS["posts_create"] == 0
         assert not Post.objects.exists()
 
     def test_post_create_call_with_nested_author_creates_the_rows(self, cases, group_tools):
         arguments = {"title": "Hello", "status": "published", "author": {"name": "Ann"}}
-        result = cases.call("posts.create", arguments)
+        result = cases.call("posts_create", arguments)
         assert result["isError"] is False, result
-        assert views.LAST_SEEN["posts.create"]["data"] == arguments
+        assert views.LAST_SEEN["posts_create"]["data"] == arguments
         post = Post.objects.select_related("author").get()
         assert (post.title, post.status, post.author.name) == ("Hello", "published", "Ann")
         assert Author.objects.count() == 1
-        assert validator(group_tools["posts.create"]["outputSchema"]).is_valid(
+        assert validator(group_tools["posts_create"]["outputSchema"]).is_valid(
             result["structuredContent"]
         )
 
@@ -519,14 +519,14 @@ class TestCase6NonObjectBody:
 class TestCase7PathAndBodySameName:
     """Case 7: a path parameter and a body field that share the name ``slug``."""
 
-    @pytest.mark.parametrize("name", ["page_detail.update", "page_detail.partial_update"])
+    @pytest.mark.parametrize("name", ["page_detail_update", "page_detail_partial_update"])
     def test_path_slug_and_body_slug_are_two_arguments(self, group_tools, name):
         properties = group_tools[name]["inputSchema"]["properties"]
         assert {"slug", "body_slug", "title"} == set(properties)
         assert "slug" in group_tools[name]["inputSchema"]["required"]
 
     def test_full_update_requires_both_slugs(self, group_tools):
-        required = set(group_tools["page_detail.update"]["inputSchema"]["required"])
+        required = set(group_tools["page_detail_update"]["inputSchema"]["required"])
         assert {"slug", "body_slug", "title"} <= required
 
     @pytest.fixture
@@ -536,8 +536,8 @@ class TestCase7PathAndBodySameName:
     @pytest.mark.parametrize(
         "name, arguments",
         [
-            ("page_detail.partial_update", {"slug": "old", "body_slug": "new"}),
-            ("page_detail.update", {"slug": "old", "body_slug": "new", "title": "New"}),
+            ("page_detail_partial_update", {"slug": "old", "body_slug": "new"}),
+            ("page_detail_update", {"slug": "old", "body_slug": "new", "title": "New"}),
         ],
     )
     def test_update_with_body_slug_renames_the_row_found_by_path_slug(
@@ -561,7 +561,7 @@ class TestCase7PathAndBodySameName:
 
     def test_body_slug_never_selects_the_row(self, cases, built_requests, old_page):
         result = cases.call(
-            "page_detail.partial_update",
+            "page_detail_partial_update",
             {"slug": "missing", "body_slug": "old", "title": "Hijacked"},
         )
         assert error_payload(result)["code"] == 404
@@ -570,7 +570,7 @@ class TestCase7PathAndBodySameName:
         assert (old_page.slug, old_page.title) == ("old", "Old")
 
     def test_retrieve_uses_the_path_slug(self, cases, old_page):
-        result = cases.call("page_detail.retrieve", {"slug": "old"})
+        result = cases.call("page_detail_retrieve", {"slug": "old"})
         assert result["isError"] is False, result
         assert result["structuredContent"] == {"result": {"slug": "old", "title": "Old"}}
 
@@ -584,9 +584,9 @@ class TestCase8ExplicitNull:
         return Member.objects.create(nickname="Nick", status="live")
 
     def test_explicit_null_reaches_the_view_and_clears_the_field(self, cases, member):
-        result = cases.call("members.partial_update", {"id": member.id, "nickname": None})
+        result = cases.call("members_partial_update", {"id": member.id, "nickname": None})
         assert result["isError"] is False, result
-        assert views.LAST_SEEN["members.update"]["data"] == {"nickname": None}
+        assert views.LAST_SEEN["members_update"]["data"] == {"nickname": None}
         member.refresh_from_db()
         assert member.nickname is None
         assert member.status == "live"
@@ -597,14 +597,14 @@ class TestCase8ExplicitNull:
         }
 
     def test_partial_update_with_only_the_id_changes_nothing(self, cases, member):
-        result = cases.call("members.partial_update", {"id": member.id})
+        result = cases.call("members_partial_update", {"id": member.id})
         assert result["isError"] is False, result
-        assert views.LAST_SEEN["members.update"]["data"] == {}
+        assert views.LAST_SEEN["members_update"]["data"] == {}
         member.refresh_from_db()
         assert (member.nickname, member.status) == ("Nick", "live")
 
     def test_path_id_is_not_sent_in_the_body(self, cases, built_requests, member):
-        result = cases.call("members.partial_update", {"id": member.id, "status": None})
+        result = cases.call("members_partial_update", {"id": member.id, "status": None})
         assert result["isError"] is False, result
         assert [request.path for request in built_requests] == [f"/cases/members/{member.id}/"]
         assert json.loads(built_requests[0].body) == {"status": None}

@@ -29,12 +29,12 @@ from tests.testapp.models import Node, Post, Report
 def test_unpaginated_list_is_wrapped_in_result(cases, db):
     Report.objects.create(name="a")
     Report.objects.create(name="b")
-    tool = cases.tool("reports.list")
+    tool = cases.tool("reports_list")
     assert tool["outputSchema"]["type"] == "object"
     assert tool["outputSchema"]["required"] == ["result"]
     assert tool["outputSchema"]["properties"]["result"]["type"] == "array"
 
-    result = cases.call("reports.list")
+    result = cases.call("reports_list")
     assert result["isError"] is False
     rows = [{"id": r.id, "name": r.name} for r in Report.objects.order_by("id")]
     assert result["structuredContent"] == {"result": rows}
@@ -44,11 +44,11 @@ def test_unpaginated_list_is_wrapped_in_result(cases, db):
 
 def test_destroy_has_no_output_schema_and_succeeds(cases, db):
     report = Report.objects.create(name="gone")
-    tool = cases.tool("reports.destroy")
+    tool = cases.tool("reports_destroy")
     assert "outputSchema" not in tool
     assert tool["annotations"]["destructiveHint"] is True
 
-    result = cases.call("reports.destroy", {"id": report.id})
+    result = cases.call("reports_destroy", {"id": report.id})
     assert result["isError"] is False
     assert result["structuredContent"] == {"result": None}
     assert not Report.objects.filter(id=report.id).exists()
@@ -58,8 +58,8 @@ def test_destroy_has_no_output_schema_and_succeeds(cases, db):
 
 
 def test_missing_row_is_an_error_result_not_a_jsonrpc_error(cases, db):
-    assert "outputSchema" in cases.tool("posts.retrieve")
-    reply = cases.rpc("tools/call", {"name": "posts.retrieve", "arguments": {"id": 404}})
+    assert "outputSchema" in cases.tool("posts_retrieve")
+    reply = cases.rpc("tools/call", {"name": "posts_retrieve", "arguments": {"id": 404}})
     assert "error" not in reply
     payload = error_payload(reply["result"])
     assert payload["code"] == 404
@@ -76,7 +76,7 @@ def test_validation_error_carries_field_messages(cases, db):
 
 @pytest.mark.parametrize("kind,status", [("401", 401), ("403", 403), ("405", 405)])
 def test_auth_permission_and_method_errors(cases, db, kind, status):
-    payload = error_payload(cases.call("reports.fail", {"kind": kind}))
+    payload = error_payload(cases.call("reports_fail", {"kind": kind}))
     assert payload["code"] == status
     assert payload["data"]["status"] == status
     assert "detail" in payload["data"]["detail"]
@@ -91,7 +91,7 @@ def lenient_cases(db) -> McpClient:
 
 def test_unexpected_exception_hides_details_outside_debug(lenient_cases, settings, caplog):
     settings.DEBUG = False
-    payload = error_payload(lenient_cases.call("reports.crash"))
+    payload = error_payload(lenient_cases.call("reports_crash"))
     assert payload == {"code": 500, "message": "Internal Server Error", "data": {"status": 500}}
     assert "secret internal detail" not in json.dumps(payload)
     assert any(r.name == "mcp_bridge.executor" and r.exc_info for r in caplog.records)
@@ -99,7 +99,7 @@ def test_unexpected_exception_hides_details_outside_debug(lenient_cases, setting
 
 def test_unexpected_exception_shows_details_in_debug(lenient_cases, settings):
     settings.DEBUG = True
-    payload = error_payload(lenient_cases.call("reports.crash"))
+    payload = error_payload(lenient_cases.call("reports_crash"))
     assert payload["data"]["exception"] == "builtins.RuntimeError"
     assert payload["data"]["message"] == "secret internal detail"
     assert "views.py" in payload["data"]["traceback"]
@@ -110,18 +110,18 @@ def test_unexpected_exception_shows_details_in_debug(lenient_cases, settings):
 
 @pytest.mark.parametrize("arguments", [{}, {"title": 5, "status": "draft", "author": {"name": "a"}}])
 def test_invalid_arguments_never_reach_the_view(cases, db, arguments):
-    result = cases.call("posts.create", arguments)
+    result = cases.call("posts_create", arguments)
     payload = error_payload(result)
     assert payload["code"] == INVALID_PARAMS
     assert "title" in [e["argument"] for e in payload["data"]["errors"]]
     assert "title" in result["content"][0]["text"]
-    assert views.CALLS["posts.create"] == 0
+    assert views.CALLS["posts_create"] == 0
     assert Post.objects.count() == 0
 
 
 def test_invalid_arguments_are_a_protocol_error_before_2025_11_25(db):
     client = McpClient(Client(), "/mcp/cases/", revision="2025-06-18")
-    reply = client.rpc("tools/call", {"name": "posts.create", "arguments": {"title": 5}})
+    reply = client.rpc("tools/call", {"name": "posts_create", "arguments": {"title": 5}})
     assert reply["error"]["code"] == INVALID_PARAMS
     assert "title" in [e["argument"] for e in reply["error"]["data"]["errors"]]
     assert Post.objects.count() == 0
@@ -134,7 +134,7 @@ def test_unknown_tool_is_a_protocol_error(cases):
 
 def test_unknown_argument_is_rejected(cases, db):
     payload = error_payload(
-        cases.call("posts.create", {"title": "t", "status": "draft", "author": {"name": "a"}, "extra": 1})
+        cases.call("posts_create", {"title": "t", "status": "draft", "author": {"name": "a"}, "extra": 1})
     )
     assert [e["argument"] for e in payload["data"]["errors"]] == ["extra"]
     assert Post.objects.count() == 0
@@ -182,7 +182,7 @@ def nodes(db):
 
 def test_nested_route_names_are_short_valid_and_unique(nodes):
     names = [tool["name"] for tool in nodes.list_tools()]
-    assert names == ["node.list", "node.restart_node", "node.retrieve"]
+    assert names == ["node_list", "node_restart_node", "node_retrieve"]
 
 
 def test_names_are_stable_across_processes_and_hash_seeds():
@@ -204,13 +204,13 @@ def test_names_are_stable_across_processes_and_hash_seeds():
 def test_each_name_reaches_the_right_action_and_row(nodes):
     target = Node.objects.create(cluster=1, region=2)
     Node.objects.create(cluster=1, region=3)
-    result = nodes.call("node.restart_node", {"cluster_pk": "1", "region_pk": "2", "id": target.id})
+    result = nodes.call("node_restart_node", {"cluster_pk": "1", "region_pk": "2", "id": target.id})
     assert result["isError"] is False, result
     assert result["structuredContent"]["result"]["restarts"] == 1
-    assert views.LAST_SEEN["node.restart_node"]["kwargs"] == {
+    assert views.LAST_SEEN["node_restart_node"]["kwargs"] == {
         "cluster_pk": "1", "region_pk": "2", "pk": str(target.id)
     }
-    listed = nodes.call("node.list", {"cluster_pk": "1", "region_pk": "2"})
+    listed = nodes.call("node_list", {"cluster_pk": "1", "region_pk": "2"})
     assert [row["id"] for row in listed["structuredContent"]["result"]] == [target.id]
 
 

@@ -67,7 +67,7 @@ def test_openrpc_document(client, db):
     assert response.status_code == 200
     document = response.json()
     assert document["openrpc"].startswith("1.")
-    method = next(m for m in document["methods"] if m["name"] == "posts.create")
+    method = next(m for m in document["methods"] if m["name"] == "posts_create")
     assert [p["name"] for p in method["params"]] == ["title", "status", "author"]
     assert method["params"][2]["schema"] == {"$ref": "#/components/schemas/AuthorRequest"}
     assert "AuthorRequest" in document["components"]["schemas"]

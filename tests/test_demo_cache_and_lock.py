@@ -25,7 +25,7 @@ def test_the_category_tree_is_served_from_the_cache(demo, client, django_assert_
     # No query at all: the view, its queryset and its serializer did not run.
     with django_assert_num_queries(0):
         assert client.get("/api/categories/").json() == tree
-        result = McpClient(client, "/mcp/catalog/").call("categories.list")
+        result = McpClient(client, "/mcp/catalog/").call("categories_list")
     assert result["structuredContent"] == {"result": tree}
 
     # Saving a category (as the admin does) drops the cached tree.
@@ -44,13 +44,13 @@ def test_a_cancel_in_progress_locks_the_order(demo, client, settings, tmp_path):
     mcp = McpClient(client, "/mcp/orders/", Authorization=f"Token {token}")
 
     held = get_lock_backend().acquire(f"order:{order.pk}", timeout=10, wait=0)  # another cancel is running
-    assert error_payload(mcp.call("orders.cancel", {"id": order.pk}))["code"] == 423
+    assert error_payload(mcp.call("orders_cancel", {"id": order.pk}))["code"] == 423
     rest = client.post(f"/api/orders/{order.pk}/cancel/", headers={"Authorization": f"Token {token}"})
     assert rest.status_code == 423
     order.refresh_from_db()
     assert order.status == Order.Status.PENDING
 
     get_lock_backend().release(held)
-    result = mcp.call("orders.cancel", {"id": order.pk})
+    result = mcp.call("orders_cancel", {"id": order.pk})
     assert result["isError"] is False
     assert result["structuredContent"]["result"]["status"] == "cancelled"

@@ -48,10 +48,10 @@ def test_lists_the_catalog_tools(live_server, demo_data):
     negotiated, tools = run_client(f"{live_server.url}/mcp/catalog/", work)
     assert negotiated == "2025-11-25"
     assert [t.name for t in tools] == [
-        "categories.list", "categories.retrieve", "products.list", "products.retrieve",
-        "products.search", "tags.list", "tags.retrieve",
+        "categories_list", "categories_retrieve", "products_list", "products_retrieve",
+        "products_search", "tags_list", "tags_retrieve",
     ]
-    search = next(t for t in tools if t.name == "products.search")
+    search = next(t for t in tools if t.name == "products_search")
     assert search.input_schema["required"] == ["q"]
     assert search.output_schema["properties"]["result"] == {"$ref": "#/$defs/PaginatedProductList"}
     assert search.annotations.read_only_hint is True
@@ -61,7 +61,7 @@ def test_lists_the_catalog_tools(live_server, demo_data):
 
 def test_read_returns_real_rows(live_server, demo_data):
     async def work(client):
-        return await client.call_tool("products.search", {"q": "lamp", "max_price": 45})
+        return await client.call_tool("products_search", {"q": "lamp", "max_price": 45})
 
     _, result = run_client(f"{live_server.url}/mcp/catalog/", work)
     expected = Product.objects.filter(name__icontains="lamp", price__lte=Decimal("45"), status="active")
@@ -78,7 +78,7 @@ def test_write_creates_an_order(live_server, demo_data):
 
     async def work(client):
         return await client.call_tool(
-            "orders.create", {"note": "leave at the door", "items": [{"product": product.id, "quantity": 2}]}
+            "orders_create", {"note": "leave at the door", "items": [{"product": product.id, "quantity": 2}]}
         )
 
     _, result = run_client(f"{live_server.url}/mcp/orders/", work, token=DEMO_TOKENS["bob"])
@@ -94,7 +94,7 @@ def test_write_creates_an_order(live_server, demo_data):
 
 def test_failing_call_is_a_clean_error_result(live_server, demo_data):
     async def work(client):
-        return await client.call_tool("products.retrieve", {"slug": "no-such-product"})
+        return await client.call_tool("products_retrieve", {"slug": "no-such-product"})
 
     _, result = run_client(f"{live_server.url}/mcp/catalog/", work)
     assert result.is_error is True
@@ -106,7 +106,7 @@ def test_failing_call_is_a_clean_error_result(live_server, demo_data):
 
 def test_permission_denied_is_a_clean_error_result(live_server, demo_data):
     async def work(client):
-        return await client.call_tool("orders.list", {})
+        return await client.call_tool("orders_list", {})
 
     _, result = run_client(f"{live_server.url}/mcp/orders/", work, token=DEMO_TOKENS["bob"])
     assert result.is_error is True
@@ -119,7 +119,7 @@ def test_anonymous_write_is_refused(live_server, demo_data):
     before = Order.objects.count()
 
     async def work(client):
-        return await client.call_tool("orders.create", {"items": [{"product": 1, "quantity": 1}]})
+        return await client.call_tool("orders_create", {"items": [{"product": 1, "quantity": 1}]})
 
     _, result = run_client(f"{live_server.url}/mcp/orders/", work)
     assert result.is_error is True

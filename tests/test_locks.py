@@ -108,7 +108,7 @@ def test_busy_is_423_for_rest_and_for_mcp(jobs, client):
     rest = client.post("/features/jobs/7/run/")
     assert rest.status_code == 423
     assert rest.json() == {"detail": "Another call is working on this resource right now; retry in a moment."}
-    result = McpClient(client, "/mcp/features/").call("jobs.run", {"id": "7"})
+    result = McpClient(client, "/mcp/features/").call("jobs_run", {"id": "7"})
     payload = error_payload(result)
     assert payload["code"] == 423
     assert payload["data"]["status"] == 423
@@ -117,7 +117,7 @@ def test_busy_is_423_for_rest_and_for_mcp(jobs, client):
 
     jobs.release(held)
     assert client.post("/features/jobs/7/run/").status_code == 200
-    assert McpClient(client, "/mcp/features/").call("jobs.run", {"id": "7"})["isError"] is False
+    assert McpClient(client, "/mcp/features/").call("jobs_run", {"id": "7"})["isError"] is False
     assert CALLS["jobs:job:7"] == 2
     # Released after each call: the key is free again.
     assert jobs.release(jobs.acquire("job:7", timeout=5, wait=0))

@@ -64,7 +64,7 @@ class Server:
         if via == "rest":
             status, _ = self.rest(f"/features/jobs/{job}/{action}/?sleep={sleep}")
             return status == 200, status
-        result = self.mcp(f"jobs.{action}", {"id": job, "sleep": sleep})
+        result = self.mcp(f"jobs_{action}", {"id": job, "sleep": sleep})
         if result["isError"]:
             return False, json.loads(result["content"][0]["text"])["code"]
         return True, 200

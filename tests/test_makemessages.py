@@ -52,10 +52,10 @@ def test_the_base_catalogue_has_every_text_of_every_group(tmp_path):
     assert f"{path}: created" in output
     found = entries(path)
     assert set(found) == expected_keys(get_groups())
-    assert ("argument:max_price", "products.search") in found
-    search = found[("description", "products.search")]
+    assert ("argument:max_price", "products_search") in found
+    search = found[("description", "products_search")]
     assert search.msgstr == ""
-    assert search.comment.split() == get_toolset("catalog").by_name["products.search"].description.split()
+    assert search.comment.split() == get_toolset("catalog").by_name["products_search"].description.split()
     assert polib.pofile(str(path)).metadata["Language"] == "uk"
 
 
@@ -71,8 +71,8 @@ def test_a_tool_in_several_groups_is_one_entry(tmp_path):
     run("-l", "uk", "--locale-dir", str(tmp_path))
 
     keys = [(e.msgctxt, e.msgid) for e in polib.pofile(str(tmp_path / "uk" / "LC_MESSAGES" / "mcp_tools.po"))]
-    # products.list is published in both catalog and backoffice.
-    assert keys.count(("title", "products.list")) == 1
+    # products_list is published in both catalog and backoffice.
+    assert keys.count(("title", "products_list")) == 1
     assert len(keys) == len(set(keys))
 
 
@@ -82,10 +82,10 @@ def test_updating_keeps_translations_and_flags_changed_sources(tmp_path):
     po = polib.pofile(str(path))
     for entry in po:
         key = (entry.msgctxt, entry.msgid)
-        if key == ("title", "products.search"):
+        if key == ("title", "products_search"):
             entry.msgstr = "Пошук товарів"
             entry.tcomment = "Reviewed by the shop team."
-        elif key == ("description", "products.search"):
+        elif key == ("description", "products_search"):
             entry.msgstr = "Старий переклад."
             entry.comment = "The text the code had when this was translated."
     po.append(polib.POEntry(msgctxt="title", msgid="gone.tool", msgstr="Зниклий"))
@@ -98,9 +98,9 @@ def test_updating_keeps_translations_and_flags_changed_sources(tmp_path):
     assert "1 fuzzy" in output
     updated = polib.pofile(str(path))
     by_key = {(e.msgctxt, e.msgid): e for e in updated}
-    title = by_key[("title", "products.search")]
+    title = by_key[("title", "products_search")]
     assert (title.msgstr, title.tcomment, title.flags) == ("Пошук товарів", "Reviewed by the shop team.", [])
-    description = by_key[("description", "products.search")]
+    description = by_key[("description", "products_search")]
     assert description.msgstr == "Старий переклад."
     assert description.flags == ["fuzzy"]
     assert description.comment.startswith("Search the products that can be ordered")
@@ -118,9 +118,9 @@ def test_compile_writes_mo_files_without_gettext_binaries(tmp_path):
     path = tmp_path / "uk" / "LC_MESSAGES" / "mcp_tools.po"
     po = polib.pofile(str(path))
     for entry in po:
-        if (entry.msgctxt, entry.msgid) == ("title", "products.search"):
+        if (entry.msgctxt, entry.msgid) == ("title", "products_search"):
             entry.msgstr = "Пошук товарів"
-        if (entry.msgctxt, entry.msgid) == ("title", "products.list"):
+        if (entry.msgctxt, entry.msgid) == ("title", "products_list"):
             entry.msgstr = "Чернетка"
             entry.flags.append("fuzzy")
     po.save(str(path))
@@ -130,7 +130,7 @@ def test_compile_writes_mo_files_without_gettext_binaries(tmp_path):
     assert f"{path.with_suffix('.mo')}: compiled" in output
     catalogue = load_catalogue(path.with_suffix(".mo"))
     # Fuzzy entries stay out of the .mo, as with msgfmt.
-    assert catalogue.messages() == {("title", "products.search"): "Пошук товарів"}
+    assert catalogue.messages() == {("title", "products_search"): "Пошук товарів"}
     assert "compiled" not in run("-l", "uk", "--locale-dir", str(tmp_path), "--compile")
 
 
@@ -143,7 +143,7 @@ def test_check_reports_stale_catalogues_and_writes_nothing(tmp_path):
     run("-l", "uk", "--locale-dir", str(tmp_path))
     run("-l", "uk", "--locale-dir", str(tmp_path), "--check")  # up to date: no error
     path = tmp_path / "uk" / "LC_MESSAGES" / "mcp_tools.po"
-    path.write_text(path.read_text(encoding="utf-8").replace('msgid "products.search"', 'msgid "products.old"', 1))
+    path.write_text(path.read_text(encoding="utf-8").replace('msgid "products_search"', 'msgid "products.old"', 1))
 
     with pytest.raises(CommandError, match=str(path)):
         run("-l", "uk", "--locale-dir", str(tmp_path), "--check")

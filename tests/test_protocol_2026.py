@@ -125,15 +125,15 @@ def test_routing_header_mismatch_is_32020(client, headers):
 
 
 def test_tool_name_header_must_match(client):
-    error_of(modern_post(client, "tools/call", {"name": "reports.list"}, headers={"Mcp-Name": "reports.crash"}),
+    error_of(modern_post(client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": "reports_crash"}),
              400, -32020)
-    error_of(modern_post(client, "tools/call", {"name": "reports.list"}, headers={"Mcp-Name": None}), 400, -32020)
+    error_of(modern_post(client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": None}), 400, -32020)
 
 
 def test_tool_name_header_may_be_base64_and_padded(client):
-    encoded = "=?base64?" + b64encode(b"reports.list").decode() + "?="
-    result_of(modern_post(client, "tools/call", {"name": "reports.list"}, headers={"Mcp-Name": encoded}), "tools/call")
-    result_of(modern_post(client, "tools/call", {"name": "reports.list"}, headers={"Mcp-Name": "  reports.list "}),
+    encoded = "=?base64?" + b64encode(b"reports_list").decode() + "?="
+    result_of(modern_post(client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": encoded}), "tools/call")
+    result_of(modern_post(client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": "  reports_list "}),
               "tools/call")
 
 
@@ -173,8 +173,8 @@ def test_both_eras_share_the_endpoint(client):
 def test_modern_list_result_is_raw_and_matches_its_schema(client):
     Report.objects.create(name="a")
     tools = {t["name"]: t for t in result_of(modern_post(client, "tools/list"), "tools/list")["tools"]}
-    assert tools["reports.list"]["outputSchema"]["type"] == "array"
-    result = result_of(modern_post(client, "tools/call", {"name": "reports.list"}), "tools/call")
+    assert tools["reports_list"]["outputSchema"]["type"] == "array"
+    result = result_of(modern_post(client, "tools/call", {"name": "reports_list"}), "tools/call")
     rows = [{"id": r.id, "name": r.name} for r in Report.objects.all()]
     assert result["structuredContent"] == rows
     assert json.loads(result["content"][0]["text"]) == rows
@@ -183,7 +183,7 @@ def test_modern_list_result_is_raw_and_matches_its_schema(client):
 
 def test_modern_empty_result_has_no_structured_content(client):
     report = Report.objects.create(name="gone")
-    result = result_of(modern_post(client, "tools/call", {"name": "reports.destroy", "arguments": {"id": report.id}}),
+    result = result_of(modern_post(client, "tools/call", {"name": "reports_destroy", "arguments": {"id": report.id}}),
                        "tools/call")
     assert result["isError"] is False
     assert "structuredContent" not in result
@@ -191,13 +191,13 @@ def test_modern_empty_result_has_no_structured_content(client):
 
 
 def test_modern_tool_errors_are_results(client):
-    result = result_of(modern_post(client, "tools/call", {"name": "posts.retrieve", "arguments": {"id": 9}}),
+    result = result_of(modern_post(client, "tools/call", {"name": "posts_retrieve", "arguments": {"id": 9}}),
                        "tools/call")
     assert result["isError"] is True and json.loads(result["content"][0]["text"])["code"] == 404
 
 
 def test_modern_invalid_arguments_are_tool_results(client):
-    result = result_of(modern_post(client, "tools/call", {"name": "posts.create", "arguments": {}}), "tools/call")
+    result = result_of(modern_post(client, "tools/call", {"name": "posts_create", "arguments": {}}), "tools/call")
     assert result["isError"] is True
 
 
@@ -210,10 +210,10 @@ def test_unknown_tool_is_invalid_params_400(client):
 
 def call_broken(client, revision: str):
     if revision == MODERN:
-        return result_of(modern_post(client, "tools/call", {"name": "reports.broken"}), "tools/call")
+        return result_of(modern_post(client, "tools/call", {"name": "reports_broken"}), "tools/call")
     response = client.post(
         "/mcp/cases/", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                   "params": {"name": "reports.broken", "arguments": {}}}),
+                                   "params": {"name": "reports_broken", "arguments": {}}}),
         content_type="application/json", headers={"Accept": "application/json", "MCP-Protocol-Version": revision})
     validate_server_result("tools/call", revision, response.json()["result"])
     return response.json()["result"]
@@ -235,7 +235,7 @@ def test_output_mismatch_warns_only_when_asked(client, settings, caplog):
     result = call_broken(client, "2025-11-25")
     assert result["isError"] is False
     assert result["structuredContent"] == {"result": {"id": "not-a-number", "name": 5}}
-    assert any(r.levelname == "WARNING" and "reports.broken" in r.getMessage() for r in caplog.records)
+    assert any(r.levelname == "WARNING" and "reports_broken" in r.getMessage() for r in caplog.records)
 
 
 def test_output_validation_can_be_off(client, settings, caplog):
@@ -289,7 +289,7 @@ def test_session_authenticated_browser_needs_the_csrf_token(db):
     browser.login(username="ann", password="pw")
     report = Report.objects.create(name="keep")
     call = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": "reports.destroy", "arguments": {"id": report.id}}})
+                       "params": {"name": "reports_destroy", "arguments": {"id": report.id}}})
     headers = {"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"}
     refused = browser.post("/mcp/cases/", call, content_type="application/json", headers=headers)
     payload = json.loads(refused.json()["result"]["content"][0]["text"])
@@ -315,7 +315,7 @@ def test_token_clients_need_no_csrf_token(db):
     response = client.post(
         "/mcp/cases/",
         json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                    "params": {"name": "reports.destroy", "arguments": {"id": report.id}}}),
+                    "params": {"name": "reports_destroy", "arguments": {"id": report.id}}}),
         content_type="application/json",
         headers={"Accept": "application/json", "Authorization": f"Token {token.key}"},
     )
@@ -333,8 +333,8 @@ def test_handshake_results_match_their_wire_model(client, revision):
         ("initialize", {"protocolVersion": revision, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
         ("ping", {}),
         ("tools/list", {}),
-        ("tools/call", {"name": "reports.list", "arguments": {}}),
-        ("tools/call", {"name": "posts.retrieve", "arguments": {"id": 1}}),
+        ("tools/call", {"name": "reports_list", "arguments": {}}),
+        ("tools/call", {"name": "posts_retrieve", "arguments": {"id": 1}}),
         ("prompts/list", {}),
         ("resources/list", {}),
     ]

@@ -106,9 +106,9 @@ def test_inspector_cli_lists_and_calls(node_bin, demo_server, tmp_path, era):
     listed = run_node(node_bin, [*cli, "--cli", *common, "--method", "tools/list"], tmp_path, timeout=120)
     assert listed.returncode == 0, listed.stderr
     names = [tool["name"] for tool in json.loads(listed.stdout)["result"]["tools"]]
-    assert "products.search" in names and "categories.list" in names
+    assert "products_search" in names and "categories_list" in names
 
-    called = run_node(node_bin, [*cli, "--cli", *common, "--method", "tools/call", "--tool-name", "products.search",
+    called = run_node(node_bin, [*cli, "--cli", *common, "--method", "tools/call", "--tool-name", "products_search",
                                  "--tool-args-json", '{"q": "lamp", "max_price": 45}'], tmp_path, timeout=120)
     assert called.returncode == 0, called.stderr
     result = json.loads(called.stdout)["result"]
@@ -135,7 +135,7 @@ def test_python_client_in_every_mode(demo_server, mode, negotiated):
                               mode=mode) as client:
                 tools = (await client.list_tools()).tools
                 stats = await client.call_tool("shop_stats", {})
-                missing = await client.call_tool("products.retrieve", {"slug": "nope"})
+                missing = await client.call_tool("products_retrieve", {"slug": "nope"})
                 return client.session.protocol_version, tools, stats, missing
 
     version, tools, stats, missing = anyio.run(main)
@@ -171,7 +171,7 @@ def test_stdio_serves_the_same_tools_as_the_user_given(demo_db, mode):
 
     version, names, staff = anyio.run(session, "alice")
     assert version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
-    assert "shop_stats" in names and "products.create" in names
+    assert "shop_stats" in names and "products_create" in names
     assert staff.is_error is False
     _, _, customer = anyio.run(session, "bob")
     assert customer.is_error is True and json.loads(customer.content[0].text)["code"] == 403
@@ -187,7 +187,7 @@ def test_stdio_takes_a_2025_03_26_batch_and_language(demo_db):
     lines = "\n".join([
         json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "ping"},
                     {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                     "params": {"name": "products.search", "arguments": {"q": "lamp"}}}]),
+                     "params": {"name": "products_search", "arguments": {"q": "lamp"}}}]),
         json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
         "{not json",
     ]) + "\n"
@@ -197,6 +197,6 @@ def test_stdio_takes_a_2025_03_26_batch_and_language(demo_db):
     batch, listing, parse_error = (json.loads(line) for line in proc.stdout.splitlines())
     assert [r["id"] for r in batch] == [1, 2]
     assert json.loads(batch[1]["result"]["content"][0]["text"])["count"] > 0
-    search = next(t for t in listing["result"]["tools"] if t["name"] == "products.search")
+    search = next(t for t in listing["result"]["tools"] if t["name"] == "products_search")
     assert search["description"] != "" and any("\u0400" <= ch <= "\u04ff" for ch in search["description"])
     assert parse_error["error"]["code"] == -32700

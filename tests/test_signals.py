@@ -63,9 +63,9 @@ def mcp() -> McpClient:
 
 
 def test_a_single_call(record, mcp):
-    result = mcp.call("reports.retrieve", {"id": "a"})
+    result = mcp.call("reports_retrieve", {"id": "a"})
     assert result["isError"] is False
-    assert kinds(record) == [("pre", "reports.retrieve"), ("post", "reports.retrieve"), ("delivered", "reports.retrieve")]
+    assert kinds(record) == [("pre", "reports_retrieve"), ("post", "reports_retrieve"), ("delivered", "reports_retrieve")]
     pre, post, delivered = (kwargs for _, _, kwargs in record)
     assert pre["sender"] is ReportViewSet
     assert pre["arguments"] == {"id": "a"}
@@ -74,13 +74,13 @@ def test_a_single_call(record, mcp):
     assert (post["status"], post["cached"]) == (200, False)
     assert post["result"] is result or post["result"] == result
     assert delivered["result"] == result
-    assert CALLS["reports.retrieve"] == 1
+    assert CALLS["reports_retrieve"] == 1
 
 
 def test_a_batch_of_three(record, mcp):
     mcp.revision = None  # no MCP-Protocol-Version header: 2025-03-26, the revision with batches
     batch = [
-        {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "reports.retrieve", "arguments": {"id": key}}}
+        {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "reports_retrieve", "arguments": {"id": key}}}
         for n, key in enumerate("abc", 1)
     ]
     batch.insert(1, {"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -91,23 +91,23 @@ def test_a_batch_of_three(record, mcp):
     assert [kind for kind, _, _ in record] == ["pre", "post"] * 3 + ["delivered"] * 3
     assert [kwargs["arguments"]["id"] for kind, _, kwargs in record if kind == "pre"] == ["a", "b", "c"]
     assert [kwargs["arguments"]["id"] for kind, _, kwargs in record if kind == "delivered"] == ["a", "b", "c"]
-    assert CALLS["reports.retrieve"] == 3
+    assert CALLS["reports_retrieve"] == 3
 
 
 def test_a_cached_call_has_no_delivery(record, mcp):
-    first = mcp.call("reports.retrieve", {"id": "a"})
+    first = mcp.call("reports_retrieve", {"id": "a"})
     record.clear()
-    second = mcp.call("reports.retrieve", {"id": "a"})
+    second = mcp.call("reports_retrieve", {"id": "a"})
     assert second == first
-    assert CALLS["reports.retrieve"] == 1  # the view did not run again
-    assert kinds(record) == [("pre", "reports.retrieve"), ("post", "reports.retrieve")]
+    assert CALLS["reports_retrieve"] == 1  # the view did not run again
+    assert kinds(record) == [("pre", "reports_retrieve"), ("post", "reports_retrieve")]
     assert record[1][2]["cached"] is True
 
 
 def test_an_error_of_the_view(record, mcp, caplog):
     with caplog.at_level(logging.WARNING, logger="mcp_bridge.calls"):
-        assert error_payload(mcp.call("reports.retrieve", {"id": "missing"}))["code"] == 404
-    assert kinds(record) == [("pre", "reports.retrieve"), ("failed", "reports.retrieve")]
+        assert error_payload(mcp.call("reports_retrieve", {"id": "missing"}))["code"] == 404
+    assert kinds(record) == [("pre", "reports_retrieve"), ("failed", "reports_retrieve")]
     failed = record[1][2]
     assert (failed["stage"], failed["error"]["code"], failed["exception"]) == ("execution", 404, None)
     assert failed["error"]["data"]["detail"] == {"detail": "No such report."}
@@ -116,8 +116,8 @@ def test_an_error_of_the_view(record, mcp, caplog):
 
 def test_an_exception_in_the_view(record, mcp, caplog):
     with caplog.at_level(logging.WARNING, logger="mcp_bridge.calls"):
-        assert error_payload(mcp.call("reports.retrieve", {"id": "boom"}))["code"] == 500
-    assert kinds(record) == [("pre", "reports.retrieve"), ("failed", "reports.retrieve")]
+        assert error_payload(mcp.call("reports_retrieve", {"id": "boom"}))["code"] == 500
+    assert kinds(record) == [("pre", "reports_retrieve"), ("failed", "reports_retrieve")]
     failed = record[1][2]
     assert failed["stage"] == "execution"
     assert isinstance(failed["exception"], RuntimeError)
@@ -127,17 +127,17 @@ def test_an_exception_in_the_view(record, mcp, caplog):
 @pytest.mark.parametrize("revision", ["2025-11-25", "2025-06-18"])
 def test_invalid_arguments(record, mcp, revision):
     mcp.revision = revision
-    reply = mcp.rpc("tools/call", {"name": "reports.retrieve", "arguments": {"id": "a", "colour": "red"}})
+    reply = mcp.rpc("tools/call", {"name": "reports_retrieve", "arguments": {"id": "a", "colour": "red"}})
     if revision == "2025-11-25":
         assert error_payload(reply["result"])["code"] == -32602  # an isError result (SEP-1303)
     else:
         assert reply["error"]["code"] == -32602  # a JSON-RPC error before 2025-11-25
-    assert kinds(record) == [("failed", "reports.retrieve")]
+    assert kinds(record) == [("failed", "reports_retrieve")]
     failed = record[0][2]
     assert (failed["stage"], failed["error"]["code"]) == ("arguments", -32602)
     assert failed["error"]["data"]["errors"] == [{"argument": "colour", "message": "is not an argument of this tool"}]
     assert failed["sender"] is ReportViewSet
-    assert CALLS["reports.retrieve"] == 0
+    assert CALLS["reports_retrieve"] == 0
 
 
 def test_an_unknown_tool(record, mcp):
@@ -154,15 +154,15 @@ def test_a_receiver_refuses_the_call(record, mcp):
 
     pre_tool_call.connect(refuse, sender=ReportViewSet)
     try:
-        payload = error_payload(mcp.call("reports.retrieve", {"id": "secret"}))
-        allowed = mcp.call("reports.retrieve", {"id": "open"})
+        payload = error_payload(mcp.call("reports_retrieve", {"id": "secret"}))
+        allowed = mcp.call("reports_retrieve", {"id": "open"})
     finally:
         pre_tool_call.disconnect(refuse, sender=ReportViewSet)
     assert payload["code"] == 403
     assert payload["data"] == {"status": 403, "detail": {"detail": "Not this one."}}
     assert allowed["isError"] is False
-    assert CALLS["reports.retrieve"] == 1  # only the allowed call ran the view
-    assert kinds(record)[:2] == [("pre", "reports.retrieve"), ("failed", "reports.retrieve")]
+    assert CALLS["reports_retrieve"] == 1  # only the allowed call ran the view
+    assert kinds(record)[:2] == [("pre", "reports_retrieve"), ("failed", "reports_retrieve")]
     assert record[1][2]["stage"] == "refused"
     assert isinstance(record[1][2]["exception"], PermissionDenied)
 
@@ -173,11 +173,11 @@ def test_an_exception_outside_the_view(record, mcp):
 
     pre_tool_call.connect(crash)
     try:
-        payload = error_payload(mcp.call("reports.retrieve", {"id": "a"}))
+        payload = error_payload(mcp.call("reports_retrieve", {"id": "a"}))
     finally:
         pre_tool_call.disconnect(crash)
     assert payload["code"] == 500
-    assert CALLS["reports.retrieve"] == 0
+    assert CALLS["reports_retrieve"] == 0
     failed = [kwargs for kind, _, kwargs in record if kind == "failed"]
     assert len(failed) == 1 and isinstance(failed[0]["exception"], LookupError)
     assert failed[0]["stage"] == "execution"
@@ -190,7 +190,7 @@ def test_a_faulty_observer_does_not_change_the_result(record, mcp, caplog):
     post_tool_call.connect(faulty)
     try:
         with caplog.at_level(logging.ERROR, logger="mcp_bridge.calls"):
-            result = mcp.call("reports.retrieve", {"id": "a"})
+            result = mcp.call("reports_retrieve", {"id": "a"})
     finally:
         post_tool_call.disconnect(faulty)
     assert result["isError"] is False
@@ -220,7 +220,7 @@ def test_delivery_comes_after_the_client_has_the_response(features, live_server)
     tool_call_delivered.connect(on_delivered)
     try:
         message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                   "params": {"name": "reports.retrieve", "arguments": {"id": "live"}}}
+                   "params": {"name": "reports_retrieve", "arguments": {"id": "live"}}}
         request = urllib.request.Request(
             f"{live_server.url}/mcp/features/",
             data=json.dumps(message).encode(),

@@ -167,21 +167,21 @@ def test_fields_fall_back_independently(locale_dir):
     }
 
 
-def test_title_falls_back_to_the_tool_name(locale_dir):
+def test_title_falls_back_to_a_title_made_from_the_tool_name(locale_dir):
     write_catalogue(locale_dir, "uk", None, {("description", "untitled"): "Опис без назви."})
 
     tool = get_toolset("fb", None, "uk").by_name["untitled"]
 
-    assert tool.title == "untitled"
+    assert tool.title == "Untitled"
     assert tool.description == "Опис без назви."
-    assert get_toolset("fb", None, "en").by_name["untitled"].title == "untitled"
+    assert get_toolset("fb", None, "en").by_name["untitled"].title == "Untitled"
 
 
 def test_title_from_a_catalogue_replaces_the_name(locale_dir):
     write_catalogue(locale_dir, "en", None, {("title", "untitled"): "Named at last"})
 
     assert get_toolset("fb", None, "uk").by_name["untitled"].title == "Named at last"
-    assert get_toolset("fb", None).by_name["untitled"].title == "untitled"
+    assert get_toolset("fb", None).by_name["untitled"].title == "Untitled"
 
 
 def test_a_group_catalogue_is_only_for_its_group(locale_dir):
@@ -376,7 +376,7 @@ def test_the_endpoint_answers_in_the_negotiated_language(fb, locale_dir):
     for response in (uk, unknown):
         assert "Accept-Language" in [v.strip() for v in response["Vary"].split(",")]
     titles = {r: {t["name"]: t["title"] for t in resp.json()["result"]["tools"]} for r, resp in (("uk", uk), ("fr", unknown))}
-    assert titles == {"uk": {"lookup": "Пошук", "untitled": "untitled"}, "fr": {"lookup": CODE_TITLE, "untitled": "untitled"}}
+    assert titles == {"uk": {"lookup": "Пошук", "untitled": "Untitled"}, "fr": {"lookup": CODE_TITLE, "untitled": "Untitled"}}
 
 
 def test_error_responses_carry_the_language_headers_too(fb):
@@ -473,7 +473,7 @@ def test_mcp_tools_previews_the_texts_of_a_language(locale_dir):
 
     assert {t["name"]: t["title"] for t in json.loads(out.getvalue())["tools"]} == {
         "lookup": "Пошук",
-        "untitled": "untitled",
+        "untitled": "Untitled",
     }
     with pytest.raises(CommandError, match="'fr'"):
         call_command("mcp_tools", "fb", "--language", "fr", stdout=io.StringIO())

@@ -52,7 +52,7 @@ def test_ukrainian_and_english_clients_get_their_texts_and_headers(live_server):
     uk, uk_responses = list_tools_over_http(url, "uk-UA,uk;q=0.9,en;q=0.5")
     en, en_responses = list_tools_over_http(url, "en-GB,en;q=0.9")
 
-    search_uk, search_en = uk["products.search"], en["products.search"]
+    search_uk, search_en = uk["products_search"], en["products_search"]
     # Title: base catalogue, uk (step 3). Description and `q`: the catalog group's own
     # catalogue, uk (step 1). `max_price`: base, uk (step 3).
     assert search_uk.title == "Пошук товарів"
@@ -69,13 +69,13 @@ def test_ukrainian_and_english_clients_get_their_texts_and_headers(live_server):
     )
     # Every catalog tool has a Ukrainian title.
     assert {name: tool.title for name, tool in uk.items()} == {
-        "categories.list": "Список категорій",
-        "categories.retrieve": "Отримати категорію",
-        "products.list": "Список товарів",
-        "products.retrieve": "Отримати товар",
-        "products.search": "Пошук товарів",
-        "tags.list": "Список тегів",
-        "tags.retrieve": "Отримати тег",
+        "categories_list": "Список категорій",
+        "categories_retrieve": "Отримати категорію",
+        "products_list": "Список товарів",
+        "products_retrieve": "Отримати товар",
+        "products_search": "Пошук товарів",
+        "tags_list": "Список тегів",
+        "tags_retrieve": "Отримати тег",
     }
 
     for responses, language in ((uk_responses, "uk"), (en_responses, "en")):
@@ -95,7 +95,7 @@ def test_calls_work_in_any_language(live_server, transactional_db):
         http_client = httpx2.AsyncClient(headers={"Accept-Language": "de"}, timeout=30)
         transport = streamable_http_client(f"{live_server.url}/mcp/catalog/", http_client=http_client)
         async with http_client, Client(transport, mode="legacy") as client:
-            return await client.call_tool("products.search", {"q": "lamp"})
+            return await client.call_tool("products_search", {"q": "lamp"})
 
     result = anyio.run(main)
     assert result.is_error is False
@@ -136,10 +136,10 @@ def test_the_structure_is_the_same_in_every_language(group):
 
 def test_a_translated_enum_label_is_not_an_accepted_value():
     client = McpClient(DjangoClient(), "/mcp/catalog/", **{"Accept-Language": "uk"})
-    status = client.tool("products.list")["inputSchema"]["properties"]["status"]
+    status = client.tool("products_list")["inputSchema"]["properties"]["status"]
     assert status["enum"] == [*sorted(Product.Status.values), None]
 
-    result = client.call("products.list", {"status": "Активний"})
+    result = client.call("products_list", {"status": "Активний"})
 
     assert result["isError"] is True
     assert "status" in result["content"][0]["text"]

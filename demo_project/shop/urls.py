@@ -4,7 +4,7 @@ from rest_framework.routers import DefaultRouter
 from . import views
 
 # The basenames are part of the MCP interface: default tool names are
-# "<basename>.<action>", e.g. products.list or orders.cancel.
+# "<basename>_<action>", e.g. products_list or orders_cancel.
 router = DefaultRouter()
 router.register("categories", views.CategoryViewSet, basename="categories")
 router.register("tags", views.TagViewSet, basename="tags")

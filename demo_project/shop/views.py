@@ -83,7 +83,7 @@ class CategoryViewSet(viewsets.ReadOnlyModelViewSet):
 
         Returns the top-level categories, each with its subcategories nested in
         `children` (recursively). Use a category's `slug` to filter products
-        (`category` argument of products.list and products.search); a product's
+        (`category` argument of products_list and products_search); a product's
         `category` field holds the category `id`.
         """
         return super().list(request, *args, **kwargs)
@@ -106,7 +106,7 @@ class TagViewSet(viewsets.ReadOnlyModelViewSet):
     def list(self, request, *args, **kwargs):
         """List all product tags.
 
-        Use a tag's `slug` to filter products (`tag` argument of products.list).
+        Use a tag's `slug` to filter products (`tag` argument of products_list).
         """
         return super().list(request, *args, **kwargs)
 
@@ -232,7 +232,7 @@ class ProductViewSet(viewsets.ModelViewSet):
         """List products, 10 per page, optionally filtered and sorted.
 
         Filters combine with AND. For a free-text search over names and
-        descriptions of products that can be ordered, prefer products.search.
+        descriptions of products that can be ordered, prefer products_search.
         """
         return super().list(request, *args, **kwargs)
 
@@ -244,7 +244,7 @@ class ProductViewSet(viewsets.ModelViewSet):
 
     @extend_schema(parameters=PRODUCT_SEARCH_PARAMETERS, responses=ProductSerializer(many=True))
     @api_group("catalog")
-    @mcp_tool(name="products.search", title="Search products", read_only=True)
+    @mcp_tool(name="products_search", title="Search products", read_only=True)
     @action(detail=False, methods=["get"])
     def search(self, request):
         """Search the products that can be ordered, 10 per page.
@@ -273,7 +273,7 @@ class ProductViewSet(viewsets.ModelViewSet):
         """Replace all editable fields of a product, found by its slug. Staff only.
 
         Every required field must be sent; to change a few fields use
-        products.partial_update instead.
+        products_partial_update instead.
         """
         return super().update(request, *args, **kwargs)
 
@@ -299,7 +299,7 @@ class ProductViewSet(viewsets.ModelViewSet):
         """Delete a product permanently, found by its slug. Staff only.
 
         A product that appears in any order cannot be deleted (409); set its
-        `status` to "discontinued" with products.partial_update instead.
+        `status` to "discontinued" with products_partial_update instead.
         """
         return super().destroy(request, *args, **kwargs)
 

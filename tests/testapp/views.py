@@ -46,11 +46,11 @@ class MemberViewSet(mixins.CreateModelMixin, mixins.UpdateModelMixin, viewsets.G
     serializer_class = MemberSerializer
 
     def perform_create(self, serializer):
-        seen("members.create", self.request)
+        seen("members_create", self.request)
         serializer.save()
 
     def perform_update(self, serializer):
-        seen("members.update", self.request)
+        seen("members_update", self.request)
         serializer.save()
 
 
@@ -83,7 +83,7 @@ class PostViewSet(mixins.CreateModelMixin, mixins.RetrieveModelMixin, viewsets.G
     serializer_class = PostSerializer
 
     def perform_create(self, serializer):
-        seen("posts.create", self.request)
+        seen("posts_create", self.request)
         serializer.save()
 
 
@@ -202,7 +202,7 @@ class NodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
         node = self.get_object()
         node.restarts += 1
         node.save()
-        seen("node.restart_node", request, kwargs=dict(self.kwargs))
+        seen("node_restart_node", request, kwargs=dict(self.kwargs))
         return Response(NodeSerializer(node).data)
 
 
