@@ -117,18 +117,21 @@ class OperationSource:
         return self.view_label if self.is_function_view else self.view_class
 
 
+_LIBRARY_MODULES = ("drf_spectacular.", "rest_framework.")
+
+
 def explicit_operation_id(inspector: Any, operation_id: str, default_id: str) -> bool:
     """Whether the project chose the operationId: it differs from drf-spectacular's
     default, or the project's ``AutoSchema`` subclass overrides ``get_operation_id``
     (then even an id equal to the default is the project's choice)."""
     if operation_id != default_id:
         return True
-    for klass in type(inspector).__mro__:
-        if klass is AutoSchema:
-            break
-        # extend_schema() makes subclasses in drf_spectacular.utils whose override only
-        # returns an id when one was given (then it differs from the default, above).
-        if "get_operation_id" in klass.__dict__ and klass.__module__ != "drf_spectacular.utils":
+    # ``view.schema`` may be a weakref proxy: its __class__ is the schema's class.
+    for klass in inspector.__class__.__mro__:
+        # drf-spectacular's own classes, extend_schema()'s subclasses among them (their
+        # override only returns an id when one was given, and then it differs), are not
+        # the project's choice.
+        if "get_operation_id" in klass.__dict__ and not klass.__module__.startswith(_LIBRARY_MODULES):
             return True
     return False
 

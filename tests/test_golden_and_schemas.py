@@ -80,3 +80,28 @@ def test_every_schema_is_valid_2020_12_and_self_contained(client, db):
             checked += 1
         assert tool["inputSchema"]["additionalProperties"] is False
     assert checked > 40
+
+
+#: What Claude Desktop and claude.ai accept (they hide every tool of a server when one fails).
+CLAUDE_NAME_RULE = r"^[a-zA-Z0-9_-]{1,64}$"
+HINTS = {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+
+@pytest.mark.parametrize("revision", ["2025-06-18", "2025-11-25"])
+@pytest.mark.parametrize("group", DEMO_GROUPS)
+def test_demo_tools_are_ready_for_strict_clients(client, db, group, revision):
+    """Issue 11's bar: portable names, a title and all four hints explicit, on every tool."""
+    import re
+
+    tools = McpClient(client, f"/mcp/{group}/", revision=revision).list_tools()
+    assert tools
+    for tool in tools:
+        assert re.match(CLAUDE_NAME_RULE, tool["name"]), tool["name"]
+        assert tool["title"] and tool["title"] != tool["name"], tool["name"]
+        assert set(tool["annotations"]) == HINTS, tool["name"]
+        assert all(isinstance(v, bool) for v in tool["annotations"].values())
+
+
+def test_2025_03_26_clients_get_the_title_in_the_annotations(client, db):
+    tools = McpClient(client, "/mcp/catalog/", revision="2025-03-26").list_tools()
+    assert all("title" not in tool and tool["annotations"]["title"] for tool in tools)

@@ -22,6 +22,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_supported_language_variant
 
 from mcp_bridge.exceptions import ToolSetError
+from mcp_bridge.naming import is_portable
 from mcp_bridge.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.registry import get_groups, get_toolset
 
@@ -61,7 +62,7 @@ class Command(BaseCommand):
                     listing[f"{name}/{version}" if version else name] = {"tools": tools}
                     continue
                 url = options["base_url"].rstrip("/") + self._endpoint_path(name, version)
-                self.stdout.write(f"{url}  ({len(tools)} tools)")
+                self.stdout.write(f"{url}  ({len(tools)} tools; names: {self._portability(tools)})")
                 for tool in tools:
                     self.stdout.write(f"    {tool['name']:32} {tool.get('title', '')}")
         if options["json"]:
@@ -69,6 +70,14 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(value, indent=2, ensure_ascii=False))
         if failures:
             raise CommandError("\n".join(failures))
+
+    @staticmethod
+    def _portability(tools: list[dict[str, Any]]) -> str:
+        """Whether strict clients (Claude, ChatGPT) accept every name of an endpoint."""
+        refused = [tool["name"] for tool in tools if not is_portable(tool["name"])]
+        if not refused:
+            return "portable"
+        return f"{len(refused)} of {len(tools)} not portable ({', '.join(refused)}), see mcp_bridge.W010"
 
     @staticmethod
     def _language(code: str | None) -> str | None:
