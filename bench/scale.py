@@ -11,7 +11,8 @@ For each size, in one process and side by side:
 * drf-spectacular's own schema for the same views (``SchemaGenerator(patterns=...)``): its
   JSON size and generation time;
 * the bridge's first ``tools/list`` of the group (index pre-built): build time, and the bytes
-  of the whole list, per tool (mean, max), per profile of the handshake era's answer.
+  of the whole list and per tool (mean, max) in the handshake era's answer;
+* the same answer gzipped (:mod:`mcp_bridge.compression`), and warm answers with and without.
 
 Run directly: ``DJANGO_SETTINGS_MODULE=bench.site.settings python -m bench.scale [1000 5000]``.
 """
@@ -129,6 +130,15 @@ def _build_module(size: int) -> types.ModuleType:
     return module
 
 
+def _best_ms(answer: Any, rounds: int = 5) -> float:
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        answer()
+        best = min(best, time.perf_counter() - start)
+    return best * 1000
+
+
 def _measure(size: int) -> dict[str, Any]:
     from django.test import RequestFactory, override_settings
     from drf_spectacular.generators import SchemaGenerator
@@ -166,6 +176,20 @@ def _measure(size: int) -> dict[str, Any]:
         response = mcp_endpoint(request, group)
         row["bridge_s"] = time.perf_counter() - start
         assert response.status_code == 200, response.content[:300]
+        zipped_request = RequestFactory().post(
+            f"/mcp/{group}/",
+            request.body,
+            content_type="application/json",
+            HTTP_ACCEPT="application/json, text/event-stream",
+            HTTP_MCP_PROTOCOL_VERSION="2025-11-25",
+            HTTP_ACCEPT_ENCODING="gzip",
+        )
+        mcp_endpoint(zipped_request, group)  # the page is deflated once, here
+        row["warm_plain_ms"] = _best_ms(lambda: mcp_endpoint(request, group))
+        row["warm_gzip_ms"] = _best_ms(lambda: mcp_endpoint(zipped_request, group))
+        zipped = mcp_endpoint(zipped_request, group)
+        assert zipped["Content-Encoding"] == "gzip"
+        row["gzip_kib"] = len(zipped.content) / 1024
         tools = json.loads(response.content)["result"]["tools"]
         sizes = [len(json.dumps(tool, separators=(",", ":")).encode()) for tool in tools]
         row.update(
@@ -191,7 +215,8 @@ def rows(sizes: tuple[int, ...] = SIZES) -> list[list[str]]:
         out.append([
             r["operations"], r["tools"], f"{r['spectacular_kib']:.0f}", f"{r['bridge_kib']:.0f}", f"{r['bytes_ratio']:.2f}",
             f"{r['per_tool_mean_kib']:.1f}", f"{r['per_tool_max_kib']:.1f}", f"{r['spectacular_s']:.2f}",
-            f"{r['bridge_s']:.2f}", f"{r['time_ratio']:.2f}",
+            f"{r['bridge_s']:.2f}", f"{r['time_ratio']:.2f}", f"{r['gzip_kib']:.0f}",
+            f"{r['bridge_kib'] / r['gzip_kib']:.0f}", f"{r['warm_plain_ms']:.1f}", f"{r['warm_gzip_ms']:.1f}",
         ])
     return out
 
@@ -200,10 +225,13 @@ def run(sizes: tuple[int, ...] = SIZES) -> str:
     return lib.table(
         "6. A big group shaped like a large API: drf-spectacular's schema vs the whole tools/list (in process)",
         ["operations", "tools", "spectacular KiB", "tools/list KiB", "bytes ratio", "KiB per tool (mean)",
-         "KiB per tool (max)", "spectacular s", "bridge first list s", "time ratio"],
+         "KiB per tool (max)", "spectacular s", "bridge first list s", "time ratio", "gzip KiB", "gzip factor",
+         "warm list ms", "warm gzip list ms"],
         rows(sizes),
         "Compact JSON on both sides. The bridge's time is its first tools/list of the group (drf-spectacular's "
-        "generation for the group included, the URLconf index built before the clock starts).",
+        "generation for the group included, the URLconf index built before the clock starts). gzip: the same "
+        "answer to a client sending Accept-Encoding: gzip (the page deflated once; warm figures are the best of "
+        "5 in-process answers, without HTTP).",
     )
 
 

@@ -35,12 +35,17 @@ __all__ = ["EncodedJSON", "dumps", "dumps_bytes", "dumps_data", "loads"]
 
 
 class EncodedJSON:
-    """A JSON text that :func:`dumps` inserts verbatim where this object stands."""
+    """A JSON text that :func:`dumps` inserts verbatim where this object stands.
 
-    __slots__ = ("text",)
+    ``deflated`` is kept for :mod:`mcp_bridge.compression`: the text's UTF-8 bytes and their
+    deflate blocks, made once when a client first asks for it gzipped.
+    """
+
+    __slots__ = ("deflated", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.deflated: tuple[bytes, bytes] | None = None
 
     def __repr__(self) -> str:
         return f"EncodedJSON({self.text[:40]!r}...)"

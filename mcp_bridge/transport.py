@@ -38,6 +38,7 @@ from django.views.decorators.csrf import csrf_exempt
 from rest_framework.settings import api_settings
 
 from mcp_bridge.batch import handle_batch
+from mcp_bridge.compression import json_answer
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.dispatch import Call, handle_message
 from mcp_bridge.encoding import dumps, dumps_bytes, loads
@@ -203,8 +204,7 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
         status = MODERN_ERROR_HTTP_STATUS.get(response["error"]["code"], 200)
     if answer_as == "sse" and status == 200:
         return HttpResponse(f"event: message\ndata: {dumps(response)}\n\n", content_type="text/event-stream")
-    # JSON is UTF-8 (RFC 8259 §8.1): bytes here, whatever DEFAULT_CHARSET says.
-    return HttpResponse(dumps_bytes(response), status=status, content_type="application/json")
+    return json_answer(request, response, status)
 
 
 def openrpc_document(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
