@@ -2,7 +2,8 @@
 
 ``python -m bench.main [call_overhead] [peer] [listing] [throughput]`` (all by default);
 ``bash bench/run`` sets everything up first. ``BENCH_QUICK=1``: a tenth of the samples.
-``instructions`` (instruction counts under valgrind, ~6 minutes) runs only when named.
+``instructions`` (instruction counts under valgrind, ~6 minutes) and ``scale`` (groups of 1,000
+and 5,000 operations, ~5 minutes) run only when named.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from importlib.metadata import version
 from bench import lib
 
 ALL = ("call_overhead", "peer", "listing", "throughput")
-ON_REQUEST = ("instructions",)
+ON_REQUEST = ("instructions", "scale")
 
 
 def machine() -> str:
