@@ -75,7 +75,8 @@ _atomic_handler = BaseHandler()
 
 
 def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
-    """Check ``arguments`` against the tool's ``inputSchema`` (jsonschema, 2020-12).
+    """Check ``arguments`` against the tool's ``inputSchema`` (jsonschema, 2020-12), and
+    the choice between an object-or-list body's two forms (:meth:`~mcp_bridge.openrpc.Method.layout_errors`).
 
     Returns:
         ``[{"argument": name, "message": text}, ...]``, one entry per fault,
@@ -98,6 +99,8 @@ def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
             else:
                 message = f"{where + ': ' if where else ''}{error.message}"
             errors.append({"argument": name, "message": message})
+    if isinstance(arguments, dict):
+        errors += tool.method.layout_errors(arguments)
     return sorted(errors, key=lambda e: e["argument"])
 
 
