@@ -309,6 +309,11 @@ class GroupSchemaGenerator(SchemaGenerator):
             # One inspector for both calls: DRF's DefaultSchema descriptor hands out a new
             # instance on every attribute access.
             inspector = view.schema
+            # AutoSchema.get_operation() sets these first; @extend_schema(operation={...})
+            # returns its hand-written operation without calling it, and get_operation_id()
+            # below and _is_list_view() read them.
+            inspector.registry, inspector.path, inspector.path_regex = self.registry, path, path_regex
+            inspector.path_prefix, inspector.method = path_prefix, method.upper()
             operation = inspector.get_operation(path, path_regex, path_prefix, method, self.registry)
             if not operation:  # removed with @extend_schema(exclude=True)
                 continue
@@ -354,8 +359,11 @@ def generate_group_schema(
 ) -> tuple[dict[str, Any], list[OperationSource]]:
     """Generate the OpenAPI document of one group/version.
 
-    ``index`` is the URLconf's :class:`UrlIndex` (the registry keeps one per
-    URLconf); without it the URLconf is walked first.
+    ``urlconf`` is the URLconf to generate from (``None``: ``ROOT_URLCONF``); ``index``
+    is its :class:`UrlIndex` (the registry keeps one per URLconf); without it the
+    URLconf is walked first. The URLconf also resolves the paths of
+    ``NamespaceVersioning`` views (drf-spectacular resolves them against the
+    enumerator's patterns), so a middleware's ``request.urlconf`` must be given here.
 
     Returns:
         ``(document, sources)``: the OpenAPI document (drf-spectacular's

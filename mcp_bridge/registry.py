@@ -185,7 +185,9 @@ def _build_once(key: tuple[Any, str, str | None], group: str, version: str | Non
 
 def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     try:
-        document, sources = generate_group_schema(group, api_version=version, index=get_url_index(urlconf_key))
+        document, sources = generate_group_schema(
+            group, api_version=version, urlconf=urlconf_key, index=get_url_index(urlconf_key)
+        )
     except Exception as exc:  # the project's schema code can raise anything
         raise ToolSetError(
             group,
