@@ -121,9 +121,11 @@ class Method:
     deprecated: bool = False
     problems: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
-    #: The body fields required when the list form (``body``) is not given; set only for a
-    #: body that is an object or a list of objects.
+    #: For a body that is an object or a list of objects: the object's required fields
+    #: (source names), required when the list form (``body``) is not given, and whether
+    #: the request body itself is required (else a call may send neither form).
     single_object_required: tuple[str, ...] = ()
+    body_required: bool = False
 
     def layout_errors(self, arguments: dict[str, Any]) -> list[dict[str, str]]:
         """The faults of ``arguments`` that the ``inputSchema`` cannot state for an
@@ -144,7 +146,7 @@ class Method:
             for param in fields:
                 if param.name in arguments:
                     errors.append({"argument": param.name, "message": f"cannot be given with {list_form.name!r}"})
-        else:
+        elif self.body_required or any(param.name in arguments for param in fields):
             errors.extend(
                 {"argument": param.name, "message": "is required but missing"}
                 for param in fields
@@ -276,7 +278,8 @@ def _body_params(operation: dict[str, Any], components: dict[str, Any], method: 
     if object_or_list is not None:
         obj, list_schema = object_or_list
         fields = _field_params(obj, required=False)
-        method.single_object_required = tuple(obj.get("required", ())) if body_required else ()
+        method.single_object_required = tuple(obj.get("required", ()))
+        method.body_required = body_required
         description = "The list form of the request body (several objects at once). Give either this or the other body arguments."
         return [*fields, Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, list_schema, False, description)]
     if not _is_plain_object(resolved):
