@@ -145,7 +145,8 @@ class Method:
         if list_form.name in arguments:
             for param in fields:
                 if param.name in arguments:
-                    errors.append({"argument": param.name, "message": f"cannot be given with {list_form.name!r}"})
+                    message = f"cannot be given with {list_form.name!r}"
+                    errors.append({"argument": param.name, "message": message})
         elif self.body_required or any(param.name in arguments for param in fields):
             errors.extend(
                 {"argument": param.name, "message": "is required but missing"}
@@ -238,7 +239,9 @@ def _is_plain_object(schema: dict[str, Any]) -> bool:
     )
 
 
-def _object_or_list(schema: dict[str, Any], components: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def _object_or_list(
+    schema: dict[str, Any], components: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """``(object schema, list schema)`` when ``schema`` is a union of a plain object and an
     array of that same object (a bulk-capable create), else ``None``."""
     branches = schema.get("anyOf", schema.get("oneOf")) if isinstance(schema, dict) else None
@@ -280,10 +283,14 @@ def _body_params(operation: dict[str, Any], components: dict[str, Any], method: 
         fields = _field_params(obj, required=False)
         method.single_object_required = tuple(obj.get("required", ()))
         method.body_required = body_required
-        description = "The list form of the request body (several objects at once). Give either this or the other body arguments."
+        description = (
+            "The list form of the request body (several objects at once). "
+            "Give either this or the other body arguments."
+        )
         return [*fields, Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, list_schema, False, description)]
     if not _is_plain_object(resolved):
-        return [Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, schema, body_required, resolved.get("description"))]
+        description = resolved.get("description")
+        return [Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, schema, body_required, description)]
     return _field_params(resolved, required=body_required)
 
 
@@ -343,10 +350,15 @@ def _name_params(params: list[Param], method: Method) -> list[Param]:
                     method.problems.append(_collision_problem(method, name, param))
                 taken.add(name)
             names[index] = name
-    return [param if names[index] == param.name else replace(param, name=names[index]) for index, param in enumerate(params)]
+    return [
+        param if names[index] == param.name else replace(param, name=names[index])
+        for index, param in enumerate(params)
+    ]
 
 
-_LOCATION_LABELS = {"path": "path parameter", "query": "query parameter", "body_field": "body field", "body": "request body"}
+_LOCATION_LABELS = {
+    "path": "path parameter", "query": "query parameter", "body_field": "body field", "body": "request body",
+}
 
 
 def _collision_problem(method: Method, name: str, param: Param) -> Problem:
@@ -423,7 +435,8 @@ def build_methods(sources: list[OperationSource], components: dict[str, Any]) ->
             source=source,
             deprecated=bool(operation.get("deprecated", False)),
         )
-        method.params = _name_params(_derived_params(operation) + _body_params(operation, components, method), method)
+        params = _derived_params(operation) + _body_params(operation, components, method)
+        method.params = _name_params(params, method)
         methods.append(method)
     return sorted(methods, key=lambda m: m.name)
 

@@ -68,7 +68,9 @@ _SUBSCHEMA_KEYWORDS = frozenset(
 #: Keywords whose value is a list of subschemas.
 _SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 #: Keywords whose value maps names to subschemas (the names are data, not keywords).
-_SUBSCHEMA_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+_SUBSCHEMA_MAP_KEYWORDS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
 #: Keywords that describe a value rather than constrain it; they stay on the outside
 #: when a nullable ``$ref``/composition is wrapped in ``anyOf``.
 _ANNOTATION_KEYWORDS = frozenset(
@@ -94,7 +96,10 @@ def to_json_schema(schema: Any) -> Any:
         if key in OPENAPI_ONLY_KEYWORDS or key.startswith("x-"):
             continue
         if key in _SUBSCHEMA_KEYWORDS:
-            converted[key] = [to_json_schema(item) for item in value] if isinstance(value, list) else to_json_schema(value)
+            if isinstance(value, list):  # draft 4 tuple ``items``
+                converted[key] = [to_json_schema(item) for item in value]
+            else:
+                converted[key] = to_json_schema(value)
         elif key in _SUBSCHEMA_LIST_KEYWORDS:
             branches = [to_json_schema(item) for item in value]
             pinned = None
@@ -254,7 +259,10 @@ def _rewrite_refs(schema: Any) -> Any:
             if isinstance(value, str) and value.startswith(COMPONENTS_PREFIX):
                 value = DEFS_PREFIX + value[len(COMPONENTS_PREFIX):]
         elif key in _SUBSCHEMA_KEYWORDS:
-            value = [_rewrite_refs(item) for item in value] if isinstance(value, list) else _rewrite_refs(value)
+            if isinstance(value, list):
+                value = [_rewrite_refs(item) for item in value]
+            else:
+                value = _rewrite_refs(value)
         elif key in _SUBSCHEMA_LIST_KEYWORDS:
             if isinstance(value, list):
                 value = [_rewrite_refs(item) for item in value]
@@ -374,7 +382,8 @@ def _converted(schema: dict[str, Any], transform: Callable[[dict[str, Any]], dic
     """
     for ref in iter_refs(schema):
         if not ref.startswith(COMPONENTS_PREFIX):
-            raise MissingReference(ref, f"unsupported reference {ref!r}: only {COMPONENTS_PREFIX}<name> is known")
+            message = f"unsupported reference {ref!r}: only {COMPONENTS_PREFIX}<name> is known"
+            raise MissingReference(ref, message)
     converted = transform(_rewrite_refs(schema))
     # Every #/$defs/ reference of the result was a components reference (checked above).
     return converted, [ref[len(DEFS_PREFIX):] for ref in iter_refs(converted)]
@@ -466,7 +475,8 @@ def _prepare_input_node(schema: dict[str, Any]) -> None:
         if types == "string":
             schema["type"] = ["string", "number"]
         elif isinstance(types, list) and "string" in types and "number" not in types:
-            schema["type"] = [*types[: types.index("string") + 1], "number", *types[types.index("string") + 1:]]
+            after = types.index("string") + 1
+            schema["type"] = [*types[:after], "number", *types[after:]]
 
 
 def _json_type_of(values: list[Any]) -> str | list[str]:

@@ -260,7 +260,7 @@ class TestSameNamePathAndQuery:
         assert schema["properties"]["query_id"]["description"] == "The note."
 
     def test_delete_removes_the_note_named_by_the_query_id(self, patterns, documents):
-        first, second, notes = documents
+        _, second, notes = documents
         target = notes[3]  # the second note of the second document
         result = patterns.call("document_note_delete", {"id": second.pk, "query_id": target.pk})
         assert result["isError"] is False, result
@@ -269,7 +269,7 @@ class TestSameNamePathAndQuery:
         assert Document.objects.count() == 2
 
     def test_the_path_id_still_selects_the_document(self, patterns, documents):
-        first, second, notes = documents
+        _, second, notes = documents
         # A note of the first document, asked for under the second: 404, nothing deleted.
         result = patterns.call("document_note_delete", {"id": second.pk, "query_id": notes[0].pk})
         assert result["isError"] is True
