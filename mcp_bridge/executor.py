@@ -159,6 +159,8 @@ def _body(tool: Tool, arguments: dict[str, Any]) -> bytes | None:
     fields: dict[str, Any] = {}
     has_body = False
     for param in tool.method.params:
+        # The whole body: a body that is not an object, or the list form of an object-or-list
+        # body (then its field arguments are absent: Method.layout_errors refused the mix).
         if param.location == "body" and param.name in arguments:
             return dumps_bytes(arguments[param.name])
         if param.location == "body_field":

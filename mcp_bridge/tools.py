@@ -6,7 +6,9 @@ reaches are copied in (MCP spec 2025-11-25, "Tools" → "Tool"; JSON Schema
 2020-12 §8.2.4).
 
 * ``inputSchema``: ``{"type": "object", "properties": {...}, "required": [...],
-  "additionalProperties": false, "$defs": {...}}``; read-only fields are left out.
+  "additionalProperties": false, "$defs": {...}}``; read-only fields are left out,
+  and values are written as the view takes them (choice keys that are not JSON
+  as their text, decimals as a string or a number: :func:`~mcp_bridge.schema.input_transform`).
 * ``outputSchema``, up to 2025-11-25: ``{"type": "object", "properties":
   {"result": <2xx schema>}, "required": ["result"]}``, because it had to be an
   object; from 2026-07-28 on (SEP-2106), the 2xx response schema itself, which
