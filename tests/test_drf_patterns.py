@@ -215,6 +215,8 @@ class TestChoicesAndDecimals:
         result = patterns.call("subscribe", arguments)
         assert result["isError"] is False, result
         assert json.loads(result["content"][0]["text"]) == body
+        # The result as the client reads it matches the advertised outputSchema (UUID enum as text).
+        assert Draft202012Validator(tools["subscribe"]["outputSchema"]).is_valid(result["structuredContent"])
         assert views.LAST_SEEN["subscribe"]["validated"] == rest_validated
         assert rest_validated == {"plan": PRO_PLAN, "amount": Decimal(str(amount)).quantize(Decimal("0.01"))}
 
