@@ -309,17 +309,18 @@ class GroupSchemaGenerator(SchemaGenerator):
             # One inspector for both calls: DRF's DefaultSchema descriptor hands out a new
             # instance on every attribute access.
             inspector = view.schema
-            # AutoSchema.get_operation() sets these first; @extend_schema(operation={...})
-            # returns its hand-written operation without calling it, and get_operation_id()
-            # below and _is_list_view() read them.
-            inspector.registry, inspector.path, inspector.path_regex = self.registry, path, path_regex
-            inspector.path_prefix, inspector.method = path_prefix, method.upper()
             operation = inspector.get_operation(path, path_regex, path_prefix, method, self.registry)
             if not operation:  # removed with @extend_schema(exclude=True)
                 continue
-            # The base implementation's id, computed on the same inspector state: when the
-            # operation's id differs, the project chose it.
-            default_id = AutoSchema.get_operation_id(inspector)
+            # AutoSchema.get_operation() records the path first; @extend_schema(operation={...})
+            # returns its hand-written operation without calling it (so does a project's own
+            # get_operation that never calls super()): then nothing was derived from the view,
+            # and an operationId, if any, was written by hand.
+            hand_written = "path_prefix" not in vars(inspector)
+            # Otherwise, the base implementation's id, computed on the same inspector state:
+            # when the operation's id differs, the project chose it.
+            default_id = None if hand_written else AutoSchema.get_operation_id(inspector)
+            operation_id = operation.get("operationId") or ""
             handler_name, handler = _handler(view, method)
             if not path.startswith("/"):
                 path = "/" + path
@@ -332,11 +333,11 @@ class GroupSchemaGenerator(SchemaGenerator):
                     is_viewset=isinstance(view, viewsets.ViewSetMixin),
                     basename=getattr(view, "basename", None),
                     metadata=get_metadata(view, handler),
-                    operation_id=operation.get("operationId", ""),
-                    explicit_operation_id=operation.get("operationId") != default_id,
+                    operation_id=operation_id,
+                    explicit_operation_id=bool(operation_id) and operation_id != default_id,
                     versioning_class=versioning_class,
                     version=version,
-                    is_list=method.upper() == "GET" and inspector._is_list_view(),
+                    is_list=not hand_written and method.upper() == "GET" and inspector._is_list_view(),
                 )
             )
             result.setdefault(path, {})[method.lower()] = operation
