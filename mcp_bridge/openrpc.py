@@ -280,18 +280,33 @@ def _body_params(operation: dict[str, Any], components: dict[str, Any], method: 
     object_or_list = _object_or_list(resolved, components)
     if object_or_list is not None:
         obj, list_schema = object_or_list
-        fields = _field_params(obj, required=False)
         method.single_object_required = tuple(obj.get("required", ()))
         method.body_required = body_required
-        description = (
-            "The list form of the request body (several objects at once). "
-            "Give either this or the other body arguments."
-        )
-        return [*fields, Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, list_schema, False, description)]
+        fields = [
+            _noted(param, _REQUIRED_UNLESS_LIST) if param.source_name in method.single_object_required else param
+            for param in _field_params(obj, required=False)
+        ]
+        return [*fields, Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, list_schema, False, _LIST_FORM)]
     if not _is_plain_object(resolved):
         description = resolved.get("description")
         return [Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, schema, body_required, description)]
     return _field_params(resolved, required=body_required)
+
+
+#: Texts of an object-or-list body's arguments: the inputSchema cannot mark the object's
+#: required fields as required (the list form goes without them), so their descriptions say it.
+_LIST_FORM = (
+    "The list form of the request body (several objects at once). "
+    "Give either this or the other body arguments."
+)
+_REQUIRED_UNLESS_LIST = f"Required unless `{BODY_ARGUMENT}` is given."
+
+
+def _noted(param: Param, note: str) -> Param:
+    """``param`` with ``note`` after its description (in its schema too, where the tool reads it)."""
+    description = f"{param.description.rstrip()} {note}" if param.description else note
+    schema = {**param.schema, "description": description} if isinstance(param.schema, dict) else param.schema
+    return replace(param, description=description, schema=schema)
 
 
 def _field_params(schema: dict[str, Any], *, required: bool) -> list[Param]:

@@ -285,6 +285,9 @@ class TestObjectOrListBody:
         assert list(schema["properties"]) == ["name", "color", "body"]
         assert schema["properties"]["body"]["type"] == "array"
         assert "required" not in schema
+        # The object's required field says so in its description; the optional one does not.
+        assert schema["properties"]["name"]["description"] == "Required unless `body` is given."
+        assert "description" not in schema["properties"]["color"]
 
     def test_a_single_object_call(self, patterns):
         result = patterns.call("labels_create", {"name": "red", "color": "#f00"})
