@@ -92,6 +92,7 @@ def to_json_schema(schema: Any) -> Any:
         return schema
     discriminator = schema.get("discriminator")
     converted: dict[str, Any] = {}
+    extra_all_of: list[Any] = []
     for key, value in schema.items():
         if key in OPENAPI_ONLY_KEYWORDS or key.startswith("x-"):
             continue
@@ -107,12 +108,10 @@ def to_json_schema(schema: Any) -> Any:
                 pinned = _pin_discriminator(branches, discriminator)
             if pinned is not None:
                 converted[key] = pinned
-            elif key == "oneOf" and "anyOf" not in schema:
+            elif key == "oneOf" and "anyOf" in schema:  # beside an anyOf of its own: both must hold
+                extra_all_of.append({"anyOf": branches})
+            elif key == "oneOf":
                 converted["anyOf"] = branches
-            elif key == "oneOf":  # beside an anyOf of its own: both must hold
-                converted["allOf"] = [*converted.get("allOf", ()), {"anyOf": branches}]
-            elif key == "allOf" and "allOf" in converted:  # a oneOf came first and made one
-                converted["allOf"] = [*branches, *converted["allOf"]]
             else:
                 converted[key] = branches
         elif key in _SUBSCHEMA_MAP_KEYWORDS:
@@ -120,6 +119,8 @@ def to_json_schema(schema: Any) -> Any:
         else:
             converted[key] = copy.deepcopy(value)
 
+    if extra_all_of:
+        converted["allOf"] = [*converted.get("allOf", ()), *extra_all_of]
     if "example" in schema and "examples" not in converted:
         converted["examples"] = [copy.deepcopy(schema["example"])]
     for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):

@@ -119,3 +119,10 @@ def test_draft4_tuple_items_are_walked():
                           components)
     assert schema["properties"]["t"]["items"] == [{"$ref": "#/$defs/A"}]
     assert set(schema["$defs"]) == {"A"}
+
+
+def test_a_one_of_beside_an_any_of_keeps_both_constraints():
+    schema = to_json_schema({"anyOf": [{"type": "string"}, {"type": "integer"}],
+                             "oneOf": [{"minimum": 5}, {"maxLength": 2}]})
+    assert schema == {"anyOf": [{"type": "string"}, {"type": "integer"}],
+                      "allOf": [{"anyOf": [{"minimum": 5}, {"maxLength": 2}]}]}
