@@ -2,7 +2,8 @@
 
 ``manage.py check`` (and ``runserver``, ``migrate``...) reports each
 :class:`~mcp_bridge.exceptions.Problem` of every group/version as an error with
-its id (``mcp_bridge.E001``...), a ``hint`` and the culprit view as ``obj``.
+its id (``mcp_bridge.E001``...), a ``hint`` and the culprit view as ``obj``, and
+each of a built tool set's warnings (``mcp_bridge.W020``...) as a warning.
 The same problems make the group's endpoint answer HTTP 500 at request time,
 since system checks do not run under WSGI/ASGI.
 """
@@ -35,7 +36,7 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
     for group, versions in groups.items():
         for version in versions:
             try:
-                warnings = get_toolset(group, version).warnings
+                toolset = get_toolset(group, version)
             except ToolSetError as exc:
                 messages.extend(
                     checks.Error(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
@@ -44,9 +45,11 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
             else:
                 messages.extend(
                     checks.Warning(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
-                    for problem in warnings
+                    for problem in toolset.warnings
                 )
-    # One problem, one message: a view in several groups or versions is reported once
-    # (CheckMessage defines __eq__ without __hash__).
-    unique = {(m.level, m.id, m.msg, m.hint, repr(m.obj)): m for m in messages}
-    return list(unique.values())
+    # A warning about a view shared by several versions is said once.
+    unique: list[checks.CheckMessage] = []
+    for message in messages:
+        if message not in unique:
+            unique.append(message)
+    return unique

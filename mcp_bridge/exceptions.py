@@ -25,6 +25,10 @@ CHECK_IDS = {
     "mcp_bridge.W001": "a per-group tool-text catalogue names a group that does not exist",
     "mcp_bridge.W002": "a tool-text .po catalogue has no compiled .mo beside it",
     "mcp_bridge.W010": "a tool name is valid MCP but not portable (a dot, or over 64 characters)",
+    # Schema patterns (a block of its own, for merges).
+    "mcp_bridge.E020": "a $ref of the group's OpenAPI document names no component",
+    "mcp_bridge.E021": "a tool's schema holds a $ref that does not resolve inside the tool",
+    "mcp_bridge.W020": "a tool requires a request body that it cannot send (the view parses no JSON)",
 }
 
 

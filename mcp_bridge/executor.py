@@ -75,7 +75,8 @@ _atomic_handler = BaseHandler()
 
 
 def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
-    """Check ``arguments`` against the tool's ``inputSchema`` (jsonschema, 2020-12).
+    """Check ``arguments`` against the tool's ``inputSchema`` (jsonschema, 2020-12), and
+    the choice between an object-or-list body's two forms (:meth:`~mcp_bridge.openrpc.Method.layout_errors`).
 
     Returns:
         ``[{"argument": name, "message": text}, ...]``, one entry per fault,
@@ -98,6 +99,8 @@ def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
             else:
                 message = f"{where + ': ' if where else ''}{error.message}"
             errors.append({"argument": name, "message": message})
+    if isinstance(arguments, dict):
+        errors += tool.method.layout_errors(arguments)
     return sorted(errors, key=lambda e: e["argument"])
 
 
@@ -156,6 +159,8 @@ def _body(tool: Tool, arguments: dict[str, Any]) -> bytes | None:
     fields: dict[str, Any] = {}
     has_body = False
     for param in tool.method.params:
+        # The whole body: a body that is not an object, or the list form of an object-or-list
+        # body (then its field arguments are absent: Method.layout_errors refused the mix).
         if param.location == "body" and param.name in arguments:
             return dumps_bytes(arguments[param.name])
         if param.location == "body_field":

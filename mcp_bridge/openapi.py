@@ -120,7 +120,7 @@ class OperationSource:
 _LIBRARY_MODULES = ("drf_spectacular.", "rest_framework.")
 
 
-def explicit_operation_id(inspector: Any, operation_id: str, default_id: str) -> bool:
+def explicit_operation_id(inspector: Any, operation_id: str, default_id: str | None) -> bool:
     """Whether the project chose the operationId: it differs from drf-spectacular's
     default, or the project's ``AutoSchema`` subclass overrides ``get_operation_id``
     (then even an id equal to the default is the project's choice)."""
@@ -420,9 +420,15 @@ class GroupSchemaGenerator(SchemaGenerator):
             operation = inspector.get_operation(path, path_regex, path_prefix, method, self.registry)
             if not operation:  # removed with @extend_schema(exclude=True)
                 continue
-            # The base implementation's id, computed on the same inspector state: when the
-            # operation's id differs, the project chose it.
-            default_id = AutoSchema.get_operation_id(inspector)
+            # AutoSchema.get_operation() records the path first; @extend_schema(operation={...})
+            # returns its hand-written operation without calling it (so does a project's own
+            # get_operation that never calls super()): then nothing was derived from the view,
+            # and an operationId, if any, was written by hand.
+            hand_written = "path_prefix" not in vars(inspector)
+            # Otherwise, the base implementation's id, computed on the same inspector state:
+            # when the operation's id differs, the project chose it.
+            default_id = None if hand_written else AutoSchema.get_operation_id(inspector)
+            operation_id = operation.get("operationId") or ""
             handler_name, handler = _handler(view, method)
             sibling_methods, copy_qualifier = index.naming.get((path_regex, method.upper()), (1, None))
             if not path.startswith("/"):
@@ -436,13 +442,12 @@ class GroupSchemaGenerator(SchemaGenerator):
                     is_viewset=isinstance(view, viewsets.ViewSetMixin),
                     basename=getattr(view, "basename", None),
                     metadata=get_metadata(view, handler),
-                    operation_id=operation.get("operationId", ""),
-                    explicit_operation_id=explicit_operation_id(
-                        inspector, operation.get("operationId", ""), default_id
-                    ),
+                    operation_id=operation_id,
+                    explicit_operation_id=bool(operation_id)
+                    and explicit_operation_id(inspector, operation_id, default_id),
                     versioning_class=versioning_class,
                     version=version,
-                    is_list=method.upper() == "GET" and inspector._is_list_view(),
+                    is_list=not hand_written and method.upper() == "GET" and inspector._is_list_view(),
                     sibling_methods=sibling_methods,
                     copy_qualifier=copy_qualifier,
                 )
@@ -456,8 +461,11 @@ def generate_group_schema(
 ) -> tuple[dict[str, Any], list[OperationSource]]:
     """Generate the OpenAPI document of one group/version.
 
-    ``index`` is the URLconf's :class:`UrlIndex` (the registry keeps one per
-    URLconf); without it the URLconf is walked first.
+    ``urlconf`` is the URLconf to generate from (``None``: ``ROOT_URLCONF``); ``index``
+    is its :class:`UrlIndex` (the registry keeps one per URLconf); without it the
+    URLconf is walked first. The URLconf also resolves the paths of
+    ``NamespaceVersioning`` views (drf-spectacular resolves them against the
+    enumerator's patterns), so a middleware's ``request.urlconf`` must be given here.
 
     Returns:
         ``(document, sources)``: the OpenAPI document (drf-spectacular's

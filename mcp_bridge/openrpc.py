@@ -12,9 +12,16 @@ Argument layout (documented in ``docs/tools.md``):
   are arguments side by side;
 * a request body that is not an object (a list, a ``oneOf``, a dict) is one
   argument, ``body``;
-* a body field whose name is also a path or query parameter becomes
-  ``body_<name>``, so the parameter that selects the resource can never be
-  changed by body data;
+* a body that is an object *or* a list of such objects (a bulk-capable create:
+  a union of the two) offers the object's fields as arguments, and the list
+  form as the argument ``body``; a call uses one form or the other (the
+  object's required fields are required when ``body`` is not given, checked by
+  :meth:`Method.layout_errors`);
+* names are claimed in that order: a path parameter keeps its name, a query
+  parameter whose name a path parameter has becomes ``query_<name>``, a body
+  field whose name is taken becomes ``body_<name>``. So the parameter that
+  selects the resource can never be changed by a query or body value. A name
+  still taken after that is a collision (E003);
 * an optional query parameter also accepts ``null``, which means "not given"
   (it is left out of the URL); in a body, ``null`` is a value and is sent.
 
@@ -24,7 +31,7 @@ Tool names: :mod:`mcp_bridge.naming` (the default rule and explicit names).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from mcp_bridge.exceptions import Problem
@@ -40,6 +47,10 @@ Location = Literal["path", "query", "body_field", "body"]
 BODY_ARGUMENT = "body"
 #: Prefix of a body field renamed because a path/query parameter has its name.
 BODY_FIELD_PREFIX = "body_"
+#: Prefix of a query parameter renamed because a path parameter has its name.
+QUERY_PARAMETER_PREFIX = "query_"
+#: The prefix each location's arguments get when their name is taken.
+_RENAME_PREFIX = {"path": "", "query": QUERY_PARAMETER_PREFIX, "body_field": BODY_FIELD_PREFIX, "body": ""}
 
 _JSON_MEDIA_TYPE = re.compile(r"^application/([\w.+-]+\+)?json$")
 
@@ -98,6 +109,40 @@ class Method:
     source: OperationSource
     deprecated: bool = False
     problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    #: For a body that is an object or a list of objects: the object's required fields
+    #: (source names), required when the list form (``body``) is not given, and whether
+    #: the request body itself is required (else a call may send neither form).
+    single_object_required: tuple[str, ...] = ()
+    body_required: bool = False
+
+    def layout_errors(self, arguments: dict[str, Any]) -> list[dict[str, str]]:
+        """The faults of ``arguments`` that the ``inputSchema`` cannot state for an
+        object-or-list body: the object's fields and the list ``body`` are two forms of
+        one call, so a field is refused beside ``body``, and the object's required fields
+        are required without it.
+
+        Returns:
+            ``[{"argument": name, "message": text}, ...]``, as
+            :func:`mcp_bridge.executor.argument_errors` reports schema faults.
+        """
+        list_form = next((p for p in self.params if p.location == "body"), None)
+        fields = [p for p in self.params if p.location == "body_field"]
+        if list_form is None or not fields:
+            return []
+        errors = []
+        if list_form.name in arguments:
+            for param in fields:
+                if param.name in arguments:
+                    message = f"cannot be given with {list_form.name!r}"
+                    errors.append({"argument": param.name, "message": message})
+        elif self.body_required or any(param.name in arguments for param in fields):
+            errors.extend(
+                {"argument": param.name, "message": "is required but missing"}
+                for param in fields
+                if param.source_name in self.single_object_required and param.name not in arguments
+            )
+        return errors
 
     def to_openrpc(self) -> dict[str, Any]:
         method: dict[str, Any] = {"name": self.name}
@@ -149,58 +194,152 @@ def _is_plain_object(schema: dict[str, Any]) -> bool:
     )
 
 
-def _body_params(
-    operation: dict[str, Any], components: dict[str, Any], taken: set[str], method: Method
-) -> list[Param]:
+def _object_or_list(
+    schema: dict[str, Any], components: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """``(object schema, list schema)`` when ``schema`` is a union of a plain object and an
+    array of that same object (a bulk-capable create), else ``None``."""
+    branches = schema.get("anyOf", schema.get("oneOf")) if isinstance(schema, dict) else None
+    if not isinstance(branches, list) or len(branches) != 2 or ("anyOf" in schema and "oneOf" in schema):
+        return None
+    if any(key not in ("anyOf", "oneOf", "title", "description") for key in schema):
+        return None
+    for one, other in (branches, branches[::-1]):
+        obj = _resolve(one, components)
+        if (
+            _is_plain_object(obj)
+            and isinstance(other, dict)
+            and other.get("type") == "array"
+            and _resolve(other.get("items", {}), components) == obj
+        ):
+            return obj, other
+    return None
+
+
+def _body_params(operation: dict[str, Any], components: dict[str, Any], method: Method) -> list[Param]:
     request_body = operation.get("requestBody")
     if not request_body:
         return []
-    raw = _media_schema(request_body.get("content", {}))
+    content = request_body.get("content", {})
+    body_required = bool(request_body.get("required", False))
+    raw = _media_schema(content)
     if raw is None:
         # Only non-JSON media types (e.g. multipart file uploads): the body cannot be
-        # carried in MCP arguments, so the tool takes none.
+        # carried in MCP arguments, so the tool takes none; it can still succeed when
+        # the body is optional.
+        if body_required and content:
+            method.warnings.append(_unsendable_body_warning(method, list(content)))
         return []
     schema = to_json_schema(raw)
-    body_required = bool(request_body.get("required", False))
     resolved = _resolve(schema, components)
+    object_or_list = _object_or_list(resolved, components)
+    if object_or_list is not None:
+        obj, list_schema = object_or_list
+        method.single_object_required = tuple(obj.get("required", ()))
+        method.body_required = body_required
+        fields = [
+            _noted(param, _REQUIRED_UNLESS_LIST) if param.source_name in method.single_object_required else param
+            for param in _field_params(obj, required=False)
+        ]
+        return [*fields, Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, list_schema, False, _LIST_FORM)]
     if not _is_plain_object(resolved):
-        name = BODY_ARGUMENT
-        if name in taken:
-            method.problems.append(_collision_problem(method, name, "the request body"))
-        return [Param(name, "body", BODY_ARGUMENT, schema, body_required, resolved.get("description"))]
+        description = resolved.get("description")
+        return [Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, schema, body_required, description)]
+    return _field_params(resolved, required=body_required)
 
-    required_fields = set(resolved.get("required", ()))
-    params = []
-    for field_name, field_schema in resolved["properties"].items():
-        if isinstance(field_schema, dict) and field_schema.get("readOnly"):
-            continue
-        name = field_name
-        if name in taken:
-            name = BODY_FIELD_PREFIX + field_name
-            if name in taken:
-                method.problems.append(_collision_problem(method, name, f"body field {field_name!r}"))
-        taken.add(name)
-        params.append(
-            Param(
-                name=name,
-                location="body_field",
-                source_name=field_name,
-                schema=field_schema,
-                required=body_required and field_name in required_fields,
-                description=field_schema.get("description") if isinstance(field_schema, dict) else None,
-            )
+
+#: Texts of an object-or-list body's arguments: the inputSchema cannot mark the object's
+#: required fields as required (the list form goes without them), so their descriptions say it.
+_LIST_FORM = (
+    "The list form of the request body (several objects at once). "
+    "Give either this or the other body arguments."
+)
+_REQUIRED_UNLESS_LIST = f"Required unless `{BODY_ARGUMENT}` is given."
+
+
+def _noted(param: Param, note: str) -> Param:
+    """``param`` with ``note`` after its description (in its schema too, where the tool reads it)."""
+    description = f"{param.description.rstrip()} {note}" if param.description else note
+    schema = {**param.schema, "description": description} if isinstance(param.schema, dict) else param.schema
+    return replace(param, description=description, schema=schema)
+
+
+def _field_params(schema: dict[str, Any], *, required: bool) -> list[Param]:
+    """The writable fields of an object body, each an argument (``required``: whether
+    the body's required fields are required arguments)."""
+    required_fields = set(schema.get("required", ()))
+    return [
+        Param(
+            name=field_name,
+            location="body_field",
+            source_name=field_name,
+            schema=field_schema,
+            required=required and field_name in required_fields,
+            description=field_schema.get("description") if isinstance(field_schema, dict) else None,
         )
-    return params
+        for field_name, field_schema in schema["properties"].items()
+        if not (isinstance(field_schema, dict) and field_schema.get("readOnly"))
+    ]
 
 
-def _collision_problem(method: Method, name: str, what: str) -> Problem:
+def _unsendable_body_warning(method: Method, media_types: list[str]) -> Problem:
+    return Problem(
+        id="mcp_bridge.W020",
+        msg=(
+            f"Tool {method.name!r} ({method.source.view_label}, {method.source.method} {method.source.path}) "
+            f"requires a request body of {', '.join(media_types)}, which a tool cannot send: tool "
+            f"arguments are JSON and the view parses no JSON. Every call of it will fail."
+        ),
+        hint=(
+            "Add rest_framework.parsers.JSONParser to the view's parser_classes (its fields then become "
+            "arguments; file fields still cannot be sent), or leave the operation out of the group "
+            "(@api_group on the other handlers only, or @extend_schema(exclude=True))."
+        ),
+        obj=method.source.culprit,
+    )
+
+
+def _name_params(params: list[Param], method: Method) -> list[Param]:
+    """``params`` with distinct argument names, in the same order.
+
+    Locations claim names in the order path, query, body (the list form), body fields:
+    each keeps the names that are still free, then its taken names get the location's
+    prefix (``query_``, ``body_``); a name taken even so is an E003 problem.
+    """
+    taken: set[str] = set()
+    names: dict[int, str] = {}
+    for location in ("path", "query", "body", "body_field"):
+        group = [(index, param) for index, param in enumerate(params) if param.location == location]
+        free = {param.source_name for _, param in group if param.source_name not in taken}
+        taken |= free
+        for index, param in group:
+            name = param.source_name
+            if name not in free:
+                name = _RENAME_PREFIX[location] + param.source_name
+                if name in taken:
+                    method.problems.append(_collision_problem(method, name, param))
+                taken.add(name)
+            names[index] = name
+    return [
+        param if names[index] == param.name else replace(param, name=names[index])
+        for index, param in enumerate(params)
+    ]
+
+
+_LOCATION_LABELS = {
+    "path": "path parameter", "query": "query parameter", "body_field": "body field", "body": "request body",
+}
+
+
+def _collision_problem(method: Method, name: str, param: Param) -> Problem:
+    what = _LOCATION_LABELS[param.location] + ("" if param.location == "body" else f" {param.source_name!r}")
     return Problem(
         id="mcp_bridge.E003",
         msg=(
-            f"Tool {method.name!r} ({method.source.view_label}): {what} cannot become an argument "
-            f"named {name!r}, because a path or query parameter already has that name."
+            f"Tool {method.name!r} ({method.source.view_label}): the {what} cannot become an argument "
+            f"named {name!r}, because another argument of the tool already has that name."
         ),
-        hint="Rename the parameter or the serializer field so that the two names differ.",
+        hint="Rename the parameter or the serializer field so that the names differ.",
         obj=method.source.culprit,
     )
 
@@ -267,9 +406,8 @@ def build_methods(sources: list[OperationSource], components: dict[str, Any]) ->
             source=source,
             deprecated=bool(operation.get("deprecated", False)),
         )
-        params = _derived_params(operation)
-        taken = {param.name for param in params}
-        method.params = params + _body_params(operation, components, taken, method)
+        params = _derived_params(operation) + _body_params(operation, components, method)
+        method.params = _name_params(params, method)
         methods.append(method)
     return sorted(methods, key=lambda m: m.name)
 

@@ -6,12 +6,15 @@ the life of the process. The cache is dropped when a setting that shapes the
 tools changes (``setting_changed``, so ``override_settings`` works in tests).
 
 Building also validates: an invalid tool name (E001), a duplicate name (E002), a
-name strict clients refuse (W010, or E010 with ``PORTABLE_TOOL_NAMES = "error"``),
-an argument-name collision (E003), a generation failure (E004) or a schema
-that is not valid JSON Schema (E005) makes the build raise
+name strict clients refuse with ``PORTABLE_TOOL_NAMES = "error"`` (E010), an
+argument-name collision (E003), a generation failure (E004), a schema that is not
+valid JSON Schema (E005), a reference to a missing component (E020) or a ``$ref``
+that does not resolve inside its tool (E021) makes the build raise
 :class:`~mcp_bridge.exceptions.ToolSetError`. The failure is cached too, so
 every request to that endpoint answers HTTP 500 until the code is fixed;
-other groups are unaffected.
+other groups are unaffected. Problems that leave the tools usable (a tool that
+can never succeed, W020) do not stop the build: they are kept in
+:attr:`ToolSet.warnings` for the system checks.
 
 ``get_toolset(group, version, language)`` returns a per-language copy whose
 texts come from the gettext catalogues (:mod:`mcp_bridge.translation`); the
@@ -37,6 +40,7 @@ from mcp_bridge.exceptions import Problem, ToolSetError
 from mcp_bridge.naming import MCP_NAME_PATTERN, check_names
 from mcp_bridge.openapi import UrlIndex, build_url_index, generate_group_schema
 from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
+from mcp_bridge.schema import MissingReference, unresolved_refs
 from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
 from mcp_bridge.validators import check_schema
@@ -60,10 +64,11 @@ class ToolSet:
         by_name: the same tools, by name.
         methods: the OpenRPC-style methods the tools were built from.
         openrpc: the OpenRPC document of the group/version.
-        warnings: what does not stop the build but should be fixed (e.g. ``W010``, a tool
-            name that strict clients refuse); reported by ``manage.py check``.
         pages: ``tools/list`` pages already encoded, filled by the dispatcher; a copy
             made with ``dataclasses.replace`` (a translation) starts empty.
+        warnings: the build's problems that do not stop it (``mcp_bridge.W010``, a tool name
+            strict clients refuse; ``mcp_bridge.W020``, a tool that can never succeed),
+            reported by ``manage.py check`` as warnings.
     """
 
     group: str
@@ -72,8 +77,9 @@ class ToolSet:
     by_name: dict[str, Tool]
     methods: list[Method]
     openrpc: dict[str, Any]
-    warnings: list[Problem] = field(default_factory=list)
     pages: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: Problems that do not stop the build (``mcp_bridge.W0xx``): system check warnings.
+    warnings: list[Problem] = field(default_factory=list, init=False, repr=False, compare=False)
 
 
 _lock = threading.RLock()
@@ -180,7 +186,9 @@ def _build_once(key: tuple[Any, str, str | None], group: str, version: str | Non
 
 def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     try:
-        document, sources = generate_group_schema(group, api_version=version, index=get_url_index(urlconf_key))
+        document, sources = generate_group_schema(
+            group, api_version=version, urlconf=urlconf_key, index=get_url_index(urlconf_key)
+        )
     except Exception as exc:  # the project's schema code can raise anything
         raise ToolSetError(
             group,
@@ -197,22 +205,65 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     components = convert_components(document)
     methods = build_methods(sources, components)
     problems = [problem for method in methods for problem in method.problems]
-    name_errors, warnings = check_names(methods, strict=bridge_settings.PORTABLE_TOOL_NAMES == "error")
+    name_errors, name_warnings = check_names(methods, strict=bridge_settings.PORTABLE_TOOL_NAMES == "error")
     problems += name_errors
     tools = []
     checked: set[str] = set()  # subschemas found valid, shared by the tools of the build
     seen: dict[int, Any] = {}  # schema objects already walked (the shared $defs entries)
     shared_defs: dict[str, dict[str, Any]] = {}  # $defs entries, one object per component and direction
+    refs_of: dict[int, tuple[Any, list[str]]] = {}  # the $ref values of each shared $defs entry
     if not problems:
         for method in methods:
-            tool = build_tool(method, components, shared_defs)
+            try:
+                tool = build_tool(method, components, shared_defs)
+            except MissingReference as exc:
+                problems.append(_missing_reference_problem(method, exc))
+                continue
             problems += _check_schemas(tool, checked, seen)
+            problems += _check_refs(tool, refs_of)
             tools.append(tool)
     if problems:
         raise ToolSetError(group, version, problems)
     info_version = version or str(spectacular_settings.VERSION or "")
     openrpc = build_document(methods, components, title=f"{group}", version=info_version)
-    return ToolSet(group, version, tools, {t.name: t for t in tools}, methods, openrpc, warnings)
+    toolset = ToolSet(group, version, tools, {t.name: t for t in tools}, methods, openrpc)
+    toolset.warnings = name_warnings + [warning for method in methods for warning in method.warnings]
+    return toolset
+
+
+def _missing_reference_problem(method: Method, exc: MissingReference) -> Problem:
+    return Problem(
+        "mcp_bridge.E020",
+        f"Tool {method.name!r} ({method.source.view_label}, {method.source.method} {method.source.path}): "
+        f"its schema holds the reference {exc.ref!r}, which names no component of the group's "
+        f"OpenAPI document ({exc}).",
+        "Hand-written schemas (@extend_schema(operation=...), request=/responses= dicts, "
+        "OpenApiSerializerExtension.map_serializer) must reference components that drf-spectacular "
+        "registers: use a serializer instead of a raw {'$ref': ...}, or register the component.",
+        method.source.culprit,
+    )
+
+
+def _check_refs(tool: Tool, refs_of: dict[int, tuple[Any, list[str]]]) -> list[Problem]:
+    """Every ``$ref`` of the tool must resolve inside the tool (the metaschema check does
+    not look at what a reference points to)."""
+    problems = []
+    schemas = (("inputSchema", tool.input_schema), ("outputSchema", tool.output_schema))
+    for label, schema in schemas:
+        missing = unresolved_refs(schema, refs_of) if schema is not None else []
+        if missing:
+            problems.append(
+                Problem(
+                    "mcp_bridge.E021",
+                    f"The {label} of tool {tool.name!r} ({tool.method.source.view_label}) holds "
+                    f"references that do not resolve inside the tool: {', '.join(missing)}.",
+                    "A client cannot resolve them either; check the hand-written schemas of this view "
+                    "(@extend_schema, OpenApiSerializerExtension) and report the input if they have none.",
+                    tool.method.source.culprit,
+                )
+            )
+    return problems
+
 
 
 def _check_schemas(tool: Tool, checked: set[str], seen: dict[int, Any]) -> list[Problem]:

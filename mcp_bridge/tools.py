@@ -6,7 +6,9 @@ reaches are copied in (MCP spec 2025-11-25, "Tools" → "Tool"; JSON Schema
 2020-12 §8.2.4).
 
 * ``inputSchema``: ``{"type": "object", "properties": {...}, "required": [...],
-  "additionalProperties": false, "$defs": {...}}``; read-only fields are left out.
+  "additionalProperties": false, "$defs": {...}}``; read-only fields are left out,
+  and values are written as the view takes them (choice keys that are not JSON
+  as their text, decimals as a string or a number: :func:`~mcp_bridge.schema.input_transform`).
 * ``outputSchema``, up to 2025-11-25: ``{"type": "object", "properties":
   {"result": <2xx schema>}, "required": ["result"]}``, because it had to be an
   object; from 2026-07-28 on (SEP-2106), the 2xx response schema itself, which
@@ -30,7 +32,7 @@ from mcp_bridge.conf import bridge_settings
 from mcp_bridge.encoding import EncodedJSON
 from mcp_bridge.openrpc import Method
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
-from mcp_bridge.schema import collect_defs, strip_flagged_properties
+from mcp_bridge.schema import collect_defs, input_transform, output_transform
 from mcp_bridge.validators import SchemaValidator
 
 __all__ = ["Tool", "build_tool", "default_title", "method_annotations"]
@@ -178,7 +180,8 @@ def build_tool(method: Method, components: dict[str, Any], shared_defs: dict[str
             direction (see :func:`~mcp_bridge.schema.collect_defs`).
 
     Raises:
-        KeyError: a reference names a missing component (a drf-spectacular bug).
+        MissingReference: a reference names a missing component (a hand-written
+            schema or a drf-spectacular bug); the registry reports it as E020.
     """
     properties: dict[str, Any] = {}
     required = []
@@ -195,13 +198,12 @@ def build_tool(method: Method, components: dict[str, Any], shared_defs: dict[str
     input_root["additionalProperties"] = False
     shared_defs = {} if shared_defs is None else shared_defs
     inputs = shared_defs.setdefault("input", {})
-    input_schema = collect_defs(input_root, components, strip_flagged_properties("readOnly"), inputs)
+    input_schema = collect_defs(input_root, components, input_transform, inputs)
 
     output_schema = result_schema = None
     if method.result:
-        strip_write_only = strip_flagged_properties("writeOnly")
         outputs = shared_defs.setdefault("output", {})
-        result_schema = collect_defs(method.result, components, strip_write_only, outputs)
+        result_schema = collect_defs(method.result, components, output_transform, outputs)
         # The handshake era's wrapper around the same schema, sharing its $defs.
         inner = {key: value for key, value in result_schema.items() if key != "$defs"}
         output_schema = {"type": "object", "properties": {"result": inner}, "required": ["result"]}

@@ -17,6 +17,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "polymorphic",
     "mcp_bridge",
     "tests.testapp",
     "demo_project.shop",

@@ -1,5 +1,6 @@
 """A middleware's ``request.urlconf`` (one URLconf per tenant, per host...): its groups are
-discovered, generated and called from that URLconf, not from ROOT_URLCONF."""
+discovered, generated and called from that URLconf, not from ROOT_URLCONF, including the
+path resolution of ``NamespaceVersioning`` views."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
+from rest_framework.versioning import NamespaceVersioning
 from rest_framework.views import APIView
 
 from mcp_bridge import api_group
@@ -35,9 +37,34 @@ class ThingsView(APIView):
         return Response([{"name": f"thing of {request.get_host()}"}])
 
 
+class VersionSerializer(serializers.Serializer):
+    version = serializers.CharField()
+
+
+class NamespaceVersions(NamespaceVersioning):
+    allowed_versions = ["v1", "v2"]
+    default_version = "v1"
+
+
+@api_group("tenant-versions")
+class WhichNamespaceVersion(APIView):
+    """Say which API version (URL namespace) served the call."""
+
+    permission_classes = [AllowAny]
+    versioning_class = NamespaceVersions
+
+    @extend_schema(responses=VersionSerializer)
+    def get(self, request):
+        return Response({"version": request.version})
+
+
+_versioned = [path("which/", WhichNamespaceVersion.as_view())]
+
 _module = types.ModuleType(TENANT_URLCONF)
 _module.urlpatterns = [
     path("tenant-api/things/", ThingsView.as_view()),
+    path("tenant-api/v1/", include((_versioned, "tenant"), namespace="v1")),
+    path("tenant-api/v2/", include((_versioned, "tenant"), namespace="v2")),
     path("mcp/", include("mcp_bridge.urls")),
 ]
 sys.modules[TENANT_URLCONF] = _module
@@ -55,9 +82,9 @@ class TenantMiddleware:
         return self.get_response(request)
 
 
-def _rpc(client, method, params=None, **headers):
+def _rpc(client, method, params=None, path="/mcp/tenant/", **headers):
     response = client.post(
-        "/mcp/tenant/",
+        path,
         json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}),
         content_type="application/json",
         HTTP_ACCEPT="application/json, text/event-stream",
@@ -77,3 +104,17 @@ def test_groups_of_the_request_urlconf_are_listed_and_called(db, settings):
         assert called["result"]["structuredContent"] == {"result": [{"name": "thing of testserver"}]}
         # The same endpoint without the tenant: ROOT_URLCONF, which has no such group.
         assert _rpc(client, "tools/list").status_code == 404
+
+
+def test_namespace_versioning_of_the_request_urlconf_publishes_every_version(db, settings):
+    with override_settings(MIDDLEWARE=[*settings.MIDDLEWARE, "tests.test_request_urlconf.TenantMiddleware"]):
+        client = Client()
+        for version in ("v1", "v2"):
+            endpoint = f"/mcp/tenant-versions/{version}/"
+            listed = _rpc(client, "tools/list", path=endpoint, HTTP_X_TENANT="a").json()
+            [tool] = listed["result"]["tools"]
+            called = _rpc(
+                client, "tools/call", {"name": tool["name"], "arguments": {}}, path=endpoint, HTTP_X_TENANT="a"
+            ).json()
+            assert called["result"]["isError"] is False, called
+            assert called["result"]["structuredContent"] == {"result": {"version": version}}

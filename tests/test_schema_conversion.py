@@ -87,3 +87,42 @@ def test_strip_write_only_from_outputs_including_definitions():
     result = collect_defs(root, components, strip_flagged_properties("writeOnly"))
     assert result["$defs"]["User"] == {"type": "object", "properties": {"email": {"type": "string"}},
                                        "required": ["email"]}
+
+
+def test_input_transform_covers_nullable_decimals_and_nested_choice_enums():
+    import uuid
+
+    from mcp_bridge.schema import input_transform
+
+    key = uuid.UUID("3f1c8d1e-6b0a-4d6e-9a7f-0c2b5d8e1a01")
+    root = {
+        "type": "object",
+        "properties": {
+            "price": to_json_schema({"type": "string", "format": "decimal", "pattern": r"^-?\d{0,3}(?:\.\d{0,2})?$",
+                                     "nullable": True}),
+            "plans": {"type": "array", "items": {"enum": [key, None]}},  # a MultipleChoiceField
+        },
+    }
+    schema = collect_defs(root, {}, input_transform)
+    assert schema["properties"]["price"]["type"] == ["string", "number", "null"]
+    assert schema["properties"]["plans"]["items"]["enum"] == [str(key), None]
+    for value in ("1.50", 1.5, None):
+        assert valid(schema, {"price": value})
+    assert not valid(schema, {"price": "1.505"})
+    assert valid(schema, {"plans": [str(key)]})
+    assert not valid(schema, {"plans": ["other"]})
+
+
+def test_draft4_tuple_items_are_walked():
+    components = {"A": {"type": "string"}}
+    schema = collect_defs({"type": "object", "properties": {"t": {"items": [{"$ref": "#/components/schemas/A"}]}}},
+                          components)
+    assert schema["properties"]["t"]["items"] == [{"$ref": "#/$defs/A"}]
+    assert set(schema["$defs"]) == {"A"}
+
+
+def test_a_one_of_beside_an_any_of_keeps_both_constraints():
+    schema = to_json_schema({"anyOf": [{"type": "string"}, {"type": "integer"}],
+                             "oneOf": [{"minimum": 5}, {"maxLength": 2}]})
+    assert schema == {"anyOf": [{"type": "string"}, {"type": "integer"}],
+                      "allOf": [{"anyOf": [{"minimum": 5}, {"maxLength": 2}]}]}

@@ -8,7 +8,12 @@ from django.urls import include, path, re_path
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning, URLPathVersioning
+from rest_framework.versioning import (
+    AcceptHeaderVersioning,
+    NamespaceVersioning,
+    QueryParameterVersioning,
+    URLPathVersioning,
+)
 from rest_framework.views import APIView
 
 from mcp_bridge import api_group, mcp_tool
@@ -65,8 +70,29 @@ class WhichQueryVersion(APIView):
         return Response({"version": request.version})
 
 
+class NamespaceVersions(NamespaceVersioning):
+    allowed_versions = ["n1", "n2"]
+    default_version = "n1"
+
+
+@api_group("by-namespace")
+class WhichNamespaceVersion(APIView):
+    versioning_class = NamespaceVersions
+
+    @extend_schema(responses=VersionSerializer)
+    def get(self, request):
+        """Say which API version served the call."""
+        return Response({"version": request.version})
+
+
+_namespaced = [path("which/", WhichNamespaceVersion.as_view())]
+# A prefix of their own: drf-spectacular resolves namespaced paths against patterns whose
+# groups accept anything, so "api/n1/which/" would resolve to the URLPathVersioning view above.
+
 urlpatterns = [
     re_path(r"^api/(?P<version>v1|v2)/which/$", WhichVersion.as_view()),
+    path("api/by-namespace/n1/", include((_namespaced, "which"), namespace="n1")),
+    path("api/by-namespace/n2/", include((_namespaced, "which"), namespace="n2")),
     path("api/header/which/", WhichHeaderVersion.as_view()),
     path("api/query/which/", WhichQueryVersion.as_view()),
     path("mcp/", include("mcp_bridge.urls")),
@@ -78,7 +104,7 @@ pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
 @pytest.mark.parametrize(
     "group,version",
     [("versioned", "v1"), ("versioned", "v2"), ("by-header", "1.0"), ("by-header", "2.0"),
-     ("by-query", "a"), ("by-query", "b")],
+     ("by-query", "a"), ("by-query", "b"), ("by-namespace", "n1"), ("by-namespace", "n2")],
 )
 def test_each_version_has_an_endpoint_and_reaches_the_view(group, version):
     client = McpClient(Client(), f"/mcp/{group}/{version}/")

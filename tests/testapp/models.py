@@ -1,6 +1,7 @@
 """Models behind the field cases (../shared/cases/README.md), one small model per fault."""
 
 from django.db import models
+from polymorphic.models import PolymorphicModel
 
 
 class Member(models.Model):
@@ -56,3 +57,35 @@ class Node(models.Model):
     cluster = models.IntegerField()
     region = models.IntegerField()
     restarts = models.IntegerField(default=0)
+
+
+class Project(PolymorphicModel):
+    """Polymorphic serializers (django-polymorphic's DRF serializer and django-rest-polymorphic)."""
+
+    topic = models.CharField(max_length=100)
+
+
+class ArtProject(Project):
+    artist = models.CharField(max_length=100, blank=True)
+
+
+class ResearchProject(Project):
+    supervisor = models.CharField(max_length=100, blank=True)
+
+
+class Document(models.Model):
+    """A path parameter and a query parameter that are both called ``id``."""
+
+    title = models.CharField(max_length=100)
+
+
+class DocumentNote(models.Model):
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="notes")
+    text = models.CharField(max_length=100)
+
+
+class Label(models.Model):
+    """Created one at a time or in bulk (a body that is an object or a list)."""
+
+    name = models.CharField(max_length=50)
+    color = models.CharField(max_length=20, blank=True)

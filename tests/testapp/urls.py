@@ -1,10 +1,12 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from tests.testapp import views
+from tests.testapp import pattern_views, views
 
 router = SimpleRouter()
 router.register("members", views.MemberViewSet, basename="members")
+router.register("projects", pattern_views.ProjectViewSet, basename="projects")
+router.register("rest-projects", pattern_views.RestProjectViewSet, basename="rest_projects")
 router.register("posts", views.PostViewSet, basename="posts")
 router.register("reports", views.ReportViewSet, basename="reports")
 router.register(
@@ -23,5 +25,12 @@ urlpatterns = [
     path("bad-dup/", views.duplicate_of_bad_name),
     path("dupes/1/", views.first_dupe),
     path("dupes/2/", views.second_dupe),
+    path("contacts/", pattern_views.contact_add),
+    path("subscriptions/", pattern_views.subscribe),
+    path("profiles/", pattern_views.profile_save),
+    path("keywords/", pattern_views.keywords_echo),
+    path("documents/<int:id>/notes/", pattern_views.DocumentNotes.as_view()),
+    path("labels/", pattern_views.LabelBulkCreate.as_view()),
+    path("handwritten/", pattern_views.handwritten_echo),
     *router.urls,
 ]
