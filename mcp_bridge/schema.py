@@ -410,7 +410,8 @@ def input_transform(schema: dict[str, Any]) -> dict[str, Any]:
     """The ``transform`` of :func:`collect_defs` for an ``inputSchema``: what a client may
     send, as the view's parsers and fields take it.
 
-    * read-only properties are dropped (see :func:`strip_flagged_properties`);
+    * read-only properties are dropped (see :func:`strip_flagged_properties`), and so is
+      the ``writeOnly`` annotation of the others (see :func:`output_transform`);
     * ``enum`` values that are not JSON (a ``UUIDField``, ``Decimal`` or date choice key,
       as drf-spectacular copies ``ChoiceField.choices``) become their text, which is what
       ``ChoiceField.to_internal_value`` compares (``str(data)`` against ``str(key)``);
@@ -426,10 +427,18 @@ def input_transform(schema: dict[str, Any]) -> dict[str, Any]:
 
 def output_transform(schema: dict[str, Any]) -> dict[str, Any]:
     """The ``transform`` of :func:`collect_defs` for an ``outputSchema``: write-only
-    properties are dropped. ``enum`` values are kept as drf-spectacular wrote them: the
-    data and the advertised schema are encoded by the same encoder."""
-    _walk(schema, lambda node: _strip_node(node, "writeOnly"))
+    properties are dropped, and so is the ``readOnly`` annotation of the others (in what the
+    server sends, everything is read-only: the keyword says nothing there, and validates
+    nothing, JSON Schema 2020-12 Validation §9.4, while a big group repeats it thousands of
+    times). ``enum`` values are kept as drf-spectacular wrote them: the data and the
+    advertised schema are encoded by the same encoder."""
+    _walk(schema, _prepare_output_node)
     return schema
+
+
+def _prepare_output_node(schema: dict[str, Any]) -> None:
+    _strip_node(schema, "writeOnly")
+    schema.pop("readOnly", None)
 
 
 def _walk(schema: Any, visit: Callable[[dict[str, Any]], None]) -> None:
@@ -465,6 +474,8 @@ _JSON_TYPES = (
 
 def _prepare_input_node(schema: dict[str, Any]) -> None:
     _strip_node(schema, "readOnly")
+    # In what a client sends, everything is written: the annotation says nothing there.
+    schema.pop("writeOnly", None)
     enum = schema.get("enum")
     if isinstance(enum, list) and not all(isinstance(value, _CHOICE_NATIVE) for value in enum):
         texts = list(dict.fromkeys(v if isinstance(v, _CHOICE_NATIVE) else str(v) for v in enum))

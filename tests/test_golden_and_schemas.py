@@ -105,3 +105,11 @@ def test_demo_tools_are_ready_for_strict_clients(client, db, group, revision):
 def test_2025_03_26_clients_get_the_title_in_the_annotations(client, db):
     tools = McpClient(client, "/mcp/catalog/", revision="2025-03-26").list_tools()
     assert all("title" not in tool and tool["annotations"]["title"] for tool in tools)
+
+
+def test_direction_annotations_that_say_nothing_are_left_out(client, db):
+    """readOnly in what the server sends and writeOnly in what the client sends are true of
+    everything there; a big group would repeat them thousands of times."""
+    for _, tool in _all_published_tools(client):
+        assert '"writeOnly"' not in json.dumps(tool["inputSchema"]), tool["name"]
+        assert '"readOnly"' not in json.dumps(tool.get("outputSchema") or {}), tool["name"]
