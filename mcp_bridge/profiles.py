@@ -66,8 +66,8 @@ __all__ = [
     "DEFS",
     "INLINE",
     "PORTABLE",
-    "PROFILES",
     "PORTABLE_KEYWORDS",
+    "PROFILES",
     "QUERY_PARAMETER",
     "UNROLL_DEPTH",
     "Conversion",
@@ -692,9 +692,9 @@ def _recursive_names(definitions: Mapping[str, Any], prefix: str) -> frozenset[s
         for name, schema in definitions.items()
     }
     recursive = set()
-    for start in edges:
+    for start, targets in edges.items():
         seen: set[str] = set()
-        pending = list(edges[start])
+        pending = list(targets)
         while pending:
             name = pending.pop()
             if name == start:

@@ -37,6 +37,7 @@ from mcp_bridge.conf import bridge_settings
 from mcp_bridge.exceptions import Problem, ToolSetError
 from mcp_bridge.openapi import UrlIndex, build_url_index, generate_group_schema
 from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
+from mcp_bridge.profiles import convert_document
 from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
 from mcp_bridge.validators import check_schema
@@ -62,6 +63,8 @@ class ToolSet:
         openrpc: the OpenRPC document of the group/version.
         pages: ``tools/list`` pages already encoded, filled by the dispatcher; a copy
             made with ``dataclasses.replace`` (a translation) starts empty.
+        documents: ``openrpc`` written in each schema profile asked for so far
+            (:meth:`openrpc_in`).
     """
 
     group: str
@@ -71,6 +74,14 @@ class ToolSet:
     methods: list[Method]
     openrpc: dict[str, Any]
     pages: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    documents: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def openrpc_in(self, profile: str) -> dict[str, Any]:
+        """The OpenRPC document with its schemas written in ``profile``, made once per profile."""
+        document = self.documents.get(profile)
+        if document is None:
+            document = self.documents[profile] = convert_document(self.openrpc, profile)
+        return document
 
 
 _lock = threading.RLock()
