@@ -370,3 +370,13 @@ def test_mcp_tools_command_shows_and_takes_the_profile(db):
     for tool in tools:
         assert_profile_shape(tool["inputSchema"], PORTABLE, tool["name"])
         assert_profile_shape(tool["outputSchema"], PORTABLE, tool["name"])
+
+
+def test_mcp_stdio_serves_the_profile(db, monkeypatch, capsys):
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    monkeypatch.setattr("sys.stdin", StringIO(json.dumps(message) + "\n"))
+    call_command("mcp_stdio", "catalog", "--schema", "portable")
+    tools = json.loads(capsys.readouterr().out)["result"]["tools"]
+    assert len(tools) == 7
+    for tool in tools:
+        assert_profile_shape(tool["inputSchema"], PORTABLE, tool["name"])
