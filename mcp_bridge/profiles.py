@@ -377,7 +377,8 @@ class _Converter:
             merged = self.merge([schema, *parts])
             if not isinstance(merged, dict):
                 return merged
-            return self.portable_node(merged) if "allOf" in merged else self._portable_keywords(merged)
+            # A copy: the merge may return one of the parts, which can be shared.
+            return self.portable_node(merged) if "allOf" in merged else self._portable_keywords(dict(merged))
         return self._portable_keywords(schema)
 
     def _portable_keywords(self, schema: dict[str, Any]) -> Any:

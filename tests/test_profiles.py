@@ -380,3 +380,15 @@ def test_mcp_stdio_serves_the_profile(db, monkeypatch, capsys):
     assert len(tools) == 7
     for tool in tools:
         assert_profile_shape(tool["inputSchema"], PORTABLE, tool["name"])
+
+
+def test_conversion_leaves_the_exact_schemas_untouched(db):
+    for group, version in published_groups():
+        for tool in get_toolset(group, version).tools:
+            exact = [tool.input_schema, tool.output_schema, tool.result_schema]
+            before = json.dumps(exact, sort_keys=True)
+            for profile in PROFILES:
+                convert(tool.input_schema, profile)
+                convert(tool.result_schema, profile)
+                convert(tool.output_schema, profile)
+            assert json.dumps(exact, sort_keys=True) == before, tool.name
