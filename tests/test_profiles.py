@@ -392,3 +392,16 @@ def test_conversion_leaves_the_exact_schemas_untouched(db):
                 convert(tool.result_schema, profile)
                 convert(tool.output_schema, profile)
             assert json.dumps(exact, sort_keys=True) == before, tool.name
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [(1.5, True), (-1, False), ("1.50", True), ("1.505", False), ("abc", False), (None, True), (True, False)],
+)
+def test_number_or_string_split_keeps_each_types_constraints(value, ok):
+    # A DecimalField input that takes a JSON number or a numeric string, nullable.
+    schema = {"type": ["number", "string", "null"], "minimum": 0, "pattern": r"^\d+(\.\d{1,2})?$", "format": "decimal"}
+    portable = convert(schema, PORTABLE)
+    assert portable.widened == ()
+    assert [b["type"] for b in portable.schema["anyOf"]] == ["number", "string", "null"]
+    assert accepts(portable.schema, value) is ok is accepts(schema, value)
