@@ -61,6 +61,13 @@ Keys and defaults:
     machine, or ``"mcp_bridge.locking.RedisLockBackend"`` for several.
 ``LOCK_OPTIONS`` (``{}``)
     Keyword arguments of the lock backend, e.g. ``{"url": "redis://host:6379/0"}``.
+``SCHEMA_PROFILE`` (``"defs"``)
+    How tool schemas are written for clients that do not pick a profile with
+    ``?schema=`` on the endpoint URL: ``"defs"`` (self-contained ``$defs``),
+    ``"inline"`` (no ``$ref`` but for cycles) or ``"portable"`` (the keyword
+    subset of the Gemini and OpenAI function-calling APIs); see
+    :mod:`mcp_bridge.profiles`. Arguments and results are always validated
+    against the exact schema.
 """
 
 from __future__ import annotations
@@ -71,6 +78,8 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+
+from mcp_bridge.profiles import PROFILES
 
 __all__ = ["bridge_settings", "DEFAULTS"]
 
@@ -92,6 +101,8 @@ DEFAULTS: dict[str, Any] = {
     "CACHE_ALIAS": "default",
     "LOCK_BACKEND": "mcp_bridge.locking.FileLockBackend",
     "LOCK_OPTIONS": {},
+    # Schema profiles (mcp_bridge.profiles).
+    "SCHEMA_PROFILE": PROFILES[0],
 }
 
 #: Allowed values of the settings that take one of a few words.
@@ -100,6 +111,7 @@ CHOICES = {
     "TOOLS_LIST_CACHE_SCOPE": (None, "public", "private"),
     "PORTABLE_TOOL_NAMES": ("warn", "error"),
     "OPEN_WORLD": (False, True),
+    "SCHEMA_PROFILE": PROFILES,
 }
 
 

@@ -62,12 +62,15 @@ class Call:
         revision: the protocol revision of the request (``MCP-Protocol-Version``).
         check_headers: whether the transport has HTTP headers to check against
             a 2026-07-28 envelope (false for stdio).
+        schema_profile: how ``tools/list`` writes the schemas (:mod:`mcp_bridge.profiles`);
+            ``None``: the ``SCHEMA_PROFILE`` setting.
     """
 
     request: HttpRequest
     toolset: ToolSet
     revision: str
     check_headers: bool = True
+    schema_profile: str | None = None
 
     @property
     def modern(self) -> bool:
@@ -218,12 +221,15 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
         offset = _decode_cursor(params["cursor"], len(tools))
     size = max(1, int(bridge_settings.PAGE_SIZE))
     page = tools[offset : offset + size]
-    # A page is the same for every caller of the tool set (its texts are per language already):
-    # encoded once, then spliced into each answer by dumps().
-    key = (call.revision, offset, size)
+    # A page is the same for every caller of the tool set and profile (its texts are per
+    # language already): encoded once, then spliced into each answer by dumps().
+    profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
+    key = (call.revision, offset, size, profile)
     listed = call.toolset.pages.get(key)
     if listed is None:
-        listed = call.toolset.pages[key] = EncodedJSON(executor.dumps([tool.as_mcp(call.revision) for tool in page]))
+        listed = call.toolset.pages[key] = EncodedJSON(
+            executor.dumps([tool.as_mcp(call.revision, profile) for tool in page])
+        )
     result: dict[str, Any] = {"tools": listed}
     if offset + size < len(tools):
         result["nextCursor"] = _encode_cursor(offset + size)

@@ -41,6 +41,7 @@ from mcp_bridge.naming import MCP_NAME_PATTERN, check_names
 from mcp_bridge.openapi import UrlIndex, build_url_index, generate_group_schema
 from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
 from mcp_bridge.schema import MissingReference, unresolved_refs
+from mcp_bridge.profiles import convert_document
 from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
 from mcp_bridge.validators import check_schema
@@ -69,6 +70,8 @@ class ToolSet:
         warnings: the build's problems that do not stop it (``mcp_bridge.W010``, a tool name
             strict clients refuse; ``mcp_bridge.W020``, a tool that can never succeed),
             reported by ``manage.py check`` as warnings.
+        documents: ``openrpc`` written in each schema profile asked for so far
+            (:meth:`openrpc_in`).
     """
 
     group: str
@@ -80,6 +83,14 @@ class ToolSet:
     pages: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
     #: Problems that do not stop the build (``mcp_bridge.W0xx``): system check warnings.
     warnings: list[Problem] = field(default_factory=list, init=False, repr=False, compare=False)
+    documents: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def openrpc_in(self, profile: str) -> dict[str, Any]:
+        """The OpenRPC document with its schemas written in ``profile``, made once per profile."""
+        document = self.documents.get(profile)
+        if document is None:
+            document = self.documents[profile] = convert_document(self.openrpc, profile)
+        return document
 
 
 _lock = threading.RLock()

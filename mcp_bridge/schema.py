@@ -40,6 +40,8 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from rest_framework.utils.encoders import JSONEncoder
+
 __all__ = [
     "COMPONENTS_PREFIX",
     "DEFS_PREFIX",
@@ -430,8 +432,8 @@ def output_transform(schema: dict[str, Any]) -> dict[str, Any]:
     properties are dropped, and so is the ``readOnly`` annotation of the others (in what the
     server sends, everything is read-only: the keyword says nothing there, and validates
     nothing, JSON Schema 2020-12 Validation §9.4, while a big group repeats it thousands of
-    times). ``enum`` values are kept as drf-spectacular wrote them: the data and the
-    advertised schema are encoded by the same encoder."""
+    times). ``enum`` values that are not JSON (``UUID``, ``Decimal`` choice keys) are
+    written as DRF's encoder writes them in the data."""
     _walk(schema, _prepare_output_node)
     return schema
 
@@ -439,6 +441,11 @@ def output_transform(schema: dict[str, Any]) -> dict[str, Any]:
 def _prepare_output_node(schema: dict[str, Any]) -> None:
     _strip_node(schema, "writeOnly")
     schema.pop("readOnly", None)
+    enum = schema.get("enum")
+    if isinstance(enum, list) and not all(isinstance(value, _CHOICE_NATIVE) for value in enum):
+        # As the client receives them: the data is checked on its JSON form too
+        # (mcp_bridge.output), and a schema must be JSON to be sent at all.
+        schema["enum"] = [v if isinstance(v, _CHOICE_NATIVE) else _DRF_ENCODER.default(v) for v in enum]
 
 
 def _walk(schema: Any, visit: Callable[[dict[str, Any]], None]) -> None:
@@ -463,6 +470,8 @@ def _strip_node(schema: dict[str, Any], flag: str) -> None:
         if not schema["required"]:
             del schema["required"]
 
+
+_DRF_ENCODER = JSONEncoder()
 
 #: JSON values that ``str()`` writes as ``ChoiceField`` compares them (``str(1)``, ``"a"``).
 _CHOICE_NATIVE = (str, int, float, bool, type(None), list, dict)

@@ -31,6 +31,7 @@ from jsonschema import Draft202012Validator
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.encoding import EncodedJSON
 from mcp_bridge.openrpc import Method
+from mcp_bridge.profiles import DEFS, convert_schema
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.schema import collect_defs, input_transform, output_transform
 from mcp_bridge.validators import SchemaValidator
@@ -105,6 +106,11 @@ class Tool:
     # validator, since its inputSchema may differ; output schemas are the same objects.
     _input_validator: SchemaValidator | None = field(repr=False, compare=False, default=None, init=False)
     _output_validators: dict[str, SchemaValidator | None] = field(repr=False, compare=False, default_factory=dict)
+    # Schemas written in a profile (mcp_bridge.profiles), made once per profile: the input
+    # ones per copy (a translation's inputSchema differs), the output ones shared by the
+    # copies, keyed by the identity of the exact schema they were made from.
+    _profiled_input: dict[str, Any] = field(repr=False, compare=False, default_factory=dict, init=False)
+    _profiled_outputs: dict[tuple[int, str], Any] = field(repr=False, compare=False, default_factory=dict)
 
     @property
     def validator(self) -> SchemaValidator:
@@ -147,19 +153,41 @@ class Tool:
         self._output_validators[revision] = validator
         return validator
 
-    def as_mcp(self, revision: str) -> dict[str, Any]:
-        """The ``Tool`` object of ``tools/list`` for a protocol revision.
+    def input_schema_in(self, profile: str) -> dict[str, Any]:
+        """``input_schema`` written in a schema profile (:mod:`mcp_bridge.profiles`), made once."""
+        if profile == DEFS:
+            return self.input_schema
+        schema = self._profiled_input.get(profile)
+        if schema is None:
+            schema = self._profiled_input[profile] = convert_schema(self.input_schema, profile)
+        return schema
+
+    def output_schema_in(self, revision: str, profile: str) -> dict[str, Any] | None:
+        """:meth:`output_schema_for` written in a schema profile, made once per era and profile."""
+        exact = self.output_schema_for(revision)
+        if exact is None or profile == DEFS:
+            return exact
+        key = (id(exact), profile)  # the exact schema lives as long as the tool: its id is stable
+        schema = self._profiled_outputs.get(key)
+        if schema is None:
+            schema = self._profiled_outputs[key] = convert_schema(exact, profile)
+        return schema
+
+    def as_mcp(self, revision: str, profile: str = DEFS) -> dict[str, Any]:
+        """The ``Tool`` object of ``tools/list`` for a protocol revision and schema profile.
 
         ``title`` and ``outputSchema`` exist from 2025-06-18 on; they are left
-        out for 2025-03-26 clients. See :meth:`output_schema_for`.
+        out for 2025-03-26 clients. See :meth:`output_schema_for`. The schemas
+        are written in ``profile`` (:mod:`mcp_bridge.profiles`); validation
+        always uses the exact ones.
         """
         tool: dict[str, Any] = {"name": self.name}
         if supports_titles_and_output(revision):
             tool["title"] = self.title
         if self.description:
             tool["description"] = self.description
-        tool["inputSchema"] = self.input_schema
-        output_schema = self.output_schema_for(revision)
+        tool["inputSchema"] = self.input_schema_in(profile)
+        output_schema = self.output_schema_in(revision, profile)
         if output_schema is not None:
             tool["outputSchema"] = output_schema
         if supports_titles_and_output(revision):

@@ -17,6 +17,9 @@ other value: the stateless 2026-07-28 era, see :mod:`mcp_bridge.envelope`).
   non-JSON ``Content-Type`` 415; a body over ``MAX_BODY_BYTES`` 413.
 * An unsupported ``MCP-Protocol-Version`` header gets 400; without the header
   the request is taken as 2025-03-26.
+* ``?schema=<profile>`` picks how the tool schemas are written
+  (:mod:`mcp_bridge.profiles`), on the endpoint and on its OpenRPC document;
+  an unknown profile gets 400.
 * In the stateless era, JSON-RPC errors travel with the HTTP status the
   revision assigns (400 for -32602/-32020/-32022, 404 for -32601).
 
@@ -44,6 +47,7 @@ from mcp_bridge.dispatch import Call, handle_message
 from mcp_bridge.encoding import dumps, dumps_bytes, loads
 from mcp_bridge.events import deliver_after_response
 from mcp_bridge.exceptions import ToolSetError
+from mcp_bridge.profiles import PROFILES, QUERY_PARAMETER, ProfileError, profile_from_request
 from mcp_bridge.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,
@@ -178,6 +182,9 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     if length > bridge_settings.MAX_BODY_BYTES:
         return _error_response(INVALID_REQUEST, f"Payload Too Large: the limit is {bridge_settings.MAX_BODY_BYTES} bytes.", 413)
 
+    profile, failure = _schema_profile(request)
+    if failure is not None:
+        return failure
     toolset, failure = _load_toolset(group, version, request.LANGUAGE_CODE, request)
     if failure is not None:
         return failure
@@ -191,7 +198,7 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
         # A 2026-07-28 envelope under a handshake-era header contradicts itself; the
         # stateless era's envelope check answers it with a header mismatch (-32020).
         revision = MODERN_REVISIONS[-1]
-    call = Call(request=request, toolset=toolset, revision=revision)
+    call = Call(request=request, toolset=toolset, revision=revision, schema_profile=profile)
     try:
         # An array is a JSON-RPC batch: 2025-03-26 only (mcp_bridge.batch).
         response = handle_batch(message, call) if isinstance(message, list) else handle_message(message, call)
@@ -209,7 +216,20 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
 
 def openrpc_document(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The OpenRPC document of one group/version: ``/mcp/<group>/[<version>/]openrpc.json``."""
+    profile, failure = _schema_profile(request)
+    if failure is not None:
+        return failure
     toolset, failure = _load_toolset(group, version, request=request)
     if failure is not None:
         return failure
-    return JsonResponse(toolset.openrpc, json_dumps_params={"ensure_ascii": False})
+    return JsonResponse(toolset.openrpc_in(profile), json_dumps_params={"ensure_ascii": False})
+
+
+def _schema_profile(request: HttpRequest) -> tuple[str, HttpResponse | None]:
+    """The schema profile of the request (``?schema=``, else the setting); 400 for an unknown one."""
+    try:
+        return profile_from_request(request, bridge_settings.SCHEMA_PROFILE), None
+    except ProfileError as exc:
+        return "", _error_response(
+            INVALID_REQUEST, str(exc), 400, data={QUERY_PARAMETER: exc.value, "profiles": list(PROFILES)}
+        )

@@ -13,6 +13,7 @@ Examples::
     manage.py mcp_stdio backoffice --user alice
     manage.py mcp_stdio catalog --api-version v2
     manage.py mcp_stdio catalog --language uk
+    manage.py mcp_stdio catalog --schema portable   # schemas for clients that refuse $ref
 
 Both protocol eras work: ``initialize`` starts a handshake-era session, and a
 request whose ``params._meta`` names 2026-07-28 is served statelessly (stdio
@@ -37,6 +38,7 @@ from mcp_bridge.dispatch import Call, handle_message
 from mcp_bridge.events import deliver_pending
 from mcp_bridge.exceptions import ToolSetError
 from mcp_bridge.executor import dumps
+from mcp_bridge.profiles import PROFILES
 from mcp_bridge.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,
@@ -61,13 +63,17 @@ class Command(BaseCommand):
             help="the language of the tool texts (a code of LANGUAGES); default: LANGUAGE_CODE",
         )
         parser.add_argument(
+            "--schema", choices=PROFILES, dest="schema_profile",
+            help="how tool schemas are written (mcp_bridge.profiles); default: the SCHEMA_PROFILE setting",
+        )
+        parser.add_argument(
             "--host", default="localhost",
             help="the Host the views see (absolute URLs in results); must be in ALLOWED_HOSTS",
         )
 
     def handle(
         self, *args: Any, group: str, api_version: str | None, user: str | None, host: str,
-        language: str | None, **options: Any,
+        language: str | None, schema_profile: str | None = None, **options: Any,
     ) -> None:
         versions = get_groups().get(group)
         if versions is None:
@@ -82,7 +88,7 @@ class Command(BaseCommand):
         except ToolSetError as exc:
             raise CommandError(str(exc)) from exc
         forced_user = self._user(user) if user else None
-        server = _StdioServer(toolset, forced_user, host)
+        server = _StdioServer(toolset, forced_user, host, schema_profile)
         # Anything printed by the project's code must not corrupt the protocol stream.
         protocol_out = sys.stdout
         with contextlib.redirect_stdout(sys.stderr):
@@ -98,8 +104,9 @@ class Command(BaseCommand):
 
 
 class _StdioServer:
-    def __init__(self, toolset: Any, forced_user: Any, host: str) -> None:
+    def __init__(self, toolset: Any, forced_user: Any, host: str, schema_profile: str | None = None) -> None:
         self.toolset = toolset
+        self.schema_profile = schema_profile
         self.forced_user = forced_user
         self.host = host
         self.revision = DEFAULT_HEADER_REVISION
@@ -143,7 +150,10 @@ class _StdioServer:
             return _error(PARSE_ERROR, f"Parse error: not valid JSON ({exc}).")
         if isinstance(message, list):
             # A batch: 2025-03-26 only, as on HTTP (mcp_bridge.batch).
-            call = Call(request=request, toolset=self.toolset, revision=self.revision, check_headers=False)
+            call = Call(
+                request=request, toolset=self.toolset, revision=self.revision, check_headers=False,
+                schema_profile=self.schema_profile,
+            )
             try:
                 return handle_batch(message, call)
             except JsonRpcError as exc:
@@ -152,7 +162,10 @@ class _StdioServer:
         meta = (message.get("params") or {}).get("_meta") if isinstance(message, dict) else None
         if isinstance(meta, dict) and meta.get(PROTOCOL_VERSION_META_KEY) not in (None, *HANDSHAKE_REVISIONS):
             revision = MODERN_REVISIONS[-1]
-        call = Call(request=request, toolset=self.toolset, revision=revision, check_headers=False)
+        call = Call(
+            request=request, toolset=self.toolset, revision=revision, check_headers=False,
+            schema_profile=self.schema_profile,
+        )
         try:
             response = handle_message(message, call)
         except JsonRpcError as exc:

@@ -7,6 +7,10 @@ Examples::
     manage.py mcp_tools catalog --json                # the tools/list of one group, as JSON
     manage.py mcp_tools catalog --api-version v2 --json
     manage.py mcp_tools catalog --language uk --json  # with the texts a uk client gets
+    manage.py mcp_tools catalog --schema portable --json  # the schemas a ?schema=portable client gets
+
+Each endpoint is shown with its schema profile (``SCHEMA_PROFILE``, or ``--schema``)
+and the URL that selects it, so that a user can paste the one that fits a client.
 
 It builds the tools exactly as the endpoint does, so it is also a CI check: it
 exits with status 1, listing every problem, when a group cannot be built.
@@ -21,8 +25,10 @@ from django.core.management.base import BaseCommand, CommandError
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_supported_language_variant
 
+from mcp_bridge.conf import bridge_settings
 from mcp_bridge.exceptions import ToolSetError
 from mcp_bridge.naming import is_portable
+from mcp_bridge.profiles import PROFILES, QUERY_PARAMETER
 from mcp_bridge.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.registry import get_groups, get_toolset
 
@@ -39,12 +45,17 @@ class Command(BaseCommand):
         parser.add_argument(
             "--language", help="translate the texts as for a client of this language (default: the code's texts)"
         )
+        parser.add_argument(
+            "--schema", choices=PROFILES, dest="schema_profile",
+            help="write the schemas in this profile (default: the SCHEMA_PROFILE setting)",
+        )
 
     def handle(self, *args: Any, group: str | None, api_version: str | None, **options: Any) -> None:
         groups = get_groups()
         if group is not None and group not in groups:
             raise CommandError(f"Unknown API group {group!r}. Known groups: {', '.join(groups) or 'none'}.")
         language = self._language(options.get("language"))
+        profile = options.get("schema_profile") or bridge_settings.SCHEMA_PROFILE
         failures = []
         selected = {group: groups[group]} if group else groups
         listing: dict[str, Any] = {}
@@ -57,12 +68,16 @@ class Command(BaseCommand):
                 except ToolSetError as exc:
                     failures.append(str(exc))
                     continue
-                tools = [tool.as_mcp(LATEST_HANDSHAKE_REVISION) for tool in toolset.tools]
+                tools = [tool.as_mcp(LATEST_HANDSHAKE_REVISION, profile) for tool in toolset.tools]
                 if options["json"]:
                     listing[f"{name}/{version}" if version else name] = {"tools": tools}
                     continue
                 url = options["base_url"].rstrip("/") + self._endpoint_path(name, version)
-                self.stdout.write(f"{url}  ({len(tools)} tools; names: {self._portability(tools)})")
+                if profile != bridge_settings.SCHEMA_PROFILE:
+                    url += f"?{QUERY_PARAMETER}={profile}"
+                self.stdout.write(
+                    f"{url}  ({len(tools)} tools; schema profile {profile}; names: {self._portability(tools)})"
+                )
                 for tool in tools:
                     self.stdout.write(f"    {tool['name']:32} {tool.get('title', '')}")
         if options["json"]:

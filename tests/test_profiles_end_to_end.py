@@ -1,0 +1,50 @@
+"""Schema profiles over real HTTP: the official MCP Python client on ``/mcp/<group>/?schema=...``.
+
+The URL is what a user pastes into a client: the query must survive the client's own
+requests, the listed schemas must be in the profile, and the tools must work as usual.
+"""
+
+from __future__ import annotations
+
+import json
+
+import httpx2
+import pytest
+
+from mcp_bridge.profiles import INLINE, PORTABLE
+from tests.test_end_to_end import demo_data, run_client  # noqa: F401 -- demo_data is a fixture
+from tests.test_profiles import assert_profile_shape
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.mark.parametrize("profile", [INLINE, PORTABLE])
+def test_client_lists_and_calls_through_a_profile_url(live_server, demo_data, profile):  # noqa: F811
+    async def work(client):
+        tools = (await client.list_tools()).tools
+        result = await client.call_tool("categories_list", {})
+        return tools, result
+
+    _, (tools, result) = run_client(f"{live_server.url}/mcp/catalog/?schema={profile}", work)
+    listed = [tool.model_dump(by_alias=True, exclude_none=True) for tool in tools]
+    assert len(listed) == 7
+    for tool in listed:
+        assert_profile_shape(tool["inputSchema"], profile, tool["name"])
+        assert_profile_shape(tool["outputSchema"], profile, tool["name"])
+    text = json.dumps(listed)
+    if profile == PORTABLE:
+        assert "$ref" not in text and "$defs" not in text
+    else:
+        assert text.count('"$ref"') > 0  # the category tree's cycle, and only that
+    assert result.is_error is False
+    assert len(result.structured_content["result"]) > 0
+
+
+def test_an_unknown_profile_is_an_http_400_naming_the_profiles(live_server):
+    response = httpx2.post(
+        f"{live_server.url}/mcp/catalog/?schema=compact",
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        headers={"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"},
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["data"] == {"schema": "compact", "profiles": ["defs", "inline", "portable"]}
