@@ -3,8 +3,9 @@
 A call becomes an ordinary Django request for the operation — its HTTP
 method, the path with the path parameters filled in, the query string and a
 JSON body — carrying the MCP caller's identity (the same headers and cookies,
-and the ``user``/``session`` that middleware attached to the MCP request). It
-is resolved as Django's handler resolves it (:mod:`mcp_bridge.routing`) and the
+and the ``user``/``session`` that middleware attached to the MCP request; the
+user DRF authenticates is written back to the MCP request, see
+:mod:`mcp_bridge.identity`). It is resolved as Django's handler resolves it (:mod:`mcp_bridge.routing`) and the
 view is called, so the whole DRF pipeline runs: authentication, permissions, throttles, versioning,
 serializer validation, pagination and the exception handler. View classes are
 never patched; ``ATOMIC_REQUESTS`` is honoured as Django's handler does.
@@ -39,7 +40,6 @@ from urllib.parse import quote, urlencode
 from django.conf import settings
 from django.core import signals
 from django.core.handlers.base import BaseHandler
-from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import Resolver404
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
@@ -47,6 +47,7 @@ from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVers
 from mcp_bridge import events
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.encoding import dumps, dumps_bytes, dumps_data
+from mcp_bridge.identity import ViewRequest
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.routing import resolve_operation_path
 from mcp_bridge.tools import Tool
@@ -57,10 +58,6 @@ __all__ = ["call_tool", "argument_errors", "tool_error_result", "dumps", "logger
 logger = logging.getLogger("mcp_bridge.executor")
 
 _PLACEHOLDER = re.compile(r"\{([^}/]+)\}")
-#: Request attributes set by middleware that identify the caller.
-#: ``_force_auth_*`` is DRF's forced authentication (``APIClient.force_authenticate``,
-#: and ``manage.py mcp_stdio --user``): rest_framework.request.Request reads it.
-_IDENTITY_ATTRIBUTES = ("user", "auser", "session", "LANGUAGE_CODE", "_force_auth_user", "_force_auth_token")
 #: CGI variables that describe the server and the client connection, kept as they are.
 _CONNECTION_VARIABLES = (
     "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST", "REMOTE_USER",
@@ -167,7 +164,7 @@ def _body(tool: Tool, arguments: dict[str, Any]) -> bytes | None:
     return dumps_bytes(fields) if has_body else None
 
 
-def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest) -> WSGIRequest:
+def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest) -> ViewRequest:
     """The Django request that performs the tool's operation for the MCP caller.
 
     Raises:
@@ -208,15 +205,10 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
             "wsgi.url_scheme": meta.get("wsgi.url_scheme") or mcp_request.scheme,
         }
     )
-    request = WSGIRequest(environ)
-    # Middleware sets these as instance attributes; read them without evaluating anything
-    # (request.user is lazy, and stays so on the view's request).
-    attributes = mcp_request.__dict__
-    for attribute in _IDENTITY_ATTRIBUTES:
-        if attribute in attributes:
-            setattr(request, attribute, attributes[attribute])
+    # The caller's identity, and whatever DRF authenticates written back (mcp_bridge.identity).
+    request = ViewRequest(environ, mcp_request)
     # Against the URLconf Django's handler made active for the MCP request.
-    request.resolver_match = resolve_operation_path(request.path_info, attributes.get("urlconf"))
+    request.resolver_match = resolve_operation_path(request.path_info, mcp_request.__dict__.get("urlconf"))
     return request
 
 

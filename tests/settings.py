@@ -17,6 +17,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "simple_history",  # issue 12: history rows of writes made through tools (test_identity)
     "mcp_bridge",
     "tests.testapp",
     "demo_project.shop",
@@ -27,6 +28,10 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Issue 12: middleware that holds the request while DRF authenticates inside the view
+    # (see tests/test_identity.py); both only act on the test app's Ledger rows.
+    "simple_history.middleware.HistoryRequestMiddleware",
+    "tests.testapp.middleware.CurrentRequestMiddleware",
 ]
 
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}

@@ -1,6 +1,7 @@
 """Models behind the field cases (../shared/cases/README.md), one small model per fault."""
 
 from django.db import models
+from simple_history.models import HistoricalRecords
 
 
 class Member(models.Model):
@@ -56,3 +57,12 @@ class Node(models.Model):
     cluster = models.IntegerField()
     region = models.IntegerField()
     restarts = models.IntegerField(default=0)
+
+
+class Ledger(models.Model):
+    """Issue 12, "the identity that middleware sees": a row whose changes are logged by
+    django-simple-history and by the change log of :mod:`tests.testapp.middleware`."""
+
+    name = models.CharField(max_length=100)
+    amount = models.DecimalField(max_digits=10, decimal_places=2, default=0)
+    history = HistoricalRecords()
