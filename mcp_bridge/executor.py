@@ -17,9 +17,12 @@ The view's response becomes an MCP ``CallToolResult`` (MCP spec 2025-11-25,
   "structuredContent": {"result": <data>}, "isError": false}`` up to
   2025-11-25 (``structuredContent`` had to be an object), and
   ``"structuredContent": <data>`` from 2026-07-28 on (SEP-2106), matching the
-  ``outputSchema`` each era is sent. The structured content is checked against
-  that schema first (``MCP_BRIDGE["OUTPUT_VALIDATION"]``); a mismatch becomes
-  an ``isError`` result naming it;
+  ``outputSchema`` each era is sent. The JSON form of the data is checked
+  against that schema first (:mod:`mcp_bridge.output`, per
+  ``MCP_BRIDGE["OUTPUT_VALIDATION"]``: a mismatch of a read becomes an
+  ``isError`` result naming it; a write that was applied says so);
+* 2xx file or binary responses: an ``image`` or embedded ``resource`` block
+  (:mod:`mcp_bridge.files`);
 * anything else, or an exception: ``{"content": [{"type": "text", "text":
   '{"code": <HTTP status>, "message": ..., "data": {"status": ..., "detail": ...}}'}],
   "isError": true}``. Exception details (class, message, traceback) are added
@@ -45,9 +48,10 @@ from django.urls import Resolver404
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
 from mcp_bridge import events
-from mcp_bridge.conf import bridge_settings
 from mcp_bridge.encoding import dumps, dumps_bytes, dumps_data
+from mcp_bridge.files import file_result, is_file_response
 from mcp_bridge.identity import ViewRequest
+from mcp_bridge.output import mismatch_result
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.routing import resolve_operation_path
 from mcp_bridge.tools import Tool
@@ -76,7 +80,9 @@ def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
 
     Returns:
         ``[{"argument": name, "message": text}, ...]``, one entry per fault,
-        naming the argument; empty when the arguments are valid.
+        naming the argument, each fault once (a schema may assert the same thing twice,
+        e.g. ``required`` at the top and again in an ``allOf`` branch); empty when the
+        arguments are valid.
     """
     errors = []
     for error in tool.validator.iter_errors(arguments):
@@ -95,7 +101,8 @@ def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
             else:
                 message = f"{where + ': ' if where else ''}{error.message}"
             errors.append({"argument": name, "message": message})
-    return sorted(errors, key=lambda e: e["argument"])
+    unique = {(e["argument"], e["message"]): e for e in errors}
+    return sorted(unique.values(), key=lambda e: e["argument"])
 
 
 def tool_error_result(code: int, message: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -230,7 +237,7 @@ def call_tool(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, r
     except Exception as exc:
         result = _exception_result(tool, exc, mcp_request)
         return events.call_ended(tool, arguments, mcp_request, revision, result, exception=exc)
-    result = _response_result(tool, response, revision)
+    result = _response_result(tool, response, request, revision)
     result = events.call_ended(tool, arguments, mcp_request, revision, result, response=response)
     return _encoded_once(tool, result, revision)
 
@@ -262,17 +269,20 @@ def _response_data(response: HttpResponseBase) -> Any:
     return text
 
 
-def _response_result(tool: Tool, response: HttpResponseBase, revision: str) -> dict[str, Any]:
+def _response_result(tool: Tool, response: HttpResponseBase, request: HttpRequest, revision: str) -> dict[str, Any]:
     status = response.status_code
+    if 200 <= status < 300 and is_file_response(response):
+        return file_result(tool.name, response, request.build_absolute_uri())
     data = _response_data(response)
     if 200 <= status < 300:
-        result: dict[str, Any] = {"content": [{"type": "text", "text": dumps_data(data)}]}
+        text = dumps_data(data)
+        result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
         if _sends_structured_content(tool, data, revision):
-            structured = tool.structured_content(data, revision)
-            mismatch = _output_mismatch(tool, structured, revision)
+            # Checked as the client receives it: the JSON form of the data (mcp_bridge.output).
+            mismatch = mismatch_result(tool, data, text, status, revision)
             if mismatch is not None:
                 return mismatch
-            result["structuredContent"] = structured
+            result["structuredContent"] = tool.structured_content(data, revision)
         result["isError"] = False
         return result
     detail = data.get("detail") if isinstance(data, dict) else None
@@ -290,30 +300,6 @@ def _sends_structured_content(tool: Tool, data: Any, revision: str) -> bool:
         # Any JSON value may be sent, but an empty (204) result with no schema has no structure.
         return data is not None or tool.result_schema is not None
     return True
-
-
-def _output_mismatch(tool: Tool, structured: Any, revision: str) -> dict[str, Any] | None:
-    """The ``isError`` result for structured content that breaks the ``outputSchema``
-    (MCP spec, "Tools → Output Schema": results MUST conform), per ``OUTPUT_VALIDATION``."""
-    mode = bridge_settings.OUTPUT_VALIDATION
-    validator = tool.output_validator(revision) if mode != "off" else None
-    if validator is None:
-        return None
-    errors = [
-        {"path": "/" + "/".join(str(p) for p in error.absolute_path), "message": error.message}
-        for error in validator.iter_errors(structured)
-    ]
-    if not errors:
-        return None
-    listed = "; ".join(f"{e['path']}: {e['message']}" for e in errors[:10])
-    logger.warning("Tool %r returned data that does not match its outputSchema: %s", tool.name, listed)
-    if mode == "warn":
-        return None
-    return tool_error_result(
-        500,
-        f"The response of tool {tool.name!r} does not match its outputSchema: {listed}",
-        {"status": 500, "errors": errors},
-    )
 
 
 def _exception_result(tool: Tool, exc: Exception, mcp_request: HttpRequest) -> dict[str, Any]:
