@@ -25,13 +25,15 @@ from rest_framework.decorators import api_view, authentication_classes
 from rest_framework.response import Response
 
 from mcp_bridge import api_group, mcp_tool
-from tests.testapp.models import Ledger
+from tests.testapp.models import Ledger, Report
 
 #: A PNG image: signature, IHDR of a 1x1 grey pixel, IDAT, IEND.
 PNG_BYTES = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010800000000"
     "3a7e9b550000000a49444154789c63600000000200015b4fbd0a0000000049454e44ae426082"
 )
+#: The files the invoice view handed to FileResponse (to see that they get closed).
+OPENED_FILES: list = []
 PDF_BYTES = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
 
 
@@ -120,22 +122,22 @@ class EntrySerializer(serializers.Serializer):
 @extend_schema(request=EntrySerializer, responses={201: EntrySerializer})
 @api_view(["POST"])
 def add_entry(request):
-    """Create a ledger row; the response breaks the declared schema (amount is a text)."""
-    row = Ledger.objects.create(name=request.data["name"], amount=request.data.get("amount", 0))
-    return Response({"id": row.pk, "name": row.name, "amount": f"{row.amount} EUR"}, status=201)
+    """Create a report; the response breaks the declared schema (amount is a text)."""
+    row = Report.objects.create(name=request.data["name"])
+    return Response({"id": row.pk, "name": row.name, "amount": f"{request.data.get('amount', 0)} EUR"}, status=201)
 
 
 class RowSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    owner = serializers.CharField()  # wrong: the API sends null and a long text elsewhere
+    owner = serializers.CharField()  # wrong: the API sends null
 
 
 @api_group("results")
 @extend_schema(responses=RowSerializer(many=True))
 @api_view(["GET"])
 def wrong_rows(request):
-    """Rows whose owner is null although the schema says a string."""
-    return Response([{"id": 1, "owner": "x" * 5000}, {"id": 2, "owner": None}])
+    """Rows whose owner is null although the schema says a string, and a 5,000-character id."""
+    return Response([{"id": "x" * 5000, "owner": "ann"}, {"id": 2, "owner": None}])
 
 
 @api_group("results")
@@ -168,7 +170,8 @@ def logo(request):
 @api_view(["GET"])
 def invoice(request):
     """The invoice, as a PDF download."""
-    return FileResponse(io.BytesIO(PDF_BYTES), content_type="application/pdf", as_attachment=True, filename="invoice.pdf")
+    OPENED_FILES.append(io.BytesIO(PDF_BYTES))
+    return FileResponse(OPENED_FILES[-1], content_type="application/pdf", as_attachment=True, filename="invoice.pdf")
 
 
 @api_group("results")
