@@ -23,6 +23,7 @@ CHECK_IDS = {
     "mcp_bridge.E006": "a tool-text gettext catalogue (.mo) cannot be read",
     "mcp_bridge.W001": "a per-group tool-text catalogue names a group that does not exist",
     "mcp_bridge.W002": "a tool-text .po catalogue has no compiled .mo beside it",
+    "mcp_bridge.W040": "OMIT_OUTPUT_SCHEMA names a group or tool that does not exist",
 }
 
 

@@ -37,6 +37,7 @@ from mcp_bridge.conf import bridge_settings
 from mcp_bridge.exceptions import Problem, ToolSetError
 from mcp_bridge.openapi import UrlIndex, build_url_index, generate_group_schema
 from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
+from mcp_bridge.output import declares_output_schema
 from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
 from mcp_bridge.validators import check_schema
@@ -201,7 +202,7 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     shared_defs: dict[str, dict[str, Any]] = {}  # $defs entries, one object per component and direction
     if not problems:
         for method in methods:
-            tool = build_tool(method, components, shared_defs)
+            tool = build_tool(method, components, shared_defs, output_schema=declares_output_schema(group, method))
             problems += _check_schemas(tool, checked, seen)
             tools.append(tool)
     if problems:

@@ -7,6 +7,12 @@ Examples::
     manage.py mcp_tools catalog --json                # the tools/list of one group, as JSON
     manage.py mcp_tools catalog --api-version v2 --json
     manage.py mcp_tools catalog --language uk --json  # with the texts a uk client gets
+    manage.py mcp_tools catalog --probe-output --user alice --follow-lists
+
+``--probe-output`` calls the group's read-only tools that need no arguments (as
+``--user``, through the endpoint's pipeline; see :mod:`mcp_bridge.probe`) and
+reports each result that does not match its ``outputSchema``; it exits with
+status 1 when one does not.
 
 It builds the tools exactly as the endpoint does, so it is also a CI check: it
 exits with status 1, listing every problem, when a group cannot be built.
@@ -17,11 +23,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_supported_language_variant
 
 from mcp_bridge.exceptions import ToolSetError
+from mcp_bridge.probe import probe_toolset
 from mcp_bridge.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.registry import get_groups, get_toolset
 
@@ -37,6 +45,15 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", default="", help="prefix for the printed endpoint URLs")
         parser.add_argument(
             "--language", help="translate the texts as for a client of this language (default: the code's texts)"
+        )
+        parser.add_argument(
+            "--probe-output", action="store_true",
+            help="call the read-only tools that need no arguments and report output mismatches",
+        )
+        parser.add_argument("--user", help="--probe-output: call as this user (default: anonymous)")
+        parser.add_argument(
+            "--follow-lists", action="store_true",
+            help="--probe-output: also fetch each list tool's first item with its retrieve tool",
         )
 
     def handle(self, *args: Any, group: str | None, api_version: str | None, **options: Any) -> None:
@@ -56,6 +73,9 @@ class Command(BaseCommand):
                 except ToolSetError as exc:
                     failures.append(str(exc))
                     continue
+                if options.get("probe_output"):
+                    failures += self._probe(toolset, options.get("user"), options.get("follow_lists", False))
+                    continue
                 tools = [tool.as_mcp(LATEST_HANDSHAKE_REVISION) for tool in toolset.tools]
                 if options["json"]:
                     listing[f"{name}/{version}" if version else name] = {"tools": tools}
@@ -69,6 +89,30 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(value, indent=2, ensure_ascii=False))
         if failures:
             raise CommandError("\n".join(failures))
+
+    def _probe(self, toolset: Any, username: str | None, follow_lists: bool) -> list[str]:
+        """Print one line per probed call (and its mismatches); the failures to exit with."""
+        user = None
+        if username:
+            model = get_user_model()
+            try:
+                user = model._default_manager.get_by_natural_key(username)
+            except model.DoesNotExist as exc:
+                raise CommandError(f"No user {username!r}: --user takes an existing {model.USERNAME_FIELD}.") from exc
+        label = f"{toolset.group}/{toolset.version}" if toolset.version else toolset.group
+        self.stdout.write(f"# {label}: probing read-only tools as {username or 'an anonymous user'}")
+        failures = []
+        for report in probe_toolset(toolset, user=user, follow_lists=follow_lists):
+            arguments = json.dumps(report.arguments) if report.arguments else ""
+            code = "" if report.code is None else str(report.code)
+            self.stdout.write(f"{report.tool:32} {report.outcome:9} {code:4} {arguments}".rstrip())
+            if report.outcome == "MISMATCH":
+                failures.append(f"Tool {report.tool!r}: its data does not match its outputSchema (see above).")
+                for error in report.errors:
+                    self.stdout.write(f"    {error['path']}: {error['found']} breaks {error['keyword']} at {error['schemaPath']}")
+            elif report.outcome == "ERROR":
+                self.stdout.write(f"    {report.message.splitlines()[0] if report.message else ''}")
+        return failures
 
     @staticmethod
     def _language(code: str | None) -> str | None:
