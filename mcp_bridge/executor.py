@@ -49,7 +49,7 @@ from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVers
 
 from mcp_bridge import events
 from mcp_bridge.encoding import dumps, dumps_bytes, dumps_data
-from mcp_bridge.files import file_result, is_file_response
+from mcp_bridge.files import accepted_media_types, file_result, is_file_response
 from mcp_bridge.identity import ViewRequest
 from mcp_bridge.output import mismatch_result
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
@@ -73,6 +73,7 @@ _TRANSPORT_HEADERS = frozenset(
      "HTTP_ACCEPT", "HTTP_LAST_EVENT_ID"}
 )
 _atomic_handler = BaseHandler()
+_JSON_ONLY = ["application/json"]
 
 
 def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
@@ -182,12 +183,15 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
         source.path, {p.source_name: arguments[p.name] for p in tool.method.params if p.location == "path"}
     )
     query = _query_pairs(tool, arguments)
-    accept = "application/json"
+    # A file download (no result schema) asks for its own media types first (mcp_bridge.files).
+    media_types = _JSON_ONLY if tool.result_schema is not None else accepted_media_types(source.operation)
     if source.version is not None and source.versioning_class is not None:
         if issubclass(source.versioning_class, QueryParameterVersioning):
             query.append((source.versioning_class.version_param, source.version))
         elif issubclass(source.versioning_class, AcceptHeaderVersioning):
-            accept = f"application/json; {source.versioning_class.version_param}={source.version}"
+            version = f"; {source.versioning_class.version_param}={source.version}"
+            media_types = [media_type + version for media_type in media_types]
+    accept = ", ".join(media_types)
     body = _body(tool, arguments)
 
     meta = mcp_request.META

@@ -5,7 +5,8 @@ MCP spec 2025-11-25, "Tools → Tool Result": an image is an ``ImageContent``
 ``{"type": "image", "data": <base64>, "mimeType": ...}``; any other file is an
 embedded resource ``{"type": "resource", "resource": {"uri": ..., "mimeType": ...,
 "blob": <base64>}}`` (``BlobResourceContents``), whose ``uri`` is the
-operation's URL. Such operations declare no ``outputSchema``
+operation's URL. The view's request accepts the operation's binary media types
+(:func:`accepted_media_types`). Such operations declare no ``outputSchema``
 (:func:`is_binary_media_type` is asked for the media types of their OpenAPI
 2xx responses) and their results carry no ``structuredContent``.
 
@@ -25,7 +26,7 @@ from django.http import HttpResponseBase, StreamingHttpResponse
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.encoding import dumps
 
-__all__ = ["is_binary_media_type", "is_file_response", "file_result"]
+__all__ = ["accepted_media_types", "is_binary_media_type", "is_file_response", "file_result"]
 
 #: Media types that are text, JSON or XML: everything else is a file.
 _TEXT_SUBTYPES = ("json", "xml", "yaml", "javascript", "x-www-form-urlencoded")
@@ -41,12 +42,38 @@ def is_binary_media_type(media_type: str) -> bool:
     return not any(main.endswith(sub) or f"+{sub}" in main for sub in _TEXT_SUBTYPES)
 
 
+def accepted_media_types(operation: dict[str, Any]) -> list[str]:
+    """The ``Accept`` of the view's request for ``operation``: the binary media types of its
+    2xx responses, then ``*/*``; ``["application/json"]`` when it has none.
+
+    A download action whose only renderer writes ``image/png`` would otherwise refuse the
+    bridge's ``Accept: application/json`` with 406 (DRF's content negotiation), as it refuses
+    a REST client asking for JSON. DRF tries the most specific media types first, so a view
+    that also has a JSON renderer still answers the file.
+    """
+    found = [
+        media_type
+        for code, response in operation.get("responses", {}).items()
+        if str(code).startswith("2")
+        for media_type in (response.get("content") or {})
+        if is_binary_media_type(media_type)
+    ]
+    return [*dict.fromkeys(found), "*/*"] if found else ["application/json"]
+
+
 def is_file_response(response: HttpResponseBase) -> bool:
-    """A streamed response (``FileResponse`` included), an attachment, or a non-text body."""
+    """A streamed response (``FileResponse`` included), an attachment, or a non-text body
+    (a DRF ``Response`` whose renderer is binary, or writes a binary media type)."""
     if isinstance(response, StreamingHttpResponse):
         return True
     if "attachment" in response.get("Content-Disposition", ""):
         return True
+    renderer = getattr(response, "accepted_renderer", None)
+    if renderer is not None and not getattr(response, "is_rendered", True):
+        # A DRF Response sets its Content-Type when rendered: ask the renderer DRF chose.
+        if getattr(renderer, "render_style", "text") == "binary":
+            return True
+        return is_binary_media_type(getattr(response, "content_type", None) or renderer.media_type)
     return is_binary_media_type(response.get("Content-Type", ""))
 
 

@@ -165,6 +165,18 @@ def test_an_image_is_an_image_block_and_a_pdf_an_embedded_resource(results):
     assert base64.b64decode(resource["blob"]) == results_views.PDF_BYTES
 
 
+def test_a_download_action_rendered_by_a_drf_renderer_is_an_image(results):
+    # The action has only a PNG renderer: the view's request must accept image/png (a JSON-only
+    # Accept would be refused with 406 by DRF's content negotiation, as over REST).
+    rest = Client().get("/cases/results/badges/image/", headers={"Accept": "image/png"})
+    assert rest.status_code == 200 and rest.content == results_views.PNG_BYTES
+    badge = results.call("badges.image")
+    assert badge["isError"] is False, badge
+    assert badge["content"] == [
+        {"type": "image", "data": base64.b64encode(results_views.PNG_BYTES).decode(), "mimeType": "image/png"}
+    ]
+
+
 def test_a_file_is_closed(results):
     results_views.OPENED_FILES.clear()
     results.call("invoice")

@@ -20,8 +20,8 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import authentication, exceptions, permissions, serializers, viewsets
-from rest_framework.decorators import api_view, authentication_classes
+from rest_framework import authentication, exceptions, permissions, renderers, serializers, viewsets
+from rest_framework.decorators import action, api_view, authentication_classes
 from rest_framework.response import Response
 
 from mcp_bridge import api_group, mcp_tool
@@ -198,3 +198,24 @@ class WhoSerializer(serializers.Serializer):
 def whoami(request):
     """The user this view sees: session authentication only, so a token does not count."""
     return Response({"user": request.user.get_username() if request.user.is_authenticated else None})
+
+
+class PNGRenderer(renderers.BaseRenderer):
+    media_type = "image/png"
+    format = "png"
+    charset = None
+    render_style = "binary"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return data if isinstance(data, bytes) else b""
+
+
+@api_group("results")
+class BadgeViewSet(viewsets.ViewSet):
+    """Badges; the image is a download action rendered by a DRF renderer."""
+
+    @extend_schema(responses={(200, "image/png"): OpenApiTypes.BINARY})
+    @action(detail=False, methods=["get"], renderer_classes=[PNGRenderer])
+    def image(self, request):
+        """The badge image."""
+        return Response(PNG_BYTES, content_type="image/png")

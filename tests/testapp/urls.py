@@ -29,6 +29,7 @@ urlpatterns = [
 # Issue 12's identity and result cases (tests/test_identity.py, tests/test_results.py).
 ledger_router = SimpleRouter()
 ledger_router.register("ledger", results_views.LedgerViewSet, basename="ledger")
+ledger_router.register("results/badges", results_views.BadgeViewSet, basename="badges")
 urlpatterns += [
     path("results/statuses/", results_views.statuses),
     path("results/entries/", results_views.add_entry),
