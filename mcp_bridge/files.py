@@ -26,7 +26,7 @@ from django.http import HttpResponseBase, StreamingHttpResponse
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.encoding import dumps
 
-__all__ = ["accepted_media_types", "is_binary_media_type", "is_file_response", "file_result"]
+__all__ = ["accepted_media_types", "file_result", "is_binary_media_type", "is_file_response"]
 
 #: Media types that are text, JSON or XML: everything else is a file.
 _TEXT_SUBTYPES = ("json", "xml", "yaml", "javascript", "x-www-form-urlencoded")

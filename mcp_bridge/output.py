@@ -53,7 +53,7 @@ from mcp_bridge.encoding import EncodedJSON, dumps, loads
 from mcp_bridge.openrpc import Method
 from mcp_bridge.tools import Tool
 
-__all__ = ["declares_output_schema", "mismatch_result", "output_errors", "mismatch_message", "check_omit_rules"]
+__all__ = ["check_omit_rules", "declares_output_schema", "mismatch_message", "mismatch_result", "output_errors"]
 
 logger = logging.getLogger("mcp_bridge.executor")
 
@@ -91,12 +91,16 @@ def output_errors(tool: Tool, data: Any, text: str, revision: str) -> list[Valid
     validator = tool.output_validator(revision)
     if validator is None:
         return []
-    try:
-        if validator.is_valid(tool.structured_content(data, revision)):
-            return []  # the Python data conforms, so does its JSON form
-    except Exception:  # noqa: BLE001 -- a Python value jsonschema cannot read: the JSON decides
-        pass
+    if _python_data_conforms(validator, tool.structured_content(data, revision)):
+        return []  # so does its JSON form
     return list(validator.iter_errors(tool.structured_content(loads(text.encode()), revision)))
+
+
+def _python_data_conforms(validator: Any, structured: Any) -> bool:
+    try:
+        return bool(validator.is_valid(structured))
+    except Exception:  # noqa: BLE001 -- a Python value jsonschema cannot read: the JSON decides
+        return False
 
 
 def mismatch_result(tool: Tool, data: Any, text: str, status: int, revision: str) -> dict[str, Any] | None:

@@ -37,7 +37,7 @@ def _history_users(row_id: int) -> list[str | None]:
 
 
 def test_token_write_through_a_tool_is_logged_as_through_rest(ledger, make_user):
-    user, token = make_user("alice")
+    _, token = make_user("alice")
     rest = Client().post(
         "/cases/ledger/", {"name": "rest"}, content_type="application/json", headers={"Authorization": f"Token {token}"}
     )

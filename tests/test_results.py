@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 from django.core.management import call_command
-from django.test import Client, override_settings
+from django.test import Client
 from mcp.types import EmbeddedResource, ImageContent
 
 from mcp_bridge.checks import check_tool_sets

@@ -105,7 +105,7 @@ def statuses(request):
                 "tags": {"a"},
                 "price": decimal.Decimal("9.50"),
                 "ref": uuid.UUID("12345678-1234-5678-1234-567812345678"),
-                "at": datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc),
+                "at": datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC),
                 "day": datetime.date(2026, 1, 2),
                 "length": datetime.timedelta(seconds=90),
             }
