@@ -39,7 +39,7 @@ def test_lazy_text_sets_decimals_uuids_and_dates_pass_as_json(results, revision)
     assert rows == [{
         "value": "active", "label": "Active", "tags": ["a"], "price": 9.5,
         "ref": "12345678-1234-5678-1234-567812345678", "at": "2026-01-02T03:04:05Z",
-        "day": "2026-01-02", "length": "90.0",
+        "day": "2026-01-02", "length": "90.0", "opens": "09:30:00", "pair": [1, 2], "counts": {"a": 1},
     }]
 
 

@@ -90,6 +90,9 @@ class StatusSerializer(serializers.Serializer):
     at = serializers.DateTimeField()
     day = serializers.DateField()
     length = serializers.DurationField()
+    opens = serializers.TimeField()
+    pair = serializers.ListField(child=serializers.IntegerField())
+    counts = serializers.DictField(child=serializers.IntegerField())
 
 
 @api_group("results")
@@ -108,6 +111,9 @@ def statuses(request):
                 "at": datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.UTC),
                 "day": datetime.date(2026, 1, 2),
                 "length": datetime.timedelta(seconds=90),
+                "opens": datetime.time(9, 30),
+                "pair": (1, 2),
+                "counts": {"a": 1},
             }
         ]
     )
