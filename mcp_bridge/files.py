@@ -19,6 +19,7 @@ one is not read further, and the call answers ``isError`` with ``{"code": 413,
 from __future__ import annotations
 
 import base64
+from functools import lru_cache
 from typing import Any
 
 from django.http import HttpResponseBase, StreamingHttpResponse
@@ -32,6 +33,7 @@ __all__ = ["accepted_media_types", "file_result", "is_binary_media_type", "is_fi
 _TEXT_SUBTYPES = ("json", "xml", "yaml", "javascript", "x-www-form-urlencoded")
 
 
+@lru_cache(maxsize=256)
 def is_binary_media_type(media_type: str) -> bool:
     """Whether a response of this media type is a file, not text (``image/png``,
     ``application/pdf``, ``application/octet-stream``; not ``application/json``,

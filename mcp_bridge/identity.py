@@ -39,6 +39,8 @@ IDENTITY_ATTRIBUTES = ("user", "auser", "auth", "session", "LANGUAGE_CODE", "_fo
 
 #: The attributes written through to the MCP request (``auser`` follows ``user``).
 _SHARED = ("user", "auth", "auser")
+#: Where the view's request keeps the values of its ``user`` and ``auth`` properties.
+_STORED = {"user": "_view_user", "auth": "_view_auth"}
 #: Where the MCP request keeps its own identity, as middleware set it, once a call changed it.
 _ORIGINAL = "_mcp_bridge_original_identity"
 _ABSENT = object()
@@ -64,20 +66,40 @@ class ViewRequest(WSGIRequest):
 
     def __init__(self, environ: dict[str, Any], mcp_request: HttpRequest) -> None:
         super().__init__(environ)
-        self.__dict__["_mcp_request"] = mcp_request
+        self._mcp_request = mcp_request
         attributes = mcp_request.__dict__
+        own = self.__dict__
         for name in IDENTITY_ATTRIBUTES:
             if name in attributes:
-                self.__dict__[name] = attributes[name]
+                # Into __dict__, not through the properties: copying is not authenticating.
+                own[_STORED.get(name, name)] = attributes[name]
 
-    # An assignment hook rather than properties: reads (many per request) find the value
-    # in __dict__ at no extra cost; only assignments pay for the check.
-    def __setattr__(self, name: str, value: Any) -> None:
-        super().__setattr__(name, value)
-        if name in ("user", "auth"):
-            _share(self.__dict__["_mcp_request"], name, value)
-            if name == "user":
-                super().__setattr__("auser", _constant_auser(value))
+    # Properties for the two shared attributes only: every other attribute of the request is
+    # set and read as usual, and these are read rarely (DRF keeps its own copy).
+    @property
+    def user(self) -> Any:
+        try:
+            return self.__dict__["_view_user"]
+        except KeyError:
+            raise AttributeError("user") from None
+
+    @user.setter
+    def user(self, value: Any) -> None:
+        self.__dict__["_view_user"] = value
+        self.__dict__["auser"] = _constant_auser(value)
+        _share(self._mcp_request, "user", value)
+
+    @property
+    def auth(self) -> Any:
+        try:
+            return self.__dict__["_view_auth"]
+        except KeyError:
+            raise AttributeError("auth") from None
+
+    @auth.setter
+    def auth(self, value: Any) -> None:
+        self.__dict__["_view_auth"] = value
+        _share(self._mcp_request, "auth", value)
 
 
 def _share(mcp_request: HttpRequest, name: str, value: Any) -> None:
