@@ -5,8 +5,8 @@ method, the path with the path parameters filled in, the query string and a
 JSON body — carrying the MCP caller's identity (the same headers and cookies,
 and the ``user``/``session`` that middleware attached to the MCP request; the
 user DRF authenticates is written back to the MCP request, see
-:mod:`mcp_bridge.identity`). It is resolved as Django's handler resolves it (:mod:`mcp_bridge.routing`) and the
-view is called, so the whole DRF pipeline runs: authentication, permissions, throttles, versioning,
+:mod:`mcp_bridge.identity`). It is resolved as Django's handler resolves it
+(:mod:`mcp_bridge.routing`) and the view is called, so the whole DRF pipeline runs: authentication, permissions, throttles, versioning,
 serializer validation, pagination and the exception handler. View classes are
 never patched; ``ATOMIC_REQUESTS`` is honoured as Django's handler does.
 
