@@ -38,11 +38,12 @@ def _us(function) -> str:
 def _column(tool, arguments, path, factory, auth) -> list[str]:
     mcp_request = factory.post("/mcp/bench/", "{}", content_type="application/json", **auth)
     match = resolve(path.split("?")[0])
-    response = match.func(factory.get(path, **auth), **match.kwargs)
+    view_request = factory.get(path, **auth)
+    response = match.func(view_request, **match.kwargs)
     data = response.data
     structured = tool.structured_content(data, lib.REVISION)
     validator = tool.output_validator(lib.REVISION)
-    result = executor._encoded_once(tool, executor._response_result(tool, response, lib.REVISION), lib.REVISION)
+    result = executor._encoded_once(tool, executor._response_result(tool, response, view_request, lib.REVISION), lib.REVISION)
     return [
         _us(lambda: executor.argument_errors(tool, arguments)),
         _us(lambda: executor.build_request(tool, arguments, mcp_request)),

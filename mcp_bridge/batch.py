@@ -12,6 +12,9 @@ notifications; an empty array is an invalid request. Batches were removed in
   change of revision, as ``initialize`` makes, does not leak into the next).
 * A member that is not a valid JSON-RPC message gets an error response with
   ``id: null`` in its place; the others still run.
+* The MCP request gets back the identity middleware gave it after each member
+  (:func:`mcp_bridge.identity.restore`): a user authenticated by one call's view
+  does not carry over to the next.
 * ``initialize`` must not be batched (2025-03-26, "Lifecycle"): its member gets
   a -32600 error.
 """
@@ -22,6 +25,7 @@ import dataclasses
 from typing import Any
 
 from mcp_bridge.dispatch import Call, handle_message
+from mcp_bridge.identity import restore
 from mcp_bridge.protocol import INVALID_REQUEST, JsonRpcError
 
 __all__ = ["BATCH_REVISION", "handle_batch"]
@@ -63,6 +67,8 @@ def handle_batch(messages: list[Any], call: Call) -> list[dict[str, Any]] | None
             response = handle_message(message, dataclasses.replace(call))
         except JsonRpcError as exc:
             response = {"jsonrpc": "2.0", "id": None, "error": exc.as_error()}
+        finally:
+            restore(call.request)
         if response is not None:
             responses.append(response)
     return responses or None

@@ -15,6 +15,7 @@ from typing import Any
 from django.core import checks
 
 from mcp_bridge.exceptions import ToolSetError
+from mcp_bridge.output import check_omit_rules
 from mcp_bridge.registry import get_groups, get_toolset
 
 __all__ = ["check_tool_sets"]
@@ -33,10 +34,13 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
             )
         ]
     messages: list[checks.CheckMessage] = []
+    tool_names: dict[str, set[str]] = {}
     for group, versions in groups.items():
+        tool_names[group] = set()
         for version in versions:
             try:
                 toolset = get_toolset(group, version)
+                tool_names[group].update(toolset.by_name)
             except ToolSetError as exc:
                 messages.extend(
                     checks.Error(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
@@ -47,6 +51,7 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
                     checks.Warning(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
                     for problem in toolset.warnings
                 )
+    messages += check_omit_rules(tool_names)
     # A warning about a view shared by several versions is said once.
     unique: list[checks.CheckMessage] = []
     for message in messages:

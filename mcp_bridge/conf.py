@@ -33,12 +33,27 @@ Keys and defaults:
     ``None`` derives it (``"private"`` when several ``LANGUAGES`` are enabled,
     since texts follow Accept-Language).
 ``OUTPUT_VALIDATION`` (``"error"``)
-    What happens when a successful call's ``structuredContent`` does not match
-    the tool's ``outputSchema``: ``"error"`` turns it into an ``isError``
-    result naming the mismatch (the spec says structured results MUST conform,
-    and a broken API contract must not reach the model as if valid);
-    ``"warn"`` logs on ``mcp_bridge.executor`` and sends it; ``"off"`` skips
-    the check.
+    What happens when the JSON form of a successful call's data does not match
+    the tool's ``outputSchema``. For a read (GET/HEAD/OPTIONS): ``"error"``
+    answers ``isError`` ``{"code": 500, "message": <tool, path, schema part,
+    remedies>, "data": {"status": 500, "errors": [...]}}`` (the spec says
+    structured results MUST conform); ``"warn"`` logs on ``mcp_bridge.executor``
+    and sends the result as if it matched. For a write that answered 2xx,
+    ``"error"`` and ``"warn"`` both answer ``isError`` ``{"code": <its 2xx
+    status>, "message": "Applied: ...", "data": {"status": ..., "applied":
+    true, "result": <data>, "errors": [...]}}``: the write is never reported
+    as failed. ``"off"`` skips the check. See :mod:`mcp_bridge.output`.
+``OMIT_OUTPUT_SCHEMA`` (``{}``)
+    Tools that declare no ``outputSchema`` (nor have their results checked),
+    for APIs whose OpenAPI response schemas do not describe their data:
+    ``{"<group>": True}`` for every tool of a group, ``{"<group>": ["tool_name",
+    ...]}`` for some; ``@mcp_tool(output_schema=False)`` does the same in code.
+    A group or tool that does not exist is warned about (``mcp_bridge.W040``).
+``MAX_FILE_BYTES`` (``5_242_880``)
+    Largest file (``FileResponse``, ``StreamingHttpResponse``, an image or PDF
+    download) a tool result carries, base64-encoded, in bytes; a larger one
+    answers an ``isError`` result naming this setting (code 413). 5 MiB is the
+    image size the common model APIs accept.
 ``PORTABLE_TOOL_NAMES`` (``"warn"``)
     An explicit tool name that MCP allows but strict clients refuse (a dot, or more than
     64 characters; see :mod:`mcp_bridge.naming`): ``"warn"`` reports it as system check
@@ -99,6 +114,9 @@ DEFAULTS: dict[str, Any] = {
     "OPEN_WORLD": False,
     "ALLOWED_ORIGINS": [],
     "CACHE_ALIAS": "default",
+    # Issue 12, results that real data passes (mcp_bridge.output, mcp_bridge.files).
+    "OMIT_OUTPUT_SCHEMA": {},
+    "MAX_FILE_BYTES": 5_242_880,
     "LOCK_BACKEND": "mcp_bridge.locking.FileLockBackend",
     "LOCK_OPTIONS": {},
     # Schema profiles (mcp_bridge.profiles).
@@ -134,6 +152,7 @@ class BridgeSettings:
                 raise ImproperlyConfigured(
                     f"settings.MCP_BRIDGE[{name!r}] is {resolved[name]!r}; use one of {choices}."
                 )
+        _check_shapes(resolved)
         return resolved
 
     def __getattr__(self, name: str) -> Any:
@@ -149,6 +168,21 @@ class BridgeSettings:
         """Forget the kept values: the next access reads ``settings.MCP_BRIDGE`` again."""
         for name in DEFAULTS:
             self.__dict__.pop(name, None)
+
+
+def _check_shapes(resolved: dict[str, Any]) -> None:
+    omit = resolved["OMIT_OUTPUT_SCHEMA"]
+    if not isinstance(omit, dict) or not all(
+        rule is True or (isinstance(rule, (list, tuple)) and all(isinstance(n, str) for n in rule))
+        for rule in omit.values()
+    ):
+        raise ImproperlyConfigured(
+            'settings.MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"] must map group names to True or to a list of '
+            'tool names, e.g. {"catalog": True, "orders": ["orders_retrieve"]}.'
+        )
+    size = resolved["MAX_FILE_BYTES"]
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise ImproperlyConfigured('settings.MCP_BRIDGE["MAX_FILE_BYTES"] must be a number of bytes (an int >= 0).')
 
 
 bridge_settings = BridgeSettings()

@@ -105,6 +105,7 @@ def mcp_tool(
     destructive: bool | None = None,
     idempotent: bool | None = None,
     open_world: bool | None = None,
+    output_schema: bool | None = None,
 ) -> Callable[[F], F]:
     """Set the MCP tool name, title and annotations of one operation.
 
@@ -128,6 +129,9 @@ def mcp_tool(
             ``ToolAnnotations`` hints ``readOnlyHint``, ``destructiveHint``,
             ``idempotentHint`` and ``openWorldHint``. ``None`` means "not
             specified": the hint derived from the HTTP method is used, or none.
+        output_schema: ``False`` declares no ``outputSchema`` for the tool (nor
+            checks its results), for an operation whose OpenAPI response schema
+            does not describe its data; see ``docs/tools.md``, "Output schemas".
 
     Raises:
         TypeError: used on a class with a single ``name`` (a class has several
@@ -148,6 +152,8 @@ def mcp_tool(
         changes["name"] = name
     if title is not None:
         changes["title"] = title
+    if output_schema is not None:
+        changes["output_schema"] = output_schema
 
     def decorator(view: F) -> F:
         target = _target(view)
@@ -172,7 +178,8 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
 
     Returns:
         ``{"groups": tuple[str, ...], "name": str | None, "title": str | None,
-        "annotations": dict[str, bool]}``; the operation's own values win.
+        "annotations": dict[str, bool], "output_schema": bool | None}``; the
+        operation's own values win.
     """
     on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
     on_handler = getattr(handler, METADATA_ATTR, {}) or {}
@@ -182,4 +189,5 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         "name": on_handler.get("name") or on_class.get("name"),
         "title": on_handler.get("title") or on_class.get("title"),
         "annotations": {**on_class.get("annotations", {}), **on_handler.get("annotations", {})},
+        "output_schema": on_handler.get("output_schema", on_class.get("output_schema")),
     }

@@ -29,6 +29,7 @@ CHECK_IDS = {
     "mcp_bridge.E020": "a $ref of the group's OpenAPI document names no component",
     "mcp_bridge.E021": "a tool's schema holds a $ref that does not resolve inside the tool",
     "mcp_bridge.W020": "a tool requires a request body that it cannot send (the view parses no JSON)",
+    "mcp_bridge.W040": "OMIT_OUTPUT_SCHEMA names a group or tool that does not exist",
 }
 
 

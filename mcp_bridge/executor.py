@@ -3,9 +3,10 @@
 A call becomes an ordinary Django request for the operation — its HTTP
 method, the path with the path parameters filled in, the query string and a
 JSON body — carrying the MCP caller's identity (the same headers and cookies,
-and the ``user``/``session`` that middleware attached to the MCP request). It
-is resolved as Django's handler resolves it (:mod:`mcp_bridge.routing`) and the
-view is called, so the whole DRF pipeline runs: authentication, permissions, throttles, versioning,
+and the ``user``/``session`` that middleware attached to the MCP request; the
+user DRF authenticates is written back to the MCP request, see
+:mod:`mcp_bridge.identity`). It is resolved as Django's handler resolves it
+(:mod:`mcp_bridge.routing`) and the view is called, so the whole DRF pipeline runs: authentication, permissions, throttles, versioning,
 serializer validation, pagination and the exception handler. View classes are
 never patched; ``ATOMIC_REQUESTS`` is honoured as Django's handler does.
 
@@ -16,9 +17,12 @@ The view's response becomes an MCP ``CallToolResult`` (MCP spec 2025-11-25,
   "structuredContent": {"result": <data>}, "isError": false}`` up to
   2025-11-25 (``structuredContent`` had to be an object), and
   ``"structuredContent": <data>`` from 2026-07-28 on (SEP-2106), matching the
-  ``outputSchema`` each era is sent. The structured content is checked against
-  that schema first (``MCP_BRIDGE["OUTPUT_VALIDATION"]``); a mismatch becomes
-  an ``isError`` result naming it;
+  ``outputSchema`` each era is sent. The JSON form of the data is checked
+  against that schema first (:mod:`mcp_bridge.output`, per
+  ``MCP_BRIDGE["OUTPUT_VALIDATION"]``: a mismatch of a read becomes an
+  ``isError`` result naming it; a write that was applied says so);
+* 2xx file or binary responses: an ``image`` or embedded ``resource`` block
+  (:mod:`mcp_bridge.files`);
 * anything else, or an exception: ``{"content": [{"type": "text", "text":
   '{"code": <HTTP status>, "message": ..., "data": {"status": ..., "detail": ...}}'}],
   "isError": true}``. Exception details (class, message, traceback) are added
@@ -39,14 +43,15 @@ from urllib.parse import quote, urlencode
 from django.conf import settings
 from django.core import signals
 from django.core.handlers.base import BaseHandler
-from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import Resolver404
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
 from mcp_bridge import events
-from mcp_bridge.conf import bridge_settings
 from mcp_bridge.encoding import dumps, dumps_bytes, dumps_data
+from mcp_bridge.files import accepted_media_types, file_result, is_file_response
+from mcp_bridge.identity import ViewRequest
+from mcp_bridge.output import mismatch_result
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.routing import resolve_operation_path
 from mcp_bridge.tools import Tool
@@ -57,10 +62,6 @@ __all__ = ["call_tool", "argument_errors", "tool_error_result", "dumps", "logger
 logger = logging.getLogger("mcp_bridge.executor")
 
 _PLACEHOLDER = re.compile(r"\{([^}/]+)\}")
-#: Request attributes set by middleware that identify the caller.
-#: ``_force_auth_*`` is DRF's forced authentication (``APIClient.force_authenticate``,
-#: and ``manage.py mcp_stdio --user``): rest_framework.request.Request reads it.
-_IDENTITY_ATTRIBUTES = ("user", "auser", "session", "LANGUAGE_CODE", "_force_auth_user", "_force_auth_token")
 #: CGI variables that describe the server and the client connection, kept as they are.
 _CONNECTION_VARIABLES = (
     "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST", "REMOTE_USER",
@@ -72,6 +73,7 @@ _TRANSPORT_HEADERS = frozenset(
      "HTTP_ACCEPT", "HTTP_LAST_EVENT_ID"}
 )
 _atomic_handler = BaseHandler()
+_JSON_ONLY = ["application/json"]
 
 
 def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
@@ -80,7 +82,9 @@ def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
 
     Returns:
         ``[{"argument": name, "message": text}, ...]``, one entry per fault,
-        naming the argument; empty when the arguments are valid.
+        naming the argument, each fault once (a schema may assert the same thing twice,
+        e.g. ``required`` at the top and again in an ``allOf`` branch); empty when the
+        arguments are valid.
     """
     errors = []
     for error in tool.validator.iter_errors(arguments):
@@ -101,7 +105,9 @@ def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
             errors.append({"argument": name, "message": message})
     if isinstance(arguments, dict):
         errors += tool.method.layout_errors(arguments)
-    return sorted(errors, key=lambda e: e["argument"])
+    # One problem, one message: jsonschema can report the same fault from several branches.
+    unique = {(e["argument"], e["message"]): e for e in errors}
+    return sorted(unique.values(), key=lambda e: e["argument"])
 
 
 def tool_error_result(code: int, message: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -172,7 +178,7 @@ def _body(tool: Tool, arguments: dict[str, Any]) -> bytes | None:
     return dumps_bytes(fields) if has_body else None
 
 
-def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest) -> WSGIRequest:
+def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest) -> ViewRequest:
     """The Django request that performs the tool's operation for the MCP caller.
 
     Raises:
@@ -183,12 +189,15 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
         source.path, {p.source_name: arguments[p.name] for p in tool.method.params if p.location == "path"}
     )
     query = _query_pairs(tool, arguments)
-    accept = "application/json"
+    # A file download (no result schema) asks for its own media types first (mcp_bridge.files).
+    media_types = _JSON_ONLY if tool.result_schema is not None else accepted_media_types(source.operation)
     if source.version is not None and source.versioning_class is not None:
         if issubclass(source.versioning_class, QueryParameterVersioning):
             query.append((source.versioning_class.version_param, source.version))
         elif issubclass(source.versioning_class, AcceptHeaderVersioning):
-            accept = f"application/json; {source.versioning_class.version_param}={source.version}"
+            version = f"; {source.versioning_class.version_param}={source.version}"
+            media_types = [media_type + version for media_type in media_types]
+    accept = ", ".join(media_types)
     body = _body(tool, arguments)
 
     meta = mcp_request.META
@@ -213,15 +222,10 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
             "wsgi.url_scheme": meta.get("wsgi.url_scheme") or mcp_request.scheme,
         }
     )
-    request = WSGIRequest(environ)
-    # Middleware sets these as instance attributes; read them without evaluating anything
-    # (request.user is lazy, and stays so on the view's request).
-    attributes = mcp_request.__dict__
-    for attribute in _IDENTITY_ATTRIBUTES:
-        if attribute in attributes:
-            setattr(request, attribute, attributes[attribute])
+    # The caller's identity, and whatever DRF authenticates written back (mcp_bridge.identity).
+    request = ViewRequest(environ, mcp_request)
     # Against the URLconf Django's handler made active for the MCP request.
-    request.resolver_match = resolve_operation_path(request.path_info, attributes.get("urlconf"))
+    request.resolver_match = resolve_operation_path(request.path_info, mcp_request.__dict__.get("urlconf"))
     return request
 
 
@@ -243,7 +247,7 @@ def call_tool(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, r
     except Exception as exc:
         result = _exception_result(tool, exc, mcp_request)
         return events.call_ended(tool, arguments, mcp_request, revision, result, exception=exc)
-    result = _response_result(tool, response, revision)
+    result = _response_result(tool, response, request, revision)
     result = events.call_ended(tool, arguments, mcp_request, revision, result, response=response)
     return _encoded_once(tool, result, revision)
 
@@ -275,17 +279,20 @@ def _response_data(response: HttpResponseBase) -> Any:
     return text
 
 
-def _response_result(tool: Tool, response: HttpResponseBase, revision: str) -> dict[str, Any]:
+def _response_result(tool: Tool, response: HttpResponseBase, request: HttpRequest, revision: str) -> dict[str, Any]:
     status = response.status_code
+    if 200 <= status < 300 and is_file_response(response):
+        return file_result(tool.name, response, request.build_absolute_uri())
     data = _response_data(response)
     if 200 <= status < 300:
-        result: dict[str, Any] = {"content": [{"type": "text", "text": dumps_data(data)}]}
+        text = dumps_data(data)
+        result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
         if _sends_structured_content(tool, data, revision):
-            structured = tool.structured_content(data, revision)
-            mismatch = _output_mismatch(tool, structured, revision)
+            # Checked as the client receives it: the JSON form of the data (mcp_bridge.output).
+            mismatch = mismatch_result(tool, data, text, status, revision)
             if mismatch is not None:
                 return mismatch
-            result["structuredContent"] = structured
+            result["structuredContent"] = tool.structured_content(data, revision)
         result["isError"] = False
         return result
     detail = data.get("detail") if isinstance(data, dict) else None
@@ -303,30 +310,6 @@ def _sends_structured_content(tool: Tool, data: Any, revision: str) -> bool:
         # Any JSON value may be sent, but an empty (204) result with no schema has no structure.
         return data is not None or tool.result_schema is not None
     return True
-
-
-def _output_mismatch(tool: Tool, structured: Any, revision: str) -> dict[str, Any] | None:
-    """The ``isError`` result for structured content that breaks the ``outputSchema``
-    (MCP spec, "Tools → Output Schema": results MUST conform), per ``OUTPUT_VALIDATION``."""
-    mode = bridge_settings.OUTPUT_VALIDATION
-    validator = tool.output_validator(revision) if mode != "off" else None
-    if validator is None:
-        return None
-    errors = [
-        {"path": "/" + "/".join(str(p) for p in error.absolute_path), "message": error.message}
-        for error in validator.iter_errors(structured)
-    ]
-    if not errors:
-        return None
-    listed = "; ".join(f"{e['path']}: {e['message']}" for e in errors[:10])
-    logger.warning("Tool %r returned data that does not match its outputSchema: %s", tool.name, listed)
-    if mode == "warn":
-        return None
-    return tool_error_result(
-        500,
-        f"The response of tool {tool.name!r} does not match its outputSchema: {listed}",
-        {"status": 500, "errors": errors},
-    )
 
 
 def _exception_result(tool: Tool, exc: Exception, mcp_request: HttpRequest) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from mcp_bridge.exceptions import Problem
 from mcp_bridge.naming import tool_name
+from mcp_bridge.files import is_binary_media_type
 from mcp_bridge.openapi import OperationSource
 from mcp_bridge.schema import COMPONENTS_PREFIX, allow_null, to_json_schema
 
@@ -371,9 +372,14 @@ def _derived_params(operation: dict[str, Any]) -> list[Param]:
 
 
 def _result_schema(operation: dict[str, Any]) -> dict[str, Any] | None:
+    """The first 2xx response's JSON schema; none for a file download (any binary media
+    type, see :mod:`mcp_bridge.files`), whose result is an image or resource block."""
     responses = operation.get("responses", {})
     for code in sorted(code for code in responses if str(code).startswith("2")):
-        schema = _media_schema(responses[code].get("content") or {})
+        content = responses[code].get("content") or {}
+        if any(is_binary_media_type(media_type) for media_type in content):
+            return None
+        schema = _media_schema(content)
         return to_json_schema(schema) if schema else None
     return None
 

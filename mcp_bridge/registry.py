@@ -42,6 +42,7 @@ from mcp_bridge.openapi import UrlIndex, build_url_index, generate_group_schema
 from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
 from mcp_bridge.schema import MissingReference, unresolved_refs
 from mcp_bridge.profiles import convert_document
+from mcp_bridge.output import declares_output_schema
 from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
 from mcp_bridge.validators import check_schema
@@ -226,7 +227,9 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     if not problems:
         for method in methods:
             try:
-                tool = build_tool(method, components, shared_defs)
+                tool = build_tool(
+                    method, components, shared_defs, output_schema=declares_output_schema(group, method)
+                )
             except MissingReference as exc:
                 problems.append(_missing_reference_problem(method, exc))
                 continue

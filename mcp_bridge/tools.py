@@ -197,7 +197,13 @@ class Tool:
         return tool
 
 
-def build_tool(method: Method, components: dict[str, Any], shared_defs: dict[str, dict[str, Any]] | None = None) -> Tool:
+def build_tool(
+    method: Method,
+    components: dict[str, Any],
+    shared_defs: dict[str, dict[str, Any]] | None = None,
+    *,
+    output_schema: bool = True,
+) -> Tool:
     """Build the tool of one method.
 
     Args:
@@ -206,6 +212,8 @@ def build_tool(method: Method, components: dict[str, Any], shared_defs: dict[str
         shared_defs: a dict kept by the caller for the tools of one build: their
             ``$defs`` entries are then shared objects, made once per component and
             direction (see :func:`~mcp_bridge.schema.collect_defs`).
+        output_schema: ``False``: the tool declares no ``outputSchema`` (see
+            :func:`mcp_bridge.output.declares_output_schema`).
 
     Raises:
         MissingReference: a reference names a missing component (a hand-written
@@ -228,8 +236,9 @@ def build_tool(method: Method, components: dict[str, Any], shared_defs: dict[str
     inputs = shared_defs.setdefault("input", {})
     input_schema = collect_defs(input_root, components, input_transform, inputs)
 
+    declares_output = output_schema
     output_schema = result_schema = None
-    if method.result:
+    if method.result and declares_output:
         outputs = shared_defs.setdefault("output", {})
         result_schema = collect_defs(method.result, components, output_transform, outputs)
         # The handshake era's wrapper around the same schema, sharing its $defs.

@@ -18,6 +18,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "polymorphic",
+    "simple_history",  # issue 12: history rows of writes made through tools (test_identity)
     "mcp_bridge",
     "tests.testapp",
     "demo_project.shop",
@@ -28,6 +29,10 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Issue 12: middleware that holds the request while DRF authenticates inside the view
+    # (see tests/test_identity.py); both only act on the test app's Ledger rows.
+    "simple_history.middleware.HistoryRequestMiddleware",
+    "tests.testapp.middleware.CurrentRequestMiddleware",
 ]
 
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}

@@ -140,9 +140,9 @@ def view_responses(monkeypatch) -> list:
     responses = []
     original = executor._response_result
 
-    def spy(tool, response, revision):
+    def spy(tool, response, *rest):
         responses.append(response)
-        return original(tool, response, revision)
+        return original(tool, response, *rest)
 
     monkeypatch.setattr(executor, "_response_result", spy)
     return responses

@@ -2,6 +2,7 @@
 
 from django.db import models
 from polymorphic.models import PolymorphicModel
+from simple_history.models import HistoricalRecords
 
 
 class Member(models.Model):
@@ -89,3 +90,10 @@ class Label(models.Model):
 
     name = models.CharField(max_length=50)
     color = models.CharField(max_length=20, blank=True)
+class Ledger(models.Model):
+    """Issue 12, "the identity that middleware sees": a row whose changes are logged by
+    django-simple-history and by the change log of :mod:`tests.testapp.middleware`."""
+
+    name = models.CharField(max_length=100)
+    amount = models.DecimalField(max_digits=10, decimal_places=2, default=0)
+    history = HistoricalRecords()

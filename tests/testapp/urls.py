@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from tests.testapp import pattern_views, views
+from tests.testapp import pattern_views, results_views, views
 
 router = SimpleRouter()
 router.register("members", views.MemberViewSet, basename="members")
@@ -33,4 +33,21 @@ urlpatterns = [
     path("labels/", pattern_views.LabelBulkCreate.as_view()),
     path("handwritten/", pattern_views.handwritten_echo),
     *router.urls,
+]
+
+# Issue 12's identity and result cases (tests/test_identity.py, tests/test_results.py).
+ledger_router = SimpleRouter()
+ledger_router.register("ledger", results_views.LedgerViewSet, basename="ledger")
+ledger_router.register("results/badges", results_views.BadgeViewSet, basename="badges")
+urlpatterns += [
+    path("results/statuses/", results_views.statuses),
+    path("results/entries/", results_views.add_entry),
+    path("results/wrong-rows/", results_views.wrong_rows),
+    path("results/brief-rows/", results_views.brief_rows),
+    path("results/loose-rows/", results_views.loose_rows),
+    path("results/logo/", results_views.logo),
+    path("results/invoice/", results_views.invoice),
+    path("results/export/", results_views.export),
+    path("results/whoami/", results_views.whoami),
+    *ledger_router.urls,
 ]

@@ -8,9 +8,15 @@ Examples::
     manage.py mcp_tools catalog --api-version v2 --json
     manage.py mcp_tools catalog --language uk --json  # with the texts a uk client gets
     manage.py mcp_tools catalog --schema portable --json  # the schemas a ?schema=portable client gets
+    manage.py mcp_tools catalog --probe-output --user alice --follow-lists
 
 Each endpoint is shown with its schema profile (``SCHEMA_PROFILE``, or ``--schema``)
 and the URL that selects it, so that a user can paste the one that fits a client.
+
+``--probe-output`` calls the group's read-only tools that need no arguments (as
+``--user``, through the endpoint's pipeline; see :mod:`mcp_bridge.probe`) and
+reports each result that does not match its ``outputSchema``; it exits with
+status 1 when one does not.
 
 It builds the tools exactly as the endpoint does, so it is also a CI check: it
 exits with status 1, listing every problem, when a group cannot be built.
@@ -21,6 +27,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_supported_language_variant
@@ -29,6 +36,7 @@ from mcp_bridge.conf import bridge_settings
 from mcp_bridge.exceptions import ToolSetError
 from mcp_bridge.naming import is_portable
 from mcp_bridge.profiles import PROFILES, QUERY_PARAMETER
+from mcp_bridge.probe import probe_toolset
 from mcp_bridge.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.registry import get_groups, get_toolset
 
@@ -49,6 +57,15 @@ class Command(BaseCommand):
             "--schema", choices=PROFILES, dest="schema_profile",
             help="write the schemas in this profile (default: the SCHEMA_PROFILE setting)",
         )
+        parser.add_argument(
+            "--probe-output", action="store_true",
+            help="call the read-only tools that need no arguments and report output mismatches",
+        )
+        parser.add_argument("--user", help="--probe-output: call as this user (default: anonymous)")
+        parser.add_argument(
+            "--follow-lists", action="store_true",
+            help="--probe-output: also fetch each list tool's first item with its retrieve tool",
+        )
 
     def handle(self, *args: Any, group: str | None, api_version: str | None, **options: Any) -> None:
         groups = get_groups()
@@ -68,6 +85,9 @@ class Command(BaseCommand):
                 except ToolSetError as exc:
                     failures.append(str(exc))
                     continue
+                if options.get("probe_output"):
+                    failures += self._probe(toolset, options.get("user"), options.get("follow_lists", False))
+                    continue
                 tools = [tool.as_mcp(LATEST_HANDSHAKE_REVISION, profile) for tool in toolset.tools]
                 if options["json"]:
                     listing[f"{name}/{version}" if version else name] = {"tools": tools}
@@ -85,6 +105,30 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(value, indent=2, ensure_ascii=False))
         if failures:
             raise CommandError("\n".join(failures))
+
+    def _probe(self, toolset: Any, username: str | None, follow_lists: bool) -> list[str]:
+        """Print one line per probed call (and its mismatches); the failures to exit with."""
+        user = None
+        if username:
+            model = get_user_model()
+            try:
+                user = model._default_manager.get_by_natural_key(username)
+            except model.DoesNotExist as exc:
+                raise CommandError(f"No user {username!r}: --user takes an existing {model.USERNAME_FIELD}.") from exc
+        label = f"{toolset.group}/{toolset.version}" if toolset.version else toolset.group
+        self.stdout.write(f"# {label}: probing read-only tools as {username or 'an anonymous user'}")
+        failures = []
+        for report in probe_toolset(toolset, user=user, follow_lists=follow_lists):
+            arguments = json.dumps(report.arguments) if report.arguments else ""
+            code = "" if report.code is None else str(report.code)
+            self.stdout.write(f"{report.tool:32} {report.outcome:9} {code:4} {arguments}".rstrip())
+            if report.outcome == "MISMATCH":
+                failures.append(f"Tool {report.tool!r}: its data does not match its outputSchema (see above).")
+                for error in report.errors:
+                    self.stdout.write(f"    {error['path']}: {error['found']} breaks {error['keyword']} at {error['schemaPath']}")
+            elif report.outcome == "ERROR":
+                self.stdout.write(f"    {report.message.splitlines()[0] if report.message else ''}")
+        return failures
 
     @staticmethod
     def _portability(tools: list[dict[str, Any]]) -> str:
