@@ -17,8 +17,12 @@ Keys and defaults:
     ``serverInfo.version``; drf-spectacular's ``VERSION`` when ``None``.
 ``INSTRUCTIONS`` (``None``)
     A string, or a dict ``{group: str}``: the ``instructions`` of ``initialize``.
-``PAGE_SIZE`` (``100``)
-    Tools per ``tools/list`` page (MCP spec, "Pagination").
+``PAGE_SIZE`` (``None``)
+    Tools per ``tools/list`` page (MCP spec, "Pagination"), or ``None``: the whole
+    list in one answer. Not paginating is the default because clients handle it
+    best: the official Python client looks a called tool up in the pages it has
+    fetched and, when the tool is not there, fetches page 1 again before every
+    call (docs/endpoint.md, "Pagination").
 ``SPECTACULAR_SETTINGS`` (``{}``)
     drf-spectacular settings patched in while a group's schema is generated,
     on top of the project's ``SPECTACULAR_SETTINGS``.
@@ -52,6 +56,12 @@ Keys and defaults:
     machine, or ``"mcp_bridge.locking.RedisLockBackend"`` for several.
 ``LOCK_OPTIONS`` (``{}``)
     Keyword arguments of the lock backend, e.g. ``{"url": "redis://host:6379/0"}``.
+``GROUPS`` (``{}``)
+    Group membership declared in settings, beside ``@api_group``:
+    ``{group: {"include": [rule, ...], "exclude": [rule, ...]}}``, a rule being a dict
+    of ``path``, ``path_regex``, ``namespace``, ``app_name``, ``view``, ``methods``
+    (see :mod:`mcp_bridge.membership`). Checked at startup (``mcp_bridge.E050``,
+    ``W050``).
 """
 
 from __future__ import annotations
@@ -70,7 +80,7 @@ DEFAULTS: dict[str, Any] = {
     "SERVER_TITLE": None,
     "SERVER_VERSION": None,
     "INSTRUCTIONS": None,
-    "PAGE_SIZE": 100,
+    "PAGE_SIZE": None,
     "SPECTACULAR_SETTINGS": {},
     "MAX_BODY_BYTES": 1_048_576,
     "TOOLS_LIST_TTL_MS": 300_000,
@@ -80,6 +90,9 @@ DEFAULTS: dict[str, Any] = {
     "CACHE_ALIAS": "default",
     "LOCK_BACKEND": "mcp_bridge.locking.FileLockBackend",
     "LOCK_OPTIONS": {},
+    # Group membership from settings (mcp_bridge.membership); validated by its own
+    # system checks (E050/W050), not here, so that one bad rule breaks only its group.
+    "GROUPS": {},
 }
 
 #: Allowed values of the settings that take one of a few words.
@@ -108,6 +121,11 @@ class BridgeSettings:
                 raise ImproperlyConfigured(
                     f"settings.MCP_BRIDGE[{name!r}] is {resolved[name]!r}; use one of {choices}."
                 )
+        size = resolved["PAGE_SIZE"]
+        if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
+            raise ImproperlyConfigured(
+                f"settings.MCP_BRIDGE['PAGE_SIZE'] is {size!r}; use a positive integer, or None for one page."
+            )
         return resolved
 
     def __getattr__(self, name: str) -> Any:

@@ -23,6 +23,10 @@ CHECK_IDS = {
     "mcp_bridge.E006": "a tool-text gettext catalogue (.mo) cannot be read",
     "mcp_bridge.W001": "a per-group tool-text catalogue names a group that does not exist",
     "mcp_bridge.W002": "a tool-text .po catalogue has no compiled .mo beside it",
+    # Membership rules and settings (mcp_bridge.membership, mcp_bridge.checks).
+    "mcp_bridge.E050": "a MCP_BRIDGE['GROUPS'] membership rule or group entry is malformed",
+    "mcp_bridge.E051": "settings.MCP_BRIDGE cannot be read (unknown key, value outside its choices)",
+    "mcp_bridge.W050": "a membership rule matches nothing (an exclude rule: takes nothing out of its group)",
 }
 
 
