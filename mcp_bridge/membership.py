@@ -87,9 +87,9 @@ class Operation:
         handler_name: the viewset action or ``APIView`` handler (``"list"``, ``"get"``).
         namespace: the instance namespace, ``"a:b"``, or ``""``.
         app_names: the ``app_name`` of every enclosing include.
-        path_of: turns ``path_regex`` into the OpenAPI path; called only when a
-            ``path``/``path_regex`` rule needs it (the simplification is the costly step
-            of a walk).
+        path_of: turns ``(path_regex, view_class)`` into the OpenAPI path; called only
+            when a ``path``/``path_regex`` rule needs it (the simplification is the costly
+            step of a walk).
     """
 
     path_regex: str
@@ -98,13 +98,13 @@ class Operation:
     handler_name: str | None
     namespace: str
     app_names: tuple[str, ...]
-    path_of: Callable[[str], str]
+    path_of: Callable[[str, type], str]
     _path: str | None = field(default=None, repr=False)
 
     @property
     def path(self) -> str:
         if self._path is None:
-            self._path = self.path_of(self.path_regex)
+            self._path = self.path_of(self.path_regex, self.view_class)
         return self._path
 
 

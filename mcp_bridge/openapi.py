@@ -183,12 +183,19 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
     """
     enumerator = EndpointEnumerator(urlconf=urlconf)
     membership = compile_rules(bridge_settings.GROUPS)
-    paths: dict[str, str] = {}  # one simplification per URL pattern, whatever its methods
+    paths: dict[tuple[str, type], str] = {}  # one per URL pattern, whatever its methods
+    coercer: list[SchemaGenerator] = []
 
-    def path_of(path_regex: str) -> str:
-        if path_regex not in paths:
-            paths[path_regex] = enumerator.get_path_from_regex(path_regex)
-        return paths[path_regex]
+    def path_of(path_regex: str, view_class: type) -> str:
+        # The path as the document writes it: simplified, then {pk} renamed as the
+        # generator's coerce_path does (it reads only the view's queryset, a class attribute).
+        key = (path_regex, view_class)
+        if key not in paths:
+            if not coercer:
+                coercer.append(SchemaGenerator(urlconf=urlconf))
+            path = enumerator.get_path_from_regex(path_regex)
+            paths[key] = coercer[0].coerce_path(path, "", view_class)
+        return paths[key]
 
     # A group the setting declares has an endpoint even when nothing matches (its rule
     # problems then answer HTTP 500 there, and an empty group lists no tools).

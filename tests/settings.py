@@ -19,6 +19,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "mcp_bridge",
     "tests.testapp",
+    "tests.thirdparty",
     "demo_project.shop",
 ]
 
