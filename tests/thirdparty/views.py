@@ -6,7 +6,12 @@ from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.response import Response
 
 from tests.thirdparty.models import Book, Shelf
-from tests.thirdparty.serializers import BookSerializer, LendSerializer, ShelfSerializer, StatsSerializer
+from tests.thirdparty.serializers import (
+    BookSerializer,
+    LendSerializer,
+    ShelfSerializer,
+    StatsSerializer,
+)
 
 
 class FivePerPage(PageNumberPagination):
