@@ -150,6 +150,13 @@ def test_unknown_group_is_404(db):
     assert "cases" in response.json()["error"]["message"]
 
 
+def test_tools_list_is_one_page_by_default(cases):
+    result = cases.rpc("tools/list")["result"]
+    assert "nextCursor" not in result
+    assert len(result["tools"]) > 10
+    assert cases.rpc("tools/list", {"cursor": "bogus"})["error"]["code"] == -32602
+
+
 def test_tools_list_pages_with_an_opaque_cursor(cases, settings):
     settings.MCP_BRIDGE = {"PAGE_SIZE": 4}
     first = cases.rpc("tools/list")["result"]
