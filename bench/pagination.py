@@ -101,23 +101,25 @@ async def _scenario(url: str, listing: str, names: list[str], mode: str) -> tupl
     from mcp.client.streamable_http import streamable_http_client
 
     start = time.perf_counter()
-    async with httpx2.AsyncClient(headers={"Authorization": f"Token {lib.TOKEN}"}, timeout=120) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode=mode) as client:
-            if listing == "first page":
-                await client.list_tools()
-            elif listing == "every page":
-                cursor = None
-                while True:
-                    page = await client.list_tools(cursor=cursor)
-                    cursor = page.next_cursor
-                    if not cursor:
-                        break
-            for name in names:
-                result = await client.call_tool(name, {})
-                assert not result.is_error, result
-            # What the client could validate the results against (mcp.client.session).
-            schemas = client.session._tool_output_schemas
-            validated = sum(1 for name in names if schemas.get(name) is not None)
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Token {lib.TOKEN}"}, timeout=120) as http,
+        Client(streamable_http_client(url, http_client=http), mode=mode) as client,
+    ):
+        if listing == "first page":
+            await client.list_tools()
+        elif listing == "every page":
+            cursor = None
+            while True:
+                page = await client.list_tools(cursor=cursor)
+                cursor = page.next_cursor
+                if not cursor:
+                    break
+        for name in names:
+            result = await client.call_tool(name, {})
+            assert not result.is_error, result
+        # What the client could validate the results against (mcp.client.session).
+        schemas = client.session._tool_output_schemas
+        validated = sum(1 for name in names if schemas.get(name) is not None)
     return validated, time.perf_counter() - start
 
 

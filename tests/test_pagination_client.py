@@ -39,16 +39,19 @@ def run(url: str, names_to_call: list[str] | None = None) -> tuple[list[str], di
             sent[method] = sent.get(method, 0) + 1
 
     async def main() -> tuple[list[str], set[str]]:
-        async with httpx2.AsyncClient(timeout=30, event_hooks={"request": [count]}) as http:
-            async with Client(streamable_http_client(url, http_client=http), mode="legacy") as client:
-                listed = [tool.name for tool in (await client.list_tools()).tools]
-                validated = set()
-                for name in names_to_call or []:
-                    result = await client.call_tool(name, {})
-                    assert result.is_error is False, result
-                    if client.session._tool_output_schemas.get(name) is not None:
-                        validated.add(name)
-                return listed, validated
+        async with (
+            httpx2.AsyncClient(timeout=30, event_hooks={"request": [count]}) as http,
+            Client(streamable_http_client(url, http_client=http), mode="legacy") as client,
+        ):
+            listed = [tool.name for tool in (await client.list_tools()).tools]
+            validated = set()
+            for name in names_to_call or []:
+                result = await client.call_tool(name, {})
+                assert result.is_error is False, result
+                # The client's own record of the tool's outputSchema (mcp.client.session).
+                if client.session._tool_output_schemas.get(name) is not None:
+                    validated.add(name)
+            return listed, validated
 
     listed, validated = anyio.run(main)
     return listed, sent, validated
