@@ -490,7 +490,7 @@ def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
     messages: list[checks.CheckMessage] = []
     try:
         groups: set[str] | None = set(get_groups())
-    except Exception:  # noqa: BLE001 -- any URLconf failure; check_tool_sets reports it (E004)
+    except Exception:  # noqa: BLE001 -- any URLconf failure; check_membership reports it (E004)
         groups = None
     for path, group in _catalogue_files_everywhere():
         try:

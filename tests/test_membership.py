@@ -410,3 +410,14 @@ def test_mcp_tools_validate_passes_with_warnings_unless_told(db, settings):
     assert "mcp_bridge.W050" in out.getvalue()
     with pytest.raises(SystemCheckError):
         call_command("mcp_tools", validate=True, fail_on_warn=True, stdout=io.StringIO(), stderr=io.StringIO())
+
+
+def test_the_new_check_ids_are_registered_and_documented():
+    from pathlib import Path
+
+    from mcp_bridge.exceptions import CHECK_IDS
+
+    settings_doc = (Path(__file__).parent.parent / "docs" / "settings.md").read_text()
+    for check_id in ("mcp_bridge.E050", "mcp_bridge.E051", "mcp_bridge.W050"):
+        assert check_id in CHECK_IDS
+        assert f"`{check_id}`" in settings_doc
