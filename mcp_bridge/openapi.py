@@ -184,17 +184,15 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
     enumerator = EndpointEnumerator(urlconf=urlconf)
     membership = compile_rules(bridge_settings.GROUPS)
     paths: dict[tuple[str, type], str] = {}  # one per URL pattern, whatever its methods
-    coercer: list[SchemaGenerator] = []
+    # The generator's coerce_path renames {pk} as the document does; it reads only the
+    # view's queryset, a class attribute, so the class stands in for a view instance.
+    coercer = SchemaGenerator(urlconf=urlconf) if any(rule.needs_path for rule in membership.rules) else None
 
     def path_of(path_regex: str, view_class: type) -> str:
-        # The path as the document writes it: simplified, then {pk} renamed as the
-        # generator's coerce_path does (it reads only the view's queryset, a class attribute).
         key = (path_regex, view_class)
         if key not in paths:
-            if not coercer:
-                coercer.append(SchemaGenerator(urlconf=urlconf))
-            path = enumerator.get_path_from_regex(path_regex)
-            paths[key] = coercer[0].coerce_path(path, "", view_class)
+            assert coercer is not None  # only path rules ask for a path
+            paths[key] = coercer.coerce_path(enumerator.get_path_from_regex(path_regex), "", view_class)
         return paths[key]
 
     # A group the setting declares has an endpoint even when nothing matches (its rule
