@@ -58,6 +58,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from importlib import import_module
 from types import ModuleType
 from typing import Any
@@ -205,11 +206,12 @@ class Membership:
     rules: list[Rule] = field(default_factory=list)
     problems: dict[str | None, list[Problem]] = field(default_factory=dict)
 
-    @property
+    # Read for every operation of a walk, after compile_rules() has filled `rules`.
+    @cached_property
     def includes(self) -> list[Rule]:
         return [rule for rule in self.rules if rule.kind == "include"]
 
-    @property
+    @cached_property
     def excludes(self) -> list[Rule]:
         return [rule for rule in self.rules if rule.kind == "exclude"]
 
