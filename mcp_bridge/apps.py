@@ -8,11 +8,15 @@ class McpBridgeConfig(AppConfig):
     verbose_name = _("MCP bridge")
 
     def ready(self) -> None:
-        from mcp_bridge.checks import check_tool_sets
+        from mcp_bridge.checks import TAG, check_membership, check_settings, check_tool_sets
 
-        # Tagged "urls": the check needs the URLconf, like Django's own URL checks.
-        checks.register(check_tool_sets, checks.Tags.urls)
+        # Cheap, with every command: settings, decorators and membership rules (one URL walk).
+        checks.register(check_settings, TAG)
+        checks.register(check_membership, checks.Tags.urls, TAG)
+        # The full build of every group: `check --deploy` and `manage.py mcp_tools --validate`
+        # only, so that a broken group never slows down or stops `migrate` (mcp_bridge.checks).
+        checks.register(check_tool_sets, checks.Tags.urls, TAG, deploy=True)
 
         from mcp_bridge.translation import check_catalogues
 
-        checks.register(check_catalogues, checks.Tags.translation)
+        checks.register(check_catalogues, checks.Tags.translation, TAG)

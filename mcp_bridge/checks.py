@@ -1,11 +1,28 @@
-"""Django system checks: every group's tools are built at startup.
+"""Django system checks, in two tiers.
 
-``manage.py check`` (and ``runserver``, ``migrate``...) reports each
-:class:`~mcp_bridge.exceptions.Problem` of every group/version as an error with
-its id (``mcp_bridge.E001``...), a ``hint`` and the culprit view as ``obj``, and
-each of a built tool set's warnings (``mcp_bridge.W020``...) as a warning.
-The same problems make the group's endpoint answer HTTP 500 at request time,
-since system checks do not run under WSGI/ASGI.
+**Every command** (``check``, ``migrate``, ``runserver``...): :func:`check_settings`
+and :func:`check_membership`, which read the settings and walk the URLconf once
+(decorators and ``MCP_BRIDGE["GROUPS"]`` rules), without generating any schema:
+
+* ``mcp_bridge.E051``: ``settings.MCP_BRIDGE`` itself is invalid (an unknown key, a
+  value outside its choices);
+* ``mcp_bridge.E004``: the URLconf or a view cannot be loaded;
+* ``mcp_bridge.E050``: a malformed membership rule; ``mcp_bridge.W050``: a rule that
+  matches nothing.
+
+**Deployment and validation** (``check --deploy``, ``manage.py mcp_tools --validate``):
+:func:`check_tool_sets` builds every group/version as the endpoint does
+(drf-spectacular's generation and the whole pipeline) and reports each
+:class:`~mcp_bridge.exceptions.Problem` of a group that cannot be built (``E001``-``E005``,
+``E010``, ``E020``, ``E021``) as an error with its id, a ``hint`` and the culprit view as
+``obj``, and each warning of a built tool set (``W010``, ``W020``, ``W040``...) as a
+warning. It is a deployment check because it costs as much as generating the API's schema:
+a broken group must not slow down or stop ``migrate`` and every other command. It still
+fails loudly: every request to the group's endpoint answers HTTP 500 (system checks do not
+run under WSGI/ASGI), and ``mcp_tools --validate`` exits with status 1.
+
+All are tagged ``mcp_bridge`` (and ``urls``: they need the URLconf), so that
+``check --deploy --tag mcp_bridge`` runs them alone.
 """
 
 from __future__ import annotations
@@ -13,26 +30,62 @@ from __future__ import annotations
 from typing import Any
 
 from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
 
-from mcp_bridge.exceptions import ToolSetError
+from mcp_bridge.conf import bridge_settings
+from mcp_bridge.exceptions import Problem, ToolSetError
 from mcp_bridge.output import check_omit_rules
-from mcp_bridge.registry import get_groups, get_toolset
+from mcp_bridge.registry import get_groups, get_toolset, get_url_index
 
-__all__ = ["check_tool_sets"]
+__all__ = ["TAG", "check_membership", "check_settings", "check_tool_sets"]
+
+#: The tag of every mcp_bridge check.
+TAG = "mcp_bridge"
+
+#: Reported by check_membership, which runs with every command, deployment checks included.
+_MEMBERSHIP_IDS = {"mcp_bridge.E050", "mcp_bridge.W050"}
+
+
+def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """``settings.MCP_BRIDGE`` can be read: known keys, values within their choices."""
+    try:
+        bridge_settings._resolved()
+    except ImproperlyConfigured as exc:
+        return [
+            checks.Error(
+                str(exc),
+                hint="See docs/settings.md for every MCP_BRIDGE key and its values.",
+                obj="settings.MCP_BRIDGE",
+                id="mcp_bridge.E051",
+            )
+        ]
+    return []
+
+
+def check_membership(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """Walk the URLconf once and check the ``MCP_BRIDGE["GROUPS"]`` rules (E050, W050)."""
+    try:
+        bridge_settings._resolved()
+    except ImproperlyConfigured:
+        return []  # check_settings reports it
+    try:
+        index = get_url_index()
+    except Exception as exc:  # noqa: BLE001 -- the URLconf or a view class failed to load
+        return [_enumeration_error(exc)]
+    problems = [problem for found in index.membership.problems.values() for problem in found]
+    problems += index.membership.unused_rule_problems()
+    return [_message(problem) for problem in problems]
 
 
 def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """Build the tools of every group/version and report what stops them."""
+    """Build the tools of every group/version and report what stops them (a deployment check)."""
     try:
+        bridge_settings._resolved()
         groups = get_groups()
-    except Exception as exc:  # the URLconf or a view class failed to load
-        return [
-            checks.Error(
-                f"mcp_bridge could not enumerate the API's views: {type(exc).__name__}: {exc}",
-                hint="Fix the URLconf or view named in the message; `manage.py spectacular` shows more.",
-                id="mcp_bridge.E004",
-            )
-        ]
+    except ImproperlyConfigured:
+        return []  # check_settings reports it
+    except Exception as exc:  # noqa: BLE001 -- the URLconf or a view class failed to load
+        return [_enumeration_error(exc)]
     messages: list[checks.CheckMessage] = []
     tool_names: dict[str, set[str]] = {}
     for group, versions in groups.items():
@@ -43,18 +96,27 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
                 tool_names[group].update(toolset.by_name)
             except ToolSetError as exc:
                 messages.extend(
-                    checks.Error(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
-                    for problem in exc.problems
+                    _message(problem) for problem in exc.problems if problem.id not in _MEMBERSHIP_IDS
                 )
             else:
-                messages.extend(
-                    checks.Warning(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
-                    for problem in toolset.warnings
-                )
+                messages.extend(_message(problem) for problem in toolset.warnings)
     messages += check_omit_rules(tool_names)
-    # A warning about a view shared by several versions is said once.
+    # One problem, one message: a view shared by several groups or versions is reported once.
     unique: list[checks.CheckMessage] = []
     for message in messages:
         if message not in unique:
             unique.append(message)
     return unique
+
+
+def _message(problem: Problem) -> checks.CheckMessage:
+    level = checks.Warning if problem.id.startswith("mcp_bridge.W") else checks.Error
+    return level(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
+
+
+def _enumeration_error(exc: Exception) -> checks.CheckMessage:
+    return checks.Error(
+        f"mcp_bridge could not enumerate the API's views: {type(exc).__name__}: {exc}",
+        hint="Fix the URLconf or view named in the message; `manage.py spectacular` shows more.",
+        id="mcp_bridge.E004",
+    )

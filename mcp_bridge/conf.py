@@ -17,8 +17,12 @@ Keys and defaults:
     ``serverInfo.version``; drf-spectacular's ``VERSION`` when ``None``.
 ``INSTRUCTIONS`` (``None``)
     A string, or a dict ``{group: str}``: the ``instructions`` of ``initialize``.
-``PAGE_SIZE`` (``100``)
-    Tools per ``tools/list`` page (MCP spec, "Pagination").
+``PAGE_SIZE`` (``None``)
+    Tools per ``tools/list`` page (MCP spec, "Pagination"), or ``None``: the whole
+    list in one answer. Not paginating is the default because clients handle it
+    best: the official Python client looks a called tool up in the pages it has
+    fetched and, when the tool is not there, fetches page 1 again before every
+    call (docs/endpoint.md, "Pagination").
 ``SPECTACULAR_SETTINGS`` (``{}``)
     drf-spectacular settings patched in while a group's schema is generated,
     on top of the project's ``SPECTACULAR_SETTINGS``.
@@ -83,6 +87,12 @@ Keys and defaults:
     subset of the Gemini and OpenAI function-calling APIs); see
     :mod:`mcp_bridge.profiles`. Arguments and results are always validated
     against the exact schema.
+``GROUPS`` (``{}``)
+    Group membership declared in settings, beside ``@api_group``:
+    ``{group: {"include": [rule, ...], "exclude": [rule, ...]}}``, a rule being a dict
+    of ``path``, ``path_regex``, ``namespace``, ``app_name``, ``view``, ``methods``
+    (see :mod:`mcp_bridge.membership`). Checked at startup (``mcp_bridge.E050``,
+    ``W050``).
 """
 
 from __future__ import annotations
@@ -103,7 +113,7 @@ DEFAULTS: dict[str, Any] = {
     "SERVER_TITLE": None,
     "SERVER_VERSION": None,
     "INSTRUCTIONS": None,
-    "PAGE_SIZE": 100,
+    "PAGE_SIZE": None,
     "SPECTACULAR_SETTINGS": {},
     "MAX_BODY_BYTES": 1_048_576,
     "TOOLS_LIST_TTL_MS": 300_000,
@@ -121,6 +131,9 @@ DEFAULTS: dict[str, Any] = {
     "LOCK_OPTIONS": {},
     # Schema profiles (mcp_bridge.profiles).
     "SCHEMA_PROFILE": PROFILES[0],
+    # Group membership from settings (mcp_bridge.membership); validated by its own
+    # system checks (E050/W050), not here, so that one bad rule breaks only its group.
+    "GROUPS": {},
 }
 
 #: Allowed values of the settings that take one of a few words.
@@ -153,6 +166,11 @@ class BridgeSettings:
                     f"settings.MCP_BRIDGE[{name!r}] is {resolved[name]!r}; use one of {choices}."
                 )
         _check_shapes(resolved)
+        size = resolved["PAGE_SIZE"]
+        if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
+            raise ImproperlyConfigured(
+                f"settings.MCP_BRIDGE['PAGE_SIZE'] is {size!r}; use a positive integer, or None for one page."
+            )
         return resolved
 
     def __getattr__(self, name: str) -> Any:

@@ -219,7 +219,7 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
     offset = 0
     if params.get("cursor") is not None:
         offset = _decode_cursor(params["cursor"], len(tools))
-    size = max(1, int(bridge_settings.PAGE_SIZE))
+    size = bridge_settings.PAGE_SIZE or len(tools)  # None: one page, the whole list
     page = tools[offset : offset + size]
     # A page is the same for every caller of the tool set and profile (its texts are per
     # language already): encoded once, then spliced into each answer by dumps().

@@ -30,6 +30,10 @@ CHECK_IDS = {
     "mcp_bridge.E021": "a tool's schema holds a $ref that does not resolve inside the tool",
     "mcp_bridge.W020": "a tool requires a request body that it cannot send (the view parses no JSON)",
     "mcp_bridge.W040": "OMIT_OUTPUT_SCHEMA names a group or tool that does not exist",
+    # Membership rules and settings (mcp_bridge.membership, mcp_bridge.checks).
+    "mcp_bridge.E050": "a MCP_BRIDGE['GROUPS'] membership rule or group entry is malformed",
+    "mcp_bridge.E051": "settings.MCP_BRIDGE cannot be read (unknown key, value outside its choices)",
+    "mcp_bridge.W050": "a membership rule matches nothing (an exclude rule: takes nothing out of its group)",
 }
 
 

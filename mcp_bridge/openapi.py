@@ -35,6 +35,7 @@ from rest_framework.versioning import QueryParameterVersioning
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.decorators import get_metadata
 from mcp_bridge.naming import copy_qualifiers
+from mcp_bridge.membership import Membership, Operation, Reason, compile_rules
 
 __all__ = [
     "GroupSchemaGenerator",
@@ -81,6 +82,8 @@ class OperationSource:
         versioning_class: the view's DRF versioning class, or ``None``.
         version: the API version the operation was generated for, or ``None``.
         operation: the OpenAPI operation object, filled in once the schema is built.
+        membership: why the operation is in the group (:class:`~mcp_bridge.membership.Reason`:
+            a decorator, or an include rule of ``MCP_BRIDGE["GROUPS"]``).
     """
 
     path: str
@@ -98,6 +101,7 @@ class OperationSource:
     sibling_methods: int = 1
     copy_qualifier: str | None = None
     operation: dict[str, Any] = field(default_factory=dict)
+    membership: tuple[Reason, ...] = ()
 
     @property
     def is_function_view(self) -> bool:
@@ -149,17 +153,17 @@ def supports_versioning(versioning_class: type | None) -> bool:
     return is_versioning_supported(versioning_class) or issubclass(versioning_class, QueryParameterVersioning)
 
 
-def _callback_metadata(method: str, callback: Any) -> tuple[Any, dict[str, Any]]:
-    """The view class of a URL pattern's callback and the merged metadata of one of its
-    operations, read without instantiating the view (a viewset callback maps HTTP
-    methods to actions in ``callback.actions``)."""
+def _callback_metadata(method: str, callback: Any) -> tuple[Any, str | None, dict[str, Any]]:
+    """The view class of a URL pattern's callback, the handler name and the merged
+    metadata of one of its operations, read without instantiating the view (a viewset
+    callback maps HTTP methods to actions in ``callback.actions``)."""
     cls = getattr(callback, "cls", None)
     if cls is None:
-        return None, {"groups": ()}
+        return None, None, {"groups": ()}
     actions = getattr(callback, "actions", None)
     handler_name = actions.get(method.lower()) if actions else method.lower()
     handler = getattr(cls, handler_name, None) if handler_name else None
-    return cls, get_metadata(cls, handler)
+    return cls, handler_name, get_metadata(cls, handler)
 
 
 def _handler(view: Any, method: str) -> tuple[str, Any]:
@@ -187,6 +191,9 @@ class UrlIndex:
             need to know of the whole URLconf.
         api_path_regexes: the path regex and view class of every DRF endpoint of the
             URLconf, grouped or not, for :attr:`path_prefix`.
+        reasons: ``{group: {(path_regex, method): reasons}}``: why each endpoint is in
+            the group (:mod:`mcp_bridge.membership`).
+        membership: the compiled ``MCP_BRIDGE["GROUPS"]`` of the walk, its rules' hits counted.
     """
 
     versions: dict[str, list[str | None]]
@@ -215,6 +222,8 @@ class UrlIndex:
                     prefix = "/"
             self._path_prefix = prefix if prefix.startswith("^") else "^" + prefix
         return self._path_prefix
+    reasons: dict[str, dict[tuple[str, str], tuple[Reason, ...]]] = field(default_factory=dict)
+    membership: Membership = field(default_factory=Membership)
 
 
 def build_url_index(urlconf: Any = None) -> UrlIndex:
@@ -223,18 +232,35 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
     The walk follows drf-spectacular's ``EndpointEnumerator`` (``path_regex`` is
     the concatenated pattern strings, includes are descended, DRF views whose
     ``schema`` is ``None`` are left out, ``get_allowed_methods`` gives the
-    methods), but reads group membership from the callbacks first and never
-    computes the path of an operation outside every group: in a large API the
-    path regex simplification of every URL pattern would cost more than
+    methods), but reads group membership first — the decorators' groups and
+    ``MCP_BRIDGE["GROUPS"]`` rules (:mod:`mcp_bridge.membership`) — and computes
+    the path of an operation only for a ``path``/``path_regex`` rule: in a large
+    API the path regex simplification of every URL pattern would cost more than
     generating a small group.
     """
     enumerator = EndpointEnumerator(urlconf=urlconf)
-    found: dict[str, set[str | None]] = {}
+    membership = compile_rules(bridge_settings.GROUPS)
+    paths: dict[tuple[str, type], str] = {}  # one per URL pattern, whatever its methods
+    # The generator's coerce_path renames {pk} as the document does; it reads only the
+    # view's queryset, a class attribute, so the class stands in for a view instance.
+    coercer = SchemaGenerator(urlconf=urlconf) if any(rule.needs_path for rule in membership.rules) else None
+
+    def path_of(path_regex: str, view_class: type) -> str:
+        key = (path_regex, view_class)
+        if key not in paths:
+            assert coercer is not None  # only path rules ask for a path
+            paths[key] = coercer.coerce_path(enumerator.get_path_from_regex(path_regex), "", view_class)
+        return paths[key]
+
+    # A group the setting declares has an endpoint even when nothing matches (its rule
+    # problems then answer HTTP 500 there, and an empty group lists no tools).
+    found: dict[str, set[str | None]] = {group: set() for group in membership.groups}
     endpoints: dict[str, list[RawEndpoint]] = {}
+    reasons: dict[str, dict[tuple[str, str], tuple[Reason, ...]]] = {}
     naming: dict[tuple[str, str], tuple[int, str | None]] = {}
     api_path_regexes: list[tuple[str, type]] = []
     copies: dict[tuple[Any, ...], list[str]] = {}
-    for path_regex, callback in _url_patterns(enumerator.patterns, ""):
+    for path_regex, callback, namespace, app_names in _url_patterns(enumerator.patterns, "", "", ()):
         if not _publishable(callback):
             continue
         api_path_regexes.append((path_regex, callback.cls))
@@ -242,8 +268,12 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
         methods = enumerator.get_allowed_methods(callback)
         actions = getattr(callback, "actions", None)
         for method in methods:
-            cls, metadata = _callback_metadata(method, callback)
-            if not metadata["groups"]:
+            cls, handler_name, metadata = _callback_metadata(method, callback)
+            operation = None
+            if membership.rules:
+                operation = Operation(path_regex, method, cls, handler_name, namespace, app_names, path_of)
+            groups = membership.groups_of(operation, metadata["groups"])
+            if not groups:
                 continue
             if actions:  # a viewset: the methods routed to the same action
                 siblings = sum(1 for m in methods if actions.get(m.lower()) == actions.get(method.lower()))
@@ -251,9 +281,10 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
                 siblings = sum(1 for m in methods if m not in ("HEAD", "OPTIONS"))
             naming[(path_regex, method)] = (siblings, None)
             versions = _callback_versions(cls, callback)
-            for group in metadata["groups"]:
+            for group, why in groups.items():
                 found.setdefault(group, set()).update(versions)
                 endpoints.setdefault(group, []).append((path_regex, method, callback))
+                reasons.setdefault(group, {})[(path_regex, method)] = why
     for regexes in copies.values():
         if len(regexes) < 2:
             continue
@@ -270,7 +301,9 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
         result[group] = list(named) if named else [None]
     return UrlIndex(
         versions=result,
-        endpoints={group: endpoints[group] for group in result},
+        endpoints={group: endpoints.get(group, []) for group in result},
+        reasons=reasons,
+        membership=membership,
         naming=naming,
         api_path_regexes=api_path_regexes,
     )
@@ -284,15 +317,23 @@ def _view_identity(callback: Any) -> tuple[Any, ...]:
     return (callback.cls, tuple(sorted(actions.items())) if actions else None, basename)
 
 
-def _url_patterns(patterns: Any, prefix: str) -> Iterator[tuple[str, Any]]:
-    """``(path_regex, callback)`` of every URL pattern, includes descended, in URLconf order."""
+def _url_patterns(
+    patterns: Any, prefix: str, namespace: str, app_names: tuple[str, ...]
+) -> Iterator[tuple[str, Any, str, tuple[str, ...]]]:
+    """``(path_regex, callback, namespace, app_names)`` of every URL pattern, includes
+    descended, in URLconf order; ``namespace`` is the instance namespace (``"a:b"``),
+    ``app_names`` the ``app_name`` of every enclosing include."""
     for pattern in patterns:
         path_regex = prefix + str(pattern.pattern)
         if isinstance(pattern, URLPattern):
             if not _is_format_suffix_route(pattern):
-                yield path_regex, pattern.callback
+                yield path_regex, pattern.callback, namespace, app_names
         elif isinstance(pattern, URLResolver):
-            yield from _url_patterns(pattern.url_patterns, path_regex)
+            inner = namespace
+            if pattern.namespace:
+                inner = f"{namespace}:{pattern.namespace}" if namespace else pattern.namespace
+            names = (*app_names, pattern.app_name) if pattern.app_name else app_names
+            yield from _url_patterns(pattern.url_patterns, path_regex, inner, names)
 
 
 #: The converters DRF's ``format_suffix_patterns`` adds to ``path()`` routes.
@@ -375,9 +416,11 @@ class GroupSchemaGenerator(SchemaGenerator):
             self.inspector = _IndexedEndpointEnumerator(raw, self.patterns, self.urlconf)
             self.endpoints = self.inspector.get_api_endpoints()
 
-    def _in_group(self, method: str, view: Any) -> bool:
-        _, handler = _handler(view, method)
-        return self.group in get_metadata(view, handler)["groups"]
+    def _membership(self, path_regex: str, method: str) -> tuple[Reason, ...]:
+        """Why an endpoint is in the group, as the URL walk decided (decorators and
+        ``MCP_BRIDGE["GROUPS"]`` rules); ``()``: it is not."""
+        assert self.index is not None  # set by _initialise_endpoints
+        return self.index.reasons.get(self.group, {}).get((path_regex, method.upper()), ())
 
     def parse(self, input_request: Any, public: bool) -> dict[str, Any]:
         # The loop of SchemaGenerator.parse(), narrowed to the group and recording each
@@ -387,7 +430,7 @@ class GroupSchemaGenerator(SchemaGenerator):
         endpoints = [
             (path, path_regex, method, view)
             for path, path_regex, method, view in self._get_paths_and_endpoints()
-            if self._in_group(method, view)
+            if self._membership(path_regex, method)
         ]
         assert self.index is not None  # set by _initialise_endpoints
         index = self.index
@@ -448,6 +491,7 @@ class GroupSchemaGenerator(SchemaGenerator):
                     versioning_class=versioning_class,
                     version=version,
                     is_list=not hand_written and method.upper() == "GET" and inspector._is_list_view(),
+                    membership=self._membership(path_regex, method),
                     sibling_methods=sibling_methods,
                     copy_qualifier=copy_qualifier,
                 )

@@ -197,10 +197,11 @@ def _build_once(key: tuple[Any, str, str | None], group: str, version: str | Non
 
 
 def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
+    index = get_url_index(urlconf_key)
+    if index.membership.problems.get(group):  # a malformed MCP_BRIDGE["GROUPS"] rule (E050)
+        raise ToolSetError(group, version, index.membership.problems[group])
     try:
-        document, sources = generate_group_schema(
-            group, api_version=version, urlconf=urlconf_key, index=get_url_index(urlconf_key)
-        )
+        document, sources = generate_group_schema(group, api_version=version, urlconf=urlconf_key, index=index)
     except Exception as exc:  # the project's schema code can raise anything
         raise ToolSetError(
             group,
@@ -306,5 +307,6 @@ def _check_schemas(tool: Tool, checked: set[str], seen: dict[int, Any]) -> list[
     return problems
 
 
-def page_size() -> int:
-    return int(bridge_settings.PAGE_SIZE)
+def page_size() -> int | None:
+    """Tools per ``tools/list`` page; ``None``: one page."""
+    return bridge_settings.PAGE_SIZE

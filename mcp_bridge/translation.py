@@ -6,7 +6,7 @@ code. One entry per text (``docs/translation.md`` has the full guide):
 
 * ``msgctxt`` names the field: ``"title"``, ``"description"`` or
   ``"argument:<argument name>"``;
-* ``msgid`` is the tool name (``"products.search"``), so one translation
+* ``msgid`` is the tool name (``"products_search"``), so one translation
   applies to every API version of the operation;
 * ``msgstr`` is the text.
 
@@ -491,7 +491,7 @@ def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
     messages: list[checks.CheckMessage] = []
     try:
         groups: set[str] | None = set(get_groups())
-    except Exception:  # noqa: BLE001 -- any URLconf failure; check_tool_sets reports it (E004)
+    except Exception:  # noqa: BLE001 -- any URLconf failure; check_membership reports it (E004)
         groups = None
     for path, group in _catalogue_files_everywhere():
         try:

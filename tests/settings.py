@@ -21,6 +21,7 @@ INSTALLED_APPS = [
     "simple_history",  # issue 12: history rows of writes made through tools (test_identity)
     "mcp_bridge",
     "tests.testapp",
+    "tests.thirdparty",
     "demo_project.shop",
 ]
 

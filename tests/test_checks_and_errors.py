@@ -1,10 +1,14 @@
-"""Misconfiguration fails loudly: system checks at startup, HTTP 500 on the group's endpoint.
+"""Misconfiguration fails loudly: system checks, HTTP 500 on the group's endpoint.
 
 The test URLconf has two deliberately broken groups: ``badnames`` (a tool name
-with a ``:``) and ``dupes`` (two operations named ``same.name``).
+with a ``:``) and ``dupes`` (two operations named ``same.name``). The full build
+that finds them is a deployment check (``check --deploy``, ``mcp_tools --validate``):
+``check`` and ``migrate`` are not stopped by them, the endpoint is.
 """
 
 from __future__ import annotations
+
+import io
 
 import pytest
 from django.core.management import call_command
@@ -13,7 +17,7 @@ from django.test import Client
 from rest_framework.views import APIView
 
 from mcp_bridge import api_group, mcp_tool
-from mcp_bridge.checks import check_tool_sets
+from mcp_bridge.checks import check_membership, check_settings, check_tool_sets
 from mcp_bridge.decorators import METADATA_ATTR, get_metadata
 from tests.conftest import McpClient
 
@@ -30,11 +34,44 @@ def test_check_ids_of_the_broken_groups(db):
     assert "first_dupe" in duplicate.msg and "second_dupe" in duplicate.msg
 
 
-def test_manage_py_check_reports_them(db):
+def test_check_deploy_reports_them(db):
     with pytest.raises(SystemCheckError) as raised:
-        call_command("check")
+        call_command("check", deploy=True, tags=["mcp_bridge"])
     assert "mcp_bridge.E001" in str(raised.value)
     assert "mcp_bridge.E002" in str(raised.value)
+
+
+def test_mcp_tools_validate_reports_them_and_fails(db):
+    with pytest.raises(SystemCheckError) as raised:
+        call_command("mcp_tools", validate=True, stdout=io.StringIO())
+    assert "mcp_bridge.E001" in str(raised.value) and "mcp_bridge.E002" in str(raised.value)
+
+
+def test_the_full_build_is_a_deployment_check_only():
+    from django.core.checks.registry import registry
+
+    assert check_tool_sets in registry.get_checks(include_deployment_checks=True)
+    assert check_tool_sets not in registry.get_checks(include_deployment_checks=False)
+    assert check_membership in registry.get_checks(include_deployment_checks=False)
+
+
+def test_plain_check_and_migrate_are_not_stopped_by_a_broken_group(db):
+    # The broken groups (E001, E002) are still broken, but no command that runs the
+    # every-command checks stops for them: the database can always be migrated.
+    out = io.StringIO()
+    call_command("check", stdout=out)
+    assert "no issues" in out.getvalue()
+    call_command("migrate", verbosity=0, stdout=io.StringIO())
+    # ...while the endpoint still refuses to serve them.
+    assert McpClient(Client(), "/mcp/dupes/").post(PING).status_code == 500
+
+
+def test_an_invalid_mcp_bridge_setting_is_a_check_error(db, settings):
+    settings.MCP_BRIDGE = {"PAGESIZE": 4}
+    assert [m.id for m in check_settings()] == ["mcp_bridge.E051"]
+    assert check_membership() == [] and check_tool_sets() == []  # reported once, by check_settings
+    settings.MCP_BRIDGE = {"PAGE_SIZE": 0}
+    assert [m.id for m in check_settings()] == ["mcp_bridge.E051"]
 
 
 @pytest.mark.parametrize("group", ["badnames", "dupes"])
@@ -111,6 +148,13 @@ def test_unknown_group_is_404(db):
     response = McpClient(Client(), "/mcp/nope/").post(PING)
     assert response.status_code == 404
     assert "cases" in response.json()["error"]["message"]
+
+
+def test_tools_list_is_one_page_by_default(cases):
+    result = cases.rpc("tools/list")["result"]
+    assert "nextCursor" not in result
+    assert len(result["tools"]) > 10
+    assert cases.rpc("tools/list", {"cursor": "bogus"})["error"]["code"] == -32602
 
 
 def test_tools_list_pages_with_an_opaque_cursor(cases, settings):

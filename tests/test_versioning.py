@@ -132,3 +132,18 @@ def test_unversioned_url_without_default_lists_the_versions():
     response = McpClient(Client(), "/mcp/versioned/").post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
     assert response.status_code == 404
     assert "versioned/v1/" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "rule", [{"view": "tests.test_versioning.WhichVersion"}, {"path": "/api/{version}/which/"}]
+)
+def test_a_group_from_settings_is_served_per_version(settings, rule):
+    # Membership rules see the path with its {version} placeholder; the group gets one
+    # endpoint per allowed version, as a decorated one does.
+    settings.MCP_BRIDGE = {"GROUPS": {"from-settings": {"include": [rule]}}}
+    for version in ("v1", "v2"):
+        result = McpClient(Client(), f"/mcp/from-settings/{version}/").call("which_version")
+        assert result["structuredContent"] == {"result": {"version": version}}
+    assert McpClient(Client(), "/mcp/from-settings/v9/").post(
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    ).status_code == 404

@@ -2,7 +2,9 @@
 
 Examples::
 
-    manage.py mcp_tools                               # every endpoint and its tool names
+    manage.py mcp_tools                               # every endpoint, its tools, and why each is there
+    manage.py mcp_tools --validate                    # CI: every check, the full build included
+    manage.py mcp_tools --validate --fail-on-warn     # ... and warnings (W050...) fail too
     manage.py mcp_tools --base-url http://127.0.0.1:8000
     manage.py mcp_tools catalog --json                # the tools/list of one group, as JSON
     manage.py mcp_tools catalog --api-version v2 --json
@@ -20,6 +22,14 @@ status 1 when one does not.
 
 It builds the tools exactly as the endpoint does, so it is also a CI check: it
 exits with status 1, listing every problem, when a group cannot be built.
+
+Each listed tool says why it is in its group: ``@api_group`` (a decorator), or the
+``MCP_BRIDGE["GROUPS"]`` include rule that put it there (:mod:`mcp_bridge.membership`).
+
+``--validate`` runs every mcp_bridge system check, the deployment check that builds
+every group/version included (:mod:`mcp_bridge.checks`), prints them as
+``manage.py check`` does, and exits with status 1 on an error (or, with
+``--fail-on-warn``, a warning). It lists no tools.
 """
 
 from __future__ import annotations
@@ -28,11 +38,13 @@ import json
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core import checks
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_supported_language_variant
 
 from mcp_bridge.conf import bridge_settings
+from mcp_bridge.checks import TAG
 from mcp_bridge.exceptions import ToolSetError
 from mcp_bridge.naming import is_portable
 from mcp_bridge.profiles import PROFILES, QUERY_PARAMETER
@@ -66,8 +78,20 @@ class Command(BaseCommand):
             "--follow-lists", action="store_true",
             help="--probe-output: also fetch each list tool's first item with its retrieve tool",
         )
+        parser.add_argument(
+            "--validate", action="store_true",
+            help="run every mcp_bridge check, the full build of every group included; exit 1 on errors",
+        )
+        parser.add_argument("--fail-on-warn", action="store_true", help="with --validate: warnings fail too")
 
     def handle(self, *args: Any, group: str | None, api_version: str | None, **options: Any) -> None:
+        if options["validate"]:
+            # Django's own check runner and output; SystemCheckError makes the exit status 1.
+            self.check(
+                tags=[TAG], include_deployment_checks=True, display_num_errors=True,
+                fail_level=checks.WARNING if options["fail_on_warn"] else checks.ERROR,
+            )
+            return
         groups = get_groups()
         if group is not None and group not in groups:
             raise CommandError(f"Unknown API group {group!r}. Known groups: {', '.join(groups) or 'none'}.")
@@ -98,8 +122,9 @@ class Command(BaseCommand):
                 self.stdout.write(
                     f"{url}  ({len(tools)} tools; schema profile {profile}; names: {self._portability(tools)})"
                 )
-                for tool in tools:
-                    self.stdout.write(f"    {tool['name']:32} {tool.get('title', '')}")
+                for tool, built in zip(tools, toolset.tools, strict=True):
+                    why = " + ".join(str(reason) for reason in built.method.source.membership)
+                    self.stdout.write(f"    {tool['name']:32} {tool.get('title', ''):40} via {why}")
         if options["json"]:
             value = next(iter(listing.values())) if len(listing) == 1 else listing
             self.stdout.write(json.dumps(value, indent=2, ensure_ascii=False))

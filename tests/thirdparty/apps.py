@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ThirdpartyConfig(AppConfig):
+    name = "tests.thirdparty"
+    label = "thirdparty"
