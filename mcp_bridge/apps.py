@@ -13,6 +13,10 @@ class McpBridgeConfig(AppConfig):
         # Tagged "urls": the check needs the URLconf, like Django's own URL checks.
         checks.register(check_tool_sets, checks.Tags.urls)
 
+        from mcp_bridge.authorization import check_authorization
+
+        checks.register(check_authorization, checks.Tags.urls)
+
         from mcp_bridge.translation import check_catalogues
 
         checks.register(check_catalogues, checks.Tags.translation)

@@ -52,6 +52,25 @@ Keys and defaults:
     machine, or ``"mcp_bridge.locking.RedisLockBackend"`` for several.
 ``LOCK_OPTIONS`` (``{}``)
     Keyword arguments of the lock backend, e.g. ``{"url": "redis://host:6379/0"}``.
+
+MCP authorization (:mod:`mcp_bridge.authorization`, docs/authorization.md):
+
+``OAUTH_GROUPS`` (``{}``)
+    ``{group: scopes}``: a list of OAuth scopes (possibly empty) makes the group's
+    endpoints protected resources whose tokens must carry those scopes; ``None``
+    keeps the group public. Groups not listed follow ``OAUTH_DEFAULT``.
+``OAUTH_DEFAULT`` (``None``)
+    The entry of every group not in ``OAUTH_GROUPS``: ``None`` (public) or a
+    list of scopes (protected).
+``OAUTH_AUTHORIZATION_SERVERS`` (``[]``)
+    Issuer identifiers of the authorization servers (RFC 8414) that issue tokens
+    for the protected groups, published in the Protected Resource Metadata. An
+    entry starting with ``/`` is a path on the request's own origin
+    (``"/o"``: django-oauth-toolkit mounted at ``o/`` in the same project).
+``OAUTH_RESOURCE_ORIGIN`` (``None``)
+    ``"https://api.example.com"``: the origin of every resource identifier
+    (RFC 8707), which is that origin followed by the endpoint's path; ``None``
+    takes the request's scheme and host (``request.build_absolute_uri``).
 """
 
 from __future__ import annotations
@@ -80,6 +99,12 @@ DEFAULTS: dict[str, Any] = {
     "CACHE_ALIAS": "default",
     "LOCK_BACKEND": "mcp_bridge.locking.FileLockBackend",
     "LOCK_OPTIONS": {},
+    # MCP authorization (mcp_bridge.authorization): protected groups, their scopes, and where
+    # their tokens come from.
+    "OAUTH_GROUPS": {},
+    "OAUTH_DEFAULT": None,
+    "OAUTH_AUTHORIZATION_SERVERS": [],
+    "OAUTH_RESOURCE_ORIGIN": None,
 }
 
 #: Allowed values of the settings that take one of a few words.
