@@ -198,12 +198,13 @@ def authorize(request: HttpRequest, group: str) -> HttpResponse | None:
         ``None`` when the request may go on (the group is public, or it carries an accepted
         credential; an accepted OAuth token has become the request's forced DRF
         authentication), else the 401/403 challenge, or a 500 when the protection is
-        misconfigured.
+        incomplete (no authorization server, django-oauth-toolkit missing, the metadata
+        URL not included).
+
+    Raises:
+        ImproperlyConfigured: a wrong ``MCP_BRIDGE`` value (as every setting does).
     """
-    try:
-        protection = group_protection(group)
-    except ImproperlyConfigured as exc:
-        return _misconfigured(str(exc))
+    protection = group_protection(group)  # a wrong setting raises, as every setting does
     if protection is None:
         return None
     problem = _configuration_problem()
@@ -333,10 +334,7 @@ def protected_resource_metadata(request: HttpRequest, resource_path: str, endpoi
         raise Http404("No MCP endpoint at this path.") from None
     if match.func is not endpoint:
         raise Http404("No MCP endpoint at this path.")
-    try:
-        protection = group_protection(match.kwargs["group"])
-    except ImproperlyConfigured as exc:
-        return _misconfigured(str(exc))
+    protection = group_protection(match.kwargs["group"])
     if protection is None:
         raise Http404("This MCP endpoint is public.")
     document = {

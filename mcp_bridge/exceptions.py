@@ -23,6 +23,13 @@ CHECK_IDS = {
     "mcp_bridge.E006": "a tool-text gettext catalogue (.mo) cannot be read",
     "mcp_bridge.W001": "a per-group tool-text catalogue names a group that does not exist",
     "mcp_bridge.W002": "a tool-text .po catalogue has no compiled .mo beside it",
+    # MCP authorization (mcp_bridge.authorization)
+    "mcp_bridge.E060": "a protected group's Protected Resource Metadata URL is not served (well_known include missing)",
+    "mcp_bridge.E061": "groups are protected but no authorization server is named",
+    "mcp_bridge.E062": "groups are protected but django-oauth-toolkit is not installed",
+    "mcp_bridge.E063": "OAUTH_GROUPS or OAUTH_DEFAULT holds a wrong value",
+    "mcp_bridge.W060": "OAUTH_GROUPS names a group that has no view",
+    "mcp_bridge.W061": "a protected group requires a scope the authorization server does not know",
 }
 
 
