@@ -11,6 +11,7 @@ import base64
 import hashlib
 import json
 import secrets
+import threading
 from datetime import timedelta
 from html.parser import HTMLParser
 from typing import Any
@@ -93,14 +94,18 @@ class Browser:
             "next": "/accounts/login/"})
         assert answer.status_code == 302, answer.text
 
-    async def consent(self, authorization_url: str) -> dict[str, str]:
-        """Open the authorization URL, allow, and return the redirect's query parameters."""
+    async def allow(self, authorization_url: str) -> str:
+        """Open the authorization URL, allow on the consent page, and return where it redirects."""
         page = await self.http.get(authorization_url)
         assert page.status_code == 200, page.text
         fields = _hidden_fields(page.text)
         answer = await self.http.post(authorization_url, data={**fields, "allow": "Authorize"})
         assert answer.status_code == 302, answer.text
-        location = answer.headers["location"]
+        return answer.headers["location"]
+
+    async def consent(self, authorization_url: str) -> dict[str, str]:
+        """:meth:`allow`, then the query parameters of the redirect to :data:`REDIRECT_URI`."""
+        location = await self.allow(authorization_url)
         assert location.startswith(REDIRECT_URI)
         return {key: values[0] for key, values in parse_qs(urlsplit(location).query).items()}
 
@@ -192,6 +197,30 @@ def test_python_client_non_staff_user_is_refused_by_the_view(server):
     refused = anyio.run(main)
     # The endpoint admitted bob's token; the view's IsAdminUser refused him, as over REST.
     assert refused.is_error is True and json.loads(refused.content[0].text)["code"] == 403
+
+
+def test_demo_client_login(server, monkeypatch, capsys):
+    from demo_project import mcp_client
+
+    def browser_opens(authorization_url: str) -> bool:
+        # The user's browser, signed in as alice: allows, then follows the redirect to the
+        # client's loopback callback. In a thread, as a browser is another process.
+        async def act() -> None:
+            browser = Browser(server, "alice")
+            await browser.sign_in()
+            location = await browser.allow(authorization_url)
+            assert location.startswith("http://127.0.0.1:")
+            async with httpx2.AsyncClient(timeout=30) as loopback:
+                assert (await loopback.get(location)).status_code == 200
+            await browser.http.aclose()
+
+        threading.Thread(target=anyio.run, args=(act,)).start()
+        return True
+
+    monkeypatch.setattr(mcp_client.webbrowser, "open", browser_opens)
+    status = mcp_client.main([f"{server}/mcp/backoffice/", "--login", "call", "shop_stats"])
+    assert status == 0
+    assert '"products"' in capsys.readouterr().out
 
 
 # --- Tokens issued through the real endpoints, for the challenges ----------------------------------
