@@ -412,3 +412,19 @@ def test_misconfigured_protection_answers_500(server, settings):
     settings.MCP_BRIDGE = {"OAUTH_GROUPS": PROTECTED, "OAUTH_AUTHORIZATION_SERVERS": ["/o"]}
     settings.ROOT_URLCONF = "tests.urls"
     assert post(server, "/mcp/backoffice/").status_code == 500
+
+
+def test_project_default_protects_unlisted_groups_and_origin_is_configurable(client, settings):
+    settings.ROOT_URLCONF = "tests.oauth_urls"
+    settings.MCP_BRIDGE = {"OAUTH_DEFAULT": ["shop"], "OAUTH_GROUPS": {"catalog": None},
+                           "OAUTH_AUTHORIZATION_SERVERS": ["https://auth.example.com/tenant"],
+                           "OAUTH_RESOURCE_ORIGIN": "https://api.example.com"}
+    answer = client.post("/mcp/orders/", INITIALIZE, content_type="application/json", headers=HEADERS)
+    assert answer.status_code == 401
+    params = challenge(answer)
+    assert params["scope"] == "shop"
+    assert params["resource_metadata"] == "https://api.example.com/.well-known/oauth-protected-resource/mcp/orders/"
+    document = client.get("/.well-known/oauth-protected-resource/mcp/orders/").json()
+    assert document["resource"] == "https://api.example.com/mcp/orders/"
+    assert document["authorization_servers"] == ["https://auth.example.com/tenant"]
+    assert client.post("/mcp/catalog/", INITIALIZE, content_type="application/json", headers=HEADERS).status_code == 200
