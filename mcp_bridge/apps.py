@@ -8,13 +8,10 @@ class McpBridgeConfig(AppConfig):
     verbose_name = _("MCP bridge")
 
     def ready(self) -> None:
-        from mcp_bridge.checks import check_tool_sets
+        from mcp_bridge.checks import check_authorization, check_tool_sets
 
-        # Tagged "urls": the check needs the URLconf, like Django's own URL checks.
+        # Tagged "urls": the checks need the URLconf, like Django's own URL checks.
         checks.register(check_tool_sets, checks.Tags.urls)
-
-        from mcp_bridge.authorization import check_authorization
-
         checks.register(check_authorization, checks.Tags.urls)
 
         from mcp_bridge.translation import check_catalogues

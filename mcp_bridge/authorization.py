@@ -55,7 +55,14 @@ from django.apps import apps
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.urls import NoReverseMatch, Resolver404, resolve, reverse
+from django.urls import (
+    NoReverseMatch,
+    Resolver404,
+    get_resolver,
+    get_script_prefix,
+    resolve,
+    reverse,
+)
 from rest_framework import exceptions
 from rest_framework.parsers import BaseParser
 from rest_framework.request import Request
@@ -351,8 +358,12 @@ def protected_resource_metadata(request: HttpRequest, resource_path: str, endpoi
 # --- System checks -----------------------------------------------------------------------------------
 
 
-def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """The configuration of MCP authorization: ``mcp_bridge.E060``-``E063``, ``W060``-``W061``."""
+def check_authorization(endpoint: Callable[..., Any]) -> list[checks.CheckMessage]:
+    """The configuration of MCP authorization: ``mcp_bridge.E060``-``E063``, ``W060``-``W061``.
+
+    ``endpoint`` is the MCP endpoint view, whose mounts in the URLconf must all have their
+    metadata served (:func:`mcp_bridge.checks.check_authorization` passes it).
+    """
     try:
         groups = get_groups()
     except Exception:  # noqa: BLE001 - check_tool_sets reports it (mcp_bridge.E004)
@@ -389,7 +400,7 @@ def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.C
         ))
     else:
         messages += _unknown_scopes(protected)
-    messages += _missing_metadata(protected, groups)
+    messages += _missing_metadata(protected, _endpoint_paths(endpoint, protected, groups))
     return messages
 
 
@@ -409,26 +420,41 @@ def _unknown_scopes(protected: dict[str, Protection]) -> list[checks.CheckMessag
     ]
 
 
-def _missing_metadata(protected: dict[str, Protection], groups: dict[str, list[str | None]]) -> list[checks.CheckMessage]:
-    hint = ('Add path("", include(mcp_bridge.urls.well_known)) to the root URLconf, before any other '
-            "\".well-known/\" pattern (django-oauth-toolkit's metadata_urlpatterns included).")
-    messages: list[checks.CheckMessage] = []
-    for group in protected:
+def _endpoint_paths(
+    endpoint: Callable[..., Any], protected: dict[str, Protection], groups: dict[str, list[str | None]]
+) -> list[tuple[str, str]]:
+    """``(group, path)`` of every endpoint of a protected group in the root URLconf."""
+    paths = []
+    for group in protected:  # include("mcp_bridge.urls")
         for version in groups.get(group, []):
             name, kwargs = ("mcp_bridge:endpoint", {"group": group}) if version is None else (
                 "mcp_bridge:endpoint-version", {"group": group, "version": version})
             try:
-                path = reverse(name, kwargs=kwargs)
+                paths.append((group, reverse(name, kwargs=kwargs)))
             except NoReverseMatch:
-                continue  # not under include("mcp_bridge.urls"): mounted with mcp_bridge.urls.endpoint()
-            try:
-                match = resolve(_WELL_KNOWN + path)
-            except Resolver404:
-                match = None
-            if match is None or match.func is not protected_resource_metadata:
-                messages.append(checks.Error(
-                    f"The Protected Resource Metadata of {path} is not served at {_WELL_KNOWN}{path}: "
-                    "clients cannot find how to sign in.",
-                    hint=hint, obj=group, id="mcp_bridge.E060",
-                ))
+                pass
+    # mcp_bridge.urls.endpoint() mounts: unnamed, reversible by their view, the group fixed.
+    for possibilities, _pattern, defaults, _converters in get_resolver().reverse_dict.getlist(endpoint):
+        group = defaults.get("group")
+        for template, params in possibilities:
+            if group in protected and not params:
+                paths.append((group, get_script_prefix() + template))
+    return paths
+
+
+def _missing_metadata(protected: dict[str, Protection], paths: list[tuple[str, str]]) -> list[checks.CheckMessage]:
+    hint = ('Add path("", include(mcp_bridge.urls.well_known)) to the root URLconf, before any other '
+            "\".well-known/\" pattern (django-oauth-toolkit's metadata_urlpatterns included).")
+    messages: list[checks.CheckMessage] = []
+    for group, path in paths:
+        try:
+            match = resolve(_WELL_KNOWN + path)
+        except Resolver404:
+            match = None
+        if match is None or match.func is not protected_resource_metadata:
+            messages.append(checks.Error(
+                f"The Protected Resource Metadata of {path} is not served at {_WELL_KNOWN}{path}: "
+                "clients cannot find how to sign in.",
+                hint=hint, obj=group, id="mcp_bridge.E060",
+            ))
     return messages

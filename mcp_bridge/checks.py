@@ -4,7 +4,9 @@
 :class:`~mcp_bridge.exceptions.Problem` of every group/version as an error with
 its id (``mcp_bridge.E001``...), a ``hint`` and the culprit view as ``obj``.
 The same problems make the group's endpoint answer HTTP 500 at request time,
-since system checks do not run under WSGI/ASGI.
+since system checks do not run under WSGI/ASGI. MCP authorization's
+configuration is checked too (``mcp_bridge.E060``-``E063``, ``W060``-``W061``,
+:mod:`mcp_bridge.authorization`).
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ from typing import Any
 
 from django.core import checks
 
+from mcp_bridge import authorization
 from mcp_bridge.exceptions import ToolSetError
 from mcp_bridge.registry import get_groups, get_toolset
+from mcp_bridge.transport import mcp_endpoint
 
-__all__ = ["check_tool_sets"]
+__all__ = ["check_authorization", "check_tool_sets"]
 
 
 def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
@@ -42,3 +46,8 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
                     for problem in exc.problems
                 )
     return messages
+
+
+def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """MCP authorization's configuration (:func:`mcp_bridge.authorization.check_authorization`)."""
+    return authorization.check_authorization(mcp_endpoint)

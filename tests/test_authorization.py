@@ -35,7 +35,7 @@ from mcp.shared.auth import (
 from oauth2_provider.models import get_access_token_model
 
 from demo_project.shop.demo_data import DEMO_PASSWORDS, DEMO_TOKENS
-from mcp_bridge.authorization import check_authorization
+from mcp_bridge.checks import check_authorization
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -404,6 +404,13 @@ def test_checks_find_the_missing_well_known_include_and_settings(settings):
     assert _ids(check_authorization()) == ["mcp_bridge.E063"]
     settings.MCP_BRIDGE = {}
     assert _ids(check_authorization()) == []
+
+
+def test_check_finds_the_missing_include_for_an_endpoint_mounted_at_its_own_path(settings):
+    settings.MCP_BRIDGE = {"OAUTH_GROUPS": {"backoffice": ["backoffice"]}, "OAUTH_AUTHORIZATION_SERVERS": ["/o"]}
+    settings.ROOT_URLCONF = "tests.oauth_urls_mounted"  # only mcp_bridge.urls.endpoint("backoffice")
+    (error,) = check_authorization()
+    assert error.id == "mcp_bridge.E060" and "/mcp-backoffice/" in error.msg
 
 
 def test_misconfigured_protection_answers_500(server, settings):
