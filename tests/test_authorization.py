@@ -345,10 +345,22 @@ def test_static_credentials_work_as_before(server):
     assert staff.status_code == 200 and staff.json()["result"]["isError"] is False
     customer = post(server, "/mcp/backoffice/", DEMO_TOKENS["bob"], scheme="Token", body=call)
     assert customer.status_code == 200 and json.loads(customer.json()["result"]["content"][0]["text"])["code"] == 403
-    basic = base64.b64encode(f"alice:{DEMO_PASSWORDS['alice']}".encode()).decode()
-    assert post(server, "/mcp/backoffice/", basic, scheme="Basic", body=call).status_code == 401  # not in DRF's defaults
     wrong = post(server, "/mcp/backoffice/", "0" * 40, scheme="Token")
     assert wrong.status_code == 401 and "error" not in challenge(wrong)
+    # Basic is not among the demo's DRF authentication classes: challenged, as the view would refuse it.
+    basic = base64.b64encode(f"alice:{DEMO_PASSWORDS['alice']}".encode()).decode()
+    assert post(server, "/mcp/backoffice/", basic, scheme="Basic", body=call).status_code == 401
+
+
+def test_basic_credential_passes_where_drf_accepts_it(server, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.BasicAuthentication", "rest_framework.authentication.TokenAuthentication"]}
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    basic = base64.b64encode(f"alice:{DEMO_PASSWORDS['alice']}".encode()).decode()
+    answer = post(server, "/mcp/backoffice/", basic, scheme="Basic", body=listing)
+    assert answer.status_code == 200 and answer.json()["result"]["tools"]
+    wrong = base64.b64encode(b"alice:wrong").decode()
+    assert post(server, "/mcp/backoffice/", wrong, scheme="Basic", body=listing).status_code == 401
 
 
 def test_session_credential_passes(server):
