@@ -395,6 +395,8 @@ def test_endpoint_mounted_at_a_path_of_ones_choice(server):
     token = issue(server)["access_token"]  # issued for /mcp/backoffice/
     assert challenge(post(server, "/mcp-backoffice/", token))["error"] == "invalid_token"
     assert post(server, "/mcp-backoffice/", DEMO_TOKENS["alice"], scheme="Token").status_code == 200
+    openrpc = httpx2.get(f"{server}/mcp-backoffice/openrpc.json").json()
+    assert "shop_stats" in [method["name"] for method in openrpc["methods"]]
 
 
 # --- System checks ---------------------------------------------------------------------------------
