@@ -8,6 +8,12 @@ Examples (with ``manage.py runserver`` running and the demo data loaded)::
         call products_search '{"q": "lamp", "max_price": 60}'
     python demo_project/mcp_client.py http://127.0.0.1:8000/mcp/orders/ \\
         --token customer0000000000000000000000000000demo call orders_retrieve '{"id": 2}'
+    python demo_project/mcp_client.py http://127.0.0.1:8000/mcp/backoffice/ --login call shop_stats
+
+``--login`` signs in with OAuth (docs/authorization.md) as the SDK's
+``OAuthClientProvider`` does it: discovery from the 401, dynamic client
+registration, the browser for the login and consent pages, a callback on a
+loopback port of this machine. Tokens are kept in memory, for this run only.
 
 It uses the official MCP Python SDK (``pip install "mcp>=2,<3"``), so it also
 shows how any SDK-based client talks to mcp_bridge.
@@ -19,11 +25,20 @@ import argparse
 import asyncio
 import json
 import sys
+import webbrowser
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 from mcp import Client, MCPError
+from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthToken,
+)
 
 # The SDK's own defaults: a server may keep a response stream open for a long time.
 TIMEOUT = httpx2.Timeout(30.0, read=300.0)
@@ -35,6 +50,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("url", help="the endpoint, e.g. http://127.0.0.1:8000/mcp/catalog/")
     parser.add_argument("--token", help="a DRF token, sent as 'Authorization: Token <token>'")
+    parser.add_argument(
+        "--login",
+        action="store_true",
+        help="sign in with OAuth in the browser (the endpoint's authorization server)",
+    )
     parser.add_argument(
         "--mode",
         choices=["legacy", "auto"],
@@ -94,14 +114,97 @@ async def call_tool(client: Client, name: str, arguments: dict[str, Any]) -> boo
     return result.is_error
 
 
+class MemoryTokenStorage:
+    """The SDK's TokenStorage, in memory: the registration and tokens of one run."""
+
+    def __init__(self) -> None:
+        self.tokens: OAuthToken | None = None
+        self.client_info: OAuthClientInformationFull | None = None
+
+    async def get_tokens(self) -> OAuthToken | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        return self.client_info
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.client_info = client_info
+
+
+async def oauth_provider(url: str) -> tuple[OAuthClientProvider, asyncio.Server]:
+    """The SDK's OAuth client, with its redirect URI served on a loopback port (RFC 8252)."""
+    received: asyncio.Future[dict[str, list[str]]] = asyncio.get_running_loop().create_future()
+
+    async def callback(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        request_line = (await reader.readline()).decode("latin-1")
+        while (await reader.readline()).strip():
+            pass  # the headers
+        target = request_line.split(" ")[1] if request_line.count(" ") >= 2 else "/"
+        query = parse_qs(urlsplit(target).query)
+        body = b"Signed in: you can close this tab." if "code" in query else b"No code here."
+        writer.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            + b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body)
+            + body
+        )
+        await writer.drain()
+        writer.close()
+        if "code" in query and not received.done():
+            received.set_result(query)
+
+    server = await asyncio.start_server(callback, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+
+    async def redirect_handler(authorization_url: str) -> None:
+        print(f"Sign in in your browser: {authorization_url}", file=sys.stderr)
+        webbrowser.open(authorization_url)
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        query = await received
+        return AuthorizationCodeResult(
+            code=query["code"][0],
+            state=query.get("state", [None])[0],
+            iss=query.get("iss", [None])[0],
+        )
+
+    metadata = OAuthClientMetadata(
+        client_name="mcp_bridge demo client",
+        redirect_uris=[f"http://127.0.0.1:{port}/callback"],
+        grant_types=["authorization_code", "refresh_token"],
+        token_endpoint_auth_method="none",
+    )
+    provider = OAuthClientProvider(
+        server_url=url,
+        client_metadata=metadata,
+        storage=MemoryTokenStorage(),
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+    )
+    return provider, server
+
+
 async def run(args: argparse.Namespace) -> int:
     headers = {}
     if args.token:
         headers["Authorization"] = f"Token {args.token}"
     if args.lang:
         headers["Accept-Language"] = args.lang
+    auth = None
+    if args.login:
+        auth, callback_server = await oauth_provider(args.url)
+    try:
+        return await talk(args, headers, auth)
+    finally:
+        if args.login:
+            callback_server.close()
+
+
+async def talk(args: argparse.Namespace, headers: dict[str, str], auth: Any) -> int:
     # A client passed in is not closed by the transport, hence the `async with` here.
-    async with httpx2.AsyncClient(headers=headers, timeout=TIMEOUT) as http_client:
+    async with httpx2.AsyncClient(headers=headers, auth=auth, timeout=TIMEOUT) as http_client:
         transport = streamable_http_client(args.url, http_client=http_client)
         async with Client(transport, mode=args.mode) as client:
             if args.command == "list":

@@ -35,6 +35,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    # The authorization server of MCP authorization (the "oauth" extra).
+    "oauth2_provider",
     "mcp_bridge",
     "demo_project.shop",
 ]
@@ -141,8 +143,42 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# Django's login page, where the OAuth authorization page sends a signed-out user.
+LOGIN_URL = "/accounts/login/"
+
+# django-oauth-toolkit as the authorization server of the MCP endpoints (docs/authorization.md):
+# authorization code with PKCE S256 only, refresh tokens, dynamic client registration (RFC
+# 7591) open to anyone, as MCP clients register themselves, and Client ID Metadata Documents.
+OAUTH2_PROVIDER = {
+    "SCOPES": {
+        "backoffice": _("Staff work through the back-office MCP tools"),
+        "orders": _("Your orders through the orders MCP tools"),
+    },
+    "DEFAULT_SCOPES": ["backoffice", "orders"],
+    "PKCE_REQUIRED": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    # "none": public clients (CLI, desktop, IDE) hold no secret and rely on PKCE.
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_basic", "client_secret_post"],
+    "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
+    "REFRESH_TOKEN_EXPIRE_SECONDS": 30 * 24 * 3600,
+    "ROTATE_REFRESH_TOKEN": True,
+    "DCR_ENABLED": True,
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    "CIMD_ENABLED": True,
+    # The callback servers of CLI and desktop clients listen on a port of their choice.
+    "ALLOW_LOCALHOST_LOOPBACK": True,
+}
+
 MCP_BRIDGE = {
     "SERVER_NAME": "demo-shop",
+    # backoffice and orders are protected resources: an OAuth token with the group's scope, or
+    # one of the demo's static DRF tokens; catalog stays public.
+    "OAUTH_GROUPS": {"backoffice": ["backoffice"], "orders": ["orders"]},
+    "OAUTH_AUTHORIZATION_SERVERS": ["/o"],
     "INSTRUCTIONS": (
         "Tools of a small online shop. Products are identified by their slug, categories, "
         "tags and orders by their id. Prices are decimal strings in EUR. Search the catalog "

@@ -3,6 +3,8 @@
 The pipeline, one module per step, in the order a request flows through it:
 
 * :mod:`mcp_bridge.transport` — the Streamable HTTP endpoint (a plain Django view);
+* :mod:`mcp_bridge.authorization` — OAuth 2.1 for protected groups (the resource server),
+  before any JSON-RPC handling;
 * :mod:`mcp_bridge.dispatch` — JSON-RPC messages and MCP methods;
 * :mod:`mcp_bridge.registry` — the cached tool set of a group/version;
 * :mod:`mcp_bridge.openapi` — drf-spectacular's operations for a group (its URL walk reads

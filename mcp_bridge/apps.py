@@ -8,11 +8,13 @@ class McpBridgeConfig(AppConfig):
     verbose_name = _("MCP bridge")
 
     def ready(self) -> None:
-        from mcp_bridge.checks import TAG, check_membership, check_settings, check_tool_sets
+        from mcp_bridge.checks import TAG, check_authorization, check_membership, check_settings, check_tool_sets
 
-        # Cheap, with every command: settings, decorators and membership rules (one URL walk).
+        # Cheap, with every command: settings, decorators and membership rules (one URL walk),
+        # MCP authorization's configuration.
         checks.register(check_settings, TAG)
         checks.register(check_membership, checks.Tags.urls, TAG)
+        checks.register(check_authorization, checks.Tags.urls, TAG)
         # The full build of every group: `check --deploy` and `manage.py mcp_tools --validate`
         # only, so that a broken group never slows down or stops `migrate` (mcp_bridge.checks).
         checks.register(check_tool_sets, checks.Tags.urls, TAG, deploy=True)

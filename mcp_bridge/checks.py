@@ -23,6 +23,10 @@ run under WSGI/ASGI), and ``mcp_tools --validate`` exits with status 1.
 
 All are tagged ``mcp_bridge`` (and ``urls``: they need the URLconf), so that
 ``check --deploy --tag mcp_bridge`` runs them alone.
+
+**MCP authorization** (every command): :func:`check_authorization` checks the configuration
+of protected groups (``mcp_bridge.E060``-``E063``, ``W060``-``W061``,
+:mod:`mcp_bridge.authorization`).
 """
 
 from __future__ import annotations
@@ -32,12 +36,14 @@ from typing import Any
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
+from mcp_bridge import authorization
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.exceptions import Problem, ToolSetError
 from mcp_bridge.output import check_omit_rules
 from mcp_bridge.registry import get_groups, get_toolset, get_url_index
+from mcp_bridge.transport import mcp_endpoint
 
-__all__ = ["TAG", "check_membership", "check_settings", "check_tool_sets"]
+__all__ = ["TAG", "check_authorization", "check_membership", "check_settings", "check_tool_sets"]
 
 #: The tag of every mcp_bridge check.
 TAG = "mcp_bridge"
@@ -120,3 +126,8 @@ def _enumeration_error(exc: Exception) -> checks.CheckMessage:
         hint="Fix the URLconf or view named in the message; `manage.py spectacular` shows more.",
         id="mcp_bridge.E004",
     )
+
+
+def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """MCP authorization's configuration (:func:`mcp_bridge.authorization.check_authorization`)."""
+    return authorization.check_authorization(mcp_endpoint)

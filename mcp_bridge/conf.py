@@ -93,6 +93,25 @@ Keys and defaults:
     of ``path``, ``path_regex``, ``namespace``, ``app_name``, ``view``, ``methods``
     (see :mod:`mcp_bridge.membership`). Checked at startup (``mcp_bridge.E050``,
     ``W050``).
+
+MCP authorization (:mod:`mcp_bridge.authorization`, docs/authorization.md):
+
+``OAUTH_GROUPS`` (``{}``)
+    ``{group: scopes}``: a list of OAuth scopes (possibly empty) makes the group's
+    endpoints protected resources whose tokens must carry those scopes; ``None``
+    keeps the group public. Groups not listed follow ``OAUTH_DEFAULT``.
+``OAUTH_DEFAULT`` (``None``)
+    The entry of every group not in ``OAUTH_GROUPS``: ``None`` (public) or a
+    list of scopes (protected).
+``OAUTH_AUTHORIZATION_SERVERS`` (``[]``)
+    Issuer identifiers of the authorization servers (RFC 8414) that issue tokens
+    for the protected groups, published in the Protected Resource Metadata. An
+    entry starting with ``/`` is a path on the request's own origin
+    (``"/o"``: django-oauth-toolkit mounted at ``o/`` in the same project).
+``OAUTH_RESOURCE_ORIGIN`` (``None``)
+    ``"https://api.example.com"``: the origin of every resource identifier
+    (RFC 8707), which is that origin followed by the endpoint's path; ``None``
+    takes the request's scheme and host (``request.build_absolute_uri``).
 """
 
 from __future__ import annotations
@@ -134,6 +153,12 @@ DEFAULTS: dict[str, Any] = {
     # Group membership from settings (mcp_bridge.membership); validated by its own
     # system checks (E050/W050), not here, so that one bad rule breaks only its group.
     "GROUPS": {},
+    # MCP authorization (mcp_bridge.authorization): protected groups, their scopes, and where
+    # their tokens come from.
+    "OAUTH_GROUPS": {},
+    "OAUTH_DEFAULT": None,
+    "OAUTH_AUTHORIZATION_SERVERS": [],
+    "OAUTH_RESOURCE_ORIGIN": None,
 }
 
 #: Allowed values of the settings that take one of a few words.

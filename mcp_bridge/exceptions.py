@@ -34,6 +34,13 @@ CHECK_IDS = {
     "mcp_bridge.E050": "a MCP_BRIDGE['GROUPS'] membership rule or group entry is malformed",
     "mcp_bridge.E051": "settings.MCP_BRIDGE cannot be read (unknown key, value outside its choices)",
     "mcp_bridge.W050": "a membership rule matches nothing (an exclude rule: takes nothing out of its group)",
+    # MCP authorization (mcp_bridge.authorization)
+    "mcp_bridge.E060": "a protected group's Protected Resource Metadata URL is not served (well_known include missing)",
+    "mcp_bridge.E061": "groups are protected but no authorization server is named",
+    "mcp_bridge.E062": "groups are protected but django-oauth-toolkit is not installed",
+    "mcp_bridge.E063": "OAUTH_GROUPS or OAUTH_DEFAULT holds a wrong value",
+    "mcp_bridge.W060": "OAUTH_GROUPS names a group that has no view",
+    "mcp_bridge.W061": "a protected group requires a scope the authorization server does not know",
 }
 
 

@@ -6,6 +6,9 @@ header routes a request (absent or a handshake revision: handshake era; any
 other value: the stateless 2026-07-28 era, see :mod:`mcp_bridge.envelope`).
 
 * A foreign ``Origin`` gets 403 (:mod:`mcp_bridge.security`).
+* A protected group's endpoint answers 401/403 with a ``WWW-Authenticate``
+  challenge to a request without an accepted credential
+  (:mod:`mcp_bridge.authorization`).
 
 * ``POST`` carries one JSON-RPC message. A request is answered with
   ``application/json``, or with a one-event ``text/event-stream`` when the
@@ -40,6 +43,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.settings import api_settings
 
+from mcp_bridge.authorization import authorize
 from mcp_bridge.batch import handle_batch
 from mcp_bridge.compression import json_answer
 from mcp_bridge.conf import bridge_settings
@@ -154,6 +158,9 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
         return _error_response(
             INVALID_REQUEST, f"Forbidden: Origin {request.headers['Origin']!r} is not allowed to use this endpoint.", 403
         )
+    refusal = authorize(request, group)  # MCP authorization, before any JSON-RPC handling
+    if refusal is not None:
+        return refusal
     if request.method != "POST":
         response = HttpResponse(status=405)
         response["Allow"] = "POST"

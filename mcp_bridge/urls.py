@@ -6,10 +6,23 @@
 
 The endpoint also answers without its trailing slash, so that a client
 configured without it is not redirected (a redirected POST loses its body).
+
+Two more pieces, for projects that want them:
+
+* :func:`endpoint`: one group's endpoint at a path of the project's choice,
+  ``path("mcp-backoffice/", mcp_bridge.urls.endpoint("backoffice"))``;
+* :data:`well_known`: the Protected Resource Metadata of protected groups
+  (:mod:`mcp_bridge.authorization`), included at the site root,
+  ``path("", include(mcp_bridge.urls.well_known))``. It serves
+  ``/.well-known/oauth-protected-resource/<endpoint path>`` for every endpoint,
+  wherever it is mounted.
 """
+
+from typing import Any
 
 from django.urls import re_path
 
+from mcp_bridge.authorization import protected_resource_metadata
 from mcp_bridge.transport import mcp_endpoint, openrpc_document
 
 app_name = "mcp_bridge"
@@ -28,3 +41,35 @@ urlpatterns = [
     re_path(rf"^{_GROUP}$", mcp_endpoint),
     re_path(rf"^{_GROUP}/{_VERSION}$", mcp_endpoint),
 ]
+
+
+def endpoint(group: str, version: str | None = None) -> tuple[list[Any], None, None]:
+    """The endpoint (and its ``openrpc.json``) of one group/version, for ``path("<prefix>/", endpoint(group))``.
+
+    The endpoint answers at the prefix itself; no URL names (reverse ``mcp_bridge:endpoint``
+    only finds the ``include("mcp_bridge.urls")`` mount).
+    """
+    fixed = {"group": group, "version": version}
+    return (
+        [
+            re_path(r"^$", mcp_endpoint, fixed),
+            re_path(r"^openrpc\.json$", openrpc_document, fixed),
+        ],
+        None,
+        None,
+    )
+
+
+#: ``path("", include(mcp_bridge.urls.well_known))`` at the root of the URLconf: RFC 9728's
+#: documents live at the origin's ``/.well-known/``, whatever the endpoints' prefix.
+well_known = (
+    [
+        re_path(
+            r"^\.well-known/oauth-protected-resource/(?P<resource_path>.+)$",
+            protected_resource_metadata,
+            {"endpoint": mcp_endpoint},
+            name="oauth-protected-resource",
+        ),
+    ],
+    "mcp_bridge_well_known",
+)

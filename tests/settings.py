@@ -19,6 +19,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "polymorphic",
     "simple_history",  # issue 12: history rows of writes made through tools (test_identity)
+    "oauth2_provider",  # MCP authorization's tests (tests/test_authorization.py)
     "mcp_bridge",
     "tests.testapp",
     "tests.thirdparty",
@@ -46,4 +47,9 @@ REST_FRAMEWORK = {
 }
 SPECTACULAR_SETTINGS = demo_settings.SPECTACULAR_SETTINGS
 MCP_BRIDGE = {"SERVER_NAME": "tests"}
+# The demo's authorization server, for tests/test_authorization.py (whose URLconf mounts it);
+# every group stays public unless a test sets MCP_BRIDGE["OAUTH_GROUPS"].
+OAUTH2_PROVIDER = demo_settings.OAUTH2_PROVIDER
+LOGIN_URL = demo_settings.LOGIN_URL
+TEMPLATES = [{"BACKEND": "django.template.backends.django.DjangoTemplates", "APP_DIRS": True}]
 STATIC_URL = "/static/"
