@@ -26,6 +26,15 @@ new set of answers.
 
 Each request gets its own copy of the :class:`~django.urls.ResolverMatch` and of its
 dicts and lists, as a fresh resolution would give it.
+
+A tool runs its own operation's view and only that one (:func:`resolve_operation`):
+a path parameter's value can make the filled path resolve to another view (an
+earlier pattern that shadows the router's, such as ``items/secret/`` before
+``items/<slug>/``) or to none (a ``/`` in a ``<slug:>``), exactly as the same
+value would in a REST call, which gets 404 there. Such a value raises
+:class:`OperationNotFound`, which the executor answers as that 404. A path without
+parameters that no longer reaches the view is a changed URLconf: a plain
+:class:`~django.urls.Resolver404`, answered as a server error.
 """
 
 from __future__ import annotations
@@ -33,11 +42,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls import Resolver404, URLPattern, URLResolver, get_resolver
 from django.urls.converters import DEFAULT_CONVERTERS
 from django.urls.resolvers import RegexPattern, ResolverMatch, RoutePattern
 
-__all__ = ["CACHED_PATHS", "resolve_operation_path"]
+__all__ = ["CACHED_PATHS", "OperationNotFound", "resolve_operation", "resolve_operation_path"]
 
 #: How many resolved paths a process remembers (a few hundred bytes each).
 CACHED_PATHS = 1024
@@ -69,6 +78,51 @@ def resolve_operation_path(path: str, urlconf: Any = None) -> ResolverMatch:
         if value is not None:
             state[name] = value.copy()
     return match
+
+
+class OperationNotFound(Resolver404):
+    """The path filled with the call's values reaches no view, or another view than the
+    tool's operation: the client's 404, as REST answers the same path."""
+
+
+def resolve_operation(path: str, urlconf: Any, template: str, view_class: type, handler_name: str, method: str) -> ResolverMatch:
+    """Resolve the filled ``path`` of the operation (``template``, ``view_class``,
+    ``handler_name``, ``method``: its :class:`~mcp_bridge.openapi.OperationSource`) and
+    check that it reaches the operation's own view.
+
+    Raises:
+        OperationNotFound: a path parameter's value leads elsewhere or nowhere.
+        django.urls.Resolver404: the template has no parameters and no longer reaches
+            the view: the URLconf changed.
+    """
+    has_parameters = "{" in template
+    try:
+        match = resolve_operation_path(path, urlconf)
+    except Resolver404:
+        if has_parameters:
+            raise OperationNotFound({"path": path}) from None
+        raise
+    if not _reaches(match.func, view_class, handler_name, method):
+        if has_parameters:
+            raise OperationNotFound({"path": path})
+        raise Resolver404({"path": path, "reason": "another view"})
+    return match
+
+
+def _reaches(func: Any, view_class: type, handler_name: str, method: str) -> bool:
+    """Whether the resolved callback ``func`` runs ``view_class``'s ``handler_name`` for ``method``.
+
+    DRF's ``as_view()`` sets ``cls`` (and a viewset's ``actions``) on the callback, and
+    ``functools.wraps`` carries them through the usual decorators; a callback without
+    them cannot be told apart, and is taken as the operation's.
+    """
+    cls = getattr(func, "cls", None)
+    if cls is None:
+        return True
+    if cls is not view_class:
+        return False
+    actions = getattr(func, "actions", None)
+    return actions is None or actions.get(method.lower()) == handler_name
 
 
 @lru_cache(maxsize=CACHED_PATHS)

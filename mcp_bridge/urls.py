@@ -6,11 +6,13 @@
 
 The endpoint also answers without its trailing slash, so that a client
 configured without it is not redirected (a redirected POST loses its body).
+Any other path below the include (an upper-case or malformed group, too many
+segments) gets the endpoint's JSON 404 naming the known groups.
 """
 
 from django.urls import re_path
 
-from mcp_bridge.transport import mcp_endpoint, openrpc_document
+from mcp_bridge.transport import mcp_endpoint, openrpc_document, unknown_endpoint
 
 app_name = "mcp_bridge"
 
@@ -27,4 +29,6 @@ urlpatterns = [
     re_path(rf"^{_GROUP}/{_VERSION}/openrpc\.json$", openrpc_document, name="openrpc-version"),
     re_path(rf"^{_GROUP}$", mcp_endpoint),
     re_path(rf"^{_GROUP}/{_VERSION}$", mcp_endpoint),
+    # Last: a client's typo gets an answer it can read.
+    re_path(r"^(?P<path>.*)$", unknown_endpoint),
 ]
