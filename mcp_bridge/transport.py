@@ -131,6 +131,11 @@ def _load_toolset(
         data = {"problems": [{"id": p.id, "message": p.msg, "hint": p.hint} for p in exc.problems]} if settings.DEBUG else None
         message = str(exc) if settings.DEBUG else "Internal error: this MCP endpoint is misconfigured; see the server log."
         return None, _error_response(INTERNAL_ERROR, message, 500, data, request_id)
+    except Exception:  # a view or schema the build trips over: still the endpoint's JSON 500
+        logger.exception("The tools of API group %r (version %r) could not be built.", group, version)
+        return None, _error_response(
+            INTERNAL_ERROR, "Internal error: this MCP endpoint is misconfigured; see the server log.", 500, None, request_id
+        )
 
 
 def _wants(request: HttpRequest) -> str | None:
