@@ -365,8 +365,8 @@ def main(argv: list[str] | None = None) -> int:
             for thread in threads:
                 thread.start()
             lines = [
-                f"# Soak: {options.minutes:g} min, concurrency {options.concurrency}, gunicorn {options.workers} sync "
-                f"workers, demo project (DEBUG off), {time.strftime('%Y-%m-%d %H:%M:%S')}",
+                (f"# Soak: {options.minutes:g} min, concurrency {options.concurrency}, gunicorn {options.workers} "
+                 f"sync workers, demo project (DEBUG off), {time.strftime('%Y-%m-%d %H:%M:%S')}"),
                 "",
                 "| window (s) | requests | failures | client errors | p50 ms | p95 ms | p99 ms | RSS per worker (MiB) |",
                 "| --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -406,10 +406,10 @@ def main(argv: list[str] | None = None) -> int:
     failures = [o for o in outcomes if o.kind == "failure"]
     seconds = [o.seconds * 1000 for o in outcomes]
     summary = len(lines)
-    lines += ["", f"{len(outcomes)} requests, {len(failures)} failures, "
-              f"{sum(o.kind == 'client' for o in outcomes)} expected client errors; latency p50 "
-              f"{statistics.median(seconds):.1f} ms, p95 {_percentile(seconds, 0.95):.1f} ms, p99 "
-              f"{_percentile(seconds, 0.99):.1f} ms.", ""]
+    lines += ["", (f"{len(outcomes)} requests, {len(failures)} failures, "
+                   f"{sum(o.kind == 'client' for o in outcomes)} expected client errors; latency p50 "
+                   f"{statistics.median(seconds):.1f} ms, p95 {_percentile(seconds, 0.95):.1f} ms, p99 "
+                   f"{_percentile(seconds, 0.99):.1f} ms."), ""]
     for kind, title in (("failure", "Failures"), ("client", "Expected client errors")):
         counts: dict[str, int] = {}
         for outcome in outcomes:

@@ -2,6 +2,6 @@
 processes writing at once (a busy timeout, and write transactions that take the lock when
 they begin, so that two of them never deadlock upgrading a read lock)."""
 
-from demo_project.settings import *  # noqa: F403
+from demo_project.settings import *
 
-DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}  # noqa: F405
+DATABASES["default"]["OPTIONS"] = {"timeout": 30, "transaction_mode": "IMMEDIATE"}
