@@ -43,7 +43,7 @@ from rest_framework.settings import api_settings
 from mcp_bridge.batch import handle_batch
 from mcp_bridge.bodies import BodyRefused, check_depth, decode_message, read_body
 from mcp_bridge.dispatch import Call, echoed_id, handle_message
-from mcp_bridge.encoding import dumps, dumps_bytes
+from mcp_bridge.encoding import dumps_bytes
 from mcp_bridge.events import deliver_after_response
 from mcp_bridge.exceptions import ToolSetError
 from mcp_bridge.limits import shorten
@@ -218,7 +218,7 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     if call.modern and "error" in response:
         status = MODERN_ERROR_HTTP_STATUS.get(response["error"]["code"], 200)
     if answer_as == "sse" and status == 200:
-        return HttpResponse(f"event: message\ndata: {dumps(response)}\n\n", content_type="text/event-stream")
+        return HttpResponse(b"event: message\ndata: " + dumps_bytes(response) + b"\n\n", content_type="text/event-stream")
     # JSON is UTF-8 (RFC 8259 §8.1): bytes here, whatever DEFAULT_CHARSET says.
     return HttpResponse(dumps_bytes(response), status=status, content_type="application/json")
 

@@ -466,3 +466,17 @@ def test_content_type_missing_is_read_as_json_and_a_wrong_one_refused(inputs):
     response = Client().post("/mcp/inputs/", ping, content_type="application/json; charset=utf-8",
                              headers={"Accept": "application/json"})
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize("accept", ["application/json", "text/event-stream"])
+@pytest.mark.parametrize("revision", ["2025-06-18", "2025-11-25"])
+@pytest.mark.parametrize("params", ['{"name":"\\ud800"}', '{"name":"item_get","arguments":{"\\udfff":1}}'])
+def test_a_lone_surrogate_quoted_back_is_written_as_its_json_escape(inputs, accept, revision, params):
+    text = '{"jsonrpc":"2.0","id":"\\ud800x","method":"tools/call","params":%s}' % params
+    response = inputs.post(text, Accept=accept, **{"MCP-Protocol-Version": revision})
+    assert response.status_code == 200
+    body = response.content.decode()  # UTF-8
+    if accept == "text/event-stream":
+        body = body.split("data: ", 1)[1]
+    answer = json.loads(body)
+    assert answer["id"] == "\ud800x"
