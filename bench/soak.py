@@ -98,7 +98,7 @@ class Server:
         return _children(self.process.pid)
 
 
-def start_server(directory: Path, workers: int) -> Server:
+def start_server(directory: Path, workers: int, application: str = "demo_project.wsgi:application") -> Server:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "bench.site.settings_soak",
@@ -114,7 +114,7 @@ def start_server(directory: Path, workers: int) -> Server:
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", "sync",
          "--bind", f"{HOST}:{port}", "--backlog", "64", "--timeout", "60", "--log-level", "warning",
-         "demo_project.wsgi:application"],
+         application],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     for _ in range(300):
@@ -334,12 +334,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=60, help="seconds before the 'after warm-up' RSS")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / ".out" / "soak.md")
+    parser.add_argument("--application", default="demo_project.wsgi:application",
+                        help="the WSGI application gunicorn serves (e.g. one wrapped with tracemalloc)")
     options = parser.parse_args(argv)
 
     outcomes: list[Outcome] = []
     lock = threading.Lock()
     with tempfile.TemporaryDirectory(prefix="mcp-soak-") as tmp:
-        server = start_server(Path(tmp), options.workers)
+        server = start_server(Path(tmp), options.workers, options.application)
         try:
             workers = server.workers()
             rss_start = {pid: rss_kib(pid) for pid in workers}
