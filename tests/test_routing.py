@@ -22,7 +22,13 @@ from django.urls import (
 from rest_framework import routers, viewsets
 from rest_framework.response import Response
 
-from mcp_bridge.routing import CACHED_FILLED_PATHS, _is_static, _resolved, _resolved_filled, resolve_operation_path
+from mcp_bridge.routing import (
+    CACHED_FILLED_PATHS,
+    _is_static,
+    _resolved,
+    _resolved_filled,
+    resolve_operation_path,
+)
 
 
 def view(request, **kwargs):
