@@ -480,3 +480,59 @@ def test_a_lone_surrogate_quoted_back_is_written_as_its_json_escape(inputs, acce
         body = body.split("data: ", 1)[1]
     answer = json.loads(body)
     assert answer["id"] == "\ud800x"
+
+
+@pytest.fixture(scope="module")
+def gunicorn_url(tmp_path_factory):
+    """A real gunicorn (one sync worker) of the feature tests' project, on a free loopback port."""
+    import os
+    import re
+    import subprocess
+    import time
+    from pathlib import Path
+
+    directory = tmp_path_factory.mktemp("gunicorn-chunked")
+    log = directory / "gunicorn.log"
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.features.server_settings", "MCP_TEST_DIR": str(directory)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--workers", "1", "--bind", "127.0.0.1:0", "--error-logfile", str(log),
+         "tests.features.wsgi:application"],
+        cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        port = None
+        while port is None and time.monotonic() < deadline:
+            assert process.poll() is None, log.read_text() if log.exists() else "gunicorn exited"
+            text = log.read_text() if log.exists() else ""
+            found = re.search(r"Listening at: http://127\.0\.0\.1:(\d+)", text)
+            port = found and "Booting worker" in text and found.group(1)
+            time.sleep(0.1)
+        assert port, "gunicorn did not start"
+        yield "127.0.0.1", int(port)
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+def _post_chunked(address: tuple[str, int], body: bytes) -> tuple[int, dict]:
+    head = (
+        f"POST /mcp/features/ HTTP/1.1\r\nHost: {address[0]}\r\nContent-Type: application/json\r\n"
+        "Accept: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+    ).encode()
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + 65536]), body[i:i + 65536]) for i in range(0, len(body), 65536))
+    with socket.create_connection(address, timeout=30) as connection:
+        connection.sendall(head + chunks + b"0\r\n\r\n")
+        response = http.client.HTTPResponse(connection)
+        response.begin()
+        return response.status, json.loads(response.read())
+
+
+@pytest.mark.urls("tests.urls")
+def test_gunicorn_reads_a_chunked_body_up_to_the_limit(gunicorn_url):
+    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    assert _post_chunked(gunicorn_url, ping) == (200, {"jsonrpc": "2.0", "id": 1, "result": {}})
+    padded = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"pad": "x" * 1_100_000}}).encode()
+    status, answer = _post_chunked(gunicorn_url, padded)
+    assert status == 413 and answer["error"]["code"] == -32600
