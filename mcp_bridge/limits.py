@@ -64,6 +64,8 @@ def too_deep(value: Any, limit: int) -> bool:
 def unencodable_text(value: Any) -> list[str]:
     """Where ``value`` holds a string (or an object key) that UTF-8 cannot encode (a lone
     surrogate): JSON-pointer-like paths such as ``"/tags/2"``; empty when there is none."""
+    if not _holds_unencodable(value):  # the common case, without building any path
+        return []
     found: list[str] = []
     pending: list[tuple[Any, str]] = [(value, "")]
     while pending and len(found) < ERROR_ITEMS:
@@ -82,6 +84,21 @@ def unencodable_text(value: Any) -> list[str]:
         elif isinstance(node, list):
             pending.extend((child, f"{where}/{index}") for index, child in enumerate(node))
     return sorted(found)
+
+
+def _holds_unencodable(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, str):
+            if not node.isascii() and not _encodes(node):
+                return True
+        elif isinstance(node, dict):
+            pending.extend(node)
+            pending.extend(node.values())
+        elif isinstance(node, list):
+            pending.extend(node)
+    return False
 
 
 def _encodes(text: str) -> bool:

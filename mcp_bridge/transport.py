@@ -191,7 +191,8 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     if revision not in HANDSHAKE_REVISIONS and revision not in MODERN_REVISIONS:
         revision = MODERN_REVISIONS[-1]
     try:
-        message = decode_message(read_body(request))
+        body = read_body(request)
+        message = decode_message(body)
     except BodyRefused as exc:
         return _error_response(INVALID_REQUEST, exc.message, exc.status)
     except JsonRpcError as exc:
@@ -207,7 +208,7 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
         revision = MODERN_REVISIONS[-1]
     call = Call(request=request, toolset=toolset, revision=revision)
     try:
-        check_depth(message)  # MAX_JSON_DEPTH, before anything walks the message
+        check_depth(message, body)  # MAX_JSON_DEPTH, before anything walks the message
         # An array is a JSON-RPC batch: 2025-03-26 only (mcp_bridge.batch).
         response = handle_batch(message, call) if isinstance(message, list) else handle_message(message, call)
     except JsonRpcError as exc:
