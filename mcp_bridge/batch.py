@@ -10,8 +10,11 @@ notifications; an empty array is an invalid request. Batches were removed in
   absent); only 2025-03-26 may batch.
 * Members run one after the other, in order, each as its own message (a call's
   change of revision, as ``initialize`` makes, does not leak into the next).
-* A member that is not a valid JSON-RPC message gets an error response with
-  ``id: null`` in its place; the others still run.
+* A member that is not a valid JSON-RPC message gets an error response in its
+  place, with its ``id`` when it has a usable one, else ``id: null``; the others
+  still run.
+* A batch holds at most ``MAX_BATCH_SIZE`` messages; a longer one is refused
+  whole (-32600, HTTP 400), before any member runs.
 * The MCP request gets back the identity middleware gave it after each member
   (:func:`mcp_bridge.identity.restore`): a user authenticated by one call's view
   does not carry over to the next.
@@ -24,7 +27,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from mcp_bridge.dispatch import Call, handle_message
+from mcp_bridge.conf import bridge_settings
+from mcp_bridge.dispatch import Call, echoed_id, handle_message
 from mcp_bridge.identity import restore
 from mcp_bridge.protocol import INVALID_REQUEST, JsonRpcError
 
@@ -46,8 +50,8 @@ def handle_batch(messages: list[Any], call: Call) -> list[dict[str, Any]] | None
         held only notifications and responses (the transport answers 202).
 
     Raises:
-        JsonRpcError: -32600 (HTTP 400) for an empty batch, or a batch on a
-            revision other than 2025-03-26.
+        JsonRpcError: -32600 (HTTP 400) for an empty batch, a batch longer than
+            ``MAX_BATCH_SIZE``, or a batch on a revision other than 2025-03-26.
     """
     if call.revision != BATCH_REVISION:
         raise JsonRpcError(
@@ -58,6 +62,14 @@ def handle_batch(messages: list[Any], call: Call) -> list[dict[str, Any]] | None
         )
     if not messages:
         raise JsonRpcError(INVALID_REQUEST, "Invalid Request: an empty batch.", http_status=400)
+    limit = int(bridge_settings.MAX_BATCH_SIZE)
+    if len(messages) > limit:
+        raise JsonRpcError(
+            INVALID_REQUEST,
+            f"Invalid Request: a batch of {len(messages)} messages; this server takes at most {limit} "
+            "(MCP_BRIDGE['MAX_BATCH_SIZE']). Send the rest in further requests.",
+            http_status=400,
+        )
     responses = []
     for message in messages:
         if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
@@ -66,7 +78,7 @@ def handle_batch(messages: list[Any], call: Call) -> list[dict[str, Any]] | None
         try:
             response = handle_message(message, dataclasses.replace(call))
         except JsonRpcError as exc:
-            response = {"jsonrpc": "2.0", "id": None, "error": exc.as_error()}
+            response = {"jsonrpc": "2.0", "id": echoed_id(message), "error": exc.as_error()}
         finally:
             restore(call.request)
         if response is not None:

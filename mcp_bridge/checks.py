@@ -27,23 +27,32 @@ All are tagged ``mcp_bridge`` (and ``urls``: they need the URLconf), so that
 **MCP authorization** (every command): :func:`check_authorization` checks the configuration
 of protected groups (``mcp_bridge.E060``-``E063``, ``W060``-``W061``,
 :mod:`mcp_bridge.authorization`).
+
+**Views that cannot be tools** (every command): :func:`check_unpublishable_views` warns
+(``mcp_bridge.W070``) about a view tagged with :func:`~mcp_bridge.api_group` that is not a
+DRF view (a plain Django function or class-based view, ``async def`` or not):
+drf-spectacular describes DRF views only, so it is no tool, and nothing else would say so.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from asgiref.sync import iscoroutinefunction
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
+from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.schemas.generators import is_api_view
 
 from mcp_bridge import authorization
 from mcp_bridge.conf import bridge_settings
+from mcp_bridge.decorators import METADATA_ATTR
 from mcp_bridge.exceptions import Problem, ToolSetError
 from mcp_bridge.output import check_omit_rules
 from mcp_bridge.registry import get_groups, get_toolset, get_url_index
 from mcp_bridge.transport import mcp_endpoint
 
-__all__ = ["TAG", "check_authorization", "check_membership", "check_settings", "check_tool_sets"]
+__all__ = ["TAG", "check_authorization", "check_membership", "check_settings", "check_tool_sets", "check_unpublishable_views"]
 
 #: The tag of every mcp_bridge check.
 TAG = "mcp_bridge"
@@ -131,3 +140,50 @@ def _enumeration_error(exc: Exception) -> checks.CheckMessage:
 def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """MCP authorization's configuration (:func:`mcp_bridge.authorization.check_authorization`)."""
     return authorization.check_authorization(mcp_endpoint)
+
+
+def check_unpublishable_views(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """Warn about each view of ``ROOT_URLCONF`` that is in an API group but is not a DRF view."""
+    try:
+        patterns = get_resolver().url_patterns
+    except Exception:  # reported by check_tool_sets (E004) and Django's own URL checks
+        return []
+    messages = []
+    seen: set[int] = set()
+    pending = list(patterns)
+    while pending:
+        entry = pending.pop(0)
+        if isinstance(entry, URLResolver):
+            pending[:0] = entry.url_patterns
+            continue
+        if not isinstance(entry, URLPattern) or is_api_view(entry.callback) or id(entry.callback) in seen:
+            continue
+        seen.add(id(entry.callback))
+        groups = _tagged_groups(entry.callback)
+        if groups:
+            view = getattr(entry.callback, "view_class", entry.callback)
+            kind = "an async def view" if _is_async(entry.callback) else "a plain Django view"
+            messages.append(
+                checks.Warning(
+                    f"{view.__module__}.{view.__qualname__} is in API group(s) {', '.join(groups)} but is "
+                    f"{kind}, not a DRF view: drf-spectacular cannot describe it, so it is no MCP tool.",
+                    hint="Make it a DRF view (APIView, a viewset, @api_view); for async def handlers, "
+                    "adrf's APIView, ViewSet or @api_view, which tools run as REST does.",
+                    obj=view,
+                    id="mcp_bridge.W070",
+                )
+            )
+    return messages
+
+
+def _tagged_groups(callback: Any) -> tuple[str, ...]:
+    view = getattr(callback, "view_class", None)
+    carriers = [callback] if view is None else [view, *(getattr(view, m, None) for m in view.http_method_names)]
+    groups: dict[str, None] = {}
+    for carrier in carriers:
+        groups.update(dict.fromkeys((getattr(carrier, METADATA_ATTR, None) or {}).get("groups", ())))
+    return tuple(groups)
+
+
+def _is_async(callback: Any) -> bool:
+    return iscoroutinefunction(callback)

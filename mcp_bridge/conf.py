@@ -28,6 +28,12 @@ Keys and defaults:
     on top of the project's ``SPECTACULAR_SETTINGS``.
 ``MAX_BODY_BYTES`` (``1_048_576``)
     Largest accepted JSON-RPC request body, in bytes (413 above it).
+``MAX_JSON_DEPTH`` (``64``)
+    Deepest nesting of arrays/objects a JSON-RPC message may have (-32600, HTTP 400
+    beyond it; see :mod:`mcp_bridge.limits`): readers, validators and writers recurse.
+``MAX_BATCH_SIZE`` (``50``)
+    Most messages in a 2025-03-26 JSON-RPC batch (-32600, HTTP 400 beyond it): the
+    members run one after the other in one worker.
 ``TOOLS_LIST_TTL_MS`` (``300_000``)
     2026-07-28 ``ttlMs`` of ``tools/list`` and ``server/discover``, in
     milliseconds: how long a client may reuse them. Tools change only with a
@@ -159,6 +165,9 @@ DEFAULTS: dict[str, Any] = {
     "OAUTH_DEFAULT": None,
     "OAUTH_AUTHORIZATION_SERVERS": [],
     "OAUTH_RESOURCE_ORIGIN": None,
+    # Every input answered cleanly (issue 14): request shape limits.
+    "MAX_JSON_DEPTH": 64,
+    "MAX_BATCH_SIZE": 50,
 }
 
 #: Allowed values of the settings that take one of a few words.

@@ -35,6 +35,7 @@ from mcp_bridge import events, executor
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.encoding import EncodedJSON
 from mcp_bridge.envelope import check_envelope
+from mcp_bridge.limits import capped, shorten
 from mcp_bridge.protocol import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -49,7 +50,7 @@ from mcp_bridge.protocol import (
 )
 from mcp_bridge.registry import ToolSet
 
-__all__ = ["Call", "handle_message"]
+__all__ = ["Call", "echoed_id", "handle_message"]
 
 
 @dataclass
@@ -77,6 +78,15 @@ class Call:
         return self.revision in MODERN_REVISIONS  # protocol.is_modern, inlined: read per message
 
 
+def echoed_id(message: Any) -> str | int | None:
+    """The ``id`` an error answer to ``message`` carries: the request's own when it is a
+    usable one (a string or an integer), else ``null`` (JSON-RPC 2.0 §5)."""
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        return None
+    return request_id
+
+
 def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
     """Handle one JSON-RPC message.
 
@@ -86,7 +96,7 @@ def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
 
     Raises:
         JsonRpcError: the message is not a valid JSON-RPC 2.0 message (-32600);
-            the caller answers it with ``id: null``.
+            the caller answers it with :func:`echoed_id`.
     """
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         raise JsonRpcError(INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0".', http_status=400)
@@ -119,7 +129,7 @@ def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
         if handler is None:
             raise JsonRpcError(
                 METHOD_NOT_FOUND,
-                f"Method not found: {method!r} (protocol revision {call.revision}). "
+                f"Method not found: {shorten(repr(method))} (protocol revision {call.revision}). "
                 f"This server supports: {', '.join(sorted(handlers))}.",
             )
         result = handler(params, call)
@@ -249,8 +259,8 @@ def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
     if tool is None:
         raise JsonRpcError(
             INVALID_PARAMS,
-            f"Unknown tool: {name!r}. Call tools/list to see the tools of this endpoint.",
-            data={"name": name},
+            f"Unknown tool: {shorten(repr(name))}. Call tools/list to see the tools of this endpoint.",
+            data={"name": _echo(name)},
         )
     arguments = params.get("arguments")
     if arguments is None:
@@ -259,11 +269,17 @@ def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
         raise JsonRpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object.')
     errors = executor.argument_errors(tool, arguments)
     if errors:
+        # At most ERROR_ITEMS faults are named (mcp_bridge.limits), the others counted.
+        errors, omitted = capped(errors)
         listed = "; ".join(f"{e['argument']}: {e['message']}" for e in errors)
         message = f"Invalid arguments for tool {name!r}: {listed}"
+        data: dict[str, Any] = {"errors": errors}
+        if omitted:
+            message += f"; and {omitted} more"
+            data["omitted"] = omitted
         if validation_errors_are_tool_results(call.revision):
-            return executor.tool_error_result(INVALID_PARAMS, message, {"errors": errors})
-        raise JsonRpcError(INVALID_PARAMS, message, data={"errors": errors})
+            return executor.tool_error_result(INVALID_PARAMS, message, data)
+        raise JsonRpcError(INVALID_PARAMS, message, data=data)
     return executor.call_tool(tool, arguments, call.request, call.revision)
 
 
@@ -287,15 +303,25 @@ def _resource_read(params: dict[str, Any], call: Call) -> dict[str, Any]:
     # SEP-2164: a resource that does not exist is -32602 with the URI in data.
     uri = params.get("uri")
     raise JsonRpcError(
-        INVALID_PARAMS, f"Resource not found: {uri!r}. This server publishes tools only.", data={"uri": uri}
+        INVALID_PARAMS, f"Resource not found: {shorten(repr(uri))}. This server publishes tools only.", data={"uri": _echo(uri)}
     )
 
 
 def _prompt_get(params: dict[str, Any], call: Call) -> dict[str, Any]:
     name = params.get("name")
     raise JsonRpcError(
-        INVALID_PARAMS, f"Unknown prompt: {name!r}. This server publishes tools only.", data={"name": name}
+        INVALID_PARAMS, f"Unknown prompt: {shorten(repr(name))}. This server publishes tools only.", data={"name": _echo(name)}
     )
+
+
+def _echo(value: Any) -> Any:
+    """A client's value as an error's data quotes it: a string shortened, anything else as
+    its shortened ``repr`` unless it is a plain scalar."""
+    if isinstance(value, str):
+        return shorten(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return shorten(repr(value))
 
 
 _EMPTY_LISTINGS = {

@@ -128,9 +128,13 @@ def _orjson_dumps(value: Any) -> bytes | None:
 
 
 def dumps_bytes(value: Any) -> bytes:
-    """:func:`dumps` as UTF-8 bytes (RFC 8259 §8.1), for an HTTP body."""
+    """:func:`dumps` as UTF-8 bytes (RFC 8259 §8.1), for an HTTP body.
+
+    A lone surrogate (which JSON may spell, and an error may quote back) has no UTF-8 form:
+    it is written as its JSON escape (``\\ud800``), which stands for the same string.
+    """
     encoded = _orjson_dumps(value)
-    return encoded if encoded is not None else _standard_dumps(value).encode()
+    return encoded if encoded is not None else _standard_dumps(value).encode("utf-8", "backslashreplace")
 
 
 def dumps(value: Any) -> str:

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_bridge.limits import shorten
 from mcp_bridge.protocol import (
     CLIENT_CAPABILITIES_META_KEY,
     CLIENT_INFO_META_KEY,
@@ -103,7 +104,7 @@ def _check_headers(method: str, params: Mapping[str, Any], headers: Mapping[str,
             raise _reject(
                 HEADER_MISMATCH,
                 f"Header mismatch: the Mcp-Name header must equal params.{name_param} "
-                f"({params[name_param]!r}).",
+                f"({shorten(repr(params[name_param]))}).",
             )
 
 
@@ -127,8 +128,8 @@ def check_envelope(method: str, params: Mapping[str, Any], headers: Mapping[str,
         # this server does not speak: naming the supported ones helps it most.
         raise _reject(
             UNSUPPORTED_PROTOCOL_VERSION,
-            f"Unsupported MCP-Protocol-Version {header_revision!r}.",
-            data={"supported": list(SUPPORTED_REVISIONS), "requested": header_revision},
+            f"Unsupported MCP-Protocol-Version {shorten(repr(header_revision))}.",
+            data={"supported": list(SUPPORTED_REVISIONS), "requested": shorten(header_revision)},
         )
     if not isinstance(meta, Mapping):
         raise _reject(
@@ -149,7 +150,7 @@ def check_envelope(method: str, params: Mapping[str, Any], headers: Mapping[str,
     if revision not in MODERN_REVISIONS:
         raise _reject(
             UNSUPPORTED_PROTOCOL_VERSION,
-            f"Unsupported protocol version {revision!r}.",
-            data={"supported": list(SUPPORTED_REVISIONS), "requested": revision},
+            f"Unsupported protocol version {shorten(repr(revision))}.",
+            data={"supported": list(SUPPORTED_REVISIONS), "requested": shorten(revision)},
         )
     return Envelope(revision, meta[CLIENT_CAPABILITIES_META_KEY], meta.get(CLIENT_INFO_META_KEY))

@@ -32,7 +32,8 @@ from rest_framework.exceptions import APIException
 
 from mcp_bridge import executor
 from mcp_bridge.caching import is_cache_hit
-from mcp_bridge.protocol import JsonRpcError
+from mcp_bridge.limits import shorten
+from mcp_bridge.protocol import MESSAGE_CHARS, JsonRpcError
 from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivered, tool_call_failed
 from mcp_bridge.tools import Tool
 
@@ -78,7 +79,9 @@ def _failed(
 ) -> None:
     code = error.get("code")
     level = logging.ERROR if isinstance(code, int) and code >= 500 else logging.WARNING
-    logger.log(level, "Tool call %r failed (%s): code %s, %s", name, stage, code, error.get("message"))
+    # Both may quote the client's values: bounded in the log as in the answer (mcp_bridge.limits).
+    logger.log(level, "Tool call %s failed (%s): code %s, %s", shorten(repr(name)), stage, code,
+               shorten(str(error.get("message")), MESSAGE_CHARS))
     _send_robust(
         tool_call_failed,
         tool,

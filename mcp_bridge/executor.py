@@ -38,11 +38,10 @@ import traceback
 from functools import lru_cache
 from io import BytesIO
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core import signals
-from django.core.handlers.base import BaseHandler
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import Resolver404
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
@@ -51,9 +50,11 @@ from mcp_bridge import events
 from mcp_bridge.encoding import dumps, dumps_bytes, dumps_data
 from mcp_bridge.files import accepted_media_types, file_result, is_file_response
 from mcp_bridge.identity import ViewRequest
+from mcp_bridge.invocation import call_view
+from mcp_bridge.limits import shorten, unencodable_text
 from mcp_bridge.output import mismatch_result
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
-from mcp_bridge.routing import resolve_operation_path
+from mcp_bridge.routing import OperationNotFound, resolve_operation
 from mcp_bridge.tools import Tool
 
 __all__ = ["call_tool", "argument_errors", "tool_error_result", "dumps", "logger"]
@@ -72,7 +73,6 @@ _TRANSPORT_HEADERS = frozenset(
     {"HTTP_MCP_PROTOCOL_VERSION", "HTTP_MCP_SESSION_ID", "HTTP_MCP_METHOD", "HTTP_MCP_NAME",
      "HTTP_ACCEPT", "HTTP_LAST_EVENT_ID"}
 )
-_atomic_handler = BaseHandler()
 _JSON_ONLY = ["application/json"]
 
 
@@ -84,8 +84,23 @@ def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
         ``[{"argument": name, "message": text}, ...]``, one entry per fault,
         naming the argument, each fault once (a schema may assert the same thing twice,
         e.g. ``required`` at the top and again in an ``allOf`` branch); empty when the
-        arguments are valid.
+        arguments are valid. Messages quote at most :data:`~mcp_bridge.limits.ECHO_CHARS`
+        characters of a value; a string that is not Unicode text (a lone surrogate) is a
+        fault of its own (:mod:`mcp_bridge.limits`).
     """
+    unencodable = unencodable_text(arguments)
+    if unencodable:
+        return [
+            {"argument": shorten(where.split("/")[1]), "message": f"{shorten(where)}: a string holds a lone surrogate (not Unicode text)"}
+            for where in unencodable
+        ]
+    try:
+        return _schema_errors(tool, arguments)
+    except RecursionError:  # a recursive inputSchema ($ref) followed into deeply nested arguments
+        return [{"argument": "", "message": "the arguments are nested too deeply to be checked"}]
+
+
+def _schema_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
     errors = []
     for error in tool.validator.iter_errors(arguments):
         if error.validator == "required" and not error.path:
@@ -102,7 +117,7 @@ def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
                 message = "is not an argument of this tool"
             else:
                 message = f"{where + ': ' if where else ''}{error.message}"
-            errors.append({"argument": name, "message": message})
+            errors.append({"argument": shorten(name), "message": shorten(message)})
     if isinstance(arguments, dict):
         errors += tool.method.layout_errors(arguments)
     # One problem, one message: jsonschema can report the same fault from several branches.
@@ -117,14 +132,15 @@ def tool_error_result(code: int, message: str, data: dict[str, Any]) -> dict[str
 
 
 def _fill_path(template: str, values: dict[str, Any]) -> str:
+    """The decoded path, as Django's ``request.path_info`` holds it for a REST call: a
+    REST client percent-encodes the value and the server decodes it again, so the value
+    itself goes in (a ``/`` too: a ``<path:>`` converter takes it, others do not match)."""
     parts = _template_parts(template)
     if len(parts) == 1:
         return template
     filled = list(parts)
     for index in range(1, len(parts), 2):
-        value = values[parts[index]]
-        # An integer (the usual id) is its own percent-encoding.
-        filled[index] = str(value) if type(value) is int else quote(_as_text(value), safe="")
+        filled[index] = _as_text(values[parts[index]])
     return "".join(filled)
 
 
@@ -182,6 +198,7 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
     """The Django request that performs the tool's operation for the MCP caller.
 
     Raises:
+        OperationNotFound: a path parameter's value leads to another view or none (404).
         Resolver404: the operation's path no longer resolves (the URLconf changed).
     """
     source = tool.method.source
@@ -210,7 +227,10 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
     environ.update(
         {
             "REQUEST_METHOD": source.method,
-            "PATH_INFO": path,
+            # PEP 3333: the URL-decoded path's bytes as latin-1 text; WSGIRequest decodes
+            # them as UTF-8, as for a REST request (the path holds no lone surrogate: the
+            # argument check refuses them).
+            "PATH_INFO": path.encode().decode("latin-1"),
             "QUERY_STRING": urlencode(query),
             "HTTP_ACCEPT": accept,
             "CONTENT_TYPE": "application/json" if body is not None else "",
@@ -225,7 +245,14 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
     # The caller's identity, and whatever DRF authenticates written back (mcp_bridge.identity).
     request = ViewRequest(environ, mcp_request)
     # Against the URLconf Django's handler made active for the MCP request.
-    request.resolver_match = resolve_operation_path(request.path_info, mcp_request.__dict__.get("urlconf"))
+    request.resolver_match = resolve_operation(
+        request.path_info,
+        mcp_request.__dict__.get("urlconf"),
+        source.path,
+        source.view_class,
+        source.handler_name,
+        source.method,
+    )
     return request
 
 
@@ -233,23 +260,31 @@ def call_tool(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, r
     """Run the tool's view for the MCP caller and return the ``CallToolResult``.
 
     ``arguments`` must already be valid (see :func:`argument_errors`). Never
-    raises for a failure of the view: every failure is an ``isError`` result.
+    raises: a failure of the view, or of anything after it (reading its response,
+    checking the output, a signal receiver), is an ``isError`` result.
     """
+    response = None
+    ended = False  # call_ended sent: the signals of one call go out once
     try:
         # pre_tool_call (mcp_bridge.signals): a receiver may refuse the call.
         refusal = events.call_started(tool, arguments, mcp_request, revision)
         if refusal is not None:
             return refusal
         request = build_request(tool, arguments, mcp_request)
-        match = request.resolver_match
-        view = _atomic_handler.make_view_atomic(match.func)
-        response = view(request, *match.args, **match.kwargs)
+        response = call_view(request.resolver_match, request)
+        result = _response_result(tool, response, request, revision)
+        ended = True
+        result = events.call_ended(tool, arguments, mcp_request, revision, result, response=response)
+        return _encoded_once(tool, result, revision)
     except Exception as exc:
         result = _exception_result(tool, exc, mcp_request)
-        return events.call_ended(tool, arguments, mcp_request, revision, result, exception=exc)
-    result = _response_result(tool, response, request, revision)
-    result = events.call_ended(tool, arguments, mcp_request, revision, result, response=response)
-    return _encoded_once(tool, result, revision)
+        if ended:
+            return result
+        try:
+            return events.call_ended(tool, arguments, mcp_request, revision, result, exception=exc)
+        except Exception:  # what happens after the view must not turn the answer into an HTML 500
+            logger.exception("Tool %r: reporting the failure raised.", tool.name)
+            return result
 
 
 def _encoded_once(tool: Tool, result: dict[str, Any], revision: str) -> dict[str, Any]:
@@ -313,6 +348,10 @@ def _sends_structured_content(tool: Tool, data: Any, revision: str) -> bool:
 
 
 def _exception_result(tool: Tool, exc: Exception, mcp_request: HttpRequest) -> dict[str, Any]:
+    if isinstance(exc, OperationNotFound):
+        # The client's value, as REST's 404 for the same path: django.request logs those as warnings.
+        logger.warning("Tool %r: the path parameters lead to no view of this operation (404).", tool.name)
+        return tool_error_result(404, "Not Found", {"status": 404, "detail": {"detail": "Not found."}})
     if isinstance(exc, Resolver404):
         logger.error("Tool %r: path %r no longer resolves.", tool.name, tool.method.source.path)
     else:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_bridge.limits import shorten
+
 __all__ = [
     "HANDSHAKE_REVISIONS",
     "LATEST_HANDSHAKE_REVISION",
@@ -80,6 +82,10 @@ MODERN_ERROR_HTTP_STATUS = {
 }
 
 
+#: The longest JSON-RPC error message (it may list several faults, each already shortened).
+MESSAGE_CHARS = 8_000
+
+
 class JsonRpcError(Exception):
     """A JSON-RPC error response (JSON-RPC 2.0 §5.1).
 
@@ -91,6 +97,8 @@ class JsonRpcError(Exception):
     """
 
     def __init__(self, code: int, message: str, data: Any = None, http_status: int = 200) -> None:
+        # Messages quote the client's values: never more than a bounded text (mcp_bridge.limits).
+        message = shorten(message, MESSAGE_CHARS)
         super().__init__(message)
         self.code = code
         self.message = message

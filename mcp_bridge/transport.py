@@ -17,7 +17,10 @@ other value: the stateless 2026-07-28 era, see :mod:`mcp_bridge.envelope`).
 * ``GET`` and ``DELETE`` get 405 with ``Allow: POST``: the server offers no
   server-initiated stream and issues no sessions.
 * ``Accept`` allowing neither JSON nor an event stream gets 406; a
-  non-JSON ``Content-Type`` 415; a body over ``MAX_BODY_BYTES`` 413.
+  ``Content-Type`` other than ``application/json`` 415 (a missing one is read as
+  JSON, see docs/endpoint.md); a body over ``MAX_BODY_BYTES`` 413, an undelimited
+  one the server cannot read 411 (:mod:`mcp_bridge.bodies`).
+* A JSON-RPC error answers with the request's ``id`` whenever it has a usable one.
 * An unsupported ``MCP-Protocol-Version`` header gets 400; without the header
   the request is taken as 2025-03-26.
 * ``?schema=<profile>`` picks how the tool schemas are written
@@ -45,12 +48,14 @@ from rest_framework.settings import api_settings
 
 from mcp_bridge.authorization import authorize
 from mcp_bridge.batch import handle_batch
+from mcp_bridge.bodies import BodyRefused, check_depth, decode_message, read_body
 from mcp_bridge.compression import json_answer
 from mcp_bridge.conf import bridge_settings
-from mcp_bridge.dispatch import Call, handle_message
-from mcp_bridge.encoding import dumps, dumps_bytes, loads
+from mcp_bridge.dispatch import Call, echoed_id, handle_message
+from mcp_bridge.encoding import dumps_bytes
 from mcp_bridge.events import deliver_after_response
 from mcp_bridge.exceptions import ToolSetError
+from mcp_bridge.limits import shorten
 from mcp_bridge.profiles import PROFILES, QUERY_PARAMETER, ProfileError, profile_from_request
 from mcp_bridge.protocol import (
     DEFAULT_HEADER_REVISION,
@@ -59,7 +64,6 @@ from mcp_bridge.protocol import (
     INVALID_REQUEST,
     MODERN_ERROR_HTTP_STATUS,
     MODERN_REVISIONS,
-    PARSE_ERROR,
     PROTOCOL_VERSION_META_KEY,
     JsonRpcError,
 )
@@ -67,7 +71,7 @@ from mcp_bridge.registry import ToolSet, active_urlconf, get_toolset, get_url_in
 from mcp_bridge.security import origin_allowed
 from mcp_bridge.translation import language_negotiated
 
-__all__ = ["mcp_endpoint", "openrpc_document"]
+__all__ = ["mcp_endpoint", "openrpc_document", "unknown_endpoint"]
 
 logger = logging.getLogger("mcp_bridge.transport")
 
@@ -87,9 +91,7 @@ def _resolve_version(group: str, version: str | None, urlconf: Any) -> tuple[str
     groups = get_url_index(urlconf).versions
     versions = groups.get(group)
     if versions is None:
-        return None, _error_response(
-            INVALID_REQUEST, f"Unknown API group {group!r}. Known groups: {', '.join(groups) or 'none'}.", 404
-        )
+        return None, unknown_group_response(group, groups)
     if versions == [None]:
         if version is not None:
             return None, _error_response(INVALID_REQUEST, f"API group {group!r} is not versioned; use /{group}/.", 404)
@@ -111,8 +113,22 @@ def _resolve_version(group: str, version: str | None, urlconf: Any) -> tuple[str
     return version, None
 
 
+def unknown_group_response(group: str, groups: Any) -> HttpResponse:
+    """The JSON 404 of a path that names no API group, listing the known ones."""
+    return _error_response(
+        INVALID_REQUEST, f"Unknown API group {shorten(repr(group))}. Known groups: {', '.join(groups) or 'none'}.", 404
+    )
+
+
+@csrf_exempt
+def unknown_endpoint(request: HttpRequest, path: str) -> HttpResponse:
+    """Any other path under the MCP URLs (``/mcp/CATALOG/``, ``/mcp/a/b/c/``): the JSON 404
+    naming the known groups, for every method, rather than Django's HTML page."""
+    return unknown_group_response(path.split("/")[0], get_url_index(active_urlconf(request)).versions)
+
+
 def _load_toolset(
-    group: str, version: str | None, language: str | None = None, request: HttpRequest | None = None
+    group: str, version: str | None, language: str | None = None, request: HttpRequest | None = None, request_id: Any = None
 ) -> tuple[ToolSet | None, HttpResponse | None]:
     urlconf = active_urlconf(request)  # once per request: every cache below is keyed on it
     version, failure = _resolve_version(group, version, urlconf)
@@ -124,7 +140,12 @@ def _load_toolset(
         logger.error("%s", exc)
         data = {"problems": [{"id": p.id, "message": p.msg, "hint": p.hint} for p in exc.problems]} if settings.DEBUG else None
         message = str(exc) if settings.DEBUG else "Internal error: this MCP endpoint is misconfigured; see the server log."
-        return None, _error_response(INTERNAL_ERROR, message, 500, data)
+        return None, _error_response(INTERNAL_ERROR, message, 500, data, request_id)
+    except Exception:  # a view or schema the build trips over: still the endpoint's JSON 500
+        logger.exception("The tools of API group %r (version %r) could not be built.", group, version)
+        return None, _error_response(
+            INTERNAL_ERROR, "Internal error: this MCP endpoint is misconfigured; see the server log.", 500, None, request_id
+        )
 
 
 def _wants(request: HttpRequest) -> str | None:
@@ -183,23 +204,19 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     if revision not in HANDSHAKE_REVISIONS and revision not in MODERN_REVISIONS:
         revision = MODERN_REVISIONS[-1]
     try:
-        length = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        length = 0
-    if length > bridge_settings.MAX_BODY_BYTES:
-        return _error_response(INVALID_REQUEST, f"Payload Too Large: the limit is {bridge_settings.MAX_BODY_BYTES} bytes.", 413)
+        body = read_body(request)
+        message = decode_message(body)
+    except BodyRefused as exc:
+        return _error_response(INVALID_REQUEST, exc.message, exc.status)
+    except JsonRpcError as exc:
+        return _error_response(exc.code, exc.message, exc.http_status, exc.data)
 
     profile, failure = _schema_profile(request)
     if failure is not None:
         return failure
-    toolset, failure = _load_toolset(group, version, request.LANGUAGE_CODE, request)
+    toolset, failure = _load_toolset(group, version, request.LANGUAGE_CODE, request, echoed_id(message))
     if failure is not None:
         return failure
-
-    try:
-        message = loads(request.body)
-    except ValueError as exc:
-        return _error_response(PARSE_ERROR, f"Parse error: the body is not valid JSON ({exc}).", 400)
 
     if revision in HANDSHAKE_REVISIONS and _claims_modern_envelope(message):
         # A 2026-07-28 envelope under a handshake-era header contradicts itself; the
@@ -207,17 +224,18 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
         revision = MODERN_REVISIONS[-1]
     call = Call(request=request, toolset=toolset, revision=revision, schema_profile=profile)
     try:
+        check_depth(message, body)  # MAX_JSON_DEPTH, before anything walks the message
         # An array is a JSON-RPC batch: 2025-03-26 only (mcp_bridge.batch).
         response = handle_batch(message, call) if isinstance(message, list) else handle_message(message, call)
     except JsonRpcError as exc:
-        return _error_response(exc.code, exc.message, exc.http_status, exc.data)
+        return _error_response(exc.code, exc.message, exc.http_status, exc.data, echoed_id(message))
     if response is None:
         return HttpResponse(status=202)
     status = 200
     if call.modern and "error" in response:
         status = MODERN_ERROR_HTTP_STATUS.get(response["error"]["code"], 200)
     if answer_as == "sse" and status == 200:
-        return HttpResponse(f"event: message\ndata: {dumps(response)}\n\n", content_type="text/event-stream")
+        return HttpResponse(b"event: message\ndata: " + dumps_bytes(response) + b"\n\n", content_type="text/event-stream")
     return json_answer(request, response, status)
 
 

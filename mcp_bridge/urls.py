@@ -16,6 +16,9 @@ Two more pieces, for projects that want them:
   ``path("", include(mcp_bridge.urls.well_known))``. It serves
   ``/.well-known/oauth-protected-resource/<endpoint path>`` for every endpoint,
   wherever it is mounted.
+
+Any other path below the include (an upper-case or malformed group, too many
+segments) gets the endpoint's JSON 404 naming the known groups.
 """
 
 from typing import Any
@@ -23,7 +26,7 @@ from typing import Any
 from django.urls import re_path
 
 from mcp_bridge.authorization import protected_resource_metadata
-from mcp_bridge.transport import mcp_endpoint, openrpc_document
+from mcp_bridge.transport import mcp_endpoint, openrpc_document, unknown_endpoint
 
 app_name = "mcp_bridge"
 
@@ -40,6 +43,8 @@ urlpatterns = [
     re_path(rf"^{_GROUP}/{_VERSION}/openrpc\.json$", openrpc_document, name="openrpc-version"),
     re_path(rf"^{_GROUP}$", mcp_endpoint),
     re_path(rf"^{_GROUP}/{_VERSION}$", mcp_endpoint),
+    # Last: a client's typo gets an answer it can read.
+    re_path(r"^(?P<path>.*)$", unknown_endpoint),
 ]
 
 

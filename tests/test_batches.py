@@ -72,7 +72,7 @@ def test_invalid_members_get_errors_in_place(mcp):
     response = mcp.post([42, call(1, "a"), {"jsonrpc": "1.0", "id": 2, "method": "ping"}, call(3, "b")])
     assert response.status_code == 200
     replies = response.json()
-    assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [(None, -32600), (1, None), (None, -32600), (3, None)]
+    assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [(None, -32600), (1, None), (2, -32600), (3, None)]
     assert CALLS["reports_retrieve"] == 2
 
 
