@@ -8,10 +8,11 @@ class McpBridgeConfig(AppConfig):
     verbose_name = _("MCP bridge")
 
     def ready(self) -> None:
-        from mcp_bridge.checks import check_tool_sets
+        from mcp_bridge.diagnostics import check_setup
 
-        # Tagged "urls": the check needs the URLconf, like Django's own URL checks.
-        checks.register(check_tool_sets, checks.Tags.urls)
+        # Tagged "urls": the check needs the URLconf, like Django's own URL checks. It checks
+        # the setup (settings, tags, URLs), then runs mcp_bridge.checks.check_tool_sets.
+        checks.register(check_setup, checks.Tags.urls)
 
         from mcp_bridge.translation import check_catalogues
 

@@ -39,6 +39,7 @@ from rest_framework.settings import api_settings
 
 from mcp_bridge.batch import handle_batch
 from mcp_bridge.conf import bridge_settings
+from mcp_bridge.diagnostics import answers_misconfiguration
 from mcp_bridge.dispatch import Call, handle_message
 from mcp_bridge.encoding import dumps, dumps_bytes, loads
 from mcp_bridge.events import deliver_after_response
@@ -141,6 +142,7 @@ def _claims_modern_envelope(message: Any) -> bool:
 
 
 @csrf_exempt
+@answers_misconfiguration  # an invalid MCP_BRIDGE: a JSON-RPC error, not Django's HTML 500
 @language_negotiated  # sets request.LANGUAGE_CODE; Content-Language and Vary on every response
 @deliver_after_response  # tool_call_delivered once the response is sent (mcp_bridge.events)
 def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
@@ -207,6 +209,7 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     return HttpResponse(dumps_bytes(response), status=status, content_type="application/json")
 
 
+@answers_misconfiguration
 def openrpc_document(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The OpenRPC document of one group/version: ``/mcp/<group>/[<version>/]openrpc.json``."""
     toolset, failure = _load_toolset(group, version, request=request)

@@ -8,9 +8,19 @@ The endpoint also answers without its trailing slash, so that a client
 configured without it is not redirected (a redirected POST loses its body).
 """
 
+from django.apps import apps
+from django.core.exceptions import ImproperlyConfigured
 from django.urls import re_path
 
 from mcp_bridge.transport import mcp_endpoint, openrpc_document
+
+if not apps.is_installed("mcp_bridge"):
+    # Without the app, none of its system checks runs and its translations are not found:
+    # the endpoints would serve with every mistake unreported (mcp_bridge.diagnostics).
+    raise ImproperlyConfigured(
+        "mcp_bridge.E082: mcp_bridge.urls is included, but 'mcp_bridge' is not in INSTALLED_APPS. "
+        "Add it: INSTALLED_APPS = [..., 'rest_framework', 'drf_spectacular', 'mcp_bridge']."
+    )
 
 app_name = "mcp_bridge"
 

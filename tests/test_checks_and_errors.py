@@ -126,8 +126,10 @@ def test_tools_list_pages_with_an_opaque_cursor(cases, settings):
 
 def test_unknown_setting_is_refused(cases, settings):
     settings.MCP_BRIDGE = {"PAGESIZE": 4}
-    with pytest.raises(Exception, match="PAGESIZE"):
-        cases.rpc("tools/list")
+    response = cases.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    # A JSON-RPC error the client can read, not Django's HTML page (mcp_bridge.diagnostics).
+    assert response.status_code == 500 and response["Content-Type"] == "application/json"
+    assert response.json()["error"]["data"]["problems"] == [{"id": "mcp_bridge.E081"}]
 
 
 def test_kept_settings_follow_setting_changed(cases, settings):

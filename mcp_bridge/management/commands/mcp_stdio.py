@@ -26,7 +26,6 @@ import json
 import sys
 from typing import Any, TextIO
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signals
 from django.core.management.base import BaseCommand, CommandError

@@ -1,0 +1,250 @@
+"""How the project set the bridge up: the mistakes that used to pass without a word.
+
+The tool sets themselves are checked by :mod:`mcp_bridge.checks`; this module checks what
+lies around them, and runs first (:func:`check_setup` is the one system check the app
+registers for both):
+
+``mcp_bridge.E080``
+    ``REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]`` is not drf-spectacular's ``AutoSchema`` (or a
+    subclass): no group can be built. The tool-set checks are skipped, since each group would
+    only fail again with the same cause.
+``mcp_bridge.E081``
+    ``settings.MCP_BRIDGE`` has an unknown key or a wrong value: reported once, the tool-set
+    checks skipped; the endpoints answer a JSON-RPC error with HTTP 500
+    (:func:`answers_misconfiguration`), not Django's HTML error page.
+``mcp_bridge.E082``
+    ``mcp_bridge.urls`` is included but ``"mcp_bridge"`` is not in ``INSTALLED_APPS``: raised
+    as ``ImproperlyConfigured`` when the URLconf is loaded (:mod:`mcp_bridge.urls`), since
+    without the app no check of it runs.
+``mcp_bridge.W080``
+    ``@mcp_tool`` on an operation that is in no API group: it publishes nothing by itself.
+``mcp_bridge.W081``
+    ``@api_group`` on a view, viewset or action that no URL pattern routes to.
+``mcp_bridge.W082``
+    ``@api_group`` or ``@mcp_tool`` on a class that is not a DRF view (a plain Django view).
+``mcp_bridge.W083``
+    ``@api_group`` or ``@mcp_tool`` on an ``async def`` handler: DRF views run synchronously,
+    so the operation cannot be routed or called.
+``mcp_bridge.W084``
+    ``mcp_bridge.urls`` is included nowhere in the URLconf: no endpoint serves the groups.
+
+A decorator put *below* ``@api_view`` is refused earlier, with a ``TypeError`` at import
+(:mod:`mcp_bridge.decorators`).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
+from django.http import HttpRequest, HttpResponse
+from django.views import View
+from drf_spectacular.generators import EndpointEnumerator
+from drf_spectacular.openapi import AutoSchema
+from rest_framework.settings import api_settings
+from rest_framework.views import APIView
+
+from mcp_bridge.checks import check_tool_sets
+from mcp_bridge.conf import bridge_settings
+from mcp_bridge.decorators import DECORATED, METADATA_ATTR, get_metadata
+from mcp_bridge.encoding import dumps_bytes
+from mcp_bridge.exceptions import Problem
+from mcp_bridge.openapi import _url_patterns
+from mcp_bridge.protocol import INTERNAL_ERROR
+
+__all__ = ["answers_misconfiguration", "check_setup", "configuration_problems"]
+
+logger = logging.getLogger("mcp_bridge.transport")
+
+SCHEMA_CLASS_HINT = (
+    'Set REST_FRAMEWORK = {"DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema", ...} '
+    "in settings.py (a subclass of it works too)."
+)
+
+
+def configuration_problems() -> list[Problem]:
+    """The settings that stop every group (E080, E081); empty when none does."""
+    problems = []
+    try:
+        bridge_settings._resolved()  # what every access of a bridge setting reads
+    except ImproperlyConfigured as exc:
+        problems.append(
+            Problem(
+                "mcp_bridge.E081",
+                f"settings.MCP_BRIDGE is invalid: {exc}",
+                "Fix the key or value in settings.MCP_BRIDGE; docs/settings.md lists the keys.",
+            )
+        )
+    schema_class = api_settings.DEFAULT_SCHEMA_CLASS
+    if not (isinstance(schema_class, type) and issubclass(schema_class, AutoSchema)):
+        name = getattr(schema_class, "__qualname__", repr(schema_class))
+        problems.append(
+            Problem(
+                "mcp_bridge.E080",
+                f"REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {name}, not drf-spectacular's AutoSchema: "
+                f"mcp_bridge builds every tool from drf-spectacular's OpenAPI.",
+                SCHEMA_CLASS_HINT,
+            )
+        )
+    return problems
+
+
+def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The system check of the app: the setup (this module), then every group's tools."""
+    setup = configuration_problems()
+    messages: list[checks.CheckMessage] = [
+        checks.Error(p.msg, hint=p.hint, obj=p.obj, id=p.id) for p in setup
+    ]
+    if setup:  # every group would fail again, with the same cause
+        return messages
+    patterns = list(_url_patterns(EndpointEnumerator().patterns, ""))
+    messages += [checks.Warning(p.msg, hint=p.hint, obj=p.obj, id=p.id) for p in find_tag_problems(patterns)]
+    if not any(_is_endpoint(callback) for _, callback in patterns):
+        messages.append(
+            checks.Warning(
+                "mcp_bridge.urls is not included in the URLconf: no MCP endpoint serves the API groups.",
+                hint='Add path("mcp/", include("mcp_bridge.urls")) to urlpatterns in your urls.py.',
+                id="mcp_bridge.W084",
+            )
+        )
+    return messages + check_tool_sets(app_configs, **kwargs)
+
+
+def _is_endpoint(callback: Any) -> bool:
+    # By name: the transport imports this module (its views answer misconfiguration here).
+    return f"{getattr(callback, '__module__', '')}.{getattr(callback, '__qualname__', '')}" == _ENDPOINT
+
+
+_ENDPOINT = "mcp_bridge.transport.mcp_endpoint"
+
+
+def find_tag_problems(patterns: list[tuple[str, Any]]) -> list[Problem]:
+    """W080-W083 for every class and method the decorators tagged.
+
+    Args:
+        patterns: ``(path_regex, callback)`` of every URL pattern of the URLconf.
+    """
+    routed: list[tuple[type, dict[str, str] | None]] = []  # view class, viewset actions
+    for _, callback in patterns:
+        cls = getattr(callback, "cls", None)
+        if isinstance(cls, type):
+            routed.append((cls, getattr(callback, "actions", None)))
+    problems = []
+    for target in list(DECORATED):
+        label = f"{target.__module__}.{target.__qualname__}"
+        own = target.__dict__.get(METADATA_ATTR, {})
+        decorators = "@api_group" if own.get("groups") else "@mcp_tool"
+        if inspect.iscoroutinefunction(target) or (
+            isinstance(target, type) and any(inspect.iscoroutinefunction(v) for v in vars(target).values())
+        ):
+            problems.append(
+                Problem(
+                    "mcp_bridge.W083",
+                    f"{decorators} on {label}, an async view or handler: DRF views run synchronously, "
+                    f"so it is not published.",
+                    "Make the handler a plain `def` (DRF calls it in the request's thread).",
+                    label,
+                )
+            )
+            continue
+        if isinstance(target, type):
+            if not issubclass(target, APIView):
+                kind = "a plain Django view" if issubclass(target, View) else "not a view"
+                problems.append(
+                    Problem(
+                        "mcp_bridge.W082",
+                        f"{decorators} on {label}, which is {kind}: only DRF views are published.",
+                        "Make it a DRF APIView or viewset, or an @api_view function.",
+                        label,
+                    )
+                )
+                continue
+            users = [(cls, actions) for cls, actions in routed if issubclass(cls, target)]
+        else:
+            users = [(cls, actions) for cls, actions in routed if _routes_handler(cls, actions, target)]
+        if not users:
+            if own.get("groups"):
+                problems.append(
+                    Problem(
+                        "mcp_bridge.W081",
+                        f"@api_group on {label}, which no URL pattern routes to: it publishes nothing.",
+                        "Register the viewset with a router (or add a path() for the view) in the URLconf; "
+                        "for an @action, check its `methods` and the router's routes.",
+                        label,
+                    )
+                )
+            elif own:
+                problems.append(_no_group(label))
+            continue
+        if own.get("groups"):
+            continue
+        if isinstance(target, type):  # a class-level @mcp_tool mapping: its own or its actions' groups
+            grouped = any(get_metadata(cls, None)["groups"] or _any_group(cls) for cls, _ in users)
+        else:
+            grouped = any(get_metadata(cls, target)["groups"] for cls, _ in users)
+        if not grouped:
+            problems.append(_no_group(label))
+    return problems
+
+
+def _routes_handler(cls: type, actions: dict[str, str] | None, function: Any) -> bool:
+    """Whether a routed view (class and viewset actions) calls ``function`` as a handler."""
+    names = set(actions.values()) if actions else set(cls.http_method_names)
+    for name in names:
+        handler = getattr(cls, name, None)
+        while handler is not None:  # through wrappers (@cached, @locked keep __wrapped__)
+            if handler is function:
+                return True
+            handler = getattr(handler, "__wrapped__", None)
+    return False
+
+
+def _any_group(cls: type) -> bool:
+    """A class whose actions are in groups: a class-level @mcp_tool mapping names those."""
+    return any(getattr(value, METADATA_ATTR, {}).get("groups") for value in vars(cls).values())
+
+
+def _no_group(label: str) -> Problem:
+    return Problem(
+        "mcp_bridge.W080",
+        f"@mcp_tool on {label}, which is in no API group: @mcp_tool publishes nothing by itself.",
+        'Add @api_group("<group>") to it or to its view class.',
+        label,
+    )
+
+
+ViewFunction = Callable[..., HttpResponse]
+
+
+def answers_misconfiguration(view: ViewFunction) -> ViewFunction:
+    """Decorate an endpoint view: a settings error becomes a JSON-RPC error with HTTP 500.
+
+    Without it, ``ImproperlyConfigured`` (an invalid ``MCP_BRIDGE``, read on the first access
+    of a setting) escapes to Django, which answers its HTML error page: a client cannot read
+    that. The full message is sent when ``DEBUG`` is on and always logged on
+    ``mcp_bridge.transport``; ``error.data.problems`` lists the check ids (E080, E081).
+    """
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except ImproperlyConfigured as exc:
+            logger.error("The MCP endpoint is misconfigured: %s", exc)
+            problems = configuration_problems()
+            error: dict[str, Any] = {
+                "code": INTERNAL_ERROR,
+                "message": str(exc) if settings.DEBUG else "Internal error: this MCP endpoint is misconfigured; see the server log.",
+                "data": {"problems": [{"id": p.id} | ({"message": p.msg, "hint": p.hint} if settings.DEBUG else {})
+                                      for p in problems]},
+            }
+            body = dumps_bytes({"jsonrpc": "2.0", "id": None, "error": error})
+            return HttpResponse(body, status=500, content_type="application/json")
+
+    return wrapped
