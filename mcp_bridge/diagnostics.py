@@ -4,14 +4,10 @@ The tool sets themselves are checked by :mod:`mcp_bridge.checks`; this module ch
 lies around them, and runs first (:func:`check_setup` is the one system check the app
 registers for both):
 
-``mcp_bridge.E080``
-    ``REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]`` is not drf-spectacular's ``AutoSchema`` (or a
-    subclass): no group can be built. The tool-set checks are skipped, since each group would
-    only fail again with the same cause.
-``mcp_bridge.E081``
-    ``settings.MCP_BRIDGE`` has an unknown key or a wrong value: reported once, the tool-set
-    checks skipped; the endpoints answer a JSON-RPC error with HTTP 500
-    (:func:`answers_misconfiguration`), not Django's HTML error page.
+``mcp_bridge.E080``, ``mcp_bridge.E081``
+    The schema class or ``MCP_BRIDGE`` stops every group (:mod:`mcp_bridge.preflight`):
+    reported once, and the tool-set checks are skipped, since each group would only fail
+    again with the same cause.
 ``mcp_bridge.E082``
     ``mcp_bridge.urls`` is included but ``"mcp_bridge"`` is not in ``INSTALLED_APPS``: raised
     as ``ImproperlyConfigured`` when the URLconf is loaded (:mod:`mcp_bridge.urls`), since
@@ -34,66 +30,21 @@ A decorator put *below* ``@api_view`` is refused earlier, with a ``TypeError`` a
 
 from __future__ import annotations
 
-import functools
 import inspect
-import logging
-from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.core import checks
-from django.core.exceptions import ImproperlyConfigured
-from django.http import HttpRequest, HttpResponse
 from django.views import View
 from drf_spectacular.generators import EndpointEnumerator
-from drf_spectacular.openapi import AutoSchema
-from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from mcp_bridge.checks import check_tool_sets
-from mcp_bridge.conf import bridge_settings
 from mcp_bridge.decorators import DECORATED, METADATA_ATTR, get_metadata
-from mcp_bridge.encoding import dumps_bytes
 from mcp_bridge.exceptions import Problem
 from mcp_bridge.openapi import _url_patterns
-from mcp_bridge.protocol import INTERNAL_ERROR
+from mcp_bridge.preflight import configuration_problems
 
-__all__ = ["answers_misconfiguration", "check_setup", "configuration_problems"]
-
-logger = logging.getLogger("mcp_bridge.transport")
-
-SCHEMA_CLASS_HINT = (
-    'Set REST_FRAMEWORK = {"DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema", ...} '
-    "in settings.py (a subclass of it works too)."
-)
-
-
-def configuration_problems() -> list[Problem]:
-    """The settings that stop every group (E080, E081); empty when none does."""
-    problems = []
-    try:
-        bridge_settings._resolved()  # what every access of a bridge setting reads
-    except ImproperlyConfigured as exc:
-        problems.append(
-            Problem(
-                "mcp_bridge.E081",
-                f"settings.MCP_BRIDGE is invalid: {exc}",
-                "Fix the key or value in settings.MCP_BRIDGE; docs/settings.md lists the keys.",
-            )
-        )
-    schema_class = api_settings.DEFAULT_SCHEMA_CLASS
-    if not (isinstance(schema_class, type) and issubclass(schema_class, AutoSchema)):
-        name = getattr(schema_class, "__qualname__", repr(schema_class))
-        problems.append(
-            Problem(
-                "mcp_bridge.E080",
-                f"REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {name}, not drf-spectacular's AutoSchema: "
-                f"mcp_bridge builds every tool from drf-spectacular's OpenAPI.",
-                SCHEMA_CLASS_HINT,
-            )
-        )
-    return problems
-
+__all__ = ["check_setup", "find_tag_problems"]
 
 def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """The system check of the app: the setup (this module), then every group's tools."""
@@ -137,7 +88,9 @@ def find_tag_problems(patterns: list[tuple[str, Any]]) -> list[Problem]:
             routed.append((cls, getattr(callback, "actions", None)))
     problems = []
     for target in list(DECORATED):
-        label = f"{target.__module__}.{target.__qualname__}"
+        # An @api_view function's class is WrappedAPIView, renamed after the function.
+        name = target.__name__ if target.__qualname__.endswith("WrappedAPIView") else target.__qualname__
+        label = f"{target.__module__}.{name}"
         own = target.__dict__.get(METADATA_ATTR, {})
         decorators = "@api_group" if own.get("groups") else "@mcp_tool"
         if inspect.iscoroutinefunction(target) or (
@@ -217,34 +170,3 @@ def _no_group(label: str) -> Problem:
         'Add @api_group("<group>") to it or to its view class.',
         label,
     )
-
-
-ViewFunction = Callable[..., HttpResponse]
-
-
-def answers_misconfiguration(view: ViewFunction) -> ViewFunction:
-    """Decorate an endpoint view: a settings error becomes a JSON-RPC error with HTTP 500.
-
-    Without it, ``ImproperlyConfigured`` (an invalid ``MCP_BRIDGE``, read on the first access
-    of a setting) escapes to Django, which answers its HTML error page: a client cannot read
-    that. The full message is sent when ``DEBUG`` is on and always logged on
-    ``mcp_bridge.transport``; ``error.data.problems`` lists the check ids (E080, E081).
-    """
-
-    @functools.wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        try:
-            return view(request, *args, **kwargs)
-        except ImproperlyConfigured as exc:
-            logger.error("The MCP endpoint is misconfigured: %s", exc)
-            problems = configuration_problems()
-            error: dict[str, Any] = {
-                "code": INTERNAL_ERROR,
-                "message": str(exc) if settings.DEBUG else "Internal error: this MCP endpoint is misconfigured; see the server log.",
-                "data": {"problems": [{"id": p.id} | ({"message": p.msg, "hint": p.hint} if settings.DEBUG else {})
-                                      for p in problems]},
-            }
-            body = dumps_bytes({"jsonrpc": "2.0", "id": None, "error": error})
-            return HttpResponse(body, status=500, content_type="application/json")
-
-    return wrapped

@@ -37,6 +37,7 @@ from mcp_bridge.exceptions import Problem, ToolSetError
 from mcp_bridge.naming import MCP_NAME_PATTERN, check_names
 from mcp_bridge.openapi import UrlIndex, build_url_index, generate_group_schema
 from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
+from mcp_bridge.preflight import configuration_problems
 from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
 from mcp_bridge.validators import check_schema
@@ -179,6 +180,9 @@ def _build_once(key: tuple[Any, str, str | None], group: str, version: str | Non
 
 
 def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
+    setup = configuration_problems()  # E080/E081: named as such, not as a generation failure
+    if setup:
+        raise ToolSetError(group, version, setup)
     try:
         document, sources = generate_group_schema(group, api_version=version, index=get_url_index(urlconf_key))
     except Exception as exc:  # the project's schema code can raise anything

@@ -39,11 +39,11 @@ from rest_framework.settings import api_settings
 
 from mcp_bridge.batch import handle_batch
 from mcp_bridge.conf import bridge_settings
-from mcp_bridge.diagnostics import answers_misconfiguration
 from mcp_bridge.dispatch import Call, handle_message
 from mcp_bridge.encoding import dumps, dumps_bytes, loads
 from mcp_bridge.events import deliver_after_response
 from mcp_bridge.exceptions import ToolSetError
+from mcp_bridge.preflight import answers_misconfiguration
 from mcp_bridge.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,

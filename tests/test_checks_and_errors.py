@@ -129,7 +129,7 @@ def test_unknown_setting_is_refused(cases, settings):
     response = cases.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
     # A JSON-RPC error the client can read, not Django's HTML page (mcp_bridge.diagnostics).
     assert response.status_code == 500 and response["Content-Type"] == "application/json"
-    assert response.json()["error"]["data"]["problems"] == [{"id": "mcp_bridge.E081"}]
+    assert [p["id"] for p in response.json()["error"]["data"]["problems"]] == ["mcp_bridge.E081"]
 
 
 def test_kept_settings_follow_setting_changed(cases, settings):
