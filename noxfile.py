@@ -27,7 +27,7 @@ nox.options.reuse_existing_virtualenvs = True
 TEST_TOOLS = ["pytest>=8", "pytest-django>=4.8", "mcp>=2,<3", "gunicorn>=23", "polib>=1.2", "redis>=5"]
 
 #: The floors of ``[project] dependencies``: keep the two in step.
-FLOORS = ["Django==5.2", "djangorestframework==3.16.0", "drf-spectacular==0.28.0", "jsonschema==4.20.0"]
+FLOORS = ["Django==5.2", "djangorestframework==3.15.1", "drf-spectacular==0.28.0", "jsonschema==4.20.0"]
 
 
 def interpreter(version: str) -> str:
