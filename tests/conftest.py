@@ -71,6 +71,31 @@ def error_payload(result: dict) -> dict:
     return json.loads(result["content"][0]["text"])
 
 
+def _database_unavailable() -> str | None:
+    """Why the configured test database cannot be used (tests/settings_postgres.py), or None."""
+    from django.conf import settings
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        return None
+    try:
+        # A raw connection to the server's maintenance database: pytest-django blocks the
+        # wrapper's own connections during collection.
+        params = {**connection.get_connection_params(), "dbname": "postgres"}
+        connection.get_new_connection(params).close()
+    except Exception as exc:  # psycopg missing (ImproperlyConfigured) or no server
+        where = settings.DATABASES["default"]
+        return f"{connection.vendor} at {where.get('HOST')}:{where.get('PORT')} is not usable: {type(exc).__name__}: {exc}"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = _database_unavailable()
+    if reason:
+        for item in items:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
 @pytest.fixture(autouse=True)
 def _fresh_state():
     clear_cache()
