@@ -24,10 +24,22 @@ nox.options.sessions = ["oldest", "newest"]
 nox.options.reuse_existing_virtualenvs = True
 
 #: What the tests import besides the package (the ``test`` extra less jsonschema-rs and orjson).
-TEST_TOOLS = ["pytest>=8", "pytest-django>=4.8", "mcp>=2,<3", "gunicorn>=23", "polib>=1.2", "redis>=5"]
+TEST_TOOLS = [
+    "pytest>=8",
+    "pytest-django>=4.8",
+    "mcp>=2,<3",
+    "gunicorn>=23",
+    "polib>=1.2",
+    "redis>=5",
+]
 
 #: The floors of ``[project] dependencies``: keep the two in step.
-FLOORS = ["Django==5.2", "djangorestframework==3.15.1", "drf-spectacular==0.28.0", "jsonschema==4.20.0"]
+FLOORS = [
+    "Django==5.2",
+    "djangorestframework==3.15.1",
+    "drf-spectacular==0.28.0",
+    "jsonschema==4.20.0",
+]
 
 
 def interpreter(version: str) -> str:
@@ -36,7 +48,9 @@ def interpreter(version: str) -> str:
     if found:
         return found
     root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
-    builds = sorted(glob.glob(os.path.join(root, "versions", f"{version}.*", "bin", f"python{version}")))
+    builds = sorted(
+        glob.glob(os.path.join(root, "versions", f"{version}.*", "bin", f"python{version}"))
+    )
     return builds[-1] if builds else version  # nox reports a missing interpreter by name
 
 

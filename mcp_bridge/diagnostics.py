@@ -46,6 +46,7 @@ from mcp_bridge.preflight import configuration_problems
 
 __all__ = ["check_setup", "find_tag_problems"]
 
+
 def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """The system check of the app: the setup (this module), then every group's tools."""
     setup = configuration_problems()
@@ -55,7 +56,9 @@ def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMess
     if setup:  # every group would fail again, with the same cause
         return messages
     patterns = list(_url_patterns(EndpointEnumerator().patterns, ""))
-    messages += [checks.Warning(p.msg, hint=p.hint, obj=p.obj, id=p.id) for p in find_tag_problems(patterns)]
+    messages += [
+        checks.Warning(p.msg, hint=p.hint, obj=p.obj, id=p.id) for p in find_tag_problems(patterns)
+    ]
     if not any(_is_endpoint(callback) for _, callback in patterns):
         messages.append(
             checks.Warning(
@@ -69,7 +72,10 @@ def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMess
 
 def _is_endpoint(callback: Any) -> bool:
     # By name: the transport imports this module (its views answer misconfiguration here).
-    return f"{getattr(callback, '__module__', '')}.{getattr(callback, '__qualname__', '')}" == _ENDPOINT
+    return (
+        f"{getattr(callback, '__module__', '')}.{getattr(callback, '__qualname__', '')}"
+        == _ENDPOINT
+    )
 
 
 _ENDPOINT = "mcp_bridge.transport.mcp_endpoint"
@@ -89,12 +95,17 @@ def find_tag_problems(patterns: list[tuple[str, Any]]) -> list[Problem]:
     problems = []
     for target in list(DECORATED):
         # An @api_view function's class is WrappedAPIView, renamed after the function.
-        name = target.__name__ if target.__qualname__.endswith("WrappedAPIView") else target.__qualname__
+        name = (
+            target.__name__
+            if target.__qualname__.endswith("WrappedAPIView")
+            else target.__qualname__
+        )
         label = f"{target.__module__}.{name}"
         own = target.__dict__.get(METADATA_ATTR, {})
         decorators = "@api_group" if own.get("groups") else "@mcp_tool"
         if inspect.iscoroutinefunction(target) or (
-            isinstance(target, type) and any(inspect.iscoroutinefunction(v) for v in vars(target).values())
+            isinstance(target, type)
+            and any(inspect.iscoroutinefunction(v) for v in vars(target).values())
         ):
             problems.append(
                 Problem(
@@ -120,7 +131,9 @@ def find_tag_problems(patterns: list[tuple[str, Any]]) -> list[Problem]:
                 continue
             users = [(cls, actions) for cls, actions in routed if issubclass(cls, target)]
         else:
-            users = [(cls, actions) for cls, actions in routed if _routes_handler(cls, actions, target)]
+            users = [
+                (cls, actions) for cls, actions in routed if _routes_handler(cls, actions, target)
+            ]
         if not users:
             if own.get("groups"):
                 problems.append(
@@ -137,7 +150,8 @@ def find_tag_problems(patterns: list[tuple[str, Any]]) -> list[Problem]:
             continue
         if own.get("groups"):
             continue
-        if isinstance(target, type):  # a class-level @mcp_tool mapping: its own or its actions' groups
+        # A class-level @mcp_tool mapping: in a group through the class or its actions.
+        if isinstance(target, type):
             grouped = any(get_metadata(cls, None)["groups"] or _any_group(cls) for cls, _ in users)
         else:
             grouped = any(get_metadata(cls, target)["groups"] for cls, _ in users)

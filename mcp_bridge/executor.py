@@ -59,7 +59,8 @@ logger = logging.getLogger("mcp_bridge.executor")
 _PLACEHOLDER = re.compile(r"\{([^}/]+)\}")
 #: Request attributes set by middleware that identify the caller.
 #: ``_force_auth_*`` is DRF's forced authentication (``APIClient.force_authenticate``,
-#: and ``manage.py mcp_stdio --user``): rest_framework.request.Request reads it.
+#: and ``manage.py mcp_stdio --user``): rest_framework.request.Request reads it (private DRF
+#: API, no public way to hand a view an authenticated user; tests/test_private_apis.py).
 _IDENTITY_ATTRIBUTES = ("user", "auser", "session", "LANGUAGE_CODE", "_force_auth_user", "_force_auth_token")
 #: CGI variables that describe the server and the client connection, kept as they are.
 _CONNECTION_VARIABLES = (
@@ -233,6 +234,8 @@ def call_tool(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, r
             return refusal
         request = build_request(tool, arguments, mcp_request)
         match = request.resolver_match
+        # Private Django API: ATOMIC_REQUESTS as Django's handler applies it (per database,
+        # honouring non_atomic_requests); tests/test_private_apis.py fails if it disappears.
         view = _atomic_handler.make_view_atomic(match.func)
         response = view(request, *match.args, **match.kwargs)
     except Exception as exc:

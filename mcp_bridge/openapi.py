@@ -339,6 +339,8 @@ class _IndexedEndpointEnumerator(EndpointEnumerator):
         super().__init__(patterns, urlconf)
         self.raw_endpoints = raw_endpoints
 
+    # Private drf-spectacular API: the URL walk that get_api_endpoints() calls; overridden so
+    # the walk is done once per URLconf (tests/test_private_apis.py).
     def _get_api_endpoints(self, patterns: Any, prefix: str) -> list[tuple[str, str, str, Any]]:
         endpoints = []
         for path_regex, method, callback in self.raw_endpoints:
@@ -368,6 +370,9 @@ class GroupSchemaGenerator(SchemaGenerator):
         self.index = index
         self.sources: list[OperationSource] = []
 
+    # Private drf-spectacular API (SchemaGenerator._initialise_endpoints and, in parse(),
+    # _get_paths_and_endpoints): overridden and called so that only the group's endpoints get
+    # a view instance (tests/test_private_apis.py).
     def _initialise_endpoints(self) -> None:
         if self.endpoints is None:
             index = self.index = self.index or build_url_index(self.urlconf)
@@ -405,6 +410,7 @@ class GroupSchemaGenerator(SchemaGenerator):
                 if is_versioning_supported(versioning_class):
                     path = modify_for_versioning(self.inspector.patterns, method, path, view, version)
                 else:  # QueryParameterVersioning: emulate ?version=... on the mock request
+                    # Request._request: DRF's wrapped HttpRequest, whose GET the version is read from.
                     query = view.request._request.GET.copy()
                     query[versioning_class.version_param] = version
                     view.request._request.GET = query
@@ -442,6 +448,7 @@ class GroupSchemaGenerator(SchemaGenerator):
                     ),
                     versioning_class=versioning_class,
                     version=version,
+                    # Private drf-spectacular API: its own list/detail decision (tests/test_private_apis.py).
                     is_list=method.upper() == "GET" and inspector._is_list_view(),
                     sibling_methods=sibling_methods,
                     copy_qualifier=copy_qualifier,

@@ -89,9 +89,16 @@ def answers_misconfiguration(view: ViewFunction) -> ViewFunction:
             problems = configuration_problems()
             error: dict[str, Any] = {
                 "code": INTERNAL_ERROR,
-                "message": str(exc) if settings.DEBUG else "Internal error: this MCP endpoint is misconfigured; see the server log.",
-                "data": {"problems": [{"id": p.id} | ({"message": p.msg, "hint": p.hint} if settings.DEBUG else {})
-                                      for p in problems]},
+                "message": str(exc)
+                if settings.DEBUG
+                else "Internal error: this MCP endpoint is misconfigured; see the server log.",
+                "data": {
+                    "problems": [
+                        {"id": p.id}
+                        | ({"message": p.msg, "hint": p.hint} if settings.DEBUG else {})
+                        for p in problems
+                    ]
+                },
             }
             body = dumps_bytes({"jsonrpc": "2.0", "id": None, "error": error})
             return HttpResponse(body, status=500, content_type="application/json")

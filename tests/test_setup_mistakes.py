@@ -74,11 +74,6 @@ without_endpoint.urlpatterns = [path("api/", include(router.urls))]  # type: ign
 sys.modules["tests.test_setup_mistakes_no_endpoint"] = without_endpoint
 
 
-def ids(messages, module: str = __name__) -> list[str]:
-    """The check ids of the messages about this module's views (others come from other tests)."""
-    return sorted(m.id for m in messages if module is None or str(m.obj).startswith(module) or m.obj is None)
-
-
 # --- decorator order ----------------------------------------------------------------------------
 
 
@@ -143,7 +138,10 @@ def test_urls_without_the_app_installed_are_refused(settings):
     original = sys.modules.pop("mcp_bridge.urls")
     try:
         apps = [a for a in settings.INSTALLED_APPS if a != "mcp_bridge"]
-        with override_settings(INSTALLED_APPS=apps), pytest.raises(ImproperlyConfigured, match="mcp_bridge.E082"):
+        with (
+            override_settings(INSTALLED_APPS=apps),
+            pytest.raises(ImproperlyConfigured, match="mcp_bridge.E082"),
+        ):
             importlib.import_module("mcp_bridge.urls")
     finally:
         sys.modules["mcp_bridge.urls"] = original

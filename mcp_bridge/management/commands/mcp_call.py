@@ -35,40 +35,68 @@ from mcp_bridge.translation import negotiate_language
 
 class Command(BaseCommand):
     help = "Call one tool of an API group, as an MCP client would, and print its result."
-    requires_system_checks: list[str] = []  # the tools are built (and checked) below
+    requires_system_checks = ()  # the tools are built (and checked) below
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("group", help="the API group (the <group> of /mcp/<group>/)")
         parser.add_argument("tool", help="the tool name (manage.py mcp_tools lists them)")
-        parser.add_argument("arguments", nargs="?", default="{}", help="the tool arguments, a JSON object")
+        parser.add_argument(
+            "arguments", nargs="?", default="{}", help="the tool arguments, a JSON object"
+        )
         parser.add_argument("--user", help="call as this user (username); anonymous if omitted")
-        parser.add_argument("--api-version", dest="api_version", help="the API version (versioned groups)")
+        parser.add_argument(
+            "--api-version", dest="api_version", help="the API version (versioned groups)"
+        )
         parser.add_argument("--language", help="the language of the texts, as Accept-Language")
-        parser.add_argument("--host", default="localhost", help="the Host the view sees; must be in ALLOWED_HOSTS")
-        parser.add_argument("--result", action="store_true", help="print the whole MCP result (content, isError...)")
+        parser.add_argument(
+            "--host", default="localhost", help="the Host the view sees; must be in ALLOWED_HOSTS"
+        )
+        parser.add_argument(
+            "--result", action="store_true", help="print the whole MCP result (content, isError...)"
+        )
 
     def handle(
-        self, *args: Any, group: str, tool: str, arguments: str, user: str | None, api_version: str | None,
-        language: str | None, host: str, result: bool, **options: Any,
+        self,
+        *args: Any,
+        group: str,
+        tool: str,
+        arguments: str,
+        user: str | None,
+        api_version: str | None,
+        language: str | None,
+        host: str,
+        result: bool,
+        **options: Any,
     ) -> None:
         try:
             parsed = json.loads(arguments)
         except ValueError as exc:
-            raise CommandError(f"The arguments are not JSON ({exc}): give an object, e.g. '{{\"q\": \"lamp\"}}'.") from None
+            raise CommandError(
+                f'The arguments are not JSON ({exc}): give an object, e.g. \'{{"q": "lamp"}}\'.'
+            ) from None
         if not isinstance(parsed, dict):
-            raise CommandError("The arguments must be a JSON object, e.g. '{\"q\": \"lamp\"}'.")
+            raise CommandError('The arguments must be a JSON object, e.g. \'{"q": "lamp"}\'.')
         versions = get_groups().get(group)
         if versions is None:
-            raise CommandError(f"Unknown API group {group!r}. Known groups: {', '.join(get_groups()) or 'none'}.")
+            raise CommandError(
+                f"Unknown API group {group!r}. Known groups: {', '.join(get_groups()) or 'none'}."
+            )
         if api_version is None and versions != [None]:
             api_version = versions[-1]
         try:
-            toolset = get_toolset(group, api_version, negotiate_language(_language_request(language)))
+            toolset = get_toolset(
+                group, api_version, negotiate_language(_language_request(language))
+            )
         except ToolSetError as exc:
             raise CommandError(str(exc)) from exc
         server = _StdioServer(toolset, StdioCommand._user(user) if user else None, host)
         server.revision = LATEST_HANDSHAKE_REVISION
-        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": parsed}}
+        message = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": parsed},
+        }
         # One request, as Django's handler makes it (signals close stale connections).
         signals.request_started.send(sender=self.__class__)
         request = server._request()
@@ -96,7 +124,9 @@ class Command(BaseCommand):
 
 def _text(answer: dict[str, Any]) -> Any:
     """The text content of a result, parsed when it is JSON (an error's ``{"code", ...}``)."""
-    texts = [block.get("text", "") for block in answer.get("content", []) if block.get("type") == "text"]
+    texts = [
+        block.get("text", "") for block in answer.get("content", []) if block.get("type") == "text"
+    ]
     joined = "\n".join(texts)
     try:
         return json.loads(joined)

@@ -114,7 +114,9 @@ class _StdioServer:
         )
         if self.forced_user is not None:
             request.user = self.forced_user
-            request._force_auth_user = self.forced_user  # read by rest_framework.request.Request
+            # Private DRF API, read by rest_framework.request.Request: APIClient.force_authenticate's
+            # mechanism (tests/test_private_apis.py fails if it disappears).
+            request._force_auth_user = self.forced_user
         return request
 
     def serve(self, stdin: TextIO, stdout: TextIO) -> None:
