@@ -25,6 +25,7 @@ def test_django_basehandler_make_view_atomic():
     assert view(HttpRequest()) == "ran"
 
 
+@pytest.mark.django_db  # close() sends request_finished, which closes database connections
 def test_django_response_resource_closers():
     """mcp_bridge.events: tool_call_delivered runs when the response is closed."""
     ran = []
