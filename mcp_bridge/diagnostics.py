@@ -42,7 +42,7 @@ from mcp_bridge.checks import check_tool_sets
 from mcp_bridge.decorators import DECORATED, METADATA_ATTR, get_metadata
 from mcp_bridge.exceptions import Problem
 from mcp_bridge.openapi import _url_patterns
-from mcp_bridge.preflight import configuration_problems
+from mcp_bridge.preflight import configuration_problems, reported_by_checks
 
 __all__ = ["check_setup", "find_tag_problems"]
 
@@ -67,7 +67,8 @@ def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMess
                 id="mcp_bridge.W084",
             )
         )
-    return messages + check_tool_sets(app_configs, **kwargs)
+    with reported_by_checks():
+        return messages + check_tool_sets(app_configs, **kwargs)
 
 
 def _is_endpoint(callback: Any) -> bool:

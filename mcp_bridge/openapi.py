@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.urls import URLPattern, URLResolver
+from drf_spectacular.drainage import GENERATOR_STATS, add_trace_message, error, get_override, warn
 from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
@@ -400,6 +401,12 @@ class GroupSchemaGenerator(SchemaGenerator):
         result: dict[str, Any] = {}
         self.sources = []
         for path, path_regex, method, view in endpoints:
+            # Messages queued when the view was decorated, as SchemaGenerator.parse emits them.
+            with add_trace_message(type(view)):
+                for message in get_override(view, "warnings", []):
+                    warn(message)
+                for message in get_override(view, "errors", []):
+                    error(message)
             view.request = spectacular_settings.GET_MOCK_REQUEST(method, path, view, input_request)
             version = None
             versioning_class = view.versioning_class
@@ -423,12 +430,17 @@ class GroupSchemaGenerator(SchemaGenerator):
             # One inspector for both calls: DRF's DefaultSchema descriptor hands out a new
             # instance on every attribute access.
             inspector = view.schema
-            operation = inspector.get_operation(path, path_regex, path_prefix, method, self.registry)
-            if not operation:  # removed with @extend_schema(exclude=True)
-                continue
-            # The base implementation's id, computed on the same inspector state: when the
-            # operation's id differs, the project chose it.
-            default_id = AutoSchema.get_operation_id(inspector)
+            # The trace names the view and its file in every drf-spectacular warning, as
+            # `manage.py spectacular` shows them.
+            with add_trace_message(type(view)):
+                operation = inspector.get_operation(path, path_regex, path_prefix, method, self.registry)
+                if not operation:  # removed with @extend_schema(exclude=True)
+                    continue
+                # The base implementation's id, computed on the same inspector state: when the
+                # operation's id differs, the project chose it.
+                default_id = AutoSchema.get_operation_id(inspector)
+                # Private drf-spectacular API: its own list/detail decision (tests/test_private_apis.py).
+                is_list = method.upper() == "GET" and inspector._is_list_view()
             handler_name, handler = _handler(view, method)
             sibling_methods, copy_qualifier = index.naming.get((path_regex, method.upper()), (1, None))
             if not path.startswith("/"):
@@ -448,8 +460,7 @@ class GroupSchemaGenerator(SchemaGenerator):
                     ),
                     versioning_class=versioning_class,
                     version=version,
-                    # Private drf-spectacular API: its own list/detail decision (tests/test_private_apis.py).
-                    is_list=method.upper() == "GET" and inspector._is_list_view(),
+                    is_list=is_list,
                     sibling_methods=sibling_methods,
                     copy_qualifier=copy_qualifier,
                 )
@@ -459,12 +470,20 @@ class GroupSchemaGenerator(SchemaGenerator):
 
 
 def generate_group_schema(
-    group: str, api_version: str | None = None, urlconf: Any = None, index: UrlIndex | None = None
+    group: str,
+    api_version: str | None = None,
+    urlconf: Any = None,
+    index: UrlIndex | None = None,
+    messages: list[str] | None = None,
 ) -> tuple[dict[str, Any], list[OperationSource]]:
     """Generate the OpenAPI document of one group/version.
 
     ``index`` is the URLconf's :class:`UrlIndex` (the registry keeps one per
     URLconf); without it the URLconf is walked first.
+
+    drf-spectacular's warnings and errors are not printed: each is appended to ``messages``
+    (when given) as drf-spectacular words it, with the view's file and name in front
+    (``"/app/views.py: Warning [ProductViewSet]: unable to guess serializer..."``), once.
 
     Returns:
         ``(document, sources)``: the OpenAPI document (drf-spectacular's
@@ -473,9 +492,13 @@ def generate_group_schema(
         operation object of the document.
     """
     patches = {**bridge_settings.SPECTACULAR_SETTINGS, **_REQUIRED_SPECTACULAR_SETTINGS}
-    with patched_settings(patches):
+    # Private drf-spectacular API: GENERATOR_STATS keeps the messages of one get_schema()
+    # (reset at its start) in _warn_cache/_error_cache (tests/test_private_apis.py).
+    with patched_settings(patches), GENERATOR_STATS.silence():
         generator = GroupSchemaGenerator(group, api_version=api_version, urlconf=urlconf, index=index)
         document = generator.get_schema(request=None, public=True)
+        if messages is not None:
+            messages += [*GENERATOR_STATS._error_cache, *GENERATOR_STATS._warn_cache]
     for source in generator.sources:
         source.operation = document["paths"][source.path][source.method.lower()]
     return document, generator.sources

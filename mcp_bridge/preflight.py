@@ -5,6 +5,9 @@
     subclass): drf-spectacular's generator cannot run, whatever the view.
 ``mcp_bridge.E081``
     ``settings.MCP_BRIDGE`` has an unknown key or a wrong value (:mod:`mcp_bridge.conf`).
+``mcp_bridge.W085``
+    A drf-spectacular warning or error met while a group was generated, with the view and
+    its file named (:func:`spectacular_problems`); reported once.
 
 :func:`configuration_problems` is called by the registry before each build (the problems
 become the :class:`~mcp_bridge.exceptions.ToolSetError` of every group) and by the system
@@ -15,9 +18,11 @@ error, not Django's HTML error page.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from django.conf import settings
@@ -31,14 +36,62 @@ from mcp_bridge.encoding import dumps_bytes
 from mcp_bridge.exceptions import Problem
 from mcp_bridge.protocol import INTERNAL_ERROR
 
-__all__ = ["answers_misconfiguration", "configuration_problems"]
+__all__ = ["answers_misconfiguration", "configuration_problems", "spectacular_problems"]
 
 logger = logging.getLogger("mcp_bridge.transport")
+openapi_logger = logging.getLogger("mcp_bridge.openapi")
+
+#: drf-spectacular messages already logged by this process: a view in several groups, or
+#: several versions, is generated more than once, and its warning is worth one line.
+_logged: set[str] = set()
 
 SCHEMA_CLASS_HINT = (
     'Set REST_FRAMEWORK = {"DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema", ...} '
     "in settings.py (a subclass of it works too)."
 )
+
+
+def spectacular_problems(messages: list[str]) -> list[Problem]:
+    """drf-spectacular's warnings and errors of one build, as ``mcp_bridge.W085`` problems.
+
+    Each names the view and its file (the generator's trace, see
+    :func:`mcp_bridge.openapi.generate_group_schema`); ``manage.py check`` reports each once,
+    and the first build that meets one logs it on ``mcp_bridge.openapi`` (once per process),
+    so that it is seen under runserver, WSGI or ASGI too.
+    """
+    problems = []
+    for message in messages:
+        if message not in _logged:
+            _logged.add(message)
+            if not _checking.active:  # a system check reports it instead
+                openapi_logger.warning("drf-spectacular: %s", message)
+        problems.append(
+            Problem(
+                "mcp_bridge.W085",
+                f"drf-spectacular: {message}",
+                "Fix the view named (its serializer_class, or an @extend_schema); the tool built "
+                "from it may lack arguments or an outputSchema. `manage.py spectacular --validate` "
+                "shows the same messages.",
+            )
+        )
+    return problems
+
+
+class _Checking(threading.local):
+    active = False
+
+
+_checking = _Checking()
+
+
+@contextlib.contextmanager
+def reported_by_checks() -> Iterator[None]:
+    """While system checks build the groups: W085 is reported by the check, not logged too."""
+    _checking.active = True
+    try:
+        yield
+    finally:
+        _checking.active = False
 
 
 def configuration_problems() -> list[Problem]:

@@ -37,7 +37,7 @@ from mcp_bridge.exceptions import Problem, ToolSetError
 from mcp_bridge.naming import MCP_NAME_PATTERN, check_names
 from mcp_bridge.openapi import UrlIndex, build_url_index, generate_group_schema
 from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
-from mcp_bridge.preflight import configuration_problems
+from mcp_bridge.preflight import configuration_problems, spectacular_problems
 from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
 from mcp_bridge.validators import check_schema
@@ -183,8 +183,11 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     setup = configuration_problems()  # E080/E081: named as such, not as a generation failure
     if setup:
         raise ToolSetError(group, version, setup)
+    spectacular_messages: list[str] = []
     try:
-        document, sources = generate_group_schema(group, api_version=version, index=get_url_index(urlconf_key))
+        document, sources = generate_group_schema(
+            group, api_version=version, index=get_url_index(urlconf_key), messages=spectacular_messages
+        )
     except Exception as exc:  # the project's schema code can raise anything
         raise ToolSetError(
             group,
@@ -202,6 +205,7 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     methods = build_methods(sources, components)
     problems = [problem for method in methods for problem in method.problems]
     name_errors, warnings = check_names(methods, strict=bridge_settings.PORTABLE_TOOL_NAMES == "error")
+    warnings += spectacular_problems(spectacular_messages)
     problems += name_errors
     tools = []
     checked: set[str] = set()  # subschemas found valid, shared by the tools of the build

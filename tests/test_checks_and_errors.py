@@ -21,7 +21,7 @@ PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 
 
 def test_check_ids_of_the_broken_groups(db):
-    errors = check_tool_sets()
+    errors = [m for m in check_tool_sets() if m.is_serious()]  # W085: drf-spectacular's warnings
     assert sorted(e.id for e in errors) == ["mcp_bridge.E001", "mcp_bridge.E002"]
     bad_name = next(e for e in errors if e.id == "mcp_bridge.E001")
     assert "'bad:name'" in bad_name.msg and "tests.testapp.views.bad_name" in bad_name.msg

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.handlers.base import BaseHandler
 from django.http import HttpRequest, HttpResponse
+from drf_spectacular.drainage import GENERATOR_STATS, add_trace_message, error, warn
 from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from rest_framework.request import Request
@@ -60,3 +61,15 @@ def test_drf_spectacular_private_hooks():
     assert callable(SchemaGenerator._initialise_endpoints)
     assert callable(SchemaGenerator._get_paths_and_endpoints)
     assert callable(AutoSchema._is_list_view)
+
+
+def test_drf_spectacular_generator_stats_caches():
+    """mcp_bridge.openapi: the messages of one get_schema(), read from GENERATOR_STATS."""
+    GENERATOR_STATS.reset()
+    with GENERATOR_STATS.silence(), add_trace_message(AutoSchema):
+        warn("a warning")
+        error("an error")
+    assert [*GENERATOR_STATS._warn_cache] == [next(iter(GENERATOR_STATS._warn_cache))]
+    assert "[AutoSchema]: a warning" in next(iter(GENERATOR_STATS._warn_cache))
+    assert "an error" in next(iter(GENERATOR_STATS._error_cache))
+    GENERATOR_STATS.reset()

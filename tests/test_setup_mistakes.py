@@ -176,3 +176,15 @@ def test_the_routed_operation_is_still_published():
 @override_settings(ROOT_URLCONF="tests.test_setup_mistakes_no_endpoint")
 def test_mcp_urls_included_nowhere_is_warned_about():
     assert "mcp_bridge.W084" in [m.id for m in check_setup()]
+
+
+# --- drf-spectacular's warnings ---------------------------------------------------------------------
+
+
+def test_drf_spectacular_warnings_name_the_view_and_file_once(caplog):
+    """The test app's NodeViewSet has path parameters drf-spectacular cannot type."""
+    messages = [m for m in check_setup() if m.id == "mcp_bridge.W085"]
+    about_nodes = [m.msg for m in messages if "[NodeViewSet]" in m.msg]
+    assert len(about_nodes) == len(set(about_nodes)) == 2  # cluster_pk and region_pk, once each
+    assert all("tests/testapp/views.py" in msg for msg in about_nodes)
+    assert not caplog.records  # reported by the check, not logged beside it
