@@ -24,6 +24,8 @@ nox.options.sessions = ["oldest", "newest"]
 nox.options.reuse_existing_virtualenvs = True
 
 #: What the tests import besides the package (the ``test`` extra less jsonschema-rs and orjson).
+#: The environment passes through: ``DJANGO_SETTINGS_MODULE=tests.settings_postgres nox -s
+#: oldest`` runs the combination on PostgreSQL.
 TEST_TOOLS = [
     "pytest>=8",
     "pytest-django>=4.8",
@@ -31,6 +33,8 @@ TEST_TOOLS = [
     "gunicorn>=23",
     "polib>=1.2",
     "redis>=5",
+    # For DJANGO_SETTINGS_MODULE=tests.settings_postgres (as .ci/run runs `oldest`).
+    "psycopg[binary]>=3.1",
 ]
 
 #: The floors of ``[project] dependencies``: keep the two in step.
