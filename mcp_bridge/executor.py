@@ -47,6 +47,7 @@ from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVers
 from mcp_bridge import events
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.encoding import dumps, dumps_bytes, dumps_data
+from mcp_bridge.mismatch import describe_output_mismatch
 from mcp_bridge.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.routing import resolve_operation_path
 from mcp_bridge.tools import Tool
@@ -310,21 +311,14 @@ def _output_mismatch(tool: Tool, structured: Any, revision: str) -> dict[str, An
     validator = tool.output_validator(revision) if mode != "off" else None
     if validator is None:
         return None
-    errors = [
-        {"path": "/" + "/".join(str(p) for p in error.absolute_path), "message": error.message}
-        for error in validator.iter_errors(structured)
-    ]
-    if not errors:
+    found = list(validator.iter_errors(structured))
+    if not found:
         return None
-    listed = "; ".join(f"{e['path']}: {e['message']}" for e in errors[:10])
-    logger.warning("Tool %r returned data that does not match its outputSchema: %s", tool.name, listed)
+    message, hint, errors = describe_output_mismatch(tool.name, tool.method.source.view_label, found)
+    logger.warning("%s", message)
     if mode == "warn":
         return None
-    return tool_error_result(
-        500,
-        f"The response of tool {tool.name!r} does not match its outputSchema: {listed}",
-        {"status": 500, "errors": errors},
-    )
+    return tool_error_result(500, message, {"status": 500, "errors": errors, "hint": hint})
 
 
 def _exception_result(tool: Tool, exc: Exception, mcp_request: HttpRequest) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import sys
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpResponse
-from django.test import override_settings
+from django.test import Client, override_settings
 from django.urls import include, path
 from django.views import View
 from rest_framework import routers, serializers, viewsets
@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from mcp_bridge import api_group, mcp_tool
 from mcp_bridge.diagnostics import check_setup
-from tests.conftest import McpClient
+from tests.conftest import McpClient, error_payload
 
 # --- views of this module's URLconf -------------------------------------------------------------
 
@@ -35,6 +35,12 @@ class ThingViewSet(viewsets.ViewSet):
     @api_group("mistakes")
     def list(self, request):
         return Response([{"name": "a"}])
+
+    @api_group("mistakes")
+    @action(detail=False, methods=["get"])
+    def recent(self, request):  # a list, described by drf-spectacular as one object
+        rows = [{"name": f"thing-{i}-secret"} for i in range(50)]
+        return Response(ThingSerializer(rows, many=True).data)
 
     @mcp_tool(name="things_count")  # W080: in no group
     @action(detail=False, methods=["get"])
@@ -169,8 +175,21 @@ def test_tags_that_publish_nothing_are_warned_about():
 @pytest.mark.django_db
 @override_settings(ROOT_URLCONF=__name__)
 def test_the_routed_operation_is_still_published():
-    tools = McpClient(__import__("django.test").test.Client(), "/mcp/mistakes/").list_tools()
-    assert [t["name"] for t in tools] == ["things_list"]
+    tools = McpClient(Client(), "/mcp/mistakes/").list_tools()
+    assert [t["name"] for t in tools] == ["things_list", "things_recent"]
+
+
+@pytest.mark.django_db
+@override_settings(ROOT_URLCONF=__name__)
+def test_a_list_action_described_as_one_object_gets_a_short_error_naming_the_fix():
+    result = McpClient(Client(), "/mcp/mistakes/").call("things_recent")
+    payload = error_payload(result)
+    assert payload["code"] == 500
+    assert [e["path"] for e in payload["data"]["errors"]] == ["/result"]
+    assert f"{__name__}.ThingViewSet.recent" in payload["data"]["hint"]
+    assert "extend_schema(responses=" in payload["data"]["hint"]
+    assert "secret" not in result["content"][0]["text"]  # no copy of the data
+    assert len(payload["message"]) < 500
 
 
 @override_settings(ROOT_URLCONF="tests.test_setup_mistakes_no_endpoint")
