@@ -113,6 +113,7 @@ def manage(project: Path, *args: str, mistake: str = "") -> subprocess.Completed
         env=env,
         capture_output=True,
         text=True,
+        check=False,
         timeout=120,
     )
 
