@@ -4,8 +4,8 @@ Runs the endpoint's pipeline without a client: the ``tools/call`` JSON-RPC reque
 through :func:`mcp_bridge.dispatch.handle_message` (argument validation, the real DRF view
 with its authentication, permissions and throttles, output validation, the tool-call
 signals), as ``mcp_stdio`` serves it. Prints the result's ``structuredContent`` (or its text
-content) as JSON; an ``isError`` result is printed on stderr and exits with status 1, a
-JSON-RPC error (unknown tool, invalid arguments) with status 2.
+content) as JSON; an ``isError`` result (invalid arguments among them) is printed on stderr
+and exits with status 1, a JSON-RPC error (an unknown tool) with status 2.
 
 Examples::
 
