@@ -163,7 +163,7 @@ def find_tag_problems(patterns: list[tuple[str, Any]]) -> list[Problem]:
 
 def _routes_handler(cls: type, actions: dict[str, str] | None, function: Any) -> bool:
     """Whether a routed view (class and viewset actions) calls ``function`` as a handler."""
-    names = set(actions.values()) if actions else set(cls.http_method_names)
+    names = set(actions.values()) if actions else set(getattr(cls, "http_method_names", ()))
     for name in names:
         handler = getattr(cls, name, None)
         while handler is not None:  # through wrappers (@cached, @locked keep __wrapped__)
