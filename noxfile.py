@@ -17,6 +17,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import subprocess
 
 import nox
 
@@ -47,15 +48,18 @@ FLOORS = [
 
 
 def interpreter(version: str) -> str:
-    """``python3.X`` from ``PATH``, else the newest pyenv build of that version."""
-    found = shutil.which(f"python{version}")
-    if found:
-        return found
+    """The first ``python3.X`` that runs: from ``PATH``, else the newest pyenv build of that
+    version (a pyenv shim on ``PATH`` fails when the version is not selected)."""
     root = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
-    builds = sorted(
-        glob.glob(os.path.join(root, "versions", f"{version}.*", "bin", f"python{version}"))
-    )
-    return builds[-1] if builds else version  # nox reports a missing interpreter by name
+    builds = glob.glob(os.path.join(root, "versions", f"{version}.*", "bin", f"python{version}"))
+    for candidate in [shutil.which(f"python{version}"), *sorted(builds, reverse=True)]:
+        if (
+            candidate
+            and subprocess.run([candidate, "-c", ""], capture_output=True, check=False).returncode
+            == 0
+        ):
+            return candidate
+    return version  # nox reports a missing interpreter by name
 
 
 def run_tests(session: nox.Session, pins: list[str]) -> None:
