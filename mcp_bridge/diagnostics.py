@@ -43,6 +43,7 @@ from mcp_bridge.decorators import DECORATED, METADATA_ATTR, get_metadata
 from mcp_bridge.exceptions import Problem
 from mcp_bridge.openapi import _url_patterns
 from mcp_bridge.preflight import configuration_problems, reported_by_checks
+from mcp_bridge.transport import mcp_endpoint
 
 __all__ = ["check_setup", "find_tag_problems"]
 
@@ -72,14 +73,7 @@ def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMess
 
 
 def _is_endpoint(callback: Any) -> bool:
-    # By name: the transport imports this module (its views answer misconfiguration here).
-    return (
-        f"{getattr(callback, '__module__', '')}.{getattr(callback, '__qualname__', '')}"
-        == _ENDPOINT
-    )
-
-
-_ENDPOINT = "mcp_bridge.transport.mcp_endpoint"
+    return callback is mcp_endpoint
 
 
 def find_tag_problems(patterns: list[tuple[str, Any]]) -> list[Problem]:
