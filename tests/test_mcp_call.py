@@ -6,7 +6,20 @@ import io
 import json
 
 import pytest
+from django.core import signals
 from django.core.management import call_command
+from django.db import close_old_connections
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """mcp_call sends request_started/finished, whose receiver closes the database connection:
+    in a test it holds the test's transaction (Django's test client disconnects it too)."""
+    for signal in (signals.request_started, signals.request_finished):
+        signal.disconnect(close_old_connections)
+    yield
+    for signal in (signals.request_started, signals.request_finished):
+        signal.connect(close_old_connections)
 
 
 def run(*args: str) -> tuple[int, str, str]:
