@@ -8,21 +8,14 @@ class McpBridgeConfig(AppConfig):
     verbose_name = _("MCP bridge")
 
     def ready(self) -> None:
-        from mcp_bridge.checks import (
-            TAG,
-            check_authorization,
-            check_membership,
-            check_settings,
-            check_tool_sets,
-            check_unpublishable_views,
-        )
+        from mcp_bridge.checks import TAG, check_authorization, check_membership, check_tool_sets
+        from mcp_bridge.diagnostics import check_setup
 
-        # Cheap, with every command: settings, decorators and membership rules (one URL walk),
-        # MCP authorization's configuration, views tagged into a group that are not DRF views.
-        checks.register(check_settings, TAG)
+        # Cheap, with every command: the setup (schema class, settings, decorators, URLs),
+        # membership rules (one URL walk), MCP authorization's configuration.
+        checks.register(check_setup, checks.Tags.urls, TAG)
         checks.register(check_membership, checks.Tags.urls, TAG)
         checks.register(check_authorization, checks.Tags.urls, TAG)
-        checks.register(check_unpublishable_views, checks.Tags.urls, TAG)
         # The full build of every group: `check --deploy` and `manage.py mcp_tools --validate`
         # only, so that a broken group never slows down or stops `migrate` (mcp_bridge.checks).
         checks.register(check_tool_sets, checks.Tags.urls, TAG, deploy=True)

@@ -1,11 +1,9 @@
 """Django system checks, in two tiers.
 
-**Every command** (``check``, ``migrate``, ``runserver``...): :func:`check_settings`
-and :func:`check_membership`, which read the settings and walk the URLconf once
+**Every command** (``check``, ``migrate``, ``runserver``...): :mod:`mcp_bridge.diagnostics`
+(the setup, ``E080``-``E082``, ``W080``-``W084``) and :func:`check_membership`, which read the settings and walk the URLconf once
 (decorators and ``MCP_BRIDGE["GROUPS"]`` rules), without generating any schema:
 
-* ``mcp_bridge.E051``: ``settings.MCP_BRIDGE`` itself is invalid (an unknown key, a
-  value outside its choices);
 * ``mcp_bridge.E004``: the URLconf or a view cannot be loaded;
 * ``mcp_bridge.E050``: a malformed membership rule; ``mcp_bridge.W050``: a rule that
   matches nothing.
@@ -28,31 +26,24 @@ All are tagged ``mcp_bridge`` (and ``urls``: they need the URLconf), so that
 of protected groups (``mcp_bridge.E060``-``E063``, ``W060``-``W061``,
 :mod:`mcp_bridge.authorization`).
 
-**Views that cannot be tools** (every command): :func:`check_unpublishable_views` warns
-(``mcp_bridge.W070``) about a view tagged with :func:`~mcp_bridge.api_group` that is not a
-DRF view (a plain Django function or class-based view, ``async def`` or not):
-drf-spectacular describes DRF views only, so it is no tool, and nothing else would say so.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from asgiref.sync import iscoroutinefunction
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
-from django.urls import URLPattern, URLResolver, get_resolver
-from rest_framework.schemas.generators import is_api_view
 
 from mcp_bridge import authorization
 from mcp_bridge.conf import bridge_settings
-from mcp_bridge.decorators import METADATA_ATTR
 from mcp_bridge.exceptions import Problem, ToolSetError
 from mcp_bridge.output import check_omit_rules
+from mcp_bridge.preflight import configuration_problems, reported_by_checks
 from mcp_bridge.registry import get_groups, get_toolset, get_url_index
 from mcp_bridge.transport import mcp_endpoint
 
-__all__ = ["TAG", "check_authorization", "check_membership", "check_settings", "check_tool_sets", "check_unpublishable_views"]
+__all__ = ["TAG", "check_authorization", "check_membership", "check_tool_sets"]
 
 #: The tag of every mcp_bridge check.
 TAG = "mcp_bridge"
@@ -61,28 +52,12 @@ TAG = "mcp_bridge"
 _MEMBERSHIP_IDS = {"mcp_bridge.E050", "mcp_bridge.W050"}
 
 
-def check_settings(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """``settings.MCP_BRIDGE`` can be read: known keys, values within their choices."""
-    try:
-        bridge_settings._resolved()
-    except ImproperlyConfigured as exc:
-        return [
-            checks.Error(
-                str(exc),
-                hint="See docs/settings.md for every MCP_BRIDGE key and its values.",
-                obj="settings.MCP_BRIDGE",
-                id="mcp_bridge.E051",
-            )
-        ]
-    return []
-
-
 def check_membership(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Walk the URLconf once and check the ``MCP_BRIDGE["GROUPS"]`` rules (E050, W050)."""
     try:
         bridge_settings._resolved()
     except ImproperlyConfigured:
-        return []  # check_settings reports it
+        return []  # mcp_bridge.diagnostics.check_setup reports it (E081)
     try:
         index = get_url_index()
     except Exception as exc:  # noqa: BLE001 -- the URLconf or a view class failed to load
@@ -94,11 +69,10 @@ def check_membership(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
 
 def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Build the tools of every group/version and report what stops them (a deployment check)."""
+    if configuration_problems():
+        return []  # E080/E081 stop every group: mcp_bridge.diagnostics.check_setup says it once
     try:
-        bridge_settings._resolved()
         groups = get_groups()
-    except ImproperlyConfigured:
-        return []  # check_settings reports it
     except Exception as exc:  # noqa: BLE001 -- the URLconf or a view class failed to load
         return [_enumeration_error(exc)]
     messages: list[checks.CheckMessage] = []
@@ -107,7 +81,8 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
         tool_names[group] = set()
         for version in versions:
             try:
-                toolset = get_toolset(group, version)
+                with reported_by_checks():  # drf-spectacular's warnings: W085 here, not logged
+                    toolset = get_toolset(group, version)
                 tool_names[group].update(toolset.by_name)
             except ToolSetError as exc:
                 messages.extend(
@@ -140,50 +115,3 @@ def _enumeration_error(exc: Exception) -> checks.CheckMessage:
 def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """MCP authorization's configuration (:func:`mcp_bridge.authorization.check_authorization`)."""
     return authorization.check_authorization(mcp_endpoint)
-
-
-def check_unpublishable_views(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """Warn about each view of ``ROOT_URLCONF`` that is in an API group but is not a DRF view."""
-    try:
-        patterns = get_resolver().url_patterns
-    except Exception:  # reported by check_tool_sets (E004) and Django's own URL checks
-        return []
-    messages = []
-    seen: set[int] = set()
-    pending = list(patterns)
-    while pending:
-        entry = pending.pop(0)
-        if isinstance(entry, URLResolver):
-            pending[:0] = entry.url_patterns
-            continue
-        if not isinstance(entry, URLPattern) or is_api_view(entry.callback) or id(entry.callback) in seen:
-            continue
-        seen.add(id(entry.callback))
-        groups = _tagged_groups(entry.callback)
-        if groups:
-            view = getattr(entry.callback, "view_class", entry.callback)
-            kind = "an async def view" if _is_async(entry.callback) else "a plain Django view"
-            messages.append(
-                checks.Warning(
-                    f"{view.__module__}.{view.__qualname__} is in API group(s) {', '.join(groups)} but is "
-                    f"{kind}, not a DRF view: drf-spectacular cannot describe it, so it is no MCP tool.",
-                    hint="Make it a DRF view (APIView, a viewset, @api_view); for async def handlers, "
-                    "adrf's APIView, ViewSet or @api_view, which tools run as REST does.",
-                    obj=view,
-                    id="mcp_bridge.W070",
-                )
-            )
-    return messages
-
-
-def _tagged_groups(callback: Any) -> tuple[str, ...]:
-    view = getattr(callback, "view_class", None)
-    carriers = [callback] if view is None else [view, *(getattr(view, m, None) for m in view.http_method_names)]
-    groups: dict[str, None] = {}
-    for carrier in carriers:
-        groups.update(dict.fromkeys((getattr(carrier, METADATA_ATTR, None) or {}).get("groups", ())))
-    return tuple(groups)
-
-
-def _is_async(callback: Any) -> bool:
-    return iscoroutinefunction(callback)

@@ -17,7 +17,9 @@ Where a decorator may go:
 
 from __future__ import annotations
 
+import inspect
 import re
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -34,6 +36,31 @@ GROUP_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: Every class and function a decorator tagged, for the checks that find tags which publish
+#: nothing (:mod:`mcp_bridge.diagnostics`: a view never routed, a plain Django view...).
+DECORATED: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _check_not_below_api_view(view: Any, decorator: str) -> None:
+    """Refuse a function that is not defined in a class body: an ``@api_view`` function
+    decorated *below* ``@api_view`` (whose view class never sees the metadata), or a plain
+    Django function view (not a DRF view, never published). Raises ``TypeError`` showing the
+    right order, as DRF's policy decorators do."""
+    if not inspect.isfunction(view) or hasattr(view, "cls"):  # hasattr: an as_view() callable
+        return
+    scope = view.__qualname__.split(".")[:-1]
+    if scope and scope[-1] != "<locals>":
+        return  # a method: a viewset action or an APIView handler
+    raise TypeError(
+        f"@{decorator}(...) on the function {view.__qualname__}() must go above (before) "
+        f"@api_view: below it, the view that DRF builds never sees it. The correct order is:\n\n"
+        f"    @{decorator}(...)\n"
+        f"    @api_view(['GET'])\n"
+        f"    def {view.__name__}(request):\n"
+        f"        ...\n\n"
+        f"Only DRF views are published: a plain Django view needs @api_view (or an APIView)."
+    )
 
 
 def _target(obj: Any) -> Any:
@@ -63,6 +90,7 @@ def _updated(obj: Any, **changes: Any) -> Any:
         else:
             metadata[key] = value
     setattr(target, METADATA_ATTR, metadata)
+    DECORATED.add(target)
     return obj
 
 
@@ -79,7 +107,8 @@ def api_group(*groups: str) -> Callable[[F], F]:
             (lowercase letters, digits, ``-`` and ``_``; they are URL segments).
 
     Raises:
-        TypeError: no group given, or a name that is not a valid group name.
+        TypeError: no group given, a name that is not a valid group name, or put on a
+            function that is not a method (below ``@api_view``, or a plain Django view).
     """
     if not groups:
         raise TypeError("api_group() needs at least one group name, e.g. @api_group('catalog').")
@@ -92,6 +121,7 @@ def api_group(*groups: str) -> Callable[[F], F]:
             )
 
     def decorator(view: F) -> F:
+        _check_not_below_api_view(view, "api_group")
         return _updated(view, groups=groups)
 
     return decorator
@@ -135,8 +165,9 @@ def mcp_tool(
 
     Raises:
         TypeError: used on a class with a single ``name`` (a class has several
-            operations; decorate the action or handler method, or give a mapping), or a
-            malformed mapping.
+            operations; decorate the action or handler method, or give a mapping), a
+            malformed mapping, or put on a function that is not a method (below
+            ``@api_view``, or a plain Django view).
     """
     hints = {
         "readOnlyHint": read_only,
@@ -156,6 +187,7 @@ def mcp_tool(
         changes["output_schema"] = output_schema
 
     def decorator(view: F) -> F:
+        _check_not_below_api_view(view, "mcp_tool")
         target = _target(view)
         if isinstance(name, str) and isinstance(target, type) and not hasattr(view, "initkwargs"):
             raise TypeError(

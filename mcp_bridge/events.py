@@ -224,8 +224,9 @@ def deliver_after_response(view: Callable[..., HttpResponseBase]) -> Callable[..
         response = view(request, *args, **kwargs)
         pending = request.__dict__.pop(_PENDING_ATTR, None)
         if pending:
-            # _resource_closers is how Django itself ties work to close() (FileResponse,
-            # ASGIHandler); there is no public hook that runs per response.
+            # Private Django API: _resource_closers is how Django itself ties work to close()
+            # (FileResponse, ASGIHandler); there is no public hook that runs per response.
+            # tests/test_private_apis.py fails if it disappears.
             response._resource_closers.append(functools.partial(_deliver, pending))
         return response
 

@@ -32,8 +32,17 @@ CHECK_IDS = {
     "mcp_bridge.W040": "OMIT_OUTPUT_SCHEMA names a group or tool that does not exist",
     # Membership rules and settings (mcp_bridge.membership, mcp_bridge.checks).
     "mcp_bridge.E050": "a MCP_BRIDGE['GROUPS'] membership rule or group entry is malformed",
-    "mcp_bridge.E051": "settings.MCP_BRIDGE cannot be read (unknown key, value outside its choices)",
     "mcp_bridge.W050": "a membership rule matches nothing (an exclude rule: takes nothing out of its group)",
+    # The setup (mcp_bridge.diagnostics, mcp_bridge.preflight).
+    "mcp_bridge.E080": "REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is not drf-spectacular's AutoSchema",
+    "mcp_bridge.E081": "settings.MCP_BRIDGE cannot be read (unknown key, value outside its choices)",
+    "mcp_bridge.E082": "mcp_bridge.urls is included but mcp_bridge is not in INSTALLED_APPS",
+    "mcp_bridge.W080": "@mcp_tool on an operation in no API group",
+    "mcp_bridge.W081": "@api_group on a view, viewset or action that no URL pattern routes to",
+    "mcp_bridge.W082": "@api_group/@mcp_tool on a class that is not a DRF view",
+    "mcp_bridge.W083": "@api_group/@mcp_tool on an async def handler of a DRF view that is not adrf's",
+    "mcp_bridge.W084": "mcp_bridge.urls is included nowhere in the URLconf",
+    "mcp_bridge.W085": "a drf-spectacular warning or error met while generating a group",
     # MCP authorization (mcp_bridge.authorization)
     "mcp_bridge.E060": "a protected group's Protected Resource Metadata URL is not served (well_known include missing)",
     "mcp_bridge.E061": "groups are protected but no authorization server is named",
@@ -76,3 +85,4 @@ class ToolSetError(Exception):
         where = f"group {group!r}" + (f", version {version!r}" if version else "")
         lines = "\n".join(f"  [{p.id}] {p.msg} Hint: {p.hint}" for p in problems)
         super().__init__(f"The MCP tools of {where} cannot be built:\n{lines}")
+

@@ -30,6 +30,8 @@ def call_view(match: ResolverMatch, request: HttpRequest) -> HttpResponseBase:
     Raises:
         Exception: whatever the view raises (the executor turns it into an ``isError`` result).
     """
+    # Private Django API: ATOMIC_REQUESTS as Django's handler applies it (per database,
+    # honouring non_atomic_requests); tests/test_private_apis.py fails if it disappears.
     view = _atomic_handler.make_view_atomic(match.func)
     if iscoroutinefunction(view):
         return async_to_sync(view)(request, *match.args, **match.kwargs)

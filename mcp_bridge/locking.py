@@ -238,7 +238,7 @@ class RedisLockBackend(LockBackend):
             ``socket_timeout``).
 
     Raises:
-        ImproperlyConfigured: redis-py is not installed (``pip install "mcp-bridge[redis]"``).
+        ImproperlyConfigured: redis-py is not installed (``pip install "django-mcp-bridge[redis]"``).
     """
 
     def __init__(self, url: str = "redis://127.0.0.1:6379/0", prefix: str = "mcp_bridge:lock:", **connection_options: Any) -> None:
@@ -246,7 +246,7 @@ class RedisLockBackend(LockBackend):
             import redis
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImproperlyConfigured(
-                'RedisLockBackend needs redis-py: pip install "mcp-bridge[redis]".'
+                'RedisLockBackend needs redis-py: pip install "django-mcp-bridge[redis]".'
             ) from exc
         self.prefix = prefix
         self._lock_error = redis.exceptions.LockError

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.urls import URLPattern, URLResolver
+from drf_spectacular.drainage import GENERATOR_STATS, add_trace_message, error, get_override, warn
 from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
@@ -380,6 +381,8 @@ class _IndexedEndpointEnumerator(EndpointEnumerator):
         super().__init__(patterns, urlconf)
         self.raw_endpoints = raw_endpoints
 
+    # Private drf-spectacular API: the URL walk that get_api_endpoints() calls; overridden so
+    # the walk is done once per URLconf (tests/test_private_apis.py).
     def _get_api_endpoints(self, patterns: Any, prefix: str) -> list[tuple[str, str, str, Any]]:
         endpoints = []
         for path_regex, method, callback in self.raw_endpoints:
@@ -409,6 +412,9 @@ class GroupSchemaGenerator(SchemaGenerator):
         self.index = index
         self.sources: list[OperationSource] = []
 
+    # Private drf-spectacular API (SchemaGenerator._initialise_endpoints and, in parse(),
+    # _get_paths_and_endpoints): overridden and called so that only the group's endpoints get
+    # a view instance (tests/test_private_apis.py).
     def _initialise_endpoints(self) -> None:
         if self.endpoints is None:
             index = self.index = self.index or build_url_index(self.urlconf)
@@ -438,6 +444,12 @@ class GroupSchemaGenerator(SchemaGenerator):
         result: dict[str, Any] = {}
         self.sources = []
         for path, path_regex, method, view in endpoints:
+            # Messages queued when the view was decorated, as SchemaGenerator.parse emits them.
+            with add_trace_message(type(view)):
+                for message in get_override(view, "warnings", []):
+                    warn(message)
+                for message in get_override(view, "errors", []):
+                    error(message)
             view.request = spectacular_settings.GET_MOCK_REQUEST(method, path, view, input_request)
             version = None
             versioning_class = view.versioning_class
@@ -448,6 +460,7 @@ class GroupSchemaGenerator(SchemaGenerator):
                 if is_versioning_supported(versioning_class):
                     path = modify_for_versioning(self.inspector.patterns, method, path, view, version)
                 else:  # QueryParameterVersioning: emulate ?version=... on the mock request
+                    # Request._request: DRF's wrapped HttpRequest, whose GET the version is read from.
                     query = view.request._request.GET.copy()
                     query[versioning_class.version_param] = version
                     view.request._request.GET = query
@@ -460,18 +473,23 @@ class GroupSchemaGenerator(SchemaGenerator):
             # One inspector for both calls: DRF's DefaultSchema descriptor hands out a new
             # instance on every attribute access.
             inspector = view.schema
-            operation = inspector.get_operation(path, path_regex, path_prefix, method, self.registry)
-            if not operation:  # removed with @extend_schema(exclude=True)
-                continue
-            # AutoSchema.get_operation() records the path first; @extend_schema(operation={...})
-            # returns its hand-written operation without calling it (so does a project's own
-            # get_operation that never calls super()): then nothing was derived from the view,
-            # and an operationId, if any, was written by hand.
-            hand_written = "path_prefix" not in vars(inspector)
-            # Otherwise, the base implementation's id, computed on the same inspector state:
-            # when the operation's id differs, the project chose it.
-            default_id = None if hand_written else AutoSchema.get_operation_id(inspector)
-            operation_id = operation.get("operationId") or ""
+            # The trace names the view and its file in every drf-spectacular warning, as
+            # `manage.py spectacular` shows them.
+            with add_trace_message(type(view)):
+                operation = inspector.get_operation(path, path_regex, path_prefix, method, self.registry)
+                if not operation:  # removed with @extend_schema(exclude=True)
+                    continue
+                # AutoSchema.get_operation() records the path first; @extend_schema(operation={...})
+                # returns its hand-written operation without calling it (so does a project's own
+                # get_operation that never calls super()): then nothing was derived from the view,
+                # and an operationId, if any, was written by hand.
+                hand_written = "path_prefix" not in vars(inspector)
+                # Otherwise, the base implementation's id, computed on the same inspector state:
+                # when the operation's id differs, the project chose it.
+                default_id = None if hand_written else AutoSchema.get_operation_id(inspector)
+                operation_id = operation.get("operationId") or ""
+                # Private drf-spectacular API: its own list/detail decision (tests/test_private_apis.py).
+                is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
             handler_name, handler = _handler(view, method)
             sibling_methods, copy_qualifier = index.naming.get((path_regex, method.upper()), (1, None))
             if not path.startswith("/"):
@@ -490,7 +508,7 @@ class GroupSchemaGenerator(SchemaGenerator):
                     and explicit_operation_id(inspector, operation_id, default_id),
                     versioning_class=versioning_class,
                     version=version,
-                    is_list=not hand_written and method.upper() == "GET" and inspector._is_list_view(),
+                    is_list=is_list,
                     membership=self._membership(path_regex, method),
                     sibling_methods=sibling_methods,
                     copy_qualifier=copy_qualifier,
@@ -501,7 +519,11 @@ class GroupSchemaGenerator(SchemaGenerator):
 
 
 def generate_group_schema(
-    group: str, api_version: str | None = None, urlconf: Any = None, index: UrlIndex | None = None
+    group: str,
+    api_version: str | None = None,
+    urlconf: Any = None,
+    index: UrlIndex | None = None,
+    messages: list[str] | None = None,
 ) -> tuple[dict[str, Any], list[OperationSource]]:
     """Generate the OpenAPI document of one group/version.
 
@@ -511,6 +533,10 @@ def generate_group_schema(
     ``NamespaceVersioning`` views (drf-spectacular resolves them against the
     enumerator's patterns), so a middleware's ``request.urlconf`` must be given here.
 
+    drf-spectacular's warnings and errors are not printed: each is appended to ``messages``
+    (when given) as drf-spectacular words it, with the view's file and name in front
+    (``"/app/views.py: Warning [ProductViewSet]: unable to guess serializer..."``), once.
+
     Returns:
         ``(document, sources)``: the OpenAPI document (drf-spectacular's
         ``get_schema()`` output, post-processing hooks applied) and one
@@ -518,9 +544,13 @@ def generate_group_schema(
         operation object of the document.
     """
     patches = {**bridge_settings.SPECTACULAR_SETTINGS, **_REQUIRED_SPECTACULAR_SETTINGS}
-    with patched_settings(patches):
+    # Private drf-spectacular API: GENERATOR_STATS keeps the messages of one get_schema()
+    # (reset at its start) in _warn_cache/_error_cache (tests/test_private_apis.py).
+    with patched_settings(patches), GENERATOR_STATS.silence():
         generator = GroupSchemaGenerator(group, api_version=api_version, urlconf=urlconf, index=index)
         document = generator.get_schema(request=None, public=True)
+        if messages is not None:
+            messages += [*GENERATOR_STATS._error_cache, *GENERATOR_STATS._warn_cache]
     for source in generator.sources:
         source.operation = document["paths"][source.path][source.method.lower()]
     return document, generator.sources

@@ -112,7 +112,8 @@ def mismatch_result(tool: Tool, data: Any, text: str, status: int, revision: str
     errors = output_errors(tool, data, text, revision)
     if not errors:
         return None
-    message = mismatch_message(tool.name, errors)
+    hint = mismatch_hint(tool.method.source.view_label, errors)
+    message = mismatch_message(tool.name, errors, hint if _is_list_for_object(errors) else REMEDIES)
     logger.warning("%s", message)
     listed = [_error_entry(error) for error in errors[:_MAX_ERRORS]]
     if tool.method.source.method not in _SAFE_METHODS:
@@ -120,11 +121,32 @@ def mismatch_result(tool: Tool, data: Any, text: str, status: int, revision: str
             f"Applied: the operation was carried out (HTTP {status}); do not repeat it. Its data is "
             f"in data.result. {message}"
         )
-        payload = {"status": status, "applied": True, "result": EncodedJSON(text), "errors": listed}
+        payload = {"status": status, "applied": True, "result": EncodedJSON(text), "errors": listed, "hint": hint}
         return _error_result(status, applied, payload)
     if mode == "warn":
         return None
-    return _error_result(500, message, {"status": 500, "errors": listed})
+    return _error_result(500, message, {"status": 500, "errors": listed, "hint": hint})
+
+
+def mismatch_hint(view_label: str, errors: list[ValidationError]) -> str:
+    """What to change in the view. The common case gets its own words: an
+    ``@action(detail=False)`` returning ``Serializer(many=True).data``, which drf-spectacular
+    describes as one object unless ``@extend_schema(responses=Serializer(many=True))`` says so."""
+    if _is_list_for_object(errors):
+        return (
+            f"{view_label} returns a list, but its OpenAPI response is one object: add "
+            f"@extend_schema(responses=<its serializer>(many=True)) to it."
+        )
+    return f"Make the serializer or @extend_schema(responses=...) of {view_label} describe what it returns."
+
+
+def _is_list_for_object(errors: list[ValidationError]) -> bool:
+    return any(isinstance(error.instance, list) and _expects_object(error) for error in errors)
+
+
+def _expects_object(error: ValidationError) -> bool:
+    expected = error.validator_value
+    return error.validator == "type" and "object" in (expected if isinstance(expected, list) else [expected])
 
 
 def _error_result(code: int, message: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -133,7 +155,7 @@ def _error_result(code: int, message: str, data: dict[str, Any]) -> dict[str, An
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
-def mismatch_message(tool_name: str, errors: list[ValidationError]) -> str:
+def mismatch_message(tool_name: str, errors: list[ValidationError], remedies: str = REMEDIES) -> str:
     """A few lines: the tool, the first mismatches (path, what was found, the schema part it
     broke) and both remedies. The data itself is never copied (a value is described by its
     JSON type and size)."""
@@ -145,7 +167,7 @@ def mismatch_message(tool_name: str, errors: list[ValidationError]) -> str:
         )
     if len(errors) > _MAX_IN_MESSAGE:
         lines.append(f"  ... and {len(errors) - _MAX_IN_MESSAGE} more")
-    lines.append(REMEDIES)
+    lines.append(remedies)
     return "\n".join(lines)
 
 

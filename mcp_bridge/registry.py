@@ -43,6 +43,7 @@ from mcp_bridge.openrpc import Method, build_document, build_methods, convert_co
 from mcp_bridge.schema import MissingReference, unresolved_refs
 from mcp_bridge.profiles import convert_document
 from mcp_bridge.output import declares_output_schema
+from mcp_bridge.preflight import configuration_problems, spectacular_problems
 from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
 from mcp_bridge.validators import check_schema
@@ -197,11 +198,17 @@ def _build_once(key: tuple[Any, str, str | None], group: str, version: str | Non
 
 
 def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
+    setup = configuration_problems()  # E080/E081: named as such, not as a generation failure
+    if setup:
+        raise ToolSetError(group, version, setup)
     index = get_url_index(urlconf_key)
     if index.membership.problems.get(group):  # a malformed MCP_BRIDGE["GROUPS"] rule (E050)
         raise ToolSetError(group, version, index.membership.problems[group])
+    spectacular_messages: list[str] = []
     try:
-        document, sources = generate_group_schema(group, api_version=version, urlconf=urlconf_key, index=index)
+        document, sources = generate_group_schema(
+            group, api_version=version, urlconf=urlconf_key, index=index, messages=spectacular_messages
+        )
     except Exception as exc:  # the project's schema code can raise anything
         raise ToolSetError(
             group,
@@ -219,6 +226,7 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     methods = build_methods(sources, components)
     problems = [problem for method in methods for problem in method.problems]
     name_errors, name_warnings = check_names(methods, strict=bridge_settings.PORTABLE_TOOL_NAMES == "error")
+    name_warnings += spectacular_problems(spectacular_messages)
     problems += name_errors
     tools = []
     checked: set[str] = set()  # subschemas found valid, shared by the tools of the build

@@ -190,6 +190,8 @@ class Catalogue(gettext.GNUTranslations):
         An empty ``msgstr`` is "not translated", as ``msgfmt`` treats it.
         """
         # GNU gettext stores a context as "<msgctxt>\x04<msgid>" (as Python's pgettext reads it).
+        # Private gettext API: _catalog, the parsed .mo, since pgettext() answers the msgid for a
+        # missing entry and "missing" must be told apart (tests/test_private_apis.py).
         text = self._catalog.get(f"{context}\x04{msgid}")
         return text if isinstance(text, str) and text else None
 
@@ -200,7 +202,7 @@ class Catalogue(gettext.GNUTranslations):
         with its ``.po``.
         """
         found: dict[tuple[str | None, str], str] = {}
-        for key, text in self._catalog.items():
+        for key, text in self._catalog.items():  # private gettext API, as in lookup()
             if not isinstance(key, str) or not key or not text:
                 continue
             context, separator, msgid = key.rpartition("\x04")

@@ -57,6 +57,7 @@ from mcp_bridge.events import deliver_after_response
 from mcp_bridge.exceptions import ToolSetError
 from mcp_bridge.limits import shorten
 from mcp_bridge.profiles import PROFILES, QUERY_PARAMETER, ProfileError, profile_from_request
+from mcp_bridge.preflight import answers_misconfiguration
 from mcp_bridge.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,
@@ -171,6 +172,7 @@ def _claims_modern_envelope(message: Any) -> bool:
 
 
 @csrf_exempt
+@answers_misconfiguration  # an invalid MCP_BRIDGE: a JSON-RPC error, not Django's HTML 500
 @language_negotiated  # sets request.LANGUAGE_CODE; Content-Language and Vary on every response
 @deliver_after_response  # tool_call_delivered once the response is sent (mcp_bridge.events)
 def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
@@ -239,6 +241,7 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     return json_answer(request, response, status)
 
 
+@answers_misconfiguration
 def openrpc_document(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The OpenRPC document of one group/version: ``/mcp/<group>/[<version>/]openrpc.json``."""
     profile, failure = _schema_profile(request)

@@ -21,12 +21,22 @@ Any other path below the include (an upper-case or malformed group, too many
 segments) gets the endpoint's JSON 404 naming the known groups.
 """
 
+from django.apps import apps
+from django.core.exceptions import ImproperlyConfigured
 from typing import Any
 
 from django.urls import re_path
 
 from mcp_bridge.authorization import protected_resource_metadata
 from mcp_bridge.transport import mcp_endpoint, openrpc_document, unknown_endpoint
+
+if not apps.is_installed("mcp_bridge"):
+    # Without the app, none of its system checks runs and its translations are not found:
+    # the endpoints would serve with every mistake unreported (mcp_bridge.diagnostics).
+    raise ImproperlyConfigured(
+        "mcp_bridge.E082: mcp_bridge.urls is included, but 'mcp_bridge' is not in INSTALLED_APPS. "
+        "Add it: INSTALLED_APPS = [..., 'rest_framework', 'drf_spectacular', 'mcp_bridge']."
+    )
 
 app_name = "mcp_bridge"
 

@@ -5,7 +5,7 @@ every error message. It is pure Python and walks the schema on every call,
 which costs milliseconds for a tool result such as a page of 20 rows, more than
 the view itself (see ``docs/benchmarks.md``).
 
-When the optional extra ``mcp-bridge[fast]`` is installed, jsonschema-rs (a
+When the optional extra ``django-mcp-bridge[fast]`` is installed, jsonschema-rs (a
 maintained Rust implementation of JSON Schema 2020-12 that passes the official
 JSON-Schema-Test-Suite) compiles each schema once and answers "is this
 instance valid?" in microseconds. Only a "no" goes to jsonschema, whose errors
@@ -32,7 +32,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
-try:  # the optional extra mcp-bridge[fast]
+try:  # the optional extra django-mcp-bridge[fast]
     import jsonschema_rs
 except ImportError:  # pragma: no cover - exercised by forcing the fallback in tests
     jsonschema_rs = None
@@ -41,7 +41,7 @@ __all__ = ["SchemaValidator", "check_schema", "fast_validation_available"]
 
 
 def fast_validation_available() -> bool:
-    """Whether jsonschema-rs is installed (``pip install "mcp-bridge[fast]"``)."""
+    """Whether jsonschema-rs is installed (``pip install "django-mcp-bridge[fast]"``)."""
     return jsonschema_rs is not None
 
 

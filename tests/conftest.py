@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from typing import Any
 
 import pytest
@@ -69,6 +70,33 @@ def error_payload(result: dict) -> dict:
     assert result["isError"] is True, result
     assert "structuredContent" not in result
     return json.loads(result["content"][0]["text"])
+
+
+def _database_unavailable() -> str | None:
+    """Why the configured test database cannot be used (tests/settings_postgres.py), or None."""
+    from django.conf import settings
+    from django.db import connection
+
+    if connection.vendor == "sqlite":
+        return None
+    try:
+        # A raw connection to the server's maintenance database: pytest-django blocks the
+        # wrapper's own connections during collection.
+        params = {**connection.get_connection_params(), "dbname": "postgres"}
+        connection.get_new_connection(params).close()
+    except Exception as exc:  # noqa: BLE001 - psycopg missing (ImproperlyConfigured), no server, auth...
+        where = settings.DATABASES["default"]
+        return f"{connection.vendor} at {where.get('HOST')}:{where.get('PORT')} is not usable: {type(exc).__name__}: {exc}"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    reason = _database_unavailable()
+    if reason and os.environ.get("MCP_BRIDGE_REQUIRE_PEERS") == "1":  # on CI, as for the peers
+        raise pytest.UsageError(reason)
+    if reason:
+        for item in items:
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture(autouse=True)

@@ -156,6 +156,8 @@ def built_requests(monkeypatch) -> list:
 
     def spy(tool, arguments, mcp_request):
         request = original(tool, arguments, mcp_request)
+        # Read now: the view consumes the stream, and DRF before 3.18 leaves `body` unreadable.
+        request.body  # noqa: B018
         requests.append(request)
         return request
 

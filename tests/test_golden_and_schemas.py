@@ -12,6 +12,8 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
+from django.db import connection
+from django.db.backends.sqlite3.base import DatabaseWrapper as SqliteWrapper
 from jsonschema import Draft202012Validator
 
 from mcp_bridge.registry import get_groups
@@ -24,8 +26,53 @@ DEMO_GROUPS = ["catalog", "orders", "backoffice"]
 BROKEN_GROUPS = {"badnames", "dupes"}
 
 
+#: The model integer fields whose bounds come from the database backend (Django's
+#: ``DatabaseOperations.integer_field_range``, turned into validators, then into
+#: ``minimum``/``maximum`` by drf-spectacular).
+INTEGER_FIELD_TYPES = (
+    "SmallIntegerField", "IntegerField", "BigIntegerField",
+    "PositiveSmallIntegerField", "PositiveIntegerField", "PositiveBigIntegerField",
+)
+INT32 = (-(2**31), 2**31 - 1)
+
+
+def in_sqlite_terms(value):
+    """The tools as the golden files record them, on SQLite, whatever the test database.
+
+    The integer bounds of model fields are the active backend's (PostgreSQL: 32-bit for an
+    ``IntegerField``; SQLite: 64-bit, hence also drf-spectacular's ``"format": "int64"``);
+    everything else is backend-independent. A bound equal to the active backend's bound of an
+    integer field type is mapped to SQLite's bound of that type.
+    """
+    if connection.vendor == "sqlite":
+        return value
+    sqlite = SqliteWrapper.ops_class(connection)
+    # Bound by bound: a validator may set one of them (MinValueValidator(1)).
+    minima, maxima = {}, {}
+    for field_type in INTEGER_FIELD_TYPES:
+        low, high = connection.ops.integer_field_range(field_type)
+        minima[low], maxima[high] = sqlite.integer_field_range(field_type)
+
+    def walk(node):
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        node = {key: walk(item) for key, item in node.items()}
+        if "integer" in (node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]):
+            for key, mapping in (("minimum", minima), ("maximum", maxima)):
+                if key in node and node[key] in mapping:
+                    node[key] = mapping[node[key]]
+            if any(not INT32[0] <= node.get(key, 0) <= INT32[1] for key in ("minimum", "maximum")):
+                node["format"] = "int64"  # drf-spectacular's rule for integers beyond 32 bits
+        return node
+
+    return walk(value)
+
+
 def assert_matches_golden(name: str, value) -> None:
     path = GOLDEN / f"{name}.json"
+    value = in_sqlite_terms(value)
     text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
     if not path.exists():
         path.write_text(text)

@@ -418,6 +418,6 @@ def test_the_new_check_ids_are_registered_and_documented():
     from mcp_bridge.exceptions import CHECK_IDS
 
     settings_doc = (Path(__file__).parent.parent / "docs" / "settings.md").read_text()
-    for check_id in ("mcp_bridge.E050", "mcp_bridge.E051", "mcp_bridge.W050"):
+    for check_id in ("mcp_bridge.E050", "mcp_bridge.E081", "mcp_bridge.W050"):
         assert check_id in CHECK_IDS
         assert f"`{check_id}`" in settings_doc

@@ -246,8 +246,12 @@ def test_output_validation_can_be_off(client, settings, caplog):
 
 def test_invalid_output_validation_setting_is_refused(client, settings):
     settings.MCP_BRIDGE = {"OUTPUT_VALIDATION": "loud"}
-    with pytest.raises(Exception, match="OUTPUT_VALIDATION"):
-        call_broken(client, "2025-11-25")
+    response = client.post(
+        "/mcp/cases/", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                   "params": {"name": "reports_broken", "arguments": {}}}),
+        content_type="application/json", headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"})
+    assert response.status_code == 500  # a JSON-RPC error naming the setting's check id
+    assert [p["id"] for p in response.json()["error"]["data"]["problems"]] == ["mcp_bridge.E081"]
 
 
 # --- Transport security ---------------------------------------------------------------------------

@@ -32,7 +32,7 @@ def engine(request, monkeypatch):
     """Run every test with the fast path and with the fallback."""
     if request.param == "jsonschema-rs":
         if not validators.fast_validation_available():
-            pytest.skip("jsonschema-rs is not installed (pip install 'mcp-bridge[fast]')")
+            pytest.skip("jsonschema-rs is not installed (pip install 'django-mcp-bridge[fast]')")
     else:
         monkeypatch.setattr(validators, "jsonschema_rs", None)
     return request.param

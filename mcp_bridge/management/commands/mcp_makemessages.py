@@ -19,7 +19,7 @@ after ``msgmerge``). A translated entry whose tool is gone becomes obsolete
 (``#~``), or is dropped with ``--no-obsolete``.
 
 Reading and writing ``.po`` files needs `polib <https://pypi.org/project/polib/>`_
-(``pip install "mcp-bridge[i18n]"``); only this command uses it. ``--compile``
+(``pip install "django-mcp-bridge[i18n]"``); only this command uses it. ``--compile``
 writes the ``.mo`` files with polib too, so no gettext binaries are needed;
 ``manage.py compilemessages`` works as well, where GNU gettext is installed.
 """
@@ -69,7 +69,7 @@ def _import_polib() -> Any:
         import polib
     except ImportError as exc:
         raise CommandError(
-            'mcp_makemessages reads and writes .po files with polib: pip install "mcp-bridge[i18n]" '
+            'mcp_makemessages reads and writes .po files with polib: pip install "django-mcp-bridge[i18n]" '
             "(or pip install polib)."
         ) from exc
     return polib

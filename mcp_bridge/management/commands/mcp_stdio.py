@@ -27,7 +27,6 @@ import json
 import sys
 from typing import Any, TextIO
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import signals
 from django.core.management.base import BaseCommand, CommandError
@@ -48,6 +47,7 @@ from mcp_bridge.protocol import (
     JsonRpcError,
 )
 from mcp_bridge.registry import get_groups, get_toolset
+from mcp_bridge.translation import negotiate_language
 
 
 class Command(BaseCommand):
@@ -60,7 +60,8 @@ class Command(BaseCommand):
         parser.add_argument("--user", help="run every call as this user (username); anonymous if omitted")
         parser.add_argument(
             "--language",
-            help="the language of the tool texts (a code of LANGUAGES); default: LANGUAGE_CODE",
+            help="the language of the tool texts, negotiated as the HTTP endpoint negotiates "
+            "Accept-Language (de-at falls back to de); default: LANGUAGE_CODE",
         )
         parser.add_argument(
             "--schema", choices=PROFILES, dest="schema_profile",
@@ -80,9 +81,9 @@ class Command(BaseCommand):
             raise CommandError(f"Unknown API group {group!r}. Known groups: {', '.join(get_groups()) or 'none'}.")
         if api_version is None and versions != [None]:
             api_version = versions[-1]
-        language = language or settings.LANGUAGE_CODE
-        if language not in dict(settings.LANGUAGES):
-            raise CommandError(f"Unknown language {language!r}: use one of {', '.join(dict(settings.LANGUAGES))}.")
+        # Negotiated as the endpoint does for an Accept-Language header (a variant falls back
+        # to its base language, then LANGUAGE_CODE): a startproject project's "en-us" gives "en".
+        language = negotiate_language(_language_request(language))
         try:
             toolset = get_toolset(group, api_version, language)
         except ToolSetError as exc:
@@ -120,7 +121,9 @@ class _StdioServer:
         )
         if self.forced_user is not None:
             request.user = self.forced_user
-            request._force_auth_user = self.forced_user  # read by rest_framework.request.Request
+            # Private DRF API, read by rest_framework.request.Request: APIClient.force_authenticate's
+            # mechanism (tests/test_private_apis.py fails if it disappears).
+            request._force_auth_user = self.forced_user
         return request
 
     def serve(self, stdin: TextIO, stdout: TextIO) -> None:
@@ -173,6 +176,14 @@ class _StdioServer:
         if isinstance(message, dict) and message.get("method") == "initialize" and response and "result" in response:
             self.revision = response["result"]["protocolVersion"]
         return response
+
+
+def _language_request(language: str | None) -> HttpRequest:
+    """A request that asks for ``language`` as an ``Accept-Language`` header would."""
+    request = HttpRequest()
+    if language:
+        request.META["HTTP_ACCEPT_LANGUAGE"] = language
+    return request
 
 
 def _error(code: int, message: str, data: Any = None) -> dict[str, Any]:

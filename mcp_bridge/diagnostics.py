@@ -1,0 +1,193 @@
+"""How the project set the bridge up: the mistakes that used to pass without a word.
+
+The tool sets themselves are checked by :mod:`mcp_bridge.checks` (a deployment check); this
+module checks what lies around them, with every command (:func:`check_setup`):
+
+``mcp_bridge.E080``, ``mcp_bridge.E081``
+    The schema class or ``MCP_BRIDGE`` stops every group (:mod:`mcp_bridge.preflight`):
+    reported once; the tool-set checks skip it, since each group would only fail again with
+    the same cause.
+``mcp_bridge.E082``
+    ``mcp_bridge.urls`` is included but ``"mcp_bridge"`` is not in ``INSTALLED_APPS``: raised
+    as ``ImproperlyConfigured`` when the URLconf is loaded (:mod:`mcp_bridge.urls`), since
+    without the app no check of it runs.
+``mcp_bridge.W080``
+    ``@mcp_tool`` on an operation that is in no API group: it publishes nothing by itself.
+``mcp_bridge.W081``
+    ``@api_group`` on a view, viewset or action that no URL pattern routes to.
+``mcp_bridge.W082``
+    ``@api_group`` or ``@mcp_tool`` on a class that is not a DRF view (a plain Django view).
+``mcp_bridge.W083``
+    ``@api_group`` or ``@mcp_tool`` on an ``async def`` handler of a DRF view that is not
+    adrf's: DRF runs handlers synchronously, so the operation cannot be called (adrf's views
+    await them, and tools run them).
+``mcp_bridge.W084``
+    ``mcp_bridge.urls`` is included nowhere in the URLconf: no endpoint serves the groups.
+
+A decorator put *below* ``@api_view`` is refused earlier, with a ``TypeError`` at import
+(:mod:`mcp_bridge.decorators`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from django.core import checks
+from django.views import View
+from drf_spectacular.generators import EndpointEnumerator
+from rest_framework.views import APIView
+
+from mcp_bridge.decorators import DECORATED, METADATA_ATTR, get_metadata
+from mcp_bridge.exceptions import Problem
+from mcp_bridge.openapi import _url_patterns
+from mcp_bridge.preflight import configuration_problems
+from mcp_bridge.transport import mcp_endpoint
+
+__all__ = ["check_setup", "find_tag_problems"]
+
+
+def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The setup (this module), with every command; the groups' tools are a deployment
+    check of their own (:func:`mcp_bridge.checks.check_tool_sets`)."""
+    setup = configuration_problems()
+    messages: list[checks.CheckMessage] = [
+        checks.Error(p.msg, hint=p.hint, obj=p.obj, id=p.id) for p in setup
+    ]
+    if setup:  # every group would fail again, with the same cause
+        return messages
+    patterns = [(regex, callback) for regex, callback, _, _ in _url_patterns(EndpointEnumerator().patterns, "", "", ())]
+    messages += [
+        checks.Warning(p.msg, hint=p.hint, obj=p.obj, id=p.id) for p in find_tag_problems(patterns)
+    ]
+    if not any(_is_endpoint(callback) for _, callback in patterns):
+        messages.append(
+            checks.Warning(
+                "mcp_bridge.urls is not included in the URLconf: no MCP endpoint serves the API groups.",
+                hint='Add path("mcp/", include("mcp_bridge.urls")) to urlpatterns in your urls.py.',
+                id="mcp_bridge.W084",
+            )
+        )
+    return messages
+
+
+def _is_adrf(cls: type) -> bool:
+    return any(klass.__module__.split(".")[0] == "adrf" for klass in cls.__mro__)
+
+
+def _runs_async_handlers(target: Any, routed: list[tuple[type, dict[str, str] | None]]) -> bool:
+    """adrf's views (``APIView``, ``ViewSet``, ``@api_view``) await their ``async def``
+    handlers, and tools run them (:mod:`mcp_bridge.invocation`): not a mistake there."""
+    if isinstance(target, type):
+        return _is_adrf(target)
+    owners = [cls for cls, _ in routed if any(target in vars(klass).values() for klass in cls.__mro__)]
+    return bool(owners) and all(_is_adrf(cls) for cls in owners)
+
+
+def _is_endpoint(callback: Any) -> bool:
+    return callback is mcp_endpoint
+
+
+def find_tag_problems(patterns: list[tuple[str, Any]]) -> list[Problem]:
+    """W080-W083 for every class and method the decorators tagged.
+
+    Args:
+        patterns: ``(path_regex, callback)`` of every URL pattern of the URLconf.
+    """
+    routed: list[tuple[type, dict[str, str] | None]] = []  # view class, viewset actions
+    for _, callback in patterns:
+        cls = getattr(callback, "cls", None)
+        if isinstance(cls, type):
+            routed.append((cls, getattr(callback, "actions", None)))
+    problems = []
+    for target in list(DECORATED):
+        # An @api_view function's class is WrappedAPIView, renamed after the function.
+        name = (
+            target.__name__
+            if target.__qualname__.endswith("WrappedAPIView")
+            else target.__qualname__
+        )
+        label = f"{target.__module__}.{name}"
+        own = target.__dict__.get(METADATA_ATTR, {})
+        decorators = "@api_group" if own.get("groups") else "@mcp_tool"
+        if not _runs_async_handlers(target, routed) and (
+            inspect.iscoroutinefunction(target)
+            or (isinstance(target, type) and any(inspect.iscoroutinefunction(v) for v in vars(target).values()))
+        ):
+            problems.append(
+                Problem(
+                    "mcp_bridge.W083",
+                    f"{decorators} on {label}, an async view or handler: DRF views run synchronously, "
+                    f"so it is not published.",
+                    "Make the handler a plain `def` (DRF calls it in the request's thread).",
+                    label,
+                )
+            )
+            continue
+        if isinstance(target, type):
+            if not issubclass(target, APIView):
+                kind = "a plain Django view" if issubclass(target, View) else "not a view"
+                problems.append(
+                    Problem(
+                        "mcp_bridge.W082",
+                        f"{decorators} on {label}, which is {kind}: only DRF views are published.",
+                        "Make it a DRF APIView or viewset, or an @api_view function.",
+                        label,
+                    )
+                )
+                continue
+            users = [(cls, actions) for cls, actions in routed if issubclass(cls, target)]
+        else:
+            users = [
+                (cls, actions) for cls, actions in routed if _routes_handler(cls, actions, target)
+            ]
+        if not users:
+            if own.get("groups"):
+                problems.append(
+                    Problem(
+                        "mcp_bridge.W081",
+                        f"@api_group on {label}, which no URL pattern routes to: it publishes nothing.",
+                        "Register the viewset with a router (or add a path() for the view) in the URLconf; "
+                        "for an @action, check its `methods` and the router's routes.",
+                        label,
+                    )
+                )
+            elif own:
+                problems.append(_no_group(label))
+            continue
+        if own.get("groups"):
+            continue
+        # A class-level @mcp_tool mapping: in a group through the class or its actions.
+        if isinstance(target, type):
+            grouped = any(get_metadata(cls, None)["groups"] or _any_group(cls) for cls, _ in users)
+        else:
+            grouped = any(get_metadata(cls, target)["groups"] for cls, _ in users)
+        if not grouped:
+            problems.append(_no_group(label))
+    return problems
+
+
+def _routes_handler(cls: type, actions: dict[str, str] | None, function: Any) -> bool:
+    """Whether a routed view (class and viewset actions) calls ``function`` as a handler."""
+    names = set(actions.values()) if actions else set(getattr(cls, "http_method_names", ()))
+    for name in names:
+        handler = getattr(cls, name, None)
+        while handler is not None:  # through wrappers (@cached, @locked keep __wrapped__)
+            if handler is function:
+                return True
+            handler = getattr(handler, "__wrapped__", None)
+    return False
+
+
+def _any_group(cls: type) -> bool:
+    """A class whose actions are in groups: a class-level @mcp_tool mapping names those."""
+    return any(getattr(value, METADATA_ATTR, {}).get("groups") for value in vars(cls).values())
+
+
+def _no_group(label: str) -> Problem:
+    return Problem(
+        "mcp_bridge.W080",
+        f"@mcp_tool on {label}, which is in no API group: @mcp_tool publishes nothing by itself.",
+        'Add @api_group("<group>") to it or to its view class.',
+        label,
+    )

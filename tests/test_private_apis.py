@@ -1,0 +1,75 @@
+"""The private Django, DRF, gettext and drf-spectacular APIs the bridge relies on are still there
+and still behave as it expects: an upgrade that drops one fails here, by name, before it fails
+somewhere deep in a tool call. Each use carries a comment pointing here."""
+
+from __future__ import annotations
+
+import gettext
+from pathlib import Path
+
+import pytest
+from django.core.handlers.base import BaseHandler
+from django.http import HttpRequest, HttpResponse
+from drf_spectacular.drainage import GENERATOR_STATS, add_trace_message, error, warn
+from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
+from drf_spectacular.openapi import AutoSchema
+from rest_framework.request import Request
+
+import mcp_bridge
+
+LOCALE = Path(mcp_bridge.__file__).parent / "locale"
+
+
+def test_django_basehandler_make_view_atomic():
+    """mcp_bridge.executor: ATOMIC_REQUESTS applied to the view of a tool call."""
+    view = BaseHandler().make_view_atomic(lambda request: "ran")
+    assert view(HttpRequest()) == "ran"
+
+
+@pytest.mark.django_db  # close() sends request_finished, which closes database connections
+def test_django_response_resource_closers():
+    """mcp_bridge.events: tool_call_delivered runs when the response is closed."""
+    ran = []
+    response = HttpResponse()
+    response._resource_closers.append(lambda: ran.append(True))
+    response.close()
+    assert ran == [True]
+
+
+def test_gettext_catalog_of_a_parsed_mo():
+    """mcp_bridge.translation.Catalogue: msgctxt entries read from ``_catalog``."""
+    mo = next(LOCALE.glob("*/LC_MESSAGES/*.mo"))
+    with mo.open("rb") as handle:
+        catalogue = gettext.GNUTranslations(handle)
+    assert isinstance(catalogue._catalog, dict) and catalogue._catalog
+
+
+@pytest.mark.django_db
+def test_drf_request_reads_force_auth_user(django_user_model):
+    """mcp_bridge.executor and mcp_stdio --user: DRF's forced authentication."""
+    user = django_user_model.objects.create_user("forced")
+    http = HttpRequest()
+    http._force_auth_user = user
+    request = Request(http)
+    assert request.user == user
+    assert request._request is http  # openapi.py: the mock request's GET is replaced there
+
+
+def test_drf_spectacular_private_hooks():
+    """mcp_bridge.openapi: the generator's URL walk and list/detail decision."""
+    assert callable(EndpointEnumerator._get_api_endpoints)
+    assert callable(SchemaGenerator._initialise_endpoints)
+    assert callable(SchemaGenerator._get_paths_and_endpoints)
+    assert callable(AutoSchema._is_list_view)
+
+
+def test_drf_spectacular_generator_stats_caches():
+    """mcp_bridge.openapi: the messages of one get_schema(), read from GENERATOR_STATS."""
+    GENERATOR_STATS.reset()
+    with GENERATOR_STATS.silence(), add_trace_message(AutoSchema):
+        warn("a warning")
+        error("an error")
+    assert [*GENERATOR_STATS._warn_cache] == [next(iter(GENERATOR_STATS._warn_cache))]
+    assert "[AutoSchema]: a warning" in next(iter(GENERATOR_STATS._warn_cache))
+    assert "an error" in next(iter(GENERATOR_STATS._error_cache))
+    GENERATOR_STATS.reset()
