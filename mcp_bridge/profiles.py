@@ -26,8 +26,9 @@ them, with the same meaning:
   - ``oneOf`` becomes ``anyOf`` when no value can match two branches: their
     types differ, their ``enum`` values differ, or they are objects that
     require a common property whose values differ (a discriminator);
-  - ``exclusiveMinimum``/``exclusiveMaximum`` of an integer become
-    ``minimum``/``maximum``; an ``array`` without ``items`` gets ``items: {}``;
+  - ``exclusiveMinimum``/``exclusiveMaximum`` become ``minimum``/``maximum``: the next
+    integer inward for an integer, the next double inward for a number (exact for the
+    IEEE doubles JSON numbers are read as); an ``array`` without ``items`` gets ``items: {}``;
   - annotations outside the subset are dropped (``examples``, ``readOnly``,
     ``writeOnly``, ``deprecated``...), and ``default`` goes into the
     ``description`` text.
@@ -407,7 +408,7 @@ class _Converter:
             if types is None or None in enum:
                 return self._split_enum(schema)
         if isinstance(types, str):
-            schema = self._exact_integer_bounds(schema, types)
+            schema = self._exact_bounds(schema, types)
             if types == "array" and "items" not in schema:
                 schema["items"] = {}
         leftovers = sorted(k for k in schema if k not in PORTABLE_KEYWORDS)
@@ -470,15 +471,24 @@ class _Converter:
             return _ordered({**texts, "type": "string", "enum": []})
         return _ordered({**texts, "anyOf": branches})
 
-    def _exact_integer_bounds(self, schema: dict[str, Any], type_name: str) -> dict[str, Any]:
+    def _exact_bounds(self, schema: dict[str, Any], type_name: str) -> dict[str, Any]:
         for exclusive, inclusive, step, pick in (
             ("exclusiveMinimum", "minimum", 1, max),
             ("exclusiveMaximum", "maximum", -1, min),
         ):
-            if exclusive in schema and type_name == "integer" and isinstance(schema[exclusive], (int, float)):
-                bound = schema.pop(exclusive)
-                value = (math.floor(bound) + 1) if step == 1 else (math.ceil(bound) - 1)
-                schema[inclusive] = pick(schema[inclusive], value) if inclusive in schema else value
+            bound = schema.get(exclusive)
+            if isinstance(bound, bool) or not isinstance(bound, (int, float)):
+                continue
+            if type_name == "integer":
+                value: int | float = (math.floor(bound) + 1) if step == 1 else (math.ceil(bound) - 1)
+            elif type_name == "number":
+                # The next double inward: no JSON number a client can write (an IEEE double,
+                # RFC 8259 §6) lies between it and the exclusive bound, so the rewrite is exact.
+                value = math.nextafter(float(bound), math.inf if step == 1 else -math.inf)
+            else:
+                continue
+            del schema[exclusive]
+            schema[inclusive] = pick(schema[inclusive], value) if inclusive in schema else value
         return schema
 
 
