@@ -2,10 +2,12 @@
 
 For every tool of the demo and of the test app, and for its ``inputSchema`` and its
 2026-07-28 ``outputSchema``, instances are generated with hypothesis-jsonschema from the
-exact schema (valid ones), then mutated by hand (a value of another type, a required
-property removed, an extra property, ``null`` in its place, a value outside its enum)
-and by hypothesis (any JSON object). Each instance is judged by the validators the bridge
-uses (arguments with formats asserted, results without), against:
+exact schema (valid ones; from a copy that accepts a subset of its values, cheaper to
+generate, see :func:`_for_generation`), then mutated by hand (a value of another type, a
+required property removed, an extra property, ``null`` in its place, a value outside its
+enum) and by hypothesis (any JSON object), in one hypothesis run per schema. Each instance
+is judged by the validators the bridge uses (arguments with formats asserted, results
+without), against:
 
 * ``defs``: the exact schema, the one the bridge enforces;
 * ``inline``: must agree with ``defs`` on every instance;
@@ -153,9 +155,10 @@ class Judges:
         # the exact one, as this very test checks); the others from the exact schema.
         generated = _for_generation(closed.schema if self.recursive else exact)
         self.strategy = from_schema(generated)
-        # A copy that accepts nothing, or nothing at one of its definitions, would leave
-        # whole branches untested, or make every test case invalid (hypothesis then draws
-        # hundreds of them, each judging every tool, before giving up): refuse it here.
+        # A copy that accepts nothing at one of its definitions leaves whole branches
+        # untested (an optional property never drawn, a list always empty); one that
+        # accepts nothing at all makes every test case invalid (hypothesis draws hundreds
+        # before giving up). Either is refused here, before any drawing.
         assert not _satisfiable_probe(generated).is_empty, (label, "nothing to generate from", generated)
         self.counts = {"generated": 0, "valid": 0, "invalid": 0, "beyond": 0}
 
