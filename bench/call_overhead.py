@@ -27,21 +27,44 @@ def run() -> str:
             samples = lib.interleaved(
                 [
                     lib.rest("rest", server, path),
-                    lib.mcp("mcp", server, "/mcp/bench/", "tools/call", {"name": tool, "arguments": arguments}),
+                    lib.mcp(
+                        "mcp",
+                        server,
+                        "/mcp/bench/",
+                        "tools/call",
+                        {"name": tool, "arguments": arguments},
+                    ),
                 ],
                 n,
             )
             r, m = samples["rest"], samples["mcp"]
             ratio = lib.median(m) / lib.median(r)
-            rows.append([
-                label, len(r), lib.ms(lib.median(r)), lib.ms(lib.median(m)), f"{ratio:.3f}",
-                lib.ms(lib.p95(r)), lib.ms(lib.p95(m)), f"{lib.p95(m) / lib.p95(r):.3f}",
-                lib.verdict(ratio, 1.10),
-            ])
+            rows.append(
+                [
+                    label,
+                    len(r),
+                    lib.ms(lib.median(r)),
+                    lib.ms(lib.median(m)),
+                    f"{ratio:.3f}",
+                    lib.ms(lib.p95(r)),
+                    lib.ms(lib.p95(m)),
+                    f"{lib.p95(m) / lib.p95(r):.3f}",
+                    lib.verdict(ratio, 1.10),
+                ]
+            )
     out += lib.table(
         "1. Call overhead: tools/call vs REST, same view (gunicorn, 1 sync worker, sequential)",
-        ["view", "samples each", "REST median ms", "MCP median ms", "MCP/REST median",
-         "REST p95 ms", "MCP p95 ms", "MCP/REST p95", "target"],
+        [
+            "view",
+            "samples each",
+            "REST median ms",
+            "MCP median ms",
+            "MCP/REST median",
+            "REST p95 ms",
+            "MCP p95 ms",
+            "MCP/REST p95",
+            "target",
+        ],
         rows,
         "Latency is measured by the client: connect, request, whole response (gunicorn's sync "
         "workers close every connection). Interleaved: REST and MCP alternate, order rotating per round.",

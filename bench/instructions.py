@@ -63,8 +63,16 @@ def _start(kind: str, view: str, n: int, scratch: str) -> subprocess.Popen[str]:
     side: instruction counts do not depend on what else the machine does)."""
     return subprocess.Popen(
         [
-            "valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/callgrind.{n}.out",
-            sys.executable, "-m", "bench.instructions", "--child", kind, view, str(n),
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={scratch}/callgrind.{n}.out",
+            sys.executable,
+            "-m",
+            "bench.instructions",
+            "--child",
+            kind,
+            view,
+            str(n),
         ],
         cwd=lib.ROOT,
         env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(lib.ROOT)},
@@ -88,7 +96,10 @@ def _collected(process: subprocess.Popen[str], what: str) -> int:
 def per_request(kind: str, view: str) -> float:
     with tempfile.TemporaryDirectory() as scratch:
         few, many = _start(kind, view, FEW, scratch), _start(kind, view, MANY, scratch)
-        counts = _collected(many, f"{kind} {view} x{MANY}"), _collected(few, f"{kind} {view} x{FEW}")
+        counts = (
+            _collected(many, f"{kind} {view} x{MANY}"),
+            _collected(few, f"{kind} {view} x{FEW}"),
+        )
     return (counts[0] - counts[1]) / (MANY - FEW)
 
 
@@ -97,10 +108,20 @@ def run(views: list[str] | None = None) -> str:
         return "Instruction counts skipped: valgrind is not installed (apt-get install valgrind).\n"
     rows = []
     for view in views or list(CASES):
-        lib.log(f"instructions: {view} view, REST and tools/call, {FEW} and {MANY} requests each under callgrind")
+        lib.log(
+            f"instructions: {view} view, REST and tools/call, {FEW} and {MANY} requests each under callgrind"
+        )
         rest = per_request("rest", view)
         mcp = per_request("mcp", view)
-        rows.append([view, f"{rest / 1e3:,.0f}", f"{mcp / 1e3:,.0f}", f"{mcp / rest:.3f}", f"{(mcp - rest) / 1e3:,.0f}"])
+        rows.append(
+            [
+                view,
+                f"{rest / 1e3:,.0f}",
+                f"{mcp / 1e3:,.0f}",
+                f"{mcp / rest:.3f}",
+                f"{(mcp - rest) / 1e3:,.0f}",
+            ]
+        )
     return lib.table(
         "Instructions per request (callgrind, in process through Django's test client)",
         ["view", "REST k instr", "tools/call k instr", "MCP/REST", "bridge adds, k instr"],

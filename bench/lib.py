@@ -77,8 +77,17 @@ def gunicorn(name: str, *, workers: int = 1, peer: bool = False) -> Iterator[Ser
     }
     OUT_DIR.mkdir(exist_ok=True)
     command = [
-        str(venv / "bin" / "gunicorn"), "--workers", str(workers), "--worker-class", "sync",
-        "--bind", f"{HOST}:{port}", "--backlog", "64", "--log-level", "warning",
+        str(venv / "bin" / "gunicorn"),
+        "--workers",
+        str(workers),
+        "--worker-class",
+        "sync",
+        "--bind",
+        f"{HOST}:{port}",
+        "--backlog",
+        "64",
+        "--log-level",
+        "warning",
         "bench.site.wsgi:application",
     ]
     with open(OUT_DIR / f"gunicorn-{name}.log", "wb") as log:
@@ -140,21 +149,38 @@ class Request:
 
 
 def rest(label: str, server: Server, path: str) -> Request:
-    return Request(label, server, "GET", path, headers={"Authorization": f"Token {TOKEN}", "Accept": "application/json"})
+    return Request(
+        label,
+        server,
+        "GET",
+        path,
+        headers={"Authorization": f"Token {TOKEN}", "Accept": "application/json"},
+    )
 
 
 def mcp_message(method: str, params: dict[str, Any]) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
 
 
-def mcp(label: str, server: Server, path: str, method: str, params: dict[str, Any], revision: str = REVISION) -> Request:
+def mcp(
+    label: str,
+    server: Server,
+    path: str,
+    method: str,
+    params: dict[str, Any],
+    revision: str = REVISION,
+) -> Request:
     def check(body: bytes) -> None:
         answer = json.loads(body)
         if "result" not in answer or answer["result"].get("isError"):
             raise RuntimeError(f"{label}: not a successful result: {body[:400]!r}")
 
     return Request(
-        label, server, "POST", path, body=mcp_message(method, params),
+        label,
+        server,
+        "POST",
+        path,
+        body=mcp_message(method, params),
         headers={
             "Authorization": f"Token {TOKEN}",
             "Content-Type": "application/json",
@@ -182,11 +208,17 @@ def in_process_senders(view: str) -> tuple[Any, Any]:
     client = Client(HTTP_HOST=HOST)
     auth = {"HTTP_AUTHORIZATION": f"Token {TOKEN}"}
     body = mcp_message("tools/call", {"name": tool, "arguments": arguments})
-    headers = {**auth, "HTTP_ACCEPT": "application/json, text/event-stream", "HTTP_MCP_PROTOCOL_VERSION": REVISION}
+    headers = {
+        **auth,
+        "HTTP_ACCEPT": "application/json, text/event-stream",
+        "HTTP_MCP_PROTOCOL_VERSION": REVISION,
+    }
 
     def mcp() -> None:
         response = client.post("/mcp/bench/", body, content_type="application/json", **headers)
-        assert response.status_code == 200 and b'"isError":false' in response.content, response.content[:300]
+        assert response.status_code == 200 and b'"isError":false' in response.content, (
+            response.content[:300]
+        )
 
     def rest() -> None:
         response = client.get(path, HTTP_ACCEPT="application/json", **auth)

@@ -23,6 +23,7 @@ import sys
 import time
 
 from bench import lib
+
 SIZES = (10, 100, 1000)  # bench.shop.generated.SIZES, which needs Django set up
 
 
@@ -100,19 +101,29 @@ def cold_rows() -> list[list[str]]:
         lib.log(f"listing, cold: {group}, {rounds[size]} rounds")
         for round_ in range(rounds[size]):
             measures = [
-                ("group", lambda: _cold_tools_list(group, keep_url_index=True)[0]),
-                ("first", lambda: _cold_tools_list(group)[0]),
-                ("spectacular", lambda: _timed(lambda: _spectacular(size))),
+                ("group", lambda group=group: _cold_tools_list(group, keep_url_index=True)[0]),
+                ("first", lambda group=group: _cold_tools_list(group)[0]),
+                ("spectacular", lambda size=size: _timed(lambda: _spectacular(size))),
             ]
             for label, measure in measures if round_ % 2 == 0 else measures[::-1]:
                 samples[label].append(measure())
         spectacular = lib.median(samples["spectacular"])
         ratio = lib.median(samples["group"]) / spectacular
         first_ratio = lib.median(samples["first"]) / spectacular
-        rows.append([
-            size, operations, tools, len(samples["group"]), lib.ms(spectacular), lib.ms(lib.median(samples["group"])),
-            f"{ratio:.3f}", lib.verdict(ratio, 1.3), lib.ms(lib.median(samples["first"])), f"{first_ratio:.3f}",
-        ])
+        rows.append(
+            [
+                size,
+                operations,
+                tools,
+                len(samples["group"]),
+                lib.ms(spectacular),
+                lib.ms(lib.median(samples["group"])),
+                f"{ratio:.3f}",
+                lib.verdict(ratio, 1.3),
+                lib.ms(lib.median(samples["first"])),
+                f"{first_ratio:.3f}",
+            ]
+        )
     return rows
 
 
@@ -125,26 +136,40 @@ def warm_rows() -> list[list[str]]:
             lib.log(f"listing, warm: {group}, {n} x 2 requests")
             listing = lib.mcp("mcp", server, f"/mcp/{group}/", "tools/list", {})
             # The same request bytes to both: the plain view ignores them.
-            plain = lib.Request("plain", server, "POST", f"/prebytes/{group}/", listing.body, dict(listing.headers))
+            plain = lib.Request(
+                "plain", server, "POST", f"/prebytes/{group}/", listing.body, dict(listing.headers)
+            )
             samples = lib.interleaved([listing, plain], n)
             _, _, body = listing.send()
             _, _, same = plain.send()
             assert body == same, f"{group}: the plain view's bytes differ from tools/list"
             m, p = samples["mcp"], samples["plain"]
             ratio = lib.median(m) / lib.median(p)
-            rows.append([
-                size, len(json.loads(body)["result"]["tools"]), f"{len(body) / 1024:.0f}", len(m),
-                lib.ms(lib.median(p)), lib.ms(lib.median(m)), f"{ratio:.3f}", f"{lib.p95(m) / lib.p95(p):.3f}",
-                lib.verdict(ratio, 1.2),
-            ])
+            rows.append(
+                [
+                    size,
+                    len(json.loads(body)["result"]["tools"]),
+                    f"{len(body) / 1024:.0f}",
+                    len(m),
+                    lib.ms(lib.median(p)),
+                    lib.ms(lib.median(m)),
+                    f"{ratio:.3f}",
+                    f"{lib.p95(m) / lib.p95(p):.3f}",
+                    lib.verdict(ratio, 1.2),
+                ]
+            )
     return rows
 
 
 def memory_rows() -> list[list[str]]:
     """In a fresh process (``python -m bench.listing memory``): tracemalloc's numbers per group."""
     output = subprocess.run(
-        [sys.executable, "-m", "bench.listing", "memory"], check=True, capture_output=True, text=True,
-        cwd=lib.ROOT, env={**os.environ, "PYTHONPATH": str(lib.ROOT)},
+        [sys.executable, "-m", "bench.listing", "memory"],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=lib.ROOT,
+        env={**os.environ, "PYTHONPATH": str(lib.ROOT)},
     ).stdout
     return json.loads(output.strip().splitlines()[-1])
 
@@ -177,15 +202,27 @@ def _measure_memory() -> None:
         after = tracemalloc.get_traced_memory()[0]
         tools = len(json.loads(body)["result"]["tools"])
         kib = (held - after) / 1024
-        rows.append([size, tools, f"{kib:.0f}", f"{kib / size:.1f}", f"{(held - before) / 1024:.0f}"])
+        rows.append(
+            [size, tools, f"{kib:.0f}", f"{kib / size:.1f}", f"{(held - before) / 1024:.0f}"]
+        )
     print(json.dumps(rows))
 
 
 def run() -> str:
     out = lib.table(
         "3a. Listing, cold: first tools/list of a group vs drf-spectacular's get_schema, same endpoints (in process)",
-        ["operations", "in the schema", "tools", "rounds each", "spectacular ms", "bridge cold ms", "bridge/spectacular",
-         "target", "incl. URLconf walk ms", "incl. walk/spectacular"],
+        [
+            "operations",
+            "in the schema",
+            "tools",
+            "rounds each",
+            "spectacular ms",
+            "bridge cold ms",
+            "bridge/spectacular",
+            "target",
+            "incl. URLconf walk ms",
+            "incl. walk/spectacular",
+        ],
         cold_rows(),
         "The bridge's cold figure includes drf-spectacular's generation for the group, which it runs itself, and every "
         "later step (OpenRPC methods, tools, schema checks, the translated copy, the encoded answer). 'incl. URLconf "
@@ -194,13 +231,29 @@ def run() -> str:
     )
     out += lib.table(
         "3b. Listing, warm: tools/list vs a plain view answering the same pre-serialised bytes (gunicorn, 1 sync worker)",
-        ["operations", "tools on page 1", "page KiB", "samples each", "plain ms", "tools/list ms", "median ratio", "p95 ratio", "target"],
+        [
+            "operations",
+            "tools on page 1",
+            "page KiB",
+            "samples each",
+            "plain ms",
+            "tools/list ms",
+            "median ratio",
+            "p95 ratio",
+            "target",
+        ],
         warm_rows(),
         "The first page (PAGE_SIZE 100), as a client's first tools/list gets it.",
     )
     out += lib.table(
         "3c. Memory held per cached group (tracemalloc, fresh process)",
-        ["operations", "tools", "held KiB", "KiB per operation", "traced growth during the build KiB"],
+        [
+            "operations",
+            "tools",
+            "held KiB",
+            "KiB per operation",
+            "traced growth during the build KiB",
+        ],
         memory_rows(),
         "'held' is what clearing the group's tool set frees: its tools, OpenRPC document, per-language copy and encoded "
         "pages (the URLconf's index, shared by every group, is not counted).",

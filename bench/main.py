@@ -26,18 +26,29 @@ def machine() -> str:
     lines = [
         f"- cores: {os.cpu_count()}; load average at the start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
         f"- Python {platform.python_version()} ({platform.machine()}, {platform.system()} {platform.release()})",
-        f"- Django {version('django')}, djangorestframework {version('djangorestframework')}, "
-        f"drf-spectacular {version('drf-spectacular')}, jsonschema {version('jsonschema')}, gunicorn {version('gunicorn')}",
+        (
+            f"- Django {version('django')}, djangorestframework {version('djangorestframework')}, "
+            f"drf-spectacular {version('drf-spectacular')}, jsonschema {version('jsonschema')}, "
+            f"gunicorn {version('gunicorn')}"
+        ),
         f"- the fast extra: jsonschema-rs {version('jsonschema-rs')}, orjson {version('orjson')}",
     ]
     if peer.exists():
         import subprocess
 
         peer_versions = subprocess.run(
-            [str(peer), "-c", "from importlib.metadata import version as v; "
-             "print(f\"django-mcp-server {v('django-mcp-server')}, mcp {v('mcp')}, Django {v('django')}, "
-             "djangorestframework {v('djangorestframework')}\")"],
-            capture_output=True, text=True, check=True,
+            [
+                str(peer),
+                "-c",
+                (
+                    "from importlib.metadata import version as v; "
+                    "print(f\"django-mcp-server {v('django-mcp-server')}, mcp {v('mcp')}, Django {v('django')}, "
+                    "djangorestframework {v('djangorestframework')}\")"
+                ),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout.strip()
         lines.append(f"- peer virtualenv: {peer_versions}")
     return "\n".join(lines) + "\n"
@@ -46,7 +57,9 @@ def machine() -> str:
 def main(names: list[str]) -> None:
     unknown = set(names) - set(ALL) - set(ON_REQUEST)
     if unknown:
-        sys.exit(f"unknown benchmark(s): {', '.join(sorted(unknown))}; choose from {', '.join(ALL + ON_REQUEST)}")
+        sys.exit(
+            f"unknown benchmark(s): {', '.join(sorted(unknown))}; choose from {', '.join(ALL + ON_REQUEST)}"
+        )
     started = time.time()
     text = f"## Run of {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n\n{machine()}\n"
     print(text, flush=True)
@@ -56,7 +69,10 @@ def main(names: list[str]) -> None:
     text += f"Whole run: {time.time() - started:.0f} s{' (BENCH_QUICK)' if lib.quick() else ''}.\n"
     lib.OUT_DIR.mkdir(exist_ok=True)
     (lib.OUT_DIR / "results.md").write_text(text)
-    print(f"Whole run: {time.time() - started:.0f} s. Tables written to {lib.OUT_DIR / 'results.md'}", flush=True)
+    print(
+        f"Whole run: {time.time() - started:.0f} s. Tables written to {lib.OUT_DIR / 'results.md'}",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -124,7 +124,9 @@ async def _scenario(url: str, listing: str, names: list[str], mode: str) -> tupl
 
 
 def main() -> None:
-    mode = {"handshake": "legacy", "modern": "2026-07-28"}.get(sys.argv[1] if len(sys.argv) > 1 else "handshake")
+    mode = {"handshake": "legacy", "modern": "2026-07-28"}.get(
+        sys.argv[1] if len(sys.argv) > 1 else "handshake"
+    )
     assert mode is not None, "usage: python -m bench.pagination [handshake|modern]"
     _setup()
     import anyio
@@ -148,17 +150,31 @@ def main() -> None:
                 for listing in ("first page", "every page", "no listing"):
                     counting.reset()
                     validated, seconds = anyio.run(_scenario, url, listing, called, mode)
-                    rows.append((
-                        "none (one page)" if size is None else size, listing,
-                        counting.requests["tools/list"], f"{counting.bytes['tools/list'] / 1000:,.0f}",
-                        counting.requests["tools/call"], f"{validated} of {len(called)}", f"{seconds:.2f}",
-                    ))
+                    rows.append(
+                        (
+                            "none (one page)" if size is None else size,
+                            listing,
+                            counting.requests["tools/list"],
+                            f"{counting.bytes['tools/list'] / 1000:,.0f}",
+                            counting.requests["tools/call"],
+                            f"{validated} of {len(called)}",
+                            f"{seconds:.2f}",
+                        )
+                    )
                     lib.log(f"PAGE_SIZE {size}, {listing}: {rows[-1]}")
     finally:
         server.shutdown()
     lib.table(
         f"The official client ({mode}) calling 3 tools beyond the first 100 of a 1,000-tool group",
-        ("PAGE_SIZE", "client lists", "tools/list requests", "tools/list kB", "tools/call", "results validated", "s"),
+        (
+            "PAGE_SIZE",
+            "client lists",
+            "tools/list requests",
+            "tools/list kB",
+            "tools/call",
+            "results validated",
+            "s",
+        ),
         rows,
     )
 

@@ -36,16 +36,34 @@ def run() -> str:
             )
             b, p, r = samples["bridge"], samples["peer"], samples["rest"]
             ratio = lib.median(b) / lib.median(p)
-            rows.append([
-                label, len(b), lib.ms(lib.median(b)), lib.ms(lib.median(p)), lib.ms(lib.median(r)),
-                f"{ratio:.3f}", f"{lib.p95(b) / lib.p95(p):.3f}",
-                f"{lib.median(b) / lib.median(r):.3f}", f"{lib.median(p) / lib.median(r):.3f}",
-                lib.verdict(ratio, 1.0),
-            ])
+            rows.append(
+                [
+                    label,
+                    len(b),
+                    lib.ms(lib.median(b)),
+                    lib.ms(lib.median(p)),
+                    lib.ms(lib.median(r)),
+                    f"{ratio:.3f}",
+                    f"{lib.p95(b) / lib.p95(p):.3f}",
+                    f"{lib.median(b) / lib.median(r):.3f}",
+                    f"{lib.median(p) / lib.median(r):.3f}",
+                    lib.verdict(ratio, 1.0),
+                ]
+            )
     return lib.table(
         "2. Peer comparison: mcp_bridge vs django-mcp-server 0.5.7, same views (gunicorn, 1 sync worker each)",
-        ["view", "samples each", "bridge median ms", "peer median ms", "REST median ms",
-         "bridge/peer median", "bridge/peer p95", "bridge/REST", "peer/REST", "target"],
+        [
+            "view",
+            "samples each",
+            "bridge median ms",
+            "peer median ms",
+            "REST median ms",
+            "bridge/peer median",
+            "bridge/peer p95",
+            "bridge/REST",
+            "peer/REST",
+            "target",
+        ],
         rows,
         "Both servers stateless and token-authenticated. The peer answers 2025-06-18 (its SDK's newest); "
         "the bridge 2025-11-25, with structuredContent and output validation, which the peer does not do.",

@@ -16,13 +16,13 @@ import time
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.site.settings")
 
-import django  # noqa: E402
+import django
 
 django.setup()
 
-from pyinstrument import Profiler  # noqa: E402
+from pyinstrument import Profiler
 
-from bench import lib  # noqa: E402
+from bench import lib
 
 CASES = lib.IN_PROCESS_CASES
 
@@ -35,12 +35,22 @@ def main(view: str = "tiny", n: int = 2000) -> None:
     rows = []
     for round_ in range(3):
         times = {}
-        for label, send in (("rest", rest), ("mcp", mcp)) if round_ % 2 == 0 else (("mcp", mcp), ("rest", rest)):
+        for label, send in (
+            (("rest", rest), ("mcp", mcp)) if round_ % 2 == 0 else (("mcp", mcp), ("rest", rest))
+        ):
             start = time.process_time()
             for _ in range(n):
                 send()
             times[label] = (time.process_time() - start) / n
-        rows.append([round_ + 1, n, f"{times['rest'] * 1e6:.0f}", f"{times['mcp'] * 1e6:.0f}", f"{times['mcp'] / times['rest']:.3f}"])
+        rows.append(
+            [
+                round_ + 1,
+                n,
+                f"{times['rest'] * 1e6:.0f}",
+                f"{times['mcp'] * 1e6:.0f}",
+                f"{times['mcp'] / times['rest']:.3f}",
+            ]
+        )
     lib.table(
         f"In-process CPU time per request, {view} view (Django test client, no network)",
         ["round", "requests each", "REST µs", "MCP µs", "MCP/REST"],
@@ -52,10 +62,15 @@ def main(view: str = "tiny", n: int = 2000) -> None:
         mcp()
     profiler.stop()
     lib.OUT_DIR.mkdir(exist_ok=True)
-    (lib.OUT_DIR / f"profile-{view}.txt").write_text(profiler.output_text(unicode=True, color=False, show_all=True))
+    (lib.OUT_DIR / f"profile-{view}.txt").write_text(
+        profiler.output_text(unicode=True, color=False, show_all=True)
+    )
     (lib.OUT_DIR / f"profile-{view}.html").write_text(profiler.output_html())
     print(f"pyinstrument profile of {n} tools/call: {lib.OUT_DIR}/profile-{view}.txt (.html)")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "tiny", int(sys.argv[2]) if len(sys.argv) > 2 else 2000)
+    main(
+        sys.argv[1] if len(sys.argv) > 1 else "tiny",
+        int(sys.argv[2]) if len(sys.argv) > 2 else 2000,
+    )

@@ -59,13 +59,20 @@ def _build_module(size: int) -> types.ModuleType:
                 "display": serializers.CharField(read_only=True),
                 "name": serializers.CharField(),
                 "slug": serializers.SlugField(),
-                "description": serializers.CharField(required=False, help_text=f"What the {kind.lower()} is for."),
+                "description": serializers.CharField(
+                    required=False, help_text=f"What the {kind.lower()} is for."
+                ),
             },
         )
 
     briefs = {kind: brief(kind) for kind in BRIEF_KINDS}
     tag = brief("Tag")
-    statuses = [("active", "Active"), ("planned", "Planned"), ("staged", "Staged"), ("retired", "Retired")]
+    statuses = [
+        ("active", "Active"),
+        ("planned", "Planned"),
+        ("staged", "Staged"),
+        ("retired", "Retired"),
+    ]
 
     def resource_serializer(index: int) -> type[serializers.Serializer]:
         attrs: dict[str, Any] = {
@@ -92,7 +99,9 @@ def _build_module(size: int) -> types.ModuleType:
 
             attrs[field] = Nested()
             attrs[f"get_{field}"] = lambda self, obj: None
-            attrs[f"{field}_id"] = serializers.IntegerField(write_only=True, required=False, allow_null=True)
+            attrs[f"{field}_id"] = serializers.IntegerField(
+                write_only=True, required=False, allow_null=True
+            )
 
         @extend_schema_field(tag(many=True))
         class Tags(serializers.SerializerMethodField):
@@ -150,7 +159,9 @@ def _measure(size: int) -> dict[str, Any]:
     group = f"scale{size}"
     gc.collect()
     start = time.perf_counter()
-    spectacular = SchemaGenerator(patterns=module.api_patterns).get_schema(request=None, public=True)
+    spectacular = SchemaGenerator(patterns=module.api_patterns).get_schema(
+        request=None, public=True
+    )
     spectacular_seconds = time.perf_counter() - start
     spectacular_bytes = len(json.dumps(spectacular, separators=(",", ":")).encode())
 
@@ -212,21 +223,46 @@ def rows(sizes: tuple[int, ...] = SIZES) -> list[list[str]]:
     for size in sizes:
         lib.log(f"scale: {size} operations")
         r = _measure(size)
-        out.append([
-            r["operations"], r["tools"], f"{r['spectacular_kib']:.0f}", f"{r['bridge_kib']:.0f}", f"{r['bytes_ratio']:.2f}",
-            f"{r['per_tool_mean_kib']:.1f}", f"{r['per_tool_max_kib']:.1f}", f"{r['spectacular_s']:.2f}",
-            f"{r['bridge_s']:.2f}", f"{r['time_ratio']:.2f}", f"{r['gzip_kib']:.0f}",
-            f"{r['bridge_kib'] / r['gzip_kib']:.0f}", f"{r['warm_plain_ms']:.1f}", f"{r['warm_gzip_ms']:.1f}",
-        ])
+        out.append(
+            [
+                r["operations"],
+                r["tools"],
+                f"{r['spectacular_kib']:.0f}",
+                f"{r['bridge_kib']:.0f}",
+                f"{r['bytes_ratio']:.2f}",
+                f"{r['per_tool_mean_kib']:.1f}",
+                f"{r['per_tool_max_kib']:.1f}",
+                f"{r['spectacular_s']:.2f}",
+                f"{r['bridge_s']:.2f}",
+                f"{r['time_ratio']:.2f}",
+                f"{r['gzip_kib']:.0f}",
+                f"{r['bridge_kib'] / r['gzip_kib']:.0f}",
+                f"{r['warm_plain_ms']:.1f}",
+                f"{r['warm_gzip_ms']:.1f}",
+            ]
+        )
     return out
 
 
 def run(sizes: tuple[int, ...] = SIZES) -> str:
     return lib.table(
         "6. A big group shaped like a large API: drf-spectacular's schema vs the whole tools/list (in process)",
-        ["operations", "tools", "spectacular KiB", "tools/list KiB", "bytes ratio", "KiB per tool (mean)",
-         "KiB per tool (max)", "spectacular s", "bridge first list s", "time ratio", "gzip KiB", "gzip factor",
-         "warm list ms", "warm gzip list ms"],
+        [
+            "operations",
+            "tools",
+            "spectacular KiB",
+            "tools/list KiB",
+            "bytes ratio",
+            "KiB per tool (mean)",
+            "KiB per tool (max)",
+            "spectacular s",
+            "bridge first list s",
+            "time ratio",
+            "gzip KiB",
+            "gzip factor",
+            "warm list ms",
+            "warm gzip list ms",
+        ],
         rows(sizes),
         "Compact JSON on both sides. The bridge's time is its first tools/list of the group (drf-spectacular's "
         "generation for the group included, the URLconf index built before the clock starts). gzip: the same "

@@ -30,13 +30,16 @@ def main() -> None:
     user, _ = get_user_model().objects.get_or_create(username="bench")
     Token.objects.get_or_create(user=user, defaults={"key": TOKEN})
     if not Item.objects.exists():
-        categories = [Category.objects.create(name=f"Category {i}", slug=f"category-{i}") for i in range(5)]
+        categories = [
+            Category.objects.create(name=f"Category {i}", slug=f"category-{i}") for i in range(5)
+        ]
         start = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
         Item.objects.bulk_create(
             Item(
                 name=f"Item {i}",
                 slug=f"item-{i}",
-                description=f"Item number {i}: a sturdy thing with a description of ordinary length. " * 2,
+                description=f"Item number {i}: a sturdy thing with a description of ordinary length. "
+                * 2,
                 price=Decimal(i * 7 % 500) + Decimal("0.99"),
                 stock=i % 13,
                 is_active=i % 7 != 0,

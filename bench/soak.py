@@ -59,8 +59,15 @@ def _free_port() -> int:
 
 
 def _manage(env: dict[str, str], *args: str) -> str:
-    return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True,
-                          capture_output=True, text=True, timeout=300).stdout
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    ).stdout
 
 
 def _children(pid: int) -> list[int]:
@@ -98,7 +105,9 @@ class Server:
         return _children(self.process.pid)
 
 
-def start_server(directory: Path, workers: int, application: str = "demo_project.wsgi:application") -> Server:
+def start_server(
+    directory: Path, workers: int, application: str = "demo_project.wsgi:application"
+) -> Server:
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "bench.site.settings_soak",
@@ -112,10 +121,28 @@ def start_server(directory: Path, workers: int, application: str = "demo_project
     port = _free_port()
     log = open(directory / "gunicorn.log", "wb")  # noqa: SIM115 - open for the server's lifetime
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", "sync",
-         "--bind", f"{HOST}:{port}", "--backlog", "64", "--timeout", "60", "--log-level", "warning",
-         application],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--workers",
+            str(workers),
+            "--worker-class",
+            "sync",
+            "--bind",
+            f"{HOST}:{port}",
+            "--backlog",
+            "64",
+            "--timeout",
+            "60",
+            "--log-level",
+            "warning",
+            application,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     for _ in range(300):
         if process.poll() is not None:
@@ -168,12 +195,22 @@ def _post(server: Server, path: str, body: bytes, headers: dict[str, str]) -> tu
         connection.close()
 
 
-def _message(method: str, params: dict[str, Any], revision: str, request_id: int) -> tuple[bytes, dict[str, str]]:
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-               "MCP-Protocol-Version": revision}
+def _message(
+    method: str, params: dict[str, Any], revision: str, request_id: int
+) -> tuple[bytes, dict[str, str]]:
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": revision,
+    }
     if revision == MODERN:
-        params = {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
-                                      "io.modelcontextprotocol/clientCapabilities": {}}}
+        params = {
+            **params,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        }
         headers["Mcp-Method"] = method
         if method == "tools/call":
             headers["Mcp-Name"] = params["name"]
@@ -188,8 +225,14 @@ class Client:
         self.random = random.Random(seed)
         self.ids = itertools.count(1)
 
-    def rpc(self, group: str, method: str, params: dict[str, Any], user: str = "alice",
-            body: bytes | None = None) -> tuple[int, Any]:
+    def rpc(
+        self,
+        group: str,
+        method: str,
+        params: dict[str, Any],
+        user: str = "alice",
+        body: bytes | None = None,
+    ) -> tuple[int, Any]:
         revision = self.random.choice((HANDSHAKE, MODERN))
         request_id = next(self.ids)
         encoded, headers = _message(method, params, revision, request_id)
@@ -198,7 +241,9 @@ class Client:
         answer = json.loads(content) if content else None
         return status, answer
 
-    def call(self, group: str, name: str, arguments: dict[str, Any], user: str = "alice") -> tuple[int, Any]:
+    def call(
+        self, group: str, name: str, arguments: dict[str, Any], user: str = "alice"
+    ) -> tuple[int, Any]:
         return self.rpc(group, "tools/call", {"name": name, "arguments": arguments}, user)
 
     def one(self) -> tuple[str, int, Any, bool]:
@@ -211,14 +256,28 @@ class Client:
         if r < 0.75:
             choice = self.random.randrange(8)
             if choice == 0:
-                args = {"page": self.random.choice([1, None]), "search": self.random.choice([None, "a", "café"])}
+                args = {
+                    "page": self.random.choice([1, None]),
+                    "search": self.random.choice([None, "a", "café"]),
+                }
                 return "products_list", *self.call("catalog", "products_list", args), False
             if choice in (1, 2):
                 slug = self.random.choice(s.slugs + ["a b", "café", "100%", "missing"])
-                return "products_retrieve", *self.call("catalog", "products_retrieve", {"slug": slug}), slug not in s.slugs
+                return (
+                    "products_retrieve",
+                    *self.call("catalog", "products_retrieve", {"slug": slug}),
+                    slug not in s.slugs,
+                )
             if choice == 3:
-                return "products_search", *self.call("catalog", "products_search",
-                                                     {"q": self.random.choice(["a", "e", "zz"]), "in_stock": True}), False
+                return (
+                    "products_search",
+                    *self.call(
+                        "catalog",
+                        "products_search",
+                        {"q": self.random.choice(["a", "e", "zz"]), "in_stock": True},
+                    ),
+                    False,
+                )
             if choice == 4:
                 return "categories_list", *self.call("catalog", "categories_list", {}), False
             if choice == 5:
@@ -230,29 +289,61 @@ class Client:
             choice = self.random.randrange(4)
             if choice == 0:
                 product = self.random.choice(s.products)
-                status, answer = self.call("orders", "orders_create",
-                                           {"items": [{"product": product, "quantity": 1}], "note": "soak"}, user="bob")
+                status, answer = self.call(
+                    "orders",
+                    "orders_create",
+                    {"items": [{"product": product, "quantity": 1}], "note": "soak"},
+                    user="bob",
+                )
                 created = _structured(answer)
                 if isinstance(created, dict) and isinstance(created.get("id"), int):
                     with s.lock:
                         s.orders.append(created["id"])
-                return "orders_create", status, answer, True  # throttled at 30/min: a 429 is expected
+                return (
+                    "orders_create",
+                    status,
+                    answer,
+                    True,
+                )  # throttled at 30/min: a 429 is expected
             if choice == 1:
                 with s.lock:
                     order = s.orders.pop() if s.orders else 1
-                return "orders_cancel", *self.call("orders", "orders_cancel", {"id": order}, user="bob"), True
+                return (
+                    "orders_cancel",
+                    *self.call("orders", "orders_cancel", {"id": order}, user="bob"),
+                    True,
+                )
             if choice == 2:
                 slug = self.random.choice(s.slugs)
-                return "products_partial_update", *self.call(
-                    "backoffice", "products_partial_update", {"slug": slug, "stock": self.random.randrange(5, 50)}), False
+                return (
+                    "products_partial_update",
+                    *self.call(
+                        "backoffice",
+                        "products_partial_update",
+                        {"slug": slug, "stock": self.random.randrange(5, 50)},
+                    ),
+                    False,
+                )
             with s.lock:
                 pending = s.created.pop() if s.created and self.random.random() < 0.5 else None
             if pending is not None:
-                return "products_destroy", *self.call("backoffice", "products_destroy", {"slug": pending}), False
+                return (
+                    "products_destroy",
+                    *self.call("backoffice", "products_destroy", {"slug": pending}),
+                    False,
+                )
             slug = f"soak-{os.getpid()}-{next(s.counter)}"
-            status, answer = self.call("backoffice", "products_create", {
-                "name": f"Soak {slug}", "slug": slug, "price": "9.90", "stock": 3,
-                "category": self.random.choice(s.categories)})
+            status, answer = self.call(
+                "backoffice",
+                "products_create",
+                {
+                    "name": f"Soak {slug}",
+                    "slug": slug,
+                    "price": "9.90",
+                    "stock": 3,
+                    "category": self.random.choice(s.categories),
+                },
+            )
             if _is_success(answer):
                 with s.lock:
                     s.created.append(slug)
@@ -261,14 +352,27 @@ class Client:
         if choice == 0:
             return "bad: unknown tool", *self.call("catalog", "no_such_tool", {}), True
         if choice == 1:
-            return "bad: arguments", *self.call("catalog", "products_retrieve", {"slug": 5, "x": [1] * 50}), True
+            return (
+                "bad: arguments",
+                *self.call("catalog", "products_retrieve", {"slug": 5, "x": [1] * 50}),
+                True,
+            )
         if choice == 2:
             depth = self.random.choice([100, 5_000])
-            body = b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":' + b"[" * depth + b"]" * depth + b"}}"
+            body = (
+                b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":'
+                + b"[" * depth
+                + b"]" * depth
+                + b"}}"
+            )
             return "bad: deep", *self.rpc("catalog", "tools/list", {}, body=body), True
         ping = {"jsonrpc": "2.0", "method": "ping"}
         batch = json.dumps([{**ping, "id": i} for i in range(60)]).encode()
-        headers = {"Content-Type": "application/json", "Accept": "application/json", "MCP-Protocol-Version": "2025-03-26"}
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "MCP-Protocol-Version": "2025-03-26",
+        }
         status, content = _post(self.server, "/mcp/catalog/", batch, headers)
         return "bad: batch", status, json.loads(content), True
 
@@ -282,7 +386,11 @@ def _structured(answer: Any) -> Any:
 
 
 def _is_success(answer: Any) -> bool:
-    return isinstance(answer, dict) and isinstance(answer.get("result"), dict) and answer["result"].get("isError") is False
+    return (
+        isinstance(answer, dict)
+        and isinstance(answer.get("result"), dict)
+        and answer["result"].get("isError") is False
+    )
 
 
 def classify(status: int, answer: Any, expected_error: bool) -> tuple[str, str]:
@@ -293,11 +401,18 @@ def classify(status: int, answer: Any, expected_error: bool) -> tuple[str, str]:
         return "ok", ""
     answers = answer if isinstance(answer, list) else [answer]
     for one in answers:
-        if not isinstance(one, dict) or one.get("jsonrpc") != "2.0" or (("result" in one) == ("error" in one)):
+        if (
+            not isinstance(one, dict)
+            or one.get("jsonrpc") != "2.0"
+            or (("result" in one) == ("error" in one))
+        ):
             return "failure", f"malformed answer: {str(answer)[:200]}"
     if isinstance(answer, dict) and "error" in answer:
-        return ("client", f"JSON-RPC {answer['error']['code']}") if expected_error else (
-            "failure", f"unexpected JSON-RPC error {answer['error']}")
+        return (
+            ("client", f"JSON-RPC {answer['error']['code']}")
+            if expected_error
+            else ("failure", f"unexpected JSON-RPC error {answer['error']}")
+        )
     if isinstance(answer, dict) and answer["result"].get("isError"):
         code = json.loads(answer["result"]["content"][0]["text"]).get("code")
         if isinstance(code, int) and code >= 500:
@@ -322,8 +437,9 @@ def learn(server: Server) -> State:
     rows = listed.get("results", listed) if isinstance(listed, dict) else listed
     categories = _structured(client.call("catalog", "categories_list", {})[1]) or []
     slugs = [row["slug"] for row in rows]
-    return State(slugs=slugs, products=[row["id"] for row in rows],
-                 categories=[c["id"] for c in categories])
+    return State(
+        slugs=slugs, products=[row["id"] for row in rows], categories=[c["id"] for c in categories]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -331,11 +447,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=10)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--window", type=float, default=60, help="seconds per reported window")
-    parser.add_argument("--warmup", type=float, default=60, help="seconds before the 'after warm-up' RSS")
+    parser.add_argument(
+        "--warmup", type=float, default=60, help="seconds before the 'after warm-up' RSS"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / ".out" / "soak.md")
-    parser.add_argument("--application", default="demo_project.wsgi:application",
-                        help="the WSGI application gunicorn serves (e.g. one wrapped with tracemalloc)")
+    parser.add_argument(
+        "--application",
+        default="demo_project.wsgi:application",
+        help="the WSGI application gunicorn serves (e.g. one wrapped with tracemalloc)",
+    )
     options = parser.parse_args(argv)
 
     outcomes: list[Outcome] = []
@@ -363,12 +484,17 @@ def main(argv: list[str] | None = None) -> int:
                     with lock:
                         outcomes.append(Outcome(ended - start, ended - began, kind, label, detail))
 
-            threads = [threading.Thread(target=run, args=(seed,), daemon=True) for seed in range(options.concurrency)]
+            threads = [
+                threading.Thread(target=run, args=(seed,), daemon=True)
+                for seed in range(options.concurrency)
+            ]
             for thread in threads:
                 thread.start()
             lines = [
-                (f"# Soak: {options.minutes:g} min, concurrency {options.concurrency}, gunicorn {options.workers} "
-                 f"sync workers, demo project (DEBUG off), {time.strftime('%Y-%m-%d %H:%M:%S')}"),
+                (
+                    f"# Soak: {options.minutes:g} min, concurrency {options.concurrency}, gunicorn {options.workers} "
+                    f"sync workers, demo project (DEBUG off), {time.strftime('%Y-%m-%d %H:%M:%S')}"
+                ),
                 "",
                 "| window (s) | requests | failures | client errors | p50 ms | p95 ms | p99 ms | RSS per worker (MiB) |",
                 "| --- | --- | --- | --- | --- | --- | --- | --- |",
@@ -383,13 +509,17 @@ def main(argv: list[str] | None = None) -> int:
                     rss_warm = {pid: rss_kib(pid) for pid in server.workers()}
                 if elapsed >= window_end or not any(thread.is_alive() for thread in threads):
                     with lock:
-                        window = [o for o in outcomes if window_end - options.window <= o.end < window_end]
+                        window = [
+                            o for o in outcomes if window_end - options.window <= o.end < window_end
+                        ]
                     seconds = [o.seconds * 1000 for o in window]
                     rss = ", ".join(f"{(rss_kib(pid) or 0) / 1024:.1f}" for pid in server.workers())
-                    line = (f"| {window_end - options.window:.0f}–{window_end:.0f} | {len(window)} | "
-                            f"{sum(o.kind == 'failure' for o in window)} | {sum(o.kind == 'client' for o in window)} | "
-                            f"{_percentile(seconds, 0.5):.1f} | {_percentile(seconds, 0.95):.1f} | "
-                            f"{_percentile(seconds, 0.99):.1f} | {rss} |")
+                    line = (
+                        f"| {window_end - options.window:.0f}–{window_end:.0f} | {len(window)} | "
+                        f"{sum(o.kind == 'failure' for o in window)} | {sum(o.kind == 'client' for o in window)} | "
+                        f"{_percentile(seconds, 0.5):.1f} | {_percentile(seconds, 0.95):.1f} | "
+                        f"{_percentile(seconds, 0.99):.1f} | {rss} |"
+                    )
                     lines.append(line)
                     print(line, flush=True)
                     window_end += options.window
@@ -408,24 +538,44 @@ def main(argv: list[str] | None = None) -> int:
     failures = [o for o in outcomes if o.kind == "failure"]
     seconds = [o.seconds * 1000 for o in outcomes]
     summary = len(lines)
-    lines += ["", (f"{len(outcomes)} requests, {len(failures)} failures, "
-                   f"{sum(o.kind == 'client' for o in outcomes)} expected client errors; latency p50 "
-                   f"{statistics.median(seconds):.1f} ms, p95 {_percentile(seconds, 0.95):.1f} ms, p99 "
-                   f"{_percentile(seconds, 0.99):.1f} ms."), ""]
+    lines += [
+        "",
+        (
+            f"{len(outcomes)} requests, {len(failures)} failures, "
+            f"{sum(o.kind == 'client' for o in outcomes)} expected client errors; latency p50 "
+            f"{statistics.median(seconds):.1f} ms, p95 {_percentile(seconds, 0.95):.1f} ms, p99 "
+            f"{_percentile(seconds, 0.99):.1f} ms."
+        ),
+        "",
+    ]
     for kind, title in (("failure", "Failures"), ("client", "Expected client errors")):
         counts: dict[str, int] = {}
         for outcome in outcomes:
             if outcome.kind == kind:
-                counts[f"{outcome.label}: {outcome.detail}"] = counts.get(f"{outcome.label}: {outcome.detail}", 0) + 1
+                counts[f"{outcome.label}: {outcome.detail}"] = (
+                    counts.get(f"{outcome.label}: {outcome.detail}", 0) + 1
+                )
         if counts:
-            lines += [f"{title}:", *(f"- {n} × {text}" for text, n in sorted(counts.items(), key=lambda kv: -kv[1])), ""]
-    lines += ["| worker | RSS at start (MiB) | after warm-up | at the end | growth after warm-up |",
-              "| --- | --- | --- | --- | --- |"]
+            lines += [
+                f"{title}:",
+                *(f"- {n} × {text}" for text, n in sorted(counts.items(), key=lambda kv: -kv[1])),
+                "",
+            ]
+    lines += [
+        "| worker | RSS at start (MiB) | after warm-up | at the end | growth after warm-up |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for pid in sorted(set(rss_start) | set(rss_end)):
         start_kib, warm_kib, end_kib = rss_start.get(pid), rss_warm.get(pid), rss_end.get(pid)
-        growth = f"{(end_kib - warm_kib) / warm_kib * 100:+.1f} %" if warm_kib and end_kib else "n/a (restarted)"
-        lines.append(f"| {pid} | {(start_kib or 0) / 1024:.1f} | {(warm_kib or 0) / 1024:.1f} | "
-                     f"{(end_kib or 0) / 1024:.1f} | {growth} |")
+        growth = (
+            f"{(end_kib - warm_kib) / warm_kib * 100:+.1f} %"
+            if warm_kib and end_kib
+            else "n/a (restarted)"
+        )
+        lines.append(
+            f"| {pid} | {(start_kib or 0) / 1024:.1f} | {(warm_kib or 0) / 1024:.1f} | "
+            f"{(end_kib or 0) / 1024:.1f} | {growth} |"
+        )
     report = "\n".join(lines) + "\n"
     print("\n".join(lines[summary:]), flush=True)
     options.out.parent.mkdir(parents=True, exist_ok=True)

@@ -43,7 +43,9 @@ def _column(tool, arguments, path, factory, auth) -> list[str]:
     data = response.data
     structured = tool.structured_content(data, lib.REVISION)
     validator = tool.output_validator(lib.REVISION)
-    result = executor._encoded_once(tool, executor._response_result(tool, response, view_request, lib.REVISION), lib.REVISION)
+    result = executor._encoded_once(
+        tool, executor._response_result(tool, response, view_request, lib.REVISION), lib.REVISION
+    )
     return [
         _us(lambda: executor.argument_errors(tool, arguments)),
         _us(lambda: executor.build_request(tool, arguments, mcp_request)),
@@ -61,7 +63,10 @@ def main() -> None:
     toolset, _ = transport._load_toolset("bench", None, "en")
     columns = [
         _column(toolset.by_name[name], arguments, path, factory, auth)
-        for name, arguments, path in (("item_detail", {"id": 3}, "/api/items/3/"), ("item_list", {"page": 2}, "/api/items/?page=2"))
+        for name, arguments, path in (
+            ("item_detail", {"id": 3}, "/api/items/3/"),
+            ("item_list", {"page": 2}, "/api/items/?page=2"),
+        )
     ]
     labels = [
         "argument validation (jsonschema-rs answering; no format in the schema)",

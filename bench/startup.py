@@ -45,7 +45,11 @@ def _run(root: Path, settings: str, arguments: list[str]) -> tuple[float, int]:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings, "PYTHONPATH": str(root)}
     start = time.perf_counter()
     completed = subprocess.run(
-        [sys.executable, str(root / "manage.py"), *arguments], env=env, cwd=root, capture_output=True, check=False
+        [sys.executable, str(root / "manage.py"), *arguments],
+        env=env,
+        cwd=root,
+        capture_output=True,
+        check=False,
     )
     return time.perf_counter() - start, completed.returncode
 
@@ -74,7 +78,11 @@ def _in_process(root: Path, settings: str) -> dict[str, float]:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings, "PYTHONPATH": str(root)}
     completed = subprocess.run(
         [sys.executable, "-c", "from bench.startup import checks_in_process; checks_in_process()"],
-        env=env, cwd=root, capture_output=True, check=True, text=True,
+        env=env,
+        cwd=root,
+        capture_output=True,
+        check=True,
+        text=True,
     )
     return json.loads(completed.stdout.strip().splitlines()[-1])
 
@@ -89,16 +97,25 @@ def main_in_process(rounds: int, roots: dict[str, Path]) -> None:
             for name, root in roots.items():
                 timings = _in_process(root, settings)
                 totals[name].append(sum(timings.values()))
-                ours[name].append(sum(t for check, t in timings.items() if check.startswith("mcp_bridge.")))
+                ours[name].append(
+                    sum(t for check, t in timings.items() if check.startswith("mcp_bridge."))
+                )
         row = [project]
         for name in roots:
-            row += [f"{statistics.median(totals[name]) * 1000:,.0f}", f"{statistics.median(ours[name]) * 1000:,.0f}"]
+            row += [
+                f"{statistics.median(totals[name]) * 1000:,.0f}",
+                f"{statistics.median(ours[name]) * 1000:,.0f}",
+            ]
         rows.append(tuple(row))
         lib.log(" ".join(row))
     header = ["project"]
     for name in roots:
         header += [f"{name}: every check, ms", f"{name}: mcp_bridge's, ms"]
-    lib.table(f"The checks of every command, in process, ms (median of {rounds} fresh processes)", header, rows)
+    lib.table(
+        f"The checks of every command, in process, ms (median of {rounds} fresh processes)",
+        header,
+        rows,
+    )
 
 
 def main() -> None:
@@ -126,8 +143,11 @@ def main() -> None:
                     codes[name].add(code)
             row: list[str] = [project, label]
             for name in roots:
-                row += [f"{statistics.median(times[name]):.2f}", f"{min(times[name]):.2f}",
-                        ",".join(map(str, sorted(codes[name])))]
+                row += [
+                    f"{statistics.median(times[name]):.2f}",
+                    f"{min(times[name]):.2f}",
+                    ",".join(map(str, sorted(codes[name]))),
+                ]
             rows.append(tuple(row))
             lib.log(" ".join(row))
     header = ["project", "command"]

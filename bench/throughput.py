@@ -31,22 +31,43 @@ wrk.headers["Accept"] = {accept}
 def _script(directory: Path, name: str, request: lib.Request) -> Path:
     extra = "\n".join(
         f"wrk.headers[{json.dumps(k)}] = {json.dumps(v)}"
-        for k, v in request.headers.items() if k not in ("Authorization", "Accept")
+        for k, v in request.headers.items()
+        if k not in ("Authorization", "Accept")
     )
     path = directory / f"{name}.lua"
-    path.write_text(LUA.format(
-        method=json.dumps(request.method), body=json.dumps((request.body or b"").decode()), token=lib.TOKEN,
-        accept=json.dumps(request.headers["Accept"]), extra=extra,
-    ))
+    path.write_text(
+        LUA.format(
+            method=json.dumps(request.method),
+            body=json.dumps((request.body or b"").decode()),
+            token=lib.TOKEN,
+            accept=json.dumps(request.headers["Accept"]),
+            extra=extra,
+        )
+    )
     return path
 
 
 def _wrk(script: Path, url: str, seconds: int) -> tuple[float, int, int]:
     """(requests/s, requests, non-2xx) of one wrk run: 2 threads, 8 connections."""
     output = subprocess.run(
-        ["wrk", "--threads", "2", "--connections", "8", "--duration", f"{seconds}s", "--timeout", "10s",
-         "--script", str(script), url],
-        check=True, capture_output=True, text=True, timeout=seconds + 60,
+        [
+            "wrk",
+            "--threads",
+            "2",
+            "--connections",
+            "8",
+            "--duration",
+            f"{seconds}s",
+            "--timeout",
+            "10s",
+            "--script",
+            str(script),
+            url,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=seconds + 60,
     ).stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     total = int(re.search(r"(\d+) requests in", output).group(1))
@@ -66,10 +87,15 @@ def run() -> str:
         ]
         for label, path, tool, arguments in cases:
             rest = lib.rest("rest", server, path)
-            mcp = lib.mcp("mcp", server, "/mcp/bench/", "tools/call", {"name": tool, "arguments": arguments})
+            mcp = lib.mcp(
+                "mcp", server, "/mcp/bench/", "tools/call", {"name": tool, "arguments": arguments}
+            )
             rest.verify()
             mcp.verify()
-            scripts = {"rest": _script(Path(tmp), "rest", rest), "mcp": _script(Path(tmp), "mcp", mcp)}
+            scripts = {
+                "rest": _script(Path(tmp), "rest", rest),
+                "mcp": _script(Path(tmp), "mcp", mcp),
+            }
             urls = {"rest": server.base + path, "mcp": server.base + "/mcp/bench/"}
             totals = {"rest": [0, 0.0, 0], "mcp": [0, 0.0, 0]}
             lib.log(f"throughput: {label}, {rounds} x {seconds} s each kind")
@@ -86,13 +112,30 @@ def run() -> str:
             rest_rate = totals["rest"][1] / (rounds * seconds)
             mcp_rate = totals["mcp"][1] / (rounds * seconds)
             ratio = mcp_rate / rest_rate
-            rows.append([
-                label, f"{rounds} x {seconds} s", totals["rest"][0], totals["mcp"][0],
-                f"{rest_rate:.0f}", f"{mcp_rate:.0f}", f"{ratio:.3f}", lib.verdict(ratio, 0.9, at_most=False),
-            ])
+            rows.append(
+                [
+                    label,
+                    f"{rounds} x {seconds} s",
+                    totals["rest"][0],
+                    totals["mcp"][0],
+                    f"{rest_rate:.0f}",
+                    f"{mcp_rate:.0f}",
+                    f"{ratio:.3f}",
+                    lib.verdict(ratio, 0.9, at_most=False),
+                ]
+            )
     return lib.table(
         "4. Throughput: tools/call vs REST, same view (gunicorn, 2 sync workers, wrk: 2 threads, 8 connections)",
-        ["view", "runs each", "REST requests", "MCP requests", "REST req/s", "MCP req/s", "MCP/REST", "target"],
+        [
+            "view",
+            "runs each",
+            "REST requests",
+            "MCP requests",
+            "REST req/s",
+            "MCP req/s",
+            "MCP/REST",
+            "target",
+        ],
         rows,
         "wrk and the server share the machine's 2 cores, for both kinds alike.",
     )

@@ -43,16 +43,35 @@ def _child(root: str, view: str, kind: str, n: int) -> None:
 
 
 def main(before: str, after: str, view: str = "list") -> None:
-    runs = [(label, root, kind) for label, root, kind in
-            (("before", before, "mcp"), ("after", after, "mcp"), ("REST", after, "rest"))]
+    runs = [
+        (label, root, kind)
+        for label, root, kind in (
+            ("before", before, "mcp"),
+            ("after", after, "mcp"),
+            ("REST", after, "rest"),
+        )
+    ]
     processes = {}
     with tempfile.TemporaryDirectory() as scratch:
         for label, root, kind in runs:
             for n in (FEW, MANY):
                 processes[label, n] = subprocess.Popen(
-                    ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/{label}.{n}.out",
-                     sys.executable, "-m", "bench.trees", "--child", os.path.abspath(root), view, kind, str(n)],
-                    env={**os.environ, "PYTHONHASHSEED": "0"}, stderr=subprocess.PIPE, text=True,
+                    [
+                        "valgrind",
+                        "--tool=callgrind",
+                        f"--callgrind-out-file={scratch}/{label}.{n}.out",
+                        sys.executable,
+                        "-m",
+                        "bench.trees",
+                        "--child",
+                        os.path.abspath(root),
+                        view,
+                        kind,
+                        str(n),
+                    ],
+                    env={**os.environ, "PYTHONHASHSEED": "0"},
+                    stderr=subprocess.PIPE,
+                    text=True,
                 )
         counts = {}
         for key, process in processes.items():
@@ -61,8 +80,10 @@ def main(before: str, after: str, view: str = "list") -> None:
     per = {label: (counts[label, MANY] - counts[label, FEW]) / (MANY - FEW) for label, _, _ in runs}
     for label, value in per.items():
         print(f"{view} {label}: {value:,.0f} instructions per request")
-    print(f"after / before: {per['after'] / per['before']:.4f}; tools/call / REST: "
-          f"before {per['before'] / per['REST']:.3f}, after {per['after'] / per['REST']:.3f}")
+    print(
+        f"after / before: {per['after'] / per['before']:.4f}; tools/call / REST: "
+        f"before {per['before'] / per['REST']:.3f}, after {per['after'] / per['REST']:.3f}"
+    )
 
 
 if __name__ == "__main__":

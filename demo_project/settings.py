@@ -162,7 +162,11 @@ OAUTH2_PROVIDER = {
     "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
     "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
     # "none": public clients (CLI, desktop, IDE) hold no secret and rely on PKCE.
-    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": ["none", "client_secret_basic", "client_secret_post"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": [
+        "none",
+        "client_secret_basic",
+        "client_secret_post",
+    ],
     "ACCESS_TOKEN_EXPIRE_SECONDS": 3600,
     "REFRESH_TOKEN_EXPIRE_SECONDS": 30 * 24 * 3600,
     "ROTATE_REFRESH_TOKEN": True,

@@ -12,11 +12,18 @@ urlpatterns = [
     path("", include(mcp_bridge.urls.well_known)),
     # RFC 8414 for the issuer http://host/o: /.well-known/oauth-authorization-server/o (clients
     # try this form first; django-oauth-toolkit also answers at /o/.well-known/...).
-    path(".well-known/oauth-authorization-server/<path:issuer_path>", OAuthServerMetadataView.as_view()),
+    path(
+        ".well-known/oauth-authorization-server/<path:issuer_path>",
+        OAuthServerMetadataView.as_view(),
+    ),
     # django-oauth-toolkit: authorize (with its consent page), token, revoke, register (DCR)...
     path("o/", include("oauth2_provider.urls", namespace="oauth2_provider")),
     # Django's login page, for the authorization page's signed-out users.
-    path("accounts/login/", auth_views.LoginView.as_view(template_name="shop/login.html"), name="login"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(template_name="shop/login.html"),
+        name="login",
+    ),
     path("admin/", admin.site.urls),
     # Before "api/" so that the router never sees these paths.
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

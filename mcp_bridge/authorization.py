@@ -101,7 +101,9 @@ class Protection:
 def _scopes_entry(value: Any, where: str) -> Protection | None:
     if value is None:
         return None
-    if isinstance(value, (list, tuple)) and all(isinstance(scope, str) and scope and " " not in scope for scope in value):
+    if isinstance(value, (list, tuple)) and all(
+        isinstance(scope, str) and scope and " " not in scope for scope in value
+    ):
         return Protection(tuple(value))
     raise ImproperlyConfigured(
         f"settings.MCP_BRIDGE[{where}] is {value!r}: use None (a public group) or a list of "
@@ -117,7 +119,9 @@ def group_protection(group: str) -> Protection | None:
     """
     groups = bridge_settings.OAUTH_GROUPS
     if not isinstance(groups, dict):
-        raise ImproperlyConfigured(f"settings.MCP_BRIDGE['OAUTH_GROUPS'] is {groups!r}: use a dict {{group: scopes}}.")
+        raise ImproperlyConfigured(
+            f"settings.MCP_BRIDGE['OAUTH_GROUPS'] is {groups!r}: use a dict {{group: scopes}}."
+        )
     if group in groups:
         return _scopes_entry(groups[group], f"'OAUTH_GROUPS'][{group!r}")
     return _scopes_entry(bridge_settings.OAUTH_DEFAULT, "'OAUTH_DEFAULT'")
@@ -152,35 +156,57 @@ def _canonical(uri: str) -> tuple[str, str, int | None, str] | None:
     if not parts.scheme or not parts.hostname:
         return None
     scheme = parts.scheme.lower()
-    return scheme, parts.hostname.lower(), port or _DEFAULT_PORTS.get(scheme), parts.path.rstrip("/")
+    return (
+        scheme,
+        parts.hostname.lower(),
+        port or _DEFAULT_PORTS.get(scheme),
+        parts.path.rstrip("/"),
+    )
 
 
 def _issued_for(token_resources: Sequence[str], resource: str) -> bool:
     wanted = _canonical(resource)
-    return wanted is not None and any(_canonical(candidate) == wanted for candidate in token_resources or ())
+    return wanted is not None and any(
+        _canonical(candidate) == wanted for candidate in token_resources or ()
+    )
 
 
 # --- The challenge --------------------------------------------------------------------------------
 
 
 def _quoted(value: str) -> str:
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "").replace("\n", "") + '"'
+    return (
+        '"'
+        + value.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "").replace("\n", "")
+        + '"'
+    )
 
 
 def _challenge(
-    request: HttpRequest, protection: Protection, status: int, error: str | None = None, description: str = ""
+    request: HttpRequest,
+    protection: Protection,
+    status: int,
+    error: str | None = None,
+    description: str = "",
 ) -> HttpResponse:
     """A 401/403 with its ``WWW-Authenticate: Bearer`` header and a JSON-RPC error body."""
-    metadata_url = _origin(request) + reverse(METADATA_URL_NAME, kwargs={"resource_path": request.path_info.lstrip("/")})
+    metadata_url = _origin(request) + reverse(
+        METADATA_URL_NAME, kwargs={"resource_path": request.path_info.lstrip("/")}
+    )
     params = []
     if error is not None:
         params += [f"error={_quoted(error)}", f"error_description={_quoted(description)}"]
     params.append(f"resource_metadata={_quoted(metadata_url)}")
     if protection.scopes:
         params.append(f"scope={_quoted(' '.join(protection.scopes))}")
-    message = description or "Unauthorized: this endpoint needs an OAuth access token (see resource_metadata)."
+    message = (
+        description
+        or "Unauthorized: this endpoint needs an OAuth access token (see resource_metadata)."
+    )
     response = HttpResponse(
-        dumps_bytes({"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}),
+        dumps_bytes(
+            {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
+        ),
         status=status,
         content_type="application/json",
     )
@@ -190,8 +216,14 @@ def _challenge(
 
 def _misconfigured(reason: str) -> HttpResponse:
     logger.error("MCP authorization is misconfigured: %s", reason)
-    body = {"jsonrpc": "2.0", "id": None,
-            "error": {"code": INTERNAL_ERROR, "message": "Internal error: this MCP endpoint is misconfigured; see the server log."}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": INTERNAL_ERROR,
+            "message": "Internal error: this MCP endpoint is misconfigured; see the server log.",
+        },
+    }
     return HttpResponse(dumps_bytes(body), status=500, content_type="application/json")
 
 
@@ -235,8 +267,10 @@ def _configuration_problem() -> str | None:
     if not bridge_settings.OAUTH_AUTHORIZATION_SERVERS:
         return "a group is protected but MCP_BRIDGE['OAUTH_AUTHORIZATION_SERVERS'] is empty (mcp_bridge.E061)."
     if find_spec("oauth2_provider") is None or not apps.is_installed("oauth2_provider"):
-        return ("a group is protected but django-oauth-toolkit, which validates the tokens, is not in "
-                "INSTALLED_APPS (mcp_bridge.E062).")
+        return (
+            "a group is protected but django-oauth-toolkit, which validates the tokens, is not in "
+            "INSTALLED_APPS (mcp_bridge.E062)."
+        )
     return None
 
 
@@ -251,20 +285,41 @@ def _admit_bearer(request: HttpRequest, protection: Protection, token: str) -> H
     # Its validator knows expiry, revocation (a revoked token is deleted), the hashed storage
     # and the introspection of a remote authorization server. Scopes are checked below, so
     # that a missing scope gets its own 403.
-    valid = bool(token) and oauth2_settings.OAUTH2_VALIDATOR_CLASS().validate_bearer_token(token, [], core_request)
+    valid = bool(token) and oauth2_settings.OAUTH2_VALIDATOR_CLASS().validate_bearer_token(
+        token, [], core_request
+    )
     access_token = getattr(core_request, "access_token", None) if valid else None
     if access_token is None:
-        return _challenge(request, protection, 401, "invalid_token", "The access token is invalid, expired or revoked.")
+        return _challenge(
+            request,
+            protection,
+            401,
+            "invalid_token",
+            "The access token is invalid, expired or revoked.",
+        )
     # RFC 8707 and the MCP spec: a token is accepted only by the resource it was issued for.
     # A token without any resource was issued for every server, so not for this one.
     if not _issued_for(access_token.resource, resource):
-        return _challenge(request, protection, 401, "invalid_token", "The access token was not issued for this resource.")
+        return _challenge(
+            request,
+            protection,
+            401,
+            "invalid_token",
+            "The access token was not issued for this resource.",
+        )
     user = access_token.user
     if user is None or not user.is_active:
-        return _challenge(request, protection, 401, "invalid_token", "The access token has no active user.")
+        return _challenge(
+            request, protection, 401, "invalid_token", "The access token has no active user."
+        )
     if not access_token.allow_scopes(protection.scopes):
-        return _challenge(request, protection, 403, "insufficient_scope",
-                          f"The access token lacks the scopes {' '.join(protection.scopes)}.")
+        return _challenge(
+            request,
+            protection,
+            403,
+            "insufficient_scope",
+            f"The access token lacks the scopes {' '.join(protection.scopes)}.",
+        )
     _become(request, user, access_token)
     return None
 
@@ -280,7 +335,7 @@ def _become(request: HttpRequest, user: Any, access_token: Any) -> None:
     async def auser() -> Any:
         return user
 
-    request.auser = auser  # type: ignore[attr-defined]
+    request.auser = auser
 
 
 class _BodyLeftUnread(BaseParser):
@@ -289,16 +344,20 @@ class _BodyLeftUnread(BaseParser):
 
     media_type = "*/*"
 
-    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> dict[str, Any]:
+    def parse(
+        self, stream: Any, media_type: str | None = None, parser_context: Any = None
+    ) -> dict[str, Any]:
         return {}
 
 
 def _static_credential_accepted(request: HttpRequest) -> bool:
     """Whether one of DRF's default authenticators accepts the request's credential."""
-    authenticators = [cls() for cls in api_settings.DEFAULT_AUTHENTICATION_CLASSES]
+    authenticators = [cls() for cls in api_settings.DEFAULT_AUTHENTICATION_CLASSES]  # type: ignore[operator]
     # DRF's Request writes the user it finds onto the wrapped request; the view authenticates
     # again on its own request, so the MCP request is left as it came.
-    saved = {name: request.__dict__[name] for name in ("user", "auth") if name in request.__dict__}
+    saved: dict[str, Any] = {
+        name: request.__dict__[name] for name in ("user", "auth") if name in request.__dict__
+    }
     try:
         drf_request = Request(request, parsers=[_BodyLeftUnread()], authenticators=authenticators)
         return bool(drf_request.user.is_authenticated)
@@ -317,7 +376,9 @@ def _static_credential_accepted(request: HttpRequest) -> bool:
 # --- RFC 9728 Protected Resource Metadata --------------------------------------------------------
 
 
-def protected_resource_metadata(request: HttpRequest, resource_path: str, endpoint: Callable[..., Any]) -> HttpResponse:
+def protected_resource_metadata(
+    request: HttpRequest, resource_path: str, endpoint: Callable[..., Any]
+) -> HttpResponse:
     """``GET /.well-known/oauth-protected-resource/<endpoint path>``: the metadata of a protected endpoint.
 
     ``endpoint`` is the MCP endpoint view (:func:`mcp_bridge.transport.mcp_endpoint`), given by
@@ -345,7 +406,9 @@ def protected_resource_metadata(request: HttpRequest, resource_path: str, endpoi
     if protection is None:
         raise Http404("This MCP endpoint is public.")
     document = {
-        "resource": resource_identifier(request, request.path[: len(request.path) - len(request.path_info)] + path),
+        "resource": resource_identifier(
+            request, request.path[: len(request.path) - len(request.path_info)] + path
+        ),
         "authorization_servers": _authorization_servers(request),
         "scopes_supported": list(protection.scopes),
         "bearer_methods_supported": ["header"],
@@ -374,30 +437,38 @@ def check_authorization(endpoint: Callable[..., Any]) -> list[checks.CheckMessag
         try:
             protection = group_protection(group)
         except ImproperlyConfigured as exc:
-            messages.append(checks.Error(str(exc), hint="See docs/authorization.md.", id="mcp_bridge.E063"))
+            messages.append(
+                checks.Error(str(exc), hint="See docs/authorization.md.", id="mcp_bridge.E063")
+            )
             return messages
         if protection is not None:
             protected[group] = protection
         if group not in groups:
-            messages.append(checks.Warning(
-                f"MCP_BRIDGE['OAUTH_GROUPS'] names the group {group!r}, which has no view.",
-                hint=f"Known groups: {', '.join(groups) or 'none'}. Fix the name or remove the entry.",
-                id="mcp_bridge.W060",
-            ))
+            messages.append(
+                checks.Warning(
+                    f"MCP_BRIDGE['OAUTH_GROUPS'] names the group {group!r}, which has no view.",
+                    hint=f"Known groups: {', '.join(groups) or 'none'}. Fix the name or remove the entry.",
+                    id="mcp_bridge.W060",
+                )
+            )
     if not protected:
         return messages
     if not bridge_settings.OAUTH_AUTHORIZATION_SERVERS:
-        messages.append(checks.Error(
-            f"The groups {', '.join(protected)} are protected, but no authorization server is named.",
-            hint='Set MCP_BRIDGE["OAUTH_AUTHORIZATION_SERVERS"], e.g. ["/o"] for django-oauth-toolkit at o/.',
-            id="mcp_bridge.E061",
-        ))
+        messages.append(
+            checks.Error(
+                f"The groups {', '.join(protected)} are protected, but no authorization server is named.",
+                hint='Set MCP_BRIDGE["OAUTH_AUTHORIZATION_SERVERS"], e.g. ["/o"] for django-oauth-toolkit at o/.',
+                id="mcp_bridge.E061",
+            )
+        )
     if find_spec("oauth2_provider") is None or not apps.is_installed("oauth2_provider"):
-        messages.append(checks.Error(
-            "Protected groups need django-oauth-toolkit to validate their tokens.",
-            hint='pip install "mcp-bridge[oauth]" and add "oauth2_provider" to INSTALLED_APPS.',
-            id="mcp_bridge.E062",
-        ))
+        messages.append(
+            checks.Error(
+                "Protected groups need django-oauth-toolkit to validate their tokens.",
+                hint='pip install "mcp-bridge[oauth]" and add "oauth2_provider" to INSTALLED_APPS.',
+                id="mcp_bridge.E062",
+            )
+        )
     else:
         messages += _unknown_scopes(protected)
     messages += _missing_metadata(protected, _endpoint_paths(endpoint, protected, groups))
@@ -421,20 +492,27 @@ def _unknown_scopes(protected: dict[str, Protection]) -> list[checks.CheckMessag
 
 
 def _endpoint_paths(
-    endpoint: Callable[..., Any], protected: dict[str, Protection], groups: dict[str, list[str | None]]
+    endpoint: Callable[..., Any],
+    protected: dict[str, Protection],
+    groups: dict[str, list[str | None]],
 ) -> list[tuple[str, str]]:
     """``(group, path)`` of every endpoint of a protected group in the root URLconf."""
     paths = []
     for group in protected:  # include("mcp_bridge.urls")
         for version in groups.get(group, []):
-            name, kwargs = ("mcp_bridge:endpoint", {"group": group}) if version is None else (
-                "mcp_bridge:endpoint-version", {"group": group, "version": version})
+            name, kwargs = (
+                ("mcp_bridge:endpoint", {"group": group})
+                if version is None
+                else ("mcp_bridge:endpoint-version", {"group": group, "version": version})
+            )
             try:
                 paths.append((group, reverse(name, kwargs=kwargs)))
             except NoReverseMatch:
                 pass
     # mcp_bridge.urls.endpoint() mounts: unnamed, reversible by their view, the group fixed.
-    for possibilities, _pattern, defaults, _converters in get_resolver().reverse_dict.getlist(endpoint):
+    for possibilities, _pattern, defaults, _converters in get_resolver().reverse_dict.getlist(
+        endpoint
+    ):
         group = defaults.get("group")
         for template, params in possibilities:
             if group in protected and not params:
@@ -442,9 +520,13 @@ def _endpoint_paths(
     return paths
 
 
-def _missing_metadata(protected: dict[str, Protection], paths: list[tuple[str, str]]) -> list[checks.CheckMessage]:
-    hint = ('Add path("", include(mcp_bridge.urls.well_known)) to the root URLconf, before any other '
-            "\".well-known/\" pattern (django-oauth-toolkit's metadata_urlpatterns included).")
+def _missing_metadata(
+    protected: dict[str, Protection], paths: list[tuple[str, str]]
+) -> list[checks.CheckMessage]:
+    hint = (
+        'Add path("", include(mcp_bridge.urls.well_known)) to the root URLconf, before any other '
+        '".well-known/" pattern (django-oauth-toolkit\'s metadata_urlpatterns included).'
+    )
     messages: list[checks.CheckMessage] = []
     for group, path in paths:
         try:
@@ -452,9 +534,13 @@ def _missing_metadata(protected: dict[str, Protection], paths: list[tuple[str, s
         except Resolver404:
             match = None
         if match is None or match.func is not protected_resource_metadata:
-            messages.append(checks.Error(
-                f"The Protected Resource Metadata of {path} is not served at {_WELL_KNOWN}{path}: "
-                "clients cannot find how to sign in.",
-                hint=hint, obj=group, id="mcp_bridge.E060",
-            ))
+            messages.append(
+                checks.Error(
+                    f"The Protected Resource Metadata of {path} is not served at {_WELL_KNOWN}{path}: "
+                    "clients cannot find how to sign in.",
+                    hint=hint,
+                    obj=group,
+                    id="mcp_bridge.E060",
+                )
+            )
     return messages

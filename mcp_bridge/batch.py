@@ -73,7 +73,9 @@ def handle_batch(messages: list[Any], call: Call) -> list[dict[str, Any]] | None
     responses = []
     for message in messages:
         if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
-            responses.append(_error(message["id"], "Invalid Request: initialize must not be part of a batch."))
+            responses.append(
+                _error(message["id"], "Invalid Request: initialize must not be part of a batch.")
+            )
             continue
         try:
             response = handle_message(message, dataclasses.replace(call))

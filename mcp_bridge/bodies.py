@@ -48,7 +48,8 @@ class BodyRefused(Exception):
 
 def _too_large(limit: int, size: str) -> BodyRefused:
     return BodyRefused(
-        413, f"Payload Too Large: the body is {size} bytes; the limit is {limit} bytes (MCP_BRIDGE['MAX_BODY_BYTES'])."
+        413,
+        f"Payload Too Large: the body is {size} bytes; the limit is {limit} bytes (MCP_BRIDGE['MAX_BODY_BYTES']).",
     )
 
 
@@ -100,7 +101,9 @@ def decode_message(body: bytes) -> Any:
     try:
         return loads(body)
     except ValueError as exc:
-        raise JsonRpcError(PARSE_ERROR, f"Parse error: the body is not valid JSON ({exc}).", http_status=400) from None
+        raise JsonRpcError(
+            PARSE_ERROR, f"Parse error: the body is not valid JSON ({exc}).", http_status=400
+        ) from None
     except RecursionError:
         raise JsonRpcError(
             PARSE_ERROR,

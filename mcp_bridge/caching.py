@@ -146,7 +146,9 @@ def _identity(call: HandlerCall) -> str:
     return "anonymous"
 
 
-def cache_key(call: HandlerCall, *, per_user: bool = True, tag_versions: dict[str, str] | None = None) -> str:
+def cache_key(
+    call: HandlerCall, *, per_user: bool = True, tag_versions: dict[str, str] | None = None
+) -> str:
     """The cache key of one handler call (see the module docstring for its parts).
 
     Returns:
@@ -156,7 +158,7 @@ def cache_key(call: HandlerCall, *, per_user: bool = True, tag_versions: dict[st
         UncacheableRequest: the arguments cannot be normalised (files, non-JSON values).
     """
     request = call.request
-    query = getattr(request, "query_params", request.GET)
+    query: Any = getattr(request, "query_params", request.GET)
     parts = {
         "operation": call.operation,
         "path": [list(map(str, call.args)), {k: str(v) for k, v in call.kwargs.items()}],
@@ -180,7 +182,7 @@ def is_cache_hit(response: Any) -> bool:
 
 
 def cached(
-    timeout: float | None = DEFAULT_TIMEOUT,  # type: ignore[assignment]
+    timeout: float | None = DEFAULT_TIMEOUT,
     *,
     alias: str | None = None,
     per_user: bool = True,
@@ -223,13 +225,19 @@ def cached(
             return proceed()
         entry = cache.get(key)
         if entry is not None:
-            response = Response(entry["data"], status=entry["status"], headers=dict(entry["headers"]))
+            response = Response(
+                entry["data"], status=entry["status"], headers=dict(entry["headers"])
+            )
             setattr(response, _HIT_ATTR, True)
             return response
         response = proceed()
         if isinstance(response, Response) and is_success(response) and not response.cookies:
             data = json.loads(json.dumps(response.data, cls=JSONEncoder))
-            cache.set(key, {"status": response.status_code, "data": data, "headers": list(response.items())}, timeout)
+            cache.set(
+                key,
+                {"status": response.status_code, "data": data, "headers": list(response.items())},
+                timeout,
+            )
         return response
 
     def decorator(func: F) -> F:

@@ -86,7 +86,9 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
                 tool_names[group].update(toolset.by_name)
             except ToolSetError as exc:
                 messages.extend(
-                    _message(problem) for problem in exc.problems if problem.id not in _MEMBERSHIP_IDS
+                    _message(problem)
+                    for problem in exc.problems
+                    if problem.id not in _MEMBERSHIP_IDS
                 )
             else:
                 messages.extend(_message(problem) for problem in toolset.warnings)

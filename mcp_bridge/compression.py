@@ -71,7 +71,9 @@ def listed_page(response: Any) -> EncodedJSON | None:
 
 def _deflated(data: bytes, level: int, final: bool) -> bytes:
     compressor = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS)
-    return compressor.compress(data) + compressor.flush(zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH)
+    return compressor.compress(data) + compressor.flush(
+        zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH
+    )
 
 
 def _page_blocks(page: EncodedJSON) -> tuple[bytes, bytes]:
@@ -103,16 +105,22 @@ def gzip_body(body: bytes, page: EncodedJSON | None) -> bytes:
     return _GZIP_HEADER + _deflated(body, _PAGE_LEVEL, final=True) + trailer
 
 
-def json_answer(request: HttpRequest, response: dict[str, Any], status: int) -> HttpResponse:
+def json_answer(
+    request: HttpRequest, response: dict[str, Any] | list[dict[str, Any]], status: int
+) -> HttpResponse:
     """The ``application/json`` HTTP answer of a JSON-RPC response, gzipped when it is a
     ``tools/list`` answer of at least :data:`MIN_BYTES` and the client accepts gzip."""
     # JSON is UTF-8 (RFC 8259 §8.1): bytes here, whatever DEFAULT_CHARSET says.
     body = dumps_bytes(response)
     page = listed_page(response)
     compress = (
-        page is not None and len(body) >= MIN_BYTES and accepts_gzip(request.META.get("HTTP_ACCEPT_ENCODING", ""))
+        page is not None
+        and len(body) >= MIN_BYTES
+        and accepts_gzip(request.META.get("HTTP_ACCEPT_ENCODING", ""))
     )
-    answer = HttpResponse(gzip_body(body, page) if compress else body, status=status, content_type="application/json")
+    answer = HttpResponse(
+        gzip_body(body, page) if compress else body, status=status, content_type="application/json"
+    )
     if page is not None:
         patch_vary_headers(answer, ["Accept-Encoding"])
         if compress:

@@ -131,7 +131,7 @@ from django.dispatch import receiver
 
 from mcp_bridge.profiles import PROFILES
 
-__all__ = ["bridge_settings", "DEFAULTS"]
+__all__ = ["DEFAULTS", "bridge_settings"]
 
 DEFAULTS: dict[str, Any] = {
     "SERVER_NAME": "mcp-bridge",
@@ -234,7 +234,9 @@ def _check_shapes(resolved: dict[str, Any]) -> None:
         )
     size = resolved["MAX_FILE_BYTES"]
     if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-        raise ImproperlyConfigured('settings.MCP_BRIDGE["MAX_FILE_BYTES"] must be a number of bytes (an int >= 0).')
+        raise ImproperlyConfigured(
+            'settings.MCP_BRIDGE["MAX_FILE_BYTES"] must be a number of bytes (an int >= 0).'
+        )
 
 
 bridge_settings = BridgeSettings()

@@ -216,7 +216,9 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
     on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
     on_handler = getattr(handler, METADATA_ATTR, {}) or {}
     return {
-        "groups": tuple(dict.fromkeys((*on_class.get("groups", ()), *on_handler.get("groups", ())))),
+        "groups": tuple(
+            dict.fromkeys((*on_class.get("groups", ()), *on_handler.get("groups", ())))
+        ),
         # A class carries a name only for an @api_view function view (mcp_tool refuses others).
         "name": on_handler.get("name") or on_class.get("name"),
         "title": on_handler.get("title") or on_class.get("title"),

@@ -56,7 +56,10 @@ def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMess
     ]
     if setup:  # every group would fail again, with the same cause
         return messages
-    patterns = [(regex, callback) for regex, callback, _, _ in _url_patterns(EndpointEnumerator().patterns, "", "", ())]
+    patterns = [
+        (regex, callback)
+        for regex, callback, _, _ in _url_patterns(EndpointEnumerator().patterns, "", "", ())
+    ]
     messages += [
         checks.Warning(p.msg, hint=p.hint, obj=p.obj, id=p.id) for p in find_tag_problems(patterns)
     ]
@@ -80,7 +83,9 @@ def _runs_async_handlers(target: Any, routed: list[tuple[type, dict[str, str] | 
     handlers, and tools run them (:mod:`mcp_bridge.invocation`): not a mistake there."""
     if isinstance(target, type):
         return _is_adrf(target)
-    owners = [cls for cls, _ in routed if any(target in vars(klass).values() for klass in cls.__mro__)]
+    owners = [
+        cls for cls, _ in routed if any(target in vars(klass).values() for klass in cls.__mro__)
+    ]
     return bool(owners) and all(_is_adrf(cls) for cls in owners)
 
 
@@ -112,7 +117,10 @@ def find_tag_problems(patterns: list[tuple[str, Any]]) -> list[Problem]:
         decorators = "@api_group" if own.get("groups") else "@mcp_tool"
         if not _runs_async_handlers(target, routed) and (
             inspect.iscoroutinefunction(target)
-            or (isinstance(target, type) and any(inspect.iscoroutinefunction(v) for v in vars(target).values()))
+            or (
+                isinstance(target, type)
+                and any(inspect.iscoroutinefunction(v) for v in vars(target).values())
+            )
         ):
             problems.append(
                 Problem(

@@ -99,21 +99,35 @@ def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
             the caller answers it with :func:`echoed_id`.
     """
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-        raise JsonRpcError(INVALID_REQUEST, 'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0".', http_status=400)
+        raise JsonRpcError(
+            INVALID_REQUEST,
+            'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0".',
+            http_status=400,
+        )
     if "method" not in message:
         if "id" in message and ("result" in message or "error" in message) and not call.modern:
             # A response to a server request; this server sends none, so nothing to do.
             # In the stateless era clients must not post responses at all.
             return None
-        raise JsonRpcError(INVALID_REQUEST, 'Invalid Request: a message needs "method", or "result"/"error" with "id".', http_status=400)
+        raise JsonRpcError(
+            INVALID_REQUEST,
+            'Invalid Request: a message needs "method", or "result"/"error" with "id".',
+            http_status=400,
+        )
     method = message["method"]
     if not isinstance(method, str):
-        raise JsonRpcError(INVALID_REQUEST, 'Invalid Request: "method" must be a string.', http_status=400)
+        raise JsonRpcError(
+            INVALID_REQUEST, 'Invalid Request: "method" must be a string.', http_status=400
+        )
     if "id" not in message:
         return None  # notifications (notifications/initialized, .../cancelled) need no answer
     request_id = message["id"]
     if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
-        raise JsonRpcError(INVALID_REQUEST, 'Invalid Request: "id" must be a string or an integer.', http_status=400)
+        raise JsonRpcError(
+            INVALID_REQUEST,
+            'Invalid Request: "id" must be a string or an integer.',
+            http_status=400,
+        )
 
     params = message.get("params", {})
     if params is None:
@@ -154,10 +168,15 @@ SERVER_CAPABILITIES: dict[str, Any] = {
 def _server_info(call: Call) -> dict[str, Any]:
     info: dict[str, Any] = {
         "name": bridge_settings.SERVER_NAME,
-        "version": str(bridge_settings.SERVER_VERSION or spectacular_settings.VERSION or mcp_bridge.__version__),
+        "version": str(
+            bridge_settings.SERVER_VERSION or spectacular_settings.VERSION or mcp_bridge.__version__
+        ),
     }
     if supports_titles_and_output(call.revision):
-        info["title"] = bridge_settings.SERVER_TITLE or f"{spectacular_settings.TITLE or 'API'}: {call.toolset.group}"
+        info["title"] = (
+            bridge_settings.SERVER_TITLE
+            or f"{spectacular_settings.TITLE or 'API'}: {call.toolset.group}"
+        )
     return info
 
 
@@ -220,7 +239,10 @@ def _decode_cursor(cursor: Any, total: int) -> int:
     except (AttributeError, ValueError, KeyError, TypeError, binascii.Error):
         offset = None
     if not isinstance(offset, int) or isinstance(offset, bool) or not 0 < offset < total:
-        raise JsonRpcError(INVALID_PARAMS, "Invalid params: unknown cursor. Call tools/list without a cursor to start again.")
+        raise JsonRpcError(
+            INVALID_PARAMS,
+            "Invalid params: unknown cursor. Call tools/list without a cursor to start again.",
+        )
     return offset
 
 
@@ -254,7 +276,9 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
 def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
     name = params.get("name")
     if not isinstance(name, str):
-        raise JsonRpcError(INVALID_PARAMS, 'Invalid params: tools/call needs "name", the tool name (a string).')
+        raise JsonRpcError(
+            INVALID_PARAMS, 'Invalid params: tools/call needs "name", the tool name (a string).'
+        )
     tool = call.toolset.by_name.get(name)
     if tool is None:
         raise JsonRpcError(
@@ -289,7 +313,9 @@ def _empty_listing(key: str) -> Any:
 
     def handler(params: dict[str, Any], call: Call) -> dict[str, Any]:
         if params.get("cursor") is not None:
-            raise JsonRpcError(INVALID_PARAMS, "Invalid params: unknown cursor; this list is empty.")
+            raise JsonRpcError(
+                INVALID_PARAMS, "Invalid params: unknown cursor; this list is empty."
+            )
         result: dict[str, Any] = {key: []}
         if call.modern:
             result["ttlMs"] = int(bridge_settings.TOOLS_LIST_TTL_MS)
@@ -303,14 +329,18 @@ def _resource_read(params: dict[str, Any], call: Call) -> dict[str, Any]:
     # SEP-2164: a resource that does not exist is -32602 with the URI in data.
     uri = params.get("uri")
     raise JsonRpcError(
-        INVALID_PARAMS, f"Resource not found: {shorten(repr(uri))}. This server publishes tools only.", data={"uri": _echo(uri)}
+        INVALID_PARAMS,
+        f"Resource not found: {shorten(repr(uri))}. This server publishes tools only.",
+        data={"uri": _echo(uri)},
     )
 
 
 def _prompt_get(params: dict[str, Any], call: Call) -> dict[str, Any]:
     name = params.get("name")
     raise JsonRpcError(
-        INVALID_PARAMS, f"Unknown prompt: {shorten(repr(name))}. This server publishes tools only.", data={"name": _echo(name)}
+        INVALID_PARAMS,
+        f"Unknown prompt: {shorten(repr(name))}. This server publishes tools only.",
+        data={"name": _echo(name)},
     )
 
 

@@ -29,7 +29,7 @@ from rest_framework.utils.encoders import JSONEncoder
 try:  # the optional extra "fast"
     import orjson
 except ImportError:  # pragma: no cover - depends on the installation
-    orjson = None
+    orjson = None  # type: ignore[assignment]
 
 __all__ = ["EncodedJSON", "dumps", "dumps_bytes", "dumps_data", "loads"]
 
@@ -89,7 +89,9 @@ _LONG_DIGITS = re.compile(rb"[0-9]{19}")
 
 if orjson is not None:
     # Datetimes and dataclasses go to DRF's encoder, as everything orjson does not know.
-    _ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_NON_STR_KEYS
+    _ORJSON_OPTIONS = (
+        orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_NON_STR_KEYS
+    )
     _drf_default = _data_encoder.default
 
     def _orjson_default(obj: Any) -> Any:
@@ -134,7 +136,11 @@ def dumps_bytes(value: Any) -> bytes:
     it is written as its JSON escape (``\\ud800``), which stands for the same string.
     """
     encoded = _orjson_dumps(value)
-    return encoded if encoded is not None else _standard_dumps(value).encode("utf-8", "backslashreplace")
+    return (
+        encoded
+        if encoded is not None
+        else _standard_dumps(value).encode("utf-8", "backslashreplace")
+    )
 
 
 def dumps(value: Any) -> str:

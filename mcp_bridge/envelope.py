@@ -84,7 +84,9 @@ def _header(headers: Mapping[str, str], name: str) -> str | None:
     return value.strip(" \t") if value is not None else None
 
 
-def _check_headers(method: str, params: Mapping[str, Any], headers: Mapping[str, str], revision: Any) -> None:
+def _check_headers(
+    method: str, params: Mapping[str, Any], headers: Mapping[str, str], revision: Any
+) -> None:
     header_revision = _header(headers, "MCP-Protocol-Version")
     if header_revision is None or header_revision != revision:
         raise _reject(
@@ -99,16 +101,21 @@ def _check_headers(method: str, params: Mapping[str, Any], headers: Mapping[str,
             f"(got {_header(headers, 'Mcp-Method')!r}).",
         )
     name_param = NAME_BEARING_PARAMS.get(method)
-    if name_param is not None and params.get(name_param) is not None:
-        if decode_header_value(_header(headers, "Mcp-Name")) != params[name_param]:
-            raise _reject(
-                HEADER_MISMATCH,
-                f"Header mismatch: the Mcp-Name header must equal params.{name_param} "
-                f"({shorten(repr(params[name_param]))}).",
-            )
+    if (
+        name_param is not None
+        and params.get(name_param) is not None
+        and decode_header_value(_header(headers, "Mcp-Name")) != params[name_param]
+    ):
+        raise _reject(
+            HEADER_MISMATCH,
+            f"Header mismatch: the Mcp-Name header must equal params.{name_param} "
+            f"({shorten(repr(params[name_param]))}).",
+        )
 
 
-def check_envelope(method: str, params: Mapping[str, Any], headers: Mapping[str, str] | None) -> Envelope:
+def check_envelope(
+    method: str, params: Mapping[str, Any], headers: Mapping[str, str] | None
+) -> Envelope:
     """Check one 2026-07-28 request's ``_meta`` and headers.
 
     Args:
@@ -123,7 +130,11 @@ def check_envelope(method: str, params: Mapping[str, Any], headers: Mapping[str,
     meta = params.get("_meta")
     header_revision = _header(headers, "MCP-Protocol-Version") if headers is not None else None
     has_revision = isinstance(meta, Mapping) and PROTOCOL_VERSION_META_KEY in meta
-    if header_revision is not None and header_revision not in SUPPORTED_REVISIONS and not has_revision:
+    if (
+        header_revision is not None
+        and header_revision not in SUPPORTED_REVISIONS
+        and not has_revision
+    ):
         # Not a 2026-07-28 request at all, e.g. a handshake-era client sending a revision
         # this server does not speak: naming the supported ones helps it most.
         raise _reject(
@@ -137,7 +148,9 @@ def check_envelope(method: str, params: Mapping[str, Any], headers: Mapping[str,
             f"Invalid params: a {MODERN_REVISIONS[-1]} request needs params._meta with "
             f"{PROTOCOL_VERSION_META_KEY!r} and {CLIENT_CAPABILITIES_META_KEY!r}.",
         )
-    missing = [key for key in (PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY) if key not in meta]
+    missing = [
+        key for key in (PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY) if key not in meta
+    ]
     if missing:
         raise _reject(INVALID_PARAMS, f"Invalid params: params._meta lacks {', '.join(missing)}.")
     revision = meta[PROTOCOL_VERSION_META_KEY]
@@ -146,7 +159,9 @@ def check_envelope(method: str, params: Mapping[str, Any], headers: Mapping[str,
         _check_headers(method, params, headers, revision)
 
     if not isinstance(revision, str):
-        raise _reject(INVALID_PARAMS, "Invalid params: the protocol version in params._meta must be a string.")
+        raise _reject(
+            INVALID_PARAMS, "Invalid params: the protocol version in params._meta must be a string."
+        )
     if revision not in MODERN_REVISIONS:
         raise _reject(
             UNSUPPORTED_PROTOCOL_VERSION,

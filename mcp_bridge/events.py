@@ -37,7 +37,13 @@ from mcp_bridge.protocol import MESSAGE_CHARS, JsonRpcError
 from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivered, tool_call_failed
 from mcp_bridge.tools import Tool
 
-__all__ = ["call_ended", "call_started", "deliver_after_response", "deliver_pending", "observe_tools_call"]
+__all__ = [
+    "call_ended",
+    "call_started",
+    "deliver_after_response",
+    "deliver_pending",
+    "observe_tools_call",
+]
 
 #: One record per failed tool call; faulty signal receivers are reported here too.
 logger = logging.getLogger("mcp_bridge.calls")
@@ -64,7 +70,9 @@ def _sender(tool: Tool | None) -> type | None:
 def _send_robust(signal: Signal, tool: Tool | None, **kwargs: Any) -> None:
     for receiver, outcome in signal.send_robust(sender=_sender(tool), tool=tool, **kwargs):
         if isinstance(outcome, Exception):
-            logger.error("Receiver %r of a tool-call signal raised %r.", receiver, outcome, exc_info=outcome)
+            logger.error(
+                "Receiver %r of a tool-call signal raised %r.", receiver, outcome, exc_info=outcome
+            )
 
 
 def _failed(
@@ -80,8 +88,14 @@ def _failed(
     code = error.get("code")
     level = logging.ERROR if isinstance(code, int) and code >= 500 else logging.WARNING
     # Both may quote the client's values: bounded in the log as in the answer (mcp_bridge.limits).
-    logger.log(level, "Tool call %s failed (%s): code %s, %s", shorten(repr(name)), stage, code,
-               shorten(str(error.get("message")), MESSAGE_CHARS))
+    logger.log(
+        level,
+        "Tool call %s failed (%s): code %s, %s",
+        shorten(repr(name)),
+        stage,
+        code,
+        shorten(str(error.get("message")), MESSAGE_CHARS),
+    )
     _send_robust(
         tool_call_failed,
         tool,
@@ -101,10 +115,14 @@ def _error_of(result: dict[str, Any]) -> dict[str, Any]:
         error = json.loads(result["content"][0]["text"])
     except (KeyError, IndexError, TypeError, ValueError):
         error = None
-    return error if isinstance(error, dict) else {"code": None, "message": str(result.get("content"))}
+    return (
+        error if isinstance(error, dict) else {"code": None, "message": str(result.get("content"))}
+    )
 
 
-def observe_tools_call(handler: Callable[[dict[str, Any], Any], dict[str, Any]]) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+def observe_tools_call(
+    handler: Callable[[dict[str, Any], Any], dict[str, Any]],
+) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """Decorate the ``tools/call`` handler ``handler(params, call)`` of the dispatcher.
 
     Sends :data:`~mcp_bridge.signals.tool_call_failed` for the errors the
@@ -121,7 +139,9 @@ def observe_tools_call(handler: Callable[[dict[str, Any], Any], dict[str, Any]])
             result = handler(params, call)
         except JsonRpcError as exc:
             if not state.started:
-                stage = "arguments" if isinstance(exc.data, dict) and "errors" in exc.data else "lookup"
+                stage = (
+                    "arguments" if isinstance(exc.data, dict) and "errors" in exc.data else "lookup"
+                )
                 _failed_before_execution(params, call, exc.as_error(), stage)
             raise
         finally:
@@ -133,13 +153,17 @@ def observe_tools_call(handler: Callable[[dict[str, Any], Any], dict[str, Any]])
     return wrapper
 
 
-def _failed_before_execution(params: dict[str, Any], call: Any, error: dict[str, Any], stage: str) -> None:
+def _failed_before_execution(
+    params: dict[str, Any], call: Any, error: dict[str, Any], stage: str
+) -> None:
     name = params.get("name")
     tool = call.toolset.by_name.get(name) if isinstance(name, str) else None
     _failed(tool, name, params.get("arguments"), call.request, call.revision, error, stage)
 
 
-def call_started(tool: Tool, arguments: dict[str, Any], request: HttpRequest, revision: str) -> dict[str, Any] | None:
+def call_started(
+    tool: Tool, arguments: dict[str, Any], request: HttpRequest, revision: str
+) -> dict[str, Any] | None:
     """Send :data:`~mcp_bridge.signals.pre_tool_call` before the view runs.
 
     Returns:
@@ -157,11 +181,15 @@ def call_started(tool: Tool, arguments: dict[str, Any], request: HttpRequest, re
     if not pre_tool_call.receivers:  # the common case: nothing to ask
         return None
     try:
-        pre_tool_call.send(sender=_sender(tool), tool=tool, arguments=arguments, request=request, revision=revision)
+        pre_tool_call.send(
+            sender=_sender(tool), tool=tool, arguments=arguments, request=request, revision=revision
+        )
     except APIException as exc:
         # The shape DRF's exception handler gives the same exception in a view.
         detail = exc.detail if isinstance(exc.detail, (list, dict)) else {"detail": exc.detail}
-        message = str(exc.detail) if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
+        message = (
+            str(exc.detail) if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
+        )
         data: dict[str, Any] = {"status": exc.status_code, "detail": detail}
         if getattr(exc, "wait", None):
             data["retryAfter"] = str(int(exc.wait))  # type: ignore[attr-defined]
@@ -188,7 +216,9 @@ def call_ended(
         ``result``, unchanged.
     """
     if result.get("isError"):
-        _failed(tool, tool.name, arguments, request, revision, _error_of(result), "execution", exception)
+        _failed(
+            tool, tool.name, arguments, request, revision, _error_of(result), "execution", exception
+        )
         return result
     cached = is_cache_hit(response)
     if post_tool_call.receivers:  # Signal.send_robust does the same test, after building the kwargs
@@ -204,11 +234,23 @@ def call_ended(
         )
     if not cached and tool_call_delivered.receivers:
         pending = request.__dict__.setdefault(_PENDING_ATTR, [])
-        pending.append(functools.partial(_send_robust, tool_call_delivered, tool, arguments=arguments, request=request, revision=revision, result=result))
+        pending.append(
+            functools.partial(
+                _send_robust,
+                tool_call_delivered,
+                tool,
+                arguments=arguments,
+                request=request,
+                revision=revision,
+                result=result,
+            )
+        )
     return result
 
 
-def deliver_after_response(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
+def deliver_after_response(
+    view: Callable[..., HttpResponseBase],
+) -> Callable[..., HttpResponseBase]:
     """Decorate the transport's view: send the queued :data:`~mcp_bridge.signals.tool_call_delivered`
     when the response is closed.
 
@@ -227,7 +269,7 @@ def deliver_after_response(view: Callable[..., HttpResponseBase]) -> Callable[..
             # Private Django API: _resource_closers is how Django itself ties work to close()
             # (FileResponse, ASGIHandler); there is no public hook that runs per response.
             # tests/test_private_apis.py fails if it disappears.
-            response._resource_closers.append(functools.partial(_deliver, pending))
+            response._resource_closers.append(functools.partial(_deliver, pending))  # type: ignore[attr-defined]
         return response
 
     return wrapper

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Problem", "ToolSetError", "CHECK_IDS"]
+__all__ = ["CHECK_IDS", "Problem", "ToolSetError"]
 
 #: Every check id, once each: an id is never reused for another problem.
 CHECK_IDS = {
@@ -85,4 +85,3 @@ class ToolSetError(Exception):
         where = f"group {group!r}" + (f", version {version!r}" if version else "")
         lines = "\n".join(f"  [{p.id}] {p.msg} Hint: {p.hint}" for p in problems)
         super().__init__(f"The MCP tools of {where} cannot be built:\n{lines}")
-

@@ -57,7 +57,7 @@ from mcp_bridge.protocol import structured_content_may_be_any_json, supports_tit
 from mcp_bridge.routing import OperationNotFound, resolve_operation
 from mcp_bridge.tools import Tool
 
-__all__ = ["call_tool", "argument_errors", "tool_error_result", "dumps", "logger"]
+__all__ = ["argument_errors", "call_tool", "dumps", "logger", "tool_error_result"]
 
 #: Errors of tool execution are logged here (outside DEBUG the client sees no details).
 logger = logging.getLogger("mcp_bridge.executor")
@@ -65,13 +65,25 @@ logger = logging.getLogger("mcp_bridge.executor")
 _PLACEHOLDER = re.compile(r"\{([^}/]+)\}")
 #: CGI variables that describe the server and the client connection, kept as they are.
 _CONNECTION_VARIABLES = (
-    "SERVER_NAME", "SERVER_PORT", "SERVER_PROTOCOL", "REMOTE_ADDR", "REMOTE_HOST", "REMOTE_USER",
-    "SCRIPT_NAME", "HTTPS",
+    "SERVER_NAME",
+    "SERVER_PORT",
+    "SERVER_PROTOCOL",
+    "REMOTE_ADDR",
+    "REMOTE_HOST",
+    "REMOTE_USER",
+    "SCRIPT_NAME",
+    "HTTPS",
 )
 #: Headers that belong to the MCP transport, not to the API call.
 _TRANSPORT_HEADERS = frozenset(
-    {"HTTP_MCP_PROTOCOL_VERSION", "HTTP_MCP_SESSION_ID", "HTTP_MCP_METHOD", "HTTP_MCP_NAME",
-     "HTTP_ACCEPT", "HTTP_LAST_EVENT_ID"}
+    {
+        "HTTP_MCP_PROTOCOL_VERSION",
+        "HTTP_MCP_SESSION_ID",
+        "HTTP_MCP_METHOD",
+        "HTTP_MCP_NAME",
+        "HTTP_ACCEPT",
+        "HTTP_LAST_EVENT_ID",
+    }
 )
 _JSON_ONLY = ["application/json"]
 
@@ -91,7 +103,10 @@ def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
     unencodable = unencodable_text(arguments)
     if unencodable:
         return [
-            {"argument": shorten(where.split("/")[1]), "message": f"{shorten(where)}: a string holds a lone surrogate (not Unicode text)"}
+            {
+                "argument": shorten(where.split("/")[1]),
+                "message": f"{shorten(where)}: a string holds a lone surrogate (not Unicode text)",
+            }
             for where in unencodable
         ]
     try:
@@ -157,7 +172,7 @@ def _as_text(value: Any) -> str:
 
 
 def _query_pairs(tool: Tool, arguments: dict[str, Any]) -> list[tuple[str, str]]:
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     for param in tool.method.params:
         if param.location != "query":
             continue
@@ -203,11 +218,14 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
     """
     source = tool.method.source
     path = _fill_path(
-        source.path, {p.source_name: arguments[p.name] for p in tool.method.params if p.location == "path"}
+        source.path,
+        {p.source_name: arguments[p.name] for p in tool.method.params if p.location == "path"},
     )
     query = _query_pairs(tool, arguments)
     # A file download (no result schema) asks for its own media types first (mcp_bridge.files).
-    media_types = _JSON_ONLY if tool.result_schema is not None else accepted_media_types(source.operation)
+    media_types = (
+        _JSON_ONLY if tool.result_schema is not None else accepted_media_types(source.operation)
+    )
     if source.version is not None and source.versioning_class is not None:
         if issubclass(source.versioning_class, QueryParameterVersioning):
             query.append((source.versioning_class.version_param, source.version))
@@ -219,7 +237,9 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
 
     meta = mcp_request.META
     environ: dict[str, Any] = {
-        key: value for key, value in meta.items() if key[:5] == "HTTP_" and key not in _TRANSPORT_HEADERS
+        key: value
+        for key, value in meta.items()
+        if key[:5] == "HTTP_" and key not in _TRANSPORT_HEADERS
     }
     for key in _CONNECTION_VARIABLES:
         if key in meta:
@@ -256,7 +276,9 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
     return request
 
 
-def call_tool(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, revision: str) -> dict[str, Any]:
+def call_tool(
+    tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, revision: str
+) -> dict[str, Any]:
     """Run the tool's view for the MCP caller and return the ``CallToolResult``.
 
     ``arguments`` must already be valid (see :func:`argument_errors`). Never
@@ -271,12 +293,15 @@ def call_tool(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, r
         if refusal is not None:
             return refusal
         request = build_request(tool, arguments, mcp_request)
+        assert request.resolver_match is not None  # build_request resolves or raises
         response = call_view(request.resolver_match, request)
         result = _response_result(tool, response, request, revision)
         ended = True
-        result = events.call_ended(tool, arguments, mcp_request, revision, result, response=response)
+        result = events.call_ended(
+            tool, arguments, mcp_request, revision, result, response=response
+        )
         return _encoded_once(tool, result, revision)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 -- call_tool never raises: every failure is an isError result
         result = _exception_result(tool, exc, mcp_request)
         if ended:
             return result
@@ -294,7 +319,12 @@ def _encoded_once(tool: Tool, result: dict[str, Any], revision: str) -> dict[str
     decoded data."""
     if "structuredContent" not in result:
         return result
-    return {**result, "structuredContent": tool.encoded_structured_content(result["content"][0]["text"], revision)}
+    return {
+        **result,
+        "structuredContent": tool.encoded_structured_content(
+            result["content"][0]["text"], revision
+        ),
+    }
 
 
 def _response_data(response: HttpResponseBase) -> Any:
@@ -314,7 +344,9 @@ def _response_data(response: HttpResponseBase) -> Any:
     return text
 
 
-def _response_result(tool: Tool, response: HttpResponseBase, request: HttpRequest, revision: str) -> dict[str, Any]:
+def _response_result(
+    tool: Tool, response: HttpResponseBase, request: HttpRequest, revision: str
+) -> dict[str, Any]:
     status = response.status_code
     if 200 <= status < 300 and is_file_response(response):
         return file_result(tool.name, response, request.build_absolute_uri())
@@ -350,8 +382,12 @@ def _sends_structured_content(tool: Tool, data: Any, revision: str) -> bool:
 def _exception_result(tool: Tool, exc: Exception, mcp_request: HttpRequest) -> dict[str, Any]:
     if isinstance(exc, OperationNotFound):
         # The client's value, as REST's 404 for the same path: django.request logs those as warnings.
-        logger.warning("Tool %r: the path parameters lead to no view of this operation (404).", tool.name)
-        return tool_error_result(404, "Not Found", {"status": 404, "detail": {"detail": "Not found."}})
+        logger.warning(
+            "Tool %r: the path parameters lead to no view of this operation (404).", tool.name
+        )
+        return tool_error_result(
+            404, "Not Found", {"status": 404, "detail": {"detail": "Not found."}}
+        )
     if isinstance(exc, Resolver404):
         logger.error("Tool %r: path %r no longer resolves.", tool.name, tool.method.source.path)
     else:

@@ -87,8 +87,10 @@ def _read(response: HttpResponseBase, limit: int) -> bytes | None:
         content = bytes(getattr(response, "content", b""))
         return content if len(content) <= limit else None
     chunks, size = [], 0
-    for chunk in response.streaming_content:
-        chunk = chunk if isinstance(chunk, bytes) else str(chunk).encode(response.charset or "utf-8")
+    for chunk in response.streaming_content:  # type: ignore[union-attr]  # a sync view's response
+        chunk = (
+            chunk if isinstance(chunk, bytes) else str(chunk).encode(response.charset or "utf-8")
+        )
         size += len(chunk)
         if size > limit:
             return None
@@ -113,10 +115,21 @@ def file_result(tool_name: str, response: HttpResponseBase, uri: str) -> dict[st
             f"The file returned by tool {tool_name!r} is larger than "
             f'MCP_BRIDGE["MAX_FILE_BYTES"] ({limit} bytes); raise the setting or download it over HTTP.'
         )
-        text = dumps({"code": 413, "message": message,
-                      "data": {"status": response.status_code, "limit": limit, "setting": "MAX_FILE_BYTES"}})
+        text = dumps(
+            {
+                "code": 413,
+                "message": message,
+                "data": {
+                    "status": response.status_code,
+                    "limit": limit,
+                    "setting": "MAX_FILE_BYTES",
+                },
+            }
+        )
         return {"content": [{"type": "text", "text": text}], "isError": True}
-    media_type = response.get("Content-Type", "").split(";")[0].strip() or "application/octet-stream"
+    media_type = (
+        response.get("Content-Type", "").split(";")[0].strip() or "application/octet-stream"
+    )
     data = base64.b64encode(content).decode("ascii")
     if media_type.startswith("image/"):
         block: dict[str, Any] = {"type": "image", "data": data, "mimeType": media_type}

@@ -71,7 +71,9 @@ class HandlerCall:
         return template.format_map({**self.kwargs, "request": self.request})
 
 
-def wrap_handler(decorator: str, func: F, around: Callable[[HandlerCall, Callable[[], Any]], Any]) -> F:
+def wrap_handler(
+    decorator: str, func: F, around: Callable[[HandlerCall, Callable[[], Any]], Any]
+) -> F:
     """Wrap ``func`` so that ``around(call, proceed)`` runs in place of it.
 
     ``proceed()`` runs the handler and returns its response. DRF's ``@action``
@@ -101,7 +103,7 @@ def wrap_handler(decorator: str, func: F, around: Callable[[HandlerCall, Callabl
             view, request, rest = None, args[0], args[1:]
         else:
             view, request, rest = args[0], args[1], args[2:]
-        call = HandlerCall(func=func, view=view, request=request, args=rest, kwargs=kwargs)
+        call = HandlerCall(func=func, view=view, request=request, args=rest, kwargs=kwargs)  # type: ignore[arg-type]
         return around(call, lambda: func(*args, **kwargs))
 
     return wrapper  # type: ignore[return-value]

@@ -35,7 +35,15 @@ __all__ = ["IDENTITY_ATTRIBUTES", "ViewRequest", "restore"]
 #: Request attributes set by middleware that identify the caller, copied to the view's request.
 #: ``_force_auth_*`` is DRF's forced authentication (``APIClient.force_authenticate``,
 #: and ``manage.py mcp_stdio --user``): rest_framework.request.Request reads it.
-IDENTITY_ATTRIBUTES = ("user", "auser", "auth", "session", "LANGUAGE_CODE", "_force_auth_user", "_force_auth_token")
+IDENTITY_ATTRIBUTES = (
+    "user",
+    "auser",
+    "auth",
+    "session",
+    "LANGUAGE_CODE",
+    "_force_auth_user",
+    "_force_auth_token",
+)
 
 #: The attributes written through to the MCP request (``auser`` follows ``user``).
 _SHARED = ("user", "auth", "auser")

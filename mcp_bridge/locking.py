@@ -183,7 +183,9 @@ class FileLockBackend(LockBackend):
         bucket = self._bucket(key)
         bucket.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         data_path = bucket.with_suffix(".json")
-        with open(os.open(bucket.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600), "r+b") as guard:
+        with open(
+            os.open(bucket.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600), "r+b"
+        ) as guard:
             locks.lock(guard, locks.LOCK_EX)
             try:
                 try:
@@ -241,7 +243,12 @@ class RedisLockBackend(LockBackend):
         ImproperlyConfigured: redis-py is not installed (``pip install "django-mcp-bridge[redis]"``).
     """
 
-    def __init__(self, url: str = "redis://127.0.0.1:6379/0", prefix: str = "mcp_bridge:lock:", **connection_options: Any) -> None:
+    def __init__(
+        self,
+        url: str = "redis://127.0.0.1:6379/0",
+        prefix: str = "mcp_bridge:lock:",
+        **connection_options: Any,
+    ) -> None:
         try:
             import redis
         except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -259,7 +266,9 @@ class RedisLockBackend(LockBackend):
         if not lock.acquire(blocking=wait > 0, blocking_timeout=wait if wait > 0 else None):
             return None
         token = lock.local.token
-        return Lease(key, token.decode() if isinstance(token, bytes) else str(token), timeout, handle=lock)
+        return Lease(
+            key, token.decode() if isinstance(token, bytes) else str(token), timeout, handle=lock
+        )
 
     def release(self, lease: Lease) -> bool:
         try:
@@ -286,7 +295,9 @@ def get_lock_backend() -> LockBackend:
         try:
             backend_class = import_string(path)
         except ImportError as exc:
-            raise ImproperlyConfigured(f"MCP_BRIDGE['LOCK_BACKEND'] = {path!r} cannot be imported: {exc}") from exc
+            raise ImproperlyConfigured(
+                f"MCP_BRIDGE['LOCK_BACKEND'] = {path!r} cannot be imported: {exc}"
+            ) from exc
         backend = _backends[configuration] = backend_class(**options)
     return backend
 
@@ -340,7 +351,9 @@ def locked(
         ImproperlyConfigured: (at call time) the key template names an unknown field.
     """
     if not timeout > 0:
-        raise ValueError(f"@locked(timeout={timeout!r}): the lease needs a positive number of seconds.")
+        raise ValueError(
+            f"@locked(timeout={timeout!r}): the lease needs a positive number of seconds."
+        )
     if wait < 0:
         raise ValueError(f"@locked(wait={wait!r}): wait is a number of seconds, 0 or more.")
 

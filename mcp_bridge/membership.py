@@ -164,7 +164,8 @@ class Rule:
         if self.view is not None and not self.view.matches(operation):
             return False
         if self.namespace is not None and not (
-            operation.namespace == self.namespace or operation.namespace.startswith(self.namespace + ":")
+            operation.namespace == self.namespace
+            or operation.namespace.startswith(self.namespace + ":")
         ):
             return False
         if self.app_name is not None and self.app_name not in operation.app_names:
@@ -215,7 +216,9 @@ class Membership:
     def excludes(self) -> list[Rule]:
         return [rule for rule in self.rules if rule.kind == "exclude"]
 
-    def groups_of(self, operation: Operation | None, decorated: tuple[str, ...]) -> dict[str, tuple[Reason, ...]]:
+    def groups_of(
+        self, operation: Operation | None, decorated: tuple[str, ...]
+    ) -> dict[str, tuple[Reason, ...]]:
         """The groups of one operation and why: ``{group: reasons}``, decorators' groups first.
 
         ``operation`` may be ``None`` when there are no rules (nothing to match).
@@ -252,7 +255,12 @@ class Membership:
                 what = f"takes no operation out of group {rule.group!r}"
                 hint = "Remove the rule, or make it match an operation the group's include rules or decorators add."
             problems.append(
-                Problem("mcp_bridge.W050", f"Membership rule {rule.label} {rule.spec!r} {what}.", hint, rule.label)
+                Problem(
+                    "mcp_bridge.W050",
+                    f"Membership rule {rule.label} {rule.spec!r} {what}.",
+                    hint,
+                    rule.label,
+                )
             )
         return problems
 
@@ -292,7 +300,11 @@ def compile_rules(setting: Any) -> Membership:
         membership.groups.append(group)
         if not isinstance(entry, dict) or set(entry) - set(GROUP_KEYS):
             membership.problems.setdefault(group, []).append(
-                _problem(group, f"{where} must be a dict with the keys {GROUP_KEYS}; got {entry!r}.", where)
+                _problem(
+                    group,
+                    f"{where} must be a dict with the keys {GROUP_KEYS}; got {entry!r}.",
+                    where,
+                )
             )
             continue
         for kind in GROUP_KEYS:
@@ -333,7 +345,9 @@ def _compile(rule: Rule, spec: Any) -> None:
         raise TypeError(f"a rule is a dict, not {type(spec).__name__}.")
     unknown = sorted(set(spec) - set(RULE_KEYS))
     if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(map(repr, unknown))}; the keys are {', '.join(RULE_KEYS)}.")
+        raise ValueError(
+            f"unknown key(s) {', '.join(map(repr, unknown))}; the keys are {', '.join(RULE_KEYS)}."
+        )
     if not spec:
         raise ValueError("an empty rule would match every operation; give at least one key.")
     for key in ("path", "path_regex", "namespace", "app_name", "view"):
@@ -341,7 +355,9 @@ def _compile(rule: Rule, spec: Any) -> None:
             raise ValueError(f"{key!r} must be a non-empty string.")
     if "path" in spec:
         if not spec["path"].startswith("/"):
-            raise ValueError(f"'path' {spec['path']!r} must start with '/' (paths are compared as the OpenAPI document writes them).")
+            raise ValueError(
+                f"'path' {spec['path']!r} must start with '/' (paths are compared as the OpenAPI document writes them)."
+            )
         rule.path = spec["path"]
     if "path_regex" in spec:
         try:
@@ -354,7 +370,11 @@ def _compile(rule: Rule, spec: Any) -> None:
         rule.view = _resolve_view(spec["view"])
     if "methods" in spec:
         methods = spec["methods"]
-        if isinstance(methods, str) or not isinstance(methods, (list, tuple, set, frozenset)) or not methods:
+        if (
+            isinstance(methods, str)
+            or not isinstance(methods, (list, tuple, set, frozenset))
+            or not methods
+        ):
             raise ValueError("'methods' must be a non-empty list of HTTP methods, e.g. ['GET'].")
         upper = {str(m).upper() for m in methods}
         if upper - _METHODS:
@@ -390,7 +410,9 @@ def _resolve_view(dotted: str) -> _ViewTarget:
     for attribute in rest:
         owner, obj = obj, getattr(obj, attribute, None)
         if obj is None:
-            raise ValueError(f"'view' {dotted!r}: {attribute!r} is not an attribute of {_name(owner)}.")
+            raise ValueError(
+                f"'view' {dotted!r}: {attribute!r} is not an attribute of {_name(owner)}."
+            )
     if isinstance(obj, type) and issubclass(obj, APIView):
         return _ViewTarget(view_class=obj)
     view_class = getattr(obj, "cls", None)  # an @api_view function, or a view's as_view()

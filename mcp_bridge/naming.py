@@ -72,11 +72,18 @@ MAX_PORTABLE_LENGTH = 64
 _SHORTENED_KEEP = MAX_PORTABLE_LENGTH - 9
 
 #: The clients named in warnings about non-portable names (with their public reports).
-REFUSING_CLIENTS = "Claude Desktop and claude.ai (which then hide every tool of the server), ChatGPT and Codex"
+REFUSING_CLIENTS = (
+    "Claude Desktop and claude.ai (which then hide every tool of the server), ChatGPT and Codex"
+)
 
 _HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE"})
 #: The viewset action an HTTP method stands for (DRF's router conventions).
-_METHOD_ACTIONS = {"post": "create", "put": "update", "patch": "partial_update", "delete": "destroy"}
+_METHOD_ACTIONS = {
+    "post": "create",
+    "put": "update",
+    "patch": "partial_update",
+    "delete": "destroy",
+}
 
 
 def _slug(text: str) -> str:
@@ -171,7 +178,9 @@ def tool_name(source: OperationSource) -> str:
     if source.explicit_operation_id:
         return source.operation_id
     if source.is_viewset:
-        stem = _slug(source.basename or "") or _snake(re.sub(r"ViewSet$", "", source.view_class.__name__))
+        stem = _slug(source.basename or "") or _snake(
+            re.sub(r"ViewSet$", "", source.view_class.__name__)
+        )
         stem = f"{stem}_{source.handler_name}"
         if source.sibling_methods > 1:
             stem = f"{stem}_{source.method.lower()}"
@@ -201,7 +210,9 @@ def copy_qualifiers(paths: list[str]) -> list[str]:
     for qualifier in qualifiers:
         seen[qualifier] += 1
         count = seen[qualifier]
-        unique.append(qualifier if count == 1 else f"{qualifier}_{count}" if qualifier else str(count))
+        unique.append(
+            qualifier if count == 1 else f"{qualifier}_{count}" if qualifier else str(count)
+        )
     return unique
 
 
@@ -244,7 +255,9 @@ def check_names(methods: list[Method], strict: bool) -> tuple[list[Problem], lis
                 )
             )
         if len(same) > 1:
-            views = " and ".join(f"{m.source.view_label} ({m.source.method} {m.source.path})" for m in same)
+            views = " and ".join(
+                f"{m.source.view_label} ({m.source.method} {m.source.path})" for m in same
+            )
             errors.append(
                 Problem(
                     "mcp_bridge.E002",

@@ -35,8 +35,8 @@ from rest_framework.versioning import QueryParameterVersioning
 
 from mcp_bridge.conf import bridge_settings
 from mcp_bridge.decorators import get_metadata
-from mcp_bridge.naming import copy_qualifiers
 from mcp_bridge.membership import Membership, Operation, Reason, compile_rules
+from mcp_bridge.naming import copy_qualifiers
 
 __all__ = [
     "GroupSchemaGenerator",
@@ -136,7 +136,9 @@ def explicit_operation_id(inspector: Any, operation_id: str, default_id: str | N
         # drf-spectacular's own classes, extend_schema()'s subclasses among them (their
         # override only returns an id when one was given, and then it differs), are not
         # the project's choice.
-        if "get_operation_id" in klass.__dict__ and not klass.__module__.startswith(_LIBRARY_MODULES):
+        if "get_operation_id" in klass.__dict__ and not klass.__module__.startswith(
+            _LIBRARY_MODULES
+        ):
             return True
     return False
 
@@ -151,7 +153,9 @@ def supports_versioning(versioning_class: type | None) -> bool:
     """
     if not versioning_class:
         return False
-    return is_versioning_supported(versioning_class) or issubclass(versioning_class, QueryParameterVersioning)
+    return is_versioning_supported(versioning_class) or issubclass(
+        versioning_class, QueryParameterVersioning
+    )
 
 
 def _callback_metadata(method: str, callback: Any) -> tuple[Any, str | None, dict[str, Any]]:
@@ -173,6 +177,7 @@ def _handler(view: Any, method: str) -> tuple[str, Any]:
     else:
         name = method.lower()
     return name, getattr(view, name, None)
+
 
 #: One operation of the URLconf that belongs to an API group, as drf-spectacular's
 #: enumerator walks it: ``(path_regex, method, callback)``. The path itself (the costly
@@ -216,13 +221,16 @@ class UrlIndex:
             prefix = spectacular_settings.SCHEMA_PATH_PREFIX
             if prefix is None:
                 enumerator = EndpointEnumerator()
-                paths = {enumerator.get_path_from_regex(regex) for regex, _ in self.api_path_regexes}
+                paths = {
+                    enumerator.get_path_from_regex(regex) for regex, _ in self.api_path_regexes
+                }
                 if paths and len({cls for _, cls in self.api_path_regexes}) > 1:
                     prefix = re.escape(posixpath.commonpath(sorted(paths)))
                 else:
                     prefix = "/"
             self._path_prefix = prefix if prefix.startswith("^") else "^" + prefix
         return self._path_prefix
+
     reasons: dict[str, dict[tuple[str, str], tuple[Reason, ...]]] = field(default_factory=dict)
     membership: Membership = field(default_factory=Membership)
 
@@ -244,13 +252,19 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
     paths: dict[tuple[str, type], str] = {}  # one per URL pattern, whatever its methods
     # The generator's coerce_path renames {pk} as the document does; it reads only the
     # view's queryset, a class attribute, so the class stands in for a view instance.
-    coercer = SchemaGenerator(urlconf=urlconf) if any(rule.needs_path for rule in membership.rules) else None
+    coercer = (
+        SchemaGenerator(urlconf=urlconf)
+        if any(rule.needs_path for rule in membership.rules)
+        else None
+    )
 
     def path_of(path_regex: str, view_class: type) -> str:
         key = (path_regex, view_class)
         if key not in paths:
             assert coercer is not None  # only path rules ask for a path
-            paths[key] = coercer.coerce_path(enumerator.get_path_from_regex(path_regex), "", view_class)
+            paths[key] = coercer.coerce_path(
+                enumerator.get_path_from_regex(path_regex), "", view_class
+            )
         return paths[key]
 
     # A group the setting declares has an endpoint even when nothing matches (its rule
@@ -261,7 +275,9 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
     naming: dict[tuple[str, str], tuple[int, str | None]] = {}
     api_path_regexes: list[tuple[str, type]] = []
     copies: dict[tuple[Any, ...], list[str]] = {}
-    for path_regex, callback, namespace, app_names in _url_patterns(enumerator.patterns, "", "", ()):
+    for path_regex, callback, namespace, app_names in _url_patterns(
+        enumerator.patterns, "", "", ()
+    ):
         if not _publishable(callback):
             continue
         api_path_regexes.append((path_regex, callback.cls))
@@ -272,12 +288,16 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
             cls, handler_name, metadata = _callback_metadata(method, callback)
             operation = None
             if membership.rules:
-                operation = Operation(path_regex, method, cls, handler_name, namespace, app_names, path_of)
+                operation = Operation(
+                    path_regex, method, cls, handler_name, namespace, app_names, path_of
+                )
             groups = membership.groups_of(operation, metadata["groups"])
             if not groups:
                 continue
             if actions:  # a viewset: the methods routed to the same action
-                siblings = sum(1 for m in methods if actions.get(m.lower()) == actions.get(method.lower()))
+                siblings = sum(
+                    1 for m in methods if actions.get(m.lower()) == actions.get(method.lower())
+                )
             else:
                 siblings = sum(1 for m in methods if m not in ("HEAD", "OPTIONS"))
             naming[(path_regex, method)] = (siblings, None)
@@ -360,7 +380,9 @@ def _publishable(callback: Any) -> bool:
 
 
 def _callback_versions(cls: Any, callback: Any) -> set[str | None]:
-    versioning_class = getattr(callback, "initkwargs", {}).get("versioning_class", cls.versioning_class)
+    versioning_class = getattr(callback, "initkwargs", {}).get(
+        "versioning_class", cls.versioning_class
+    )
     if not supports_versioning(versioning_class):
         return {None}
     allowed = set(getattr(versioning_class, "allowed_versions", None) or ())
@@ -377,7 +399,9 @@ class _IndexedEndpointEnumerator(EndpointEnumerator):
     and ``SORT_OPERATIONS``.
     """
 
-    def __init__(self, raw_endpoints: list[RawEndpoint], patterns: Any = None, urlconf: Any = None) -> None:
+    def __init__(
+        self, raw_endpoints: list[RawEndpoint], patterns: Any = None, urlconf: Any = None
+    ) -> None:
         super().__init__(patterns, urlconf)
         self.raw_endpoints = raw_endpoints
 
@@ -405,7 +429,11 @@ class GroupSchemaGenerator(SchemaGenerator):
     """
 
     def __init__(
-        self, group: str, api_version: str | None = None, urlconf: Any = None, index: UrlIndex | None = None
+        self,
+        group: str,
+        api_version: str | None = None,
+        urlconf: Any = None,
+        index: UrlIndex | None = None,
     ) -> None:
         super().__init__(urlconf=urlconf, api_version=api_version)
         self.group = group
@@ -458,7 +486,10 @@ class GroupSchemaGenerator(SchemaGenerator):
                 if not version:
                     continue
                 if is_versioning_supported(versioning_class):
-                    path = modify_for_versioning(self.inspector.patterns, method, path, view, version)
+                    assert self.inspector is not None  # set by _initialise_endpoints
+                    path = modify_for_versioning(
+                        self.inspector.patterns, method, path, view, version
+                    )
                 else:  # QueryParameterVersioning: emulate ?version=... on the mock request
                     # Request._request: DRF's wrapped HttpRequest, whose GET the version is read from.
                     query = view.request._request.GET.copy()
@@ -476,7 +507,9 @@ class GroupSchemaGenerator(SchemaGenerator):
             # The trace names the view and its file in every drf-spectacular warning, as
             # `manage.py spectacular` shows them.
             with add_trace_message(type(view)):
-                operation = inspector.get_operation(path, path_regex, path_prefix, method, self.registry)
+                operation = inspector.get_operation(
+                    path, path_regex, path_prefix, method, self.registry
+                )
                 if not operation:  # removed with @extend_schema(exclude=True)
                     continue
                 # AutoSchema.get_operation() records the path first; @extend_schema(operation={...})
@@ -491,7 +524,9 @@ class GroupSchemaGenerator(SchemaGenerator):
                 # Private drf-spectacular API: its own list/detail decision (tests/test_private_apis.py).
                 is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
             handler_name, handler = _handler(view, method)
-            sibling_methods, copy_qualifier = index.naming.get((path_regex, method.upper()), (1, None))
+            sibling_methods, copy_qualifier = index.naming.get(
+                (path_regex, method.upper()), (1, None)
+            )
             if not path.startswith("/"):
                 path = "/" + path
             self.sources.append(
@@ -547,7 +582,9 @@ def generate_group_schema(
     # Private drf-spectacular API: GENERATOR_STATS keeps the messages of one get_schema()
     # (reset at its start) in _warn_cache/_error_cache (tests/test_private_apis.py).
     with patched_settings(patches), GENERATOR_STATS.silence():
-        generator = GroupSchemaGenerator(group, api_version=api_version, urlconf=urlconf, index=index)
+        generator = GroupSchemaGenerator(
+            group, api_version=api_version, urlconf=urlconf, index=index
+        )
         document = generator.get_schema(request=None, public=True)
         if messages is not None:
             messages += [*GENERATOR_STATS._error_cache, *GENERATOR_STATS._warn_cache]

@@ -35,8 +35,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from mcp_bridge.exceptions import Problem
-from mcp_bridge.naming import tool_name
 from mcp_bridge.files import is_binary_media_type
+from mcp_bridge.naming import tool_name
 from mcp_bridge.openapi import OperationSource
 from mcp_bridge.schema import COMPONENTS_PREFIX, allow_null, to_json_schema
 
@@ -51,7 +51,12 @@ BODY_FIELD_PREFIX = "body_"
 #: Prefix of a query parameter renamed because a path parameter has its name.
 QUERY_PARAMETER_PREFIX = "query_"
 #: The prefix each location's arguments get when their name is taken.
-_RENAME_PREFIX = {"path": "", "query": QUERY_PARAMETER_PREFIX, "body_field": BODY_FIELD_PREFIX, "body": ""}
+_RENAME_PREFIX = {
+    "path": "",
+    "query": QUERY_PARAMETER_PREFIX,
+    "body_field": BODY_FIELD_PREFIX,
+    "body": "",
+}
 
 _JSON_MEDIA_TYPE = re.compile(r"^application/([\w.+-]+\+)?json$")
 
@@ -81,7 +86,11 @@ class Param:
     explode: bool = True
 
     def to_openrpc(self) -> dict[str, Any]:
-        descriptor: dict[str, Any] = {"name": self.name, "required": self.required, "schema": self.schema}
+        descriptor: dict[str, Any] = {
+            "name": self.name,
+            "required": self.required,
+            "schema": self.schema,
+        }
         if self.description:
             descriptor["description"] = self.description
         return descriptor
@@ -152,7 +161,10 @@ class Method:
         if self.description:
             method["description"] = self.description
         method["params"] = [param.to_openrpc() for param in self.params]
-        method["result"] = {"name": "result", "schema": self.result if self.result is not None else {}}
+        method["result"] = {
+            "name": "result",
+            "schema": self.result if self.result is not None else {},
+        }
         method["paramStructure"] = "by-name"
         if self.deprecated:
             method["deprecated"] = True
@@ -180,7 +192,7 @@ def _resolve(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, An
         if ref in seen or not ref.startswith(COMPONENTS_PREFIX):
             break
         seen.add(ref)
-        schema = components.get(ref[len(COMPONENTS_PREFIX):], schema)
+        schema = components.get(ref[len(COMPONENTS_PREFIX) :], schema)
     return schema
 
 
@@ -201,7 +213,11 @@ def _object_or_list(
     """``(object schema, list schema)`` when ``schema`` is a union of a plain object and an
     array of that same object (a bulk-capable create), else ``None``."""
     branches = schema.get("anyOf", schema.get("oneOf")) if isinstance(schema, dict) else None
-    if not isinstance(branches, list) or len(branches) != 2 or ("anyOf" in schema and "oneOf" in schema):
+    if (
+        not isinstance(branches, list)
+        or len(branches) != 2
+        or ("anyOf" in schema and "oneOf" in schema)
+    ):
         return None
     if any(key not in ("anyOf", "oneOf", "title", "description") for key in schema):
         return None
@@ -217,7 +233,9 @@ def _object_or_list(
     return None
 
 
-def _body_params(operation: dict[str, Any], components: dict[str, Any], method: Method) -> list[Param]:
+def _body_params(
+    operation: dict[str, Any], components: dict[str, Any], method: Method
+) -> list[Param]:
     request_body = operation.get("requestBody")
     if not request_body:
         return []
@@ -239,10 +257,15 @@ def _body_params(operation: dict[str, Any], components: dict[str, Any], method: 
         method.single_object_required = tuple(obj.get("required", ()))
         method.body_required = body_required
         fields = [
-            _noted(param, _REQUIRED_UNLESS_LIST) if param.source_name in method.single_object_required else param
+            _noted(param, _REQUIRED_UNLESS_LIST)
+            if param.source_name in method.single_object_required
+            else param
             for param in _field_params(obj, required=False)
         ]
-        return [*fields, Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, list_schema, False, _LIST_FORM)]
+        return [
+            *fields,
+            Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, list_schema, False, _LIST_FORM),
+        ]
     if not _is_plain_object(resolved):
         description = resolved.get("description")
         return [Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, schema, body_required, description)]
@@ -261,7 +284,11 @@ _REQUIRED_UNLESS_LIST = f"Required unless `{BODY_ARGUMENT}` is given."
 def _noted(param: Param, note: str) -> Param:
     """``param`` with ``note`` after its description (in its schema too, where the tool reads it)."""
     description = f"{param.description.rstrip()} {note}" if param.description else note
-    schema = {**param.schema, "description": description} if isinstance(param.schema, dict) else param.schema
+    schema = (
+        {**param.schema, "description": description}
+        if isinstance(param.schema, dict)
+        else param.schema
+    )
     return replace(param, description=description, schema=schema)
 
 
@@ -328,12 +355,17 @@ def _name_params(params: list[Param], method: Method) -> list[Param]:
 
 
 _LOCATION_LABELS = {
-    "path": "path parameter", "query": "query parameter", "body_field": "body field", "body": "request body",
+    "path": "path parameter",
+    "query": "query parameter",
+    "body_field": "body field",
+    "body": "request body",
 }
 
 
 def _collision_problem(method: Method, name: str, param: Param) -> Problem:
-    what = _LOCATION_LABELS[param.location] + ("" if param.location == "body" else f" {param.source_name!r}")
+    what = _LOCATION_LABELS[param.location] + (
+        "" if param.location == "body" else f" {param.source_name!r}"
+    )
     return Problem(
         id="mcp_bridge.E003",
         msg=(

@@ -53,7 +53,13 @@ from mcp_bridge.encoding import EncodedJSON, dumps, loads
 from mcp_bridge.openrpc import Method
 from mcp_bridge.tools import Tool
 
-__all__ = ["check_omit_rules", "declares_output_schema", "mismatch_message", "mismatch_result", "output_errors"]
+__all__ = [
+    "check_omit_rules",
+    "declares_output_schema",
+    "mismatch_message",
+    "mismatch_result",
+    "output_errors",
+]
 
 logger = logging.getLogger("mcp_bridge.executor")
 
@@ -103,7 +109,9 @@ def _python_data_conforms(validator: Any, structured: Any) -> bool:
         return False
 
 
-def mismatch_result(tool: Tool, data: Any, text: str, status: int, revision: str) -> dict[str, Any] | None:
+def mismatch_result(
+    tool: Tool, data: Any, text: str, status: int, revision: str
+) -> dict[str, Any] | None:
     """The answer to send instead of the plain success, per ``OUTPUT_VALIDATION``
     (see the module docstring), or ``None`` to send the success."""
     mode = bridge_settings.OUTPUT_VALIDATION
@@ -121,7 +129,13 @@ def mismatch_result(tool: Tool, data: Any, text: str, status: int, revision: str
             f"Applied: the operation was carried out (HTTP {status}); do not repeat it. Its data is "
             f"in data.result. {message}"
         )
-        payload = {"status": status, "applied": True, "result": EncodedJSON(text), "errors": listed, "hint": hint}
+        payload = {
+            "status": status,
+            "applied": True,
+            "result": EncodedJSON(text),
+            "errors": listed,
+            "hint": hint,
+        }
         return _error_result(status, applied, payload)
     if mode == "warn":
         return None
@@ -146,7 +160,9 @@ def _is_list_for_object(errors: list[ValidationError]) -> bool:
 
 def _expects_object(error: ValidationError) -> bool:
     expected = error.validator_value
-    return error.validator == "type" and "object" in (expected if isinstance(expected, list) else [expected])
+    return error.validator == "type" and "object" in (
+        expected if isinstance(expected, list) else [expected]
+    )
 
 
 def _error_result(code: int, message: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -155,7 +171,9 @@ def _error_result(code: int, message: str, data: dict[str, Any]) -> dict[str, An
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
-def mismatch_message(tool_name: str, errors: list[ValidationError], remedies: str = REMEDIES) -> str:
+def mismatch_message(
+    tool_name: str, errors: list[ValidationError], remedies: str = REMEDIES
+) -> str:
     """A few lines: the tool, the first mismatches (path, what was found, the schema part it
     broke) and both remedies. The data itself is never copied (a value is described by its
     JSON type and size)."""
@@ -200,12 +218,20 @@ def _describe(value: Any) -> str:
         text = repr(value)
         return f"the number {text}" if len(text) <= 20 else "a number"
     if isinstance(value, str):
-        return f"the string {json.dumps(value, ensure_ascii=False)}" if len(value) <= 20 else f"a string of {len(value)} characters"
+        return (
+            f"the string {json.dumps(value, ensure_ascii=False)}"
+            if len(value) <= 20
+            else f"a string of {len(value)} characters"
+        )
     if isinstance(value, list):
         return f"an array of {len(value)} items"
     if isinstance(value, dict):
         keys = ", ".join(list(map(str, value))[:5])
-        return f"an object with keys {keys}{', ...' if len(value) > 5 else ''}" if value else "an empty object"
+        return (
+            f"an object with keys {keys}{', ...' if len(value) > 5 else ''}"
+            if value
+            else "an empty object"
+        )
     return type(value).__name__
 
 
@@ -221,8 +247,11 @@ def check_omit_rules(tool_names: dict[str, set[str]]) -> list[checks.CheckMessag
         if group not in tool_names:
             unknown = [f"group {group!r}"]
         else:
-            unknown = [f"tool {name!r} of group {group!r}" for name in ([] if rule is True else rule)
-                       if name not in tool_names[group]]
+            unknown = [
+                f"tool {name!r} of group {group!r}"
+                for name in ([] if rule is True else rule)
+                if name not in tool_names[group]
+            ]
         messages.extend(
             checks.Warning(
                 f'MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"] names {what}, which does not exist.',

@@ -27,7 +27,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from drf_spectacular.openapi import AutoSchema
 from rest_framework.settings import api_settings
 
@@ -121,7 +121,7 @@ def configuration_problems() -> list[Problem]:
     return problems
 
 
-ViewFunction = Callable[..., HttpResponse]
+ViewFunction = Callable[..., HttpResponseBase]
 
 
 def answers_misconfiguration(view: ViewFunction) -> ViewFunction:
@@ -134,7 +134,7 @@ def answers_misconfiguration(view: ViewFunction) -> ViewFunction:
     """
 
     @functools.wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         try:
             return view(request, *args, **kwargs)
         except ImproperlyConfigured as exc:

@@ -56,28 +56,50 @@ def _request(user: Any, host: str) -> HttpRequest:
     request = HttpRequest()
     request.method = "POST"
     request.path = request.path_info = "/"
-    request.META.update({"SERVER_NAME": host, "SERVER_PORT": "80", "HTTP_HOST": host, "REMOTE_ADDR": "127.0.0.1"})
+    request.META.update(
+        {"SERVER_NAME": host, "SERVER_PORT": "80", "HTTP_HOST": host, "REMOTE_ADDR": "127.0.0.1"}
+    )
     if user is not None:
         request.user = user
-        request._force_auth_user = user  # read by rest_framework.request.Request
+        request._force_auth_user = user  # type: ignore[attr-defined]  # read by rest_framework.request.Request
     return request
 
 
-def _call(toolset: ToolSet, tool: Tool, arguments: dict[str, Any], user: Any, host: str) -> tuple[ProbeReport, Any]:
-    call = Call(request=_request(user, host), toolset=toolset, revision=LATEST_HANDSHAKE_REVISION, check_headers=False)
-    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool.name, "arguments": arguments}}
+def _call(
+    toolset: ToolSet, tool: Tool, arguments: dict[str, Any], user: Any, host: str
+) -> tuple[ProbeReport, Any]:
+    call = Call(
+        request=_request(user, host),
+        toolset=toolset,
+        revision=LATEST_HANDSHAKE_REVISION,
+        check_headers=False,
+    )
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool.name, "arguments": arguments},
+    }
     response = handle_message(message, call) or {}
     if "error" in response:
         error = response["error"]
-        return ProbeReport(tool.name, arguments, "ERROR", error.get("code"), error.get("message", "")), None
+        return ProbeReport(
+            tool.name, arguments, "ERROR", error.get("code"), error.get("message", "")
+        ), None
     result = response["result"]
     if not result.get("isError"):
         return ProbeReport(tool.name, arguments, "ok"), json.loads(result["content"][0]["text"])
     payload = json.loads(result["content"][0]["text"])
     data = payload.get("data") or {}
     outcome = "MISMATCH" if "errors" in data and data.get("status") == 500 else "ERROR"
-    return ProbeReport(tool.name, arguments, outcome, payload.get("code"), payload.get("message", ""),
-                       data.get("errors", []) if outcome == "MISMATCH" else []), None
+    return ProbeReport(
+        tool.name,
+        arguments,
+        outcome,
+        payload.get("code"),
+        payload.get("message", ""),
+        data.get("errors", []) if outcome == "MISMATCH" else [],
+    ), None
 
 
 def _needs_no_arguments(tool: Tool) -> bool:
@@ -91,10 +113,14 @@ def _retrieve_tool(toolset: ToolSet, list_tool: Tool) -> tuple[Tool, str] | None
         other = tool.method.source
         if other.view_class is not source.view_class or other.method != "GET" or other.is_list:
             continue
-        rest = other.path[len(source.path):] if other.path.startswith(source.path) else ""
+        rest = other.path[len(source.path) :] if other.path.startswith(source.path) else ""
         params = [p for p in tool.method.params if p.location == "path"]
         extra = [p for p in params if "{" + p.source_name + "}" in rest]
-        if len(extra) == 1 and rest.count("{") == 1 and not [p for p in tool.method.params if p.required and p not in params]:
+        if (
+            len(extra) == 1
+            and rest.count("{") == 1
+            and not [p for p in tool.method.params if p.required and p not in params]
+        ):
             return tool, extra[0].name
     return None
 
@@ -105,7 +131,9 @@ def _first_item(data: Any) -> Any:
     return data[0] if isinstance(data, list) and data and isinstance(data[0], dict) else None
 
 
-def probe_toolset(toolset: ToolSet, *, user: Any = None, follow_lists: bool = False, host: str = "localhost") -> list[ProbeReport]:
+def probe_toolset(
+    toolset: ToolSet, *, user: Any = None, follow_lists: bool = False, host: str = "localhost"
+) -> list[ProbeReport]:
     """Probe the read-only tools of ``toolset`` (see the module docstring)."""
     reports = []
     with override_settings(MCP_BRIDGE={**_current_settings(), "OUTPUT_VALIDATION": "error"}):

@@ -99,16 +99,41 @@ UNROLL_DEPTH = 3
 #: ``additionalProperties`` (OpenAI, which requires ``false`` on objects in strict mode).
 PORTABLE_KEYWORDS = frozenset(
     {
-        "type", "properties", "required", "additionalProperties", "items", "anyOf", "enum",
-        "minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems", "pattern", "format",
-        "title", "description",
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "anyOf",
+        "enum",
+        "minimum",
+        "maximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "pattern",
+        "format",
+        "title",
+        "description",
     }
 )
 
 #: Keywords whose value is one subschema.
 _SUBSCHEMA = frozenset(
-    {"items", "not", "additionalProperties", "unevaluatedProperties", "propertyNames", "contains",
-     "if", "then", "else", "unevaluatedItems", "contentSchema"}
+    {
+        "items",
+        "not",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "contains",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "contentSchema",
+    }
 )
 #: Keywords whose value is a list of subschemas.
 _SUBSCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
@@ -118,18 +143,55 @@ _SUBSCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs", "depende
 _TEXTS = ("title", "description")
 #: Annotations that never change what is accepted; ``portable`` drops them.
 _DROPPED_ANNOTATIONS = frozenset(
-    {"examples", "readOnly", "writeOnly", "deprecated", "$comment", "$schema", "$id", "$anchor",
-     "$dynamicAnchor", "$vocabulary", "contentMediaType", "contentEncoding", "contentSchema"}
+    {
+        "examples",
+        "readOnly",
+        "writeOnly",
+        "deprecated",
+        "$comment",
+        "$schema",
+        "$id",
+        "$anchor",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "contentMediaType",
+        "contentEncoding",
+        "contentSchema",
+    }
 )
 #: The keywords that constrain one JSON type only (JSON Schema 2020-12 Validation §6.2-6.5).
 _TYPE_KEYWORDS: dict[str, frozenset[str]] = {
     "string": frozenset({"minLength", "maxLength", "pattern", "format"}),
-    "number": frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"}),
-    "array": frozenset({"items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains",
-                        "minContains", "maxContains", "unevaluatedItems"}),
-    "object": frozenset({"properties", "required", "additionalProperties", "patternProperties",
-                         "propertyNames", "minProperties", "maxProperties", "dependentRequired",
-                         "dependentSchemas", "unevaluatedProperties"}),
+    "number": frozenset(
+        {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "format"}
+    ),
+    "array": frozenset(
+        {
+            "items",
+            "prefixItems",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "contains",
+            "minContains",
+            "maxContains",
+            "unevaluatedItems",
+        }
+    ),
+    "object": frozenset(
+        {
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "propertyNames",
+            "minProperties",
+            "maxProperties",
+            "dependentRequired",
+            "dependentSchemas",
+            "unevaluatedProperties",
+        }
+    ),
     "boolean": frozenset(),
     "null": frozenset(),
 }
@@ -205,7 +267,9 @@ def convert_schema(schema: Any, profile: str) -> Any:
     return convert(schema, profile).schema
 
 
-def convert(schema: Any, profile: str, *, unroll_depth: int = UNROLL_DEPTH, beyond: Any = None) -> Conversion:
+def convert(
+    schema: Any, profile: str, *, unroll_depth: int = UNROLL_DEPTH, beyond: Any = None
+) -> Conversion:
     """:func:`convert_schema`, with the places where the result accepts more than ``schema``.
 
     Args:
@@ -221,7 +285,9 @@ def convert(schema: Any, profile: str, *, unroll_depth: int = UNROLL_DEPTH, beyo
     if profile == DEFS or not isinstance(schema, Mapping):
         return Conversion(schema, ())
     definitions = schema.get("$defs") or {}
-    converter = _Converter(definitions, DEFS_PREFIX, portable=profile == PORTABLE, depth=unroll_depth, beyond=beyond)
+    converter = _Converter(
+        definitions, DEFS_PREFIX, portable=profile == PORTABLE, depth=unroll_depth, beyond=beyond
+    )
     root = converter.node({k: v for k, v in schema.items() if k != "$defs"}, ())
     if not converter.portable:
         cycles = converter.cycle_definitions()
@@ -245,26 +311,45 @@ def convert_document(document: dict[str, Any], profile: str) -> dict[str, Any]:
     if profile == DEFS:
         return document
     components = document.get("components", {}).get("schemas", {})
-    converter = _Converter(components, COMPONENTS_PREFIX, portable=profile == PORTABLE, depth=UNROLL_DEPTH, beyond=None)
+    converter = _Converter(
+        components, COMPONENTS_PREFIX, portable=profile == PORTABLE, depth=UNROLL_DEPTH, beyond=None
+    )
     methods = []
     for method in document.get("methods", []):
         method = dict(method)
         if "params" in method:
             method["params"] = [
-                {**param, "schema": converter.node(param["schema"], ())} if "schema" in param else param
+                {**param, "schema": converter.node(param["schema"], ())}
+                if "schema" in param
+                else param
                 for param in method["params"]
             ]
         if isinstance(method.get("result"), dict) and "schema" in method["result"]:
-            method["result"] = {**method["result"], "schema": converter.node(method["result"]["schema"], ())}
+            method["result"] = {
+                **method["result"],
+                "schema": converter.node(method["result"]["schema"], ()),
+            }
         methods.append(method)
     cycles = {} if converter.portable else converter.cycle_definitions()
-    return {**document, "methods": methods, "components": {**document.get("components", {}), "schemas": cycles}}
+    return {
+        **document,
+        "methods": methods,
+        "components": {**document.get("components", {}), "schemas": cycles},
+    }
 
 
 class _Converter:
     """One conversion: the definitions, the profile, and what the walk found."""
 
-    def __init__(self, definitions: Mapping[str, Any], prefix: str, *, portable: bool, depth: int, beyond: Any) -> None:
+    def __init__(
+        self,
+        definitions: Mapping[str, Any],
+        prefix: str,
+        *,
+        portable: bool,
+        depth: int,
+        beyond: Any,
+    ) -> None:
         self.definitions = definitions
         self.prefix = prefix
         self.portable = portable
@@ -309,7 +394,7 @@ class _Converter:
     def reference(self, ref: str, stack: tuple[str, ...]) -> Any:
         if not ref.startswith(self.prefix):
             raise KeyError(f"unsupported reference {ref!r}: only {self.prefix}<name> is known")
-        name = ref[len(self.prefix):]
+        name = ref[len(self.prefix) :]
         if name not in self.definitions:
             raise KeyError(f"reference {ref!r} names no definition")
         if name in self._recursive:
@@ -367,7 +452,9 @@ class _Converter:
                 rest = {k: v for k, v in parts[0].items() if k not in _TEXTS}
                 return {"allOf": [p for p in ([rest] if rest else []) + parts[1:]], **texts}
             self.widened.extend(f"allOf:{key}" for key in conflicts)
-            merged = _describe(merged, "Also constrained by the server: " + ", ".join(sorted(conflicts)) + ".")
+            merged = _describe(
+                merged, "Also constrained by the server: " + ", ".join(sorted(conflicts)) + "."
+            )
         return merged
 
     # -- the portable rewrites ----------------------------------------------------------
@@ -379,7 +466,11 @@ class _Converter:
             if not isinstance(merged, dict):
                 return merged
             # A copy: the merge may return one of the parts, which can be shared.
-            return self.portable_node(merged) if "allOf" in merged else self._portable_keywords(dict(merged))
+            return (
+                self.portable_node(merged)
+                if "allOf" in merged
+                else self._portable_keywords(dict(merged))
+            )
         return self._portable_keywords(schema)
 
     def _portable_keywords(self, schema: dict[str, Any]) -> Any:
@@ -396,14 +487,20 @@ class _Converter:
                 schema = _describe(schema, "Exactly one of the alternatives must match.")
             schema = self._conjoin_any_of(schema, branches)
         if "default" in schema:
-            schema = _describe(schema, f"Default: {json.dumps(schema.pop('default'), ensure_ascii=False)}.")
+            schema = _describe(
+                schema, f"Default: {json.dumps(schema.pop('default'), ensure_ascii=False)}."
+            )
         for key in _DROPPED_ANNOTATIONS & schema.keys():
             del schema[key]
         types = schema.get("type")
         if isinstance(types, list):
             return self._split_types(schema, types)
         if "enum" in schema:
-            enum = schema["enum"] if types is None else [v for v in schema["enum"] if _has_type(v, types)]
+            enum = (
+                schema["enum"]
+                if types is None
+                else [v for v in schema["enum"] if _has_type(v, types)]
+            )
             schema["enum"] = enum
             if types is None or None in enum:
                 return self._split_enum(schema)
@@ -414,7 +511,9 @@ class _Converter:
         leftovers = sorted(k for k in schema if k not in PORTABLE_KEYWORDS)
         if leftovers:
             self.widened.extend(leftovers)
-            shown = ", ".join(f"{k} {json.dumps(schema.pop(k), ensure_ascii=False)}" for k in leftovers)
+            shown = ", ".join(
+                f"{k} {json.dumps(schema.pop(k), ensure_ascii=False)}" for k in leftovers
+            )
             schema = _describe(schema, f"Also constrained by the server: {shown}.")
         if "anyOf" in schema:
             schema["anyOf"] = _flatten_any_of(schema["anyOf"])
@@ -439,7 +538,10 @@ class _Converter:
         branches = []
         for name in dict.fromkeys(types):
             applicable = _TYPE_KEYWORDS.get(name, _ALL_TYPE_KEYWORDS)
-            branch = {"type": name, **{k: v for k, v in rest.items() if k not in _ALL_TYPE_KEYWORDS or k in applicable}}
+            branch = {
+                "type": name,
+                **{k: v for k, v in rest.items() if k not in _ALL_TYPE_KEYWORDS or k in applicable},
+            }
             if "enum" in branch:
                 branch["enum"] = [v for v in branch["enum"] if _has_type(v, name)]
                 if not branch["enum"]:
@@ -461,8 +563,14 @@ class _Converter:
         branches = []
         for name, values in by_type.items():
             applicable = _TYPE_KEYWORDS[name]
-            branch = {k: v for k, v in rest.items() if k not in _ALL_TYPE_KEYWORDS or k in applicable}
-            branch = {"type": name, **branch} if name == "null" else {"type": name, "enum": values, **branch}
+            branch = {
+                k: v for k, v in rest.items() if k not in _ALL_TYPE_KEYWORDS or k in applicable
+            }
+            branch = (
+                {"type": name, **branch}
+                if name == "null"
+                else {"type": name, "enum": values, **branch}
+            )
             branches.append(self._portable_keywords(branch))
         if len(branches) == 1:
             return _ordered({**texts, **branches[0]})
@@ -480,7 +588,9 @@ class _Converter:
             if isinstance(bound, bool) or not isinstance(bound, (int, float)):
                 continue
             if type_name == "integer":
-                value: int | float = (math.floor(bound) + 1) if step == 1 else (math.ceil(bound) - 1)
+                value: int | float = (
+                    (math.floor(bound) + 1) if step == 1 else (math.ceil(bound) - 1)
+                )
             elif type_name == "number":
                 # The next double inward: no JSON number a client can write (an IEEE double,
                 # RFC 8259 §6) lies between it and the exclusive bound, so the rewrite is exact.
@@ -506,7 +616,13 @@ def _merge_dicts(parts: list[dict[str, Any]]) -> tuple[dict[str, Any], set[str]]
     """The keywords of ``parts`` in one schema; the names of the keywords that conflict."""
     merged: dict[str, Any] = {}
     conflicts: set[str] = set()
-    closed = [p for p in parts if any(k in p for k in ("additionalProperties", "patternProperties", "unevaluatedProperties"))]
+    closed = [
+        p
+        for p in parts
+        if any(
+            k in p for k in ("additionalProperties", "patternProperties", "unevaluatedProperties")
+        )
+    ]
     for part in parts:
         for key, value in part.items():
             if key not in merged:
@@ -694,12 +810,14 @@ def _disjoint(a: Any, b: Any) -> bool:
         props_a, props_b = a.get("properties", {}), b.get("properties", {})
         for name in common:
             if name in props_a and name in props_b and _disjoint(props_a[name], props_b[name]):
-                return (kinds_a or {"object"}) <= {"object"} and (kinds_b or {"object"}) <= {"object"}
+                return (kinds_a or {"object"}) <= {"object"} and (kinds_b or {"object"}) <= {
+                    "object"
+                }
     return False
 
 
 def _mutually_exclusive(branches: list[Any]) -> bool:
-    return all(_disjoint(a, b) for i, a in enumerate(branches) for b in branches[i + 1:])
+    return all(_disjoint(a, b) for i, a in enumerate(branches) for b in branches[i + 1 :])
 
 
 # -- the recursive definitions -------------------------------------------------------------
@@ -721,7 +839,7 @@ def _refs(schema: Any) -> Iterator[str]:
 def _recursive_names(definitions: Mapping[str, Any], prefix: str) -> frozenset[str]:
     """The definitions that reach themselves through references (true cycles)."""
     edges = {
-        name: {ref[len(prefix):] for ref in _refs(schema) if ref.startswith(prefix)}
+        name: {ref[len(prefix) :] for ref in _refs(schema) if ref.startswith(prefix)}
         for name, schema in definitions.items()
     }
     recursive = set()

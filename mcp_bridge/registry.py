@@ -40,21 +40,36 @@ from mcp_bridge.exceptions import Problem, ToolSetError
 from mcp_bridge.naming import MCP_NAME_PATTERN, check_names
 from mcp_bridge.openapi import UrlIndex, build_url_index, generate_group_schema
 from mcp_bridge.openrpc import Method, build_document, build_methods, convert_components
-from mcp_bridge.schema import MissingReference, unresolved_refs
-from mcp_bridge.profiles import convert_document
 from mcp_bridge.output import declares_output_schema
 from mcp_bridge.preflight import configuration_problems, spectacular_problems
+from mcp_bridge.profiles import convert_document
+from mcp_bridge.schema import MissingReference, unresolved_refs
 from mcp_bridge.tools import Tool, build_tool
 from mcp_bridge.translation import translate_toolset
 from mcp_bridge.validators import check_schema
 
-__all__ = ["TOOL_NAME_PATTERN", "ToolSet", "active_urlconf", "clear_cache", "get_groups", "get_toolset", "get_url_index"]
+__all__ = [
+    "TOOL_NAME_PATTERN",
+    "ToolSet",
+    "active_urlconf",
+    "clear_cache",
+    "get_groups",
+    "get_toolset",
+    "get_url_index",
+]
 
 #: MCP spec 2025-11-25, "Tools" → "Tool names" (see :mod:`mcp_bridge.naming`).
 TOOL_NAME_PATTERN = MCP_NAME_PATTERN
 
 #: Settings whose change invalidates built tool sets.
-_WATCHED_SETTINGS = {"MCP_BRIDGE", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS", "ROOT_URLCONF", "DEBUG", "LANGUAGE_CODE"}
+_WATCHED_SETTINGS = {
+    "MCP_BRIDGE",
+    "REST_FRAMEWORK",
+    "SPECTACULAR_SETTINGS",
+    "ROOT_URLCONF",
+    "DEBUG",
+    "LANGUAGE_CODE",
+}
 
 
 @dataclass
@@ -85,7 +100,9 @@ class ToolSet:
     pages: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
     #: Problems that do not stop the build (``mcp_bridge.W0xx``): system check warnings.
     warnings: list[Problem] = field(default_factory=list, init=False, repr=False, compare=False)
-    documents: dict[str, dict[str, Any]] = field(default_factory=dict, init=False, repr=False, compare=False)
+    documents: dict[str, dict[str, Any]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def openrpc_in(self, profile: str) -> dict[str, Any]:
         """The OpenRPC document with its schemas written in ``profile``, made once per profile."""
@@ -181,7 +198,9 @@ def get_toolset(
     return cached
 
 
-def _build_once(key: tuple[Any, str, str | None], group: str, version: str | None) -> ToolSet | ToolSetError:
+def _build_once(
+    key: tuple[Any, str, str | None], group: str, version: str | None
+) -> ToolSet | ToolSetError:
     with _lock:
         cached = _toolsets.get(key)
         if cached is None:
@@ -207,7 +226,11 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     spectacular_messages: list[str] = []
     try:
         document, sources = generate_group_schema(
-            group, api_version=version, urlconf=urlconf_key, index=index, messages=spectacular_messages
+            group,
+            api_version=version,
+            urlconf=urlconf_key,
+            index=index,
+            messages=spectacular_messages,
         )
     except Exception as exc:  # the project's schema code can raise anything
         raise ToolSetError(
@@ -225,19 +248,26 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     components = convert_components(document)
     methods = build_methods(sources, components)
     problems = [problem for method in methods for problem in method.problems]
-    name_errors, name_warnings = check_names(methods, strict=bridge_settings.PORTABLE_TOOL_NAMES == "error")
+    name_errors, name_warnings = check_names(
+        methods, strict=bridge_settings.PORTABLE_TOOL_NAMES == "error"
+    )
     name_warnings += spectacular_problems(spectacular_messages)
     problems += name_errors
     tools = []
     checked: set[str] = set()  # subschemas found valid, shared by the tools of the build
     seen: dict[int, Any] = {}  # schema objects already walked (the shared $defs entries)
-    shared_defs: dict[str, dict[str, Any]] = {}  # $defs entries, one object per component and direction
+    shared_defs: dict[
+        str, dict[str, Any]
+    ] = {}  # $defs entries, one object per component and direction
     refs_of: dict[int, tuple[Any, list[str]]] = {}  # the $ref values of each shared $defs entry
     if not problems:
         for method in methods:
             try:
                 tool = build_tool(
-                    method, components, shared_defs, output_schema=declares_output_schema(group, method)
+                    method,
+                    components,
+                    shared_defs,
+                    output_schema=declares_output_schema(group, method),
                 )
             except MissingReference as exc:
                 problems.append(_missing_reference_problem(method, exc))
@@ -250,7 +280,9 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     info_version = version or str(spectacular_settings.VERSION or "")
     openrpc = build_document(methods, components, title=f"{group}", version=info_version)
     toolset = ToolSet(group, version, tools, {t.name: t for t in tools}, methods, openrpc)
-    toolset.warnings = name_warnings + [warning for method in methods for warning in method.warnings]
+    toolset.warnings = name_warnings + [
+        warning for method in methods for warning in method.warnings
+    ]
     return toolset
 
 
@@ -286,7 +318,6 @@ def _check_refs(tool: Tool, refs_of: dict[int, tuple[Any, list[str]]]) -> list[P
                 )
             )
     return problems
-
 
 
 def _check_schemas(tool: Tool, checked: set[str], seen: dict[int, Any]) -> list[Problem]:

@@ -50,7 +50,13 @@ from django.urls import Resolver404, URLPattern, URLResolver, get_resolver
 from django.urls.converters import DEFAULT_CONVERTERS
 from django.urls.resolvers import RegexPattern, ResolverMatch, RoutePattern
 
-__all__ = ["CACHED_FILLED_PATHS", "CACHED_PATHS", "OperationNotFound", "resolve_operation", "resolve_operation_path"]
+__all__ = [
+    "CACHED_FILLED_PATHS",
+    "CACHED_PATHS",
+    "OperationNotFound",
+    "resolve_operation",
+    "resolve_operation_path",
+]
 
 #: How many resolved paths without parameters a process remembers (~4 KB each).
 CACHED_PATHS = 1024
@@ -63,7 +69,9 @@ _DJANGO_PATTERNS = (RoutePattern, RegexPattern)
 _CONTAINERS = ("kwargs", "captured_kwargs", "extra_kwargs", "tried", "app_names", "namespaces")
 
 
-def resolve_operation_path(path: str, urlconf: Any = None, *, filled: bool = False) -> ResolverMatch:
+def resolve_operation_path(
+    path: str, urlconf: Any = None, *, filled: bool = False
+) -> ResolverMatch:
     """Resolve ``path`` against ``urlconf`` (``None``: ``ROOT_URLCONF``), as :func:`django.urls.resolve` does.
 
     ``filled``: the path holds a call's values (remembered among :data:`CACHED_FILLED_PATHS`).
@@ -93,7 +101,9 @@ class OperationNotFound(Resolver404):
     tool's operation: the client's 404, as REST answers the same path."""
 
 
-def resolve_operation(path: str, urlconf: Any, template: str, view_class: type, handler_name: str, method: str) -> ResolverMatch:
+def resolve_operation(
+    path: str, urlconf: Any, template: str, view_class: type, handler_name: str, method: str
+) -> ResolverMatch:
     """Resolve the filled ``path`` of the operation (``template``, ``view_class``,
     ``handler_name``, ``method``: its :class:`~mcp_bridge.openapi.OperationSource`) and
     check that it reaches the operation's own view.
@@ -169,4 +179,6 @@ def _is_pure(converter: Any) -> bool:
     if kind in _BUILTIN_CONVERTERS:
         return True
     # DRF makes this class anew for each set of allowed suffixes, inside a function.
-    return kind.__module__ == "rest_framework.urlpatterns" and kind.__qualname__.endswith(".FormatSuffixConverter")
+    return kind.__module__ == "rest_framework.urlpatterns" and kind.__qualname__.endswith(
+        ".FormatSuffixConverter"
+    )

@@ -45,15 +45,15 @@ from rest_framework.utils.encoders import JSONEncoder
 __all__ = [
     "COMPONENTS_PREFIX",
     "DEFS_PREFIX",
-    "to_json_schema",
-    "allow_null",
-    "iter_refs",
-    "collect_defs",
-    "strip_flagged_properties",
-    "input_transform",
-    "output_transform",
-    "unresolved_refs",
     "MissingReference",
+    "allow_null",
+    "collect_defs",
+    "input_transform",
+    "iter_refs",
+    "output_transform",
+    "strip_flagged_properties",
+    "to_json_schema",
+    "unresolved_refs",
 ]
 
 COMPONENTS_PREFIX = "#/components/schemas/"
@@ -64,8 +64,19 @@ OPENAPI_ONLY_KEYWORDS = frozenset({"nullable", "discriminator", "xml", "external
 
 #: Keywords whose value is one subschema (``items`` may also be a draft 4 list of them).
 _SUBSCHEMA_KEYWORDS = frozenset(
-    {"items", "not", "additionalProperties", "unevaluatedProperties", "propertyNames",
-     "contains", "if", "then", "else", "unevaluatedItems", "contentSchema"}
+    {
+        "items",
+        "not",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "propertyNames",
+        "contains",
+        "if",
+        "then",
+        "else",
+        "unevaluatedItems",
+        "contentSchema",
+    }
 )
 #: Keywords whose value is a list of subschemas.
 _SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
@@ -126,9 +137,12 @@ def to_json_schema(schema: Any) -> Any:
     if "example" in schema and "examples" not in converted:
         converted["examples"] = [copy.deepcopy(schema["example"])]
     for bound, exclusive in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
-        if isinstance(converted.get(exclusive), bool):
-            if converted.pop(exclusive) and bound in converted:
-                converted[exclusive] = converted.pop(bound)
+        if (
+            isinstance(converted.get(exclusive), bool)
+            and converted.pop(exclusive)
+            and bound in converted
+        ):
+            converted[exclusive] = converted.pop(bound)
 
     if schema.get("nullable") is True:
         converted = _make_nullable(converted)
@@ -159,8 +173,8 @@ def _pin_discriminator(branches: list[Any], discriminator: Mapping[str, Any]) ->
             values_by_ref.setdefault(ref, []).append(value)
     pinned = []
     for branch in branches:
-        ref = branch.get("$ref") if isinstance(branch, dict) else None
-        values = values_by_ref.get(ref) if isinstance(ref, str) else None
+        branch_ref = branch.get("$ref") if isinstance(branch, dict) else None
+        values = values_by_ref.get(branch_ref) if isinstance(branch_ref, str) else None
         if not values:
             return None
         pin = {"const": values[0]} if len(values) == 1 else {"enum": values}
@@ -198,7 +212,9 @@ _SCALARS = (str, int, float, bool, type(None))
 
 
 def _is_mapping(value: Any) -> bool:
-    return isinstance(value, dict) or (not isinstance(value, (list, *_SCALARS)) and isinstance(value, Mapping))
+    return isinstance(value, dict) or (
+        not isinstance(value, (list, *_SCALARS)) and isinstance(value, Mapping)
+    )
 
 
 def _subschemas(schema: Mapping[str, Any]) -> Iterator[Any]:
@@ -260,7 +276,7 @@ def _rewrite_refs(schema: Any) -> Any:
     for key, value in schema.items():
         if key == "$ref":
             if isinstance(value, str) and value.startswith(COMPONENTS_PREFIX):
-                value = DEFS_PREFIX + value[len(COMPONENTS_PREFIX):]
+                value = DEFS_PREFIX + value[len(COMPONENTS_PREFIX) :]
         elif key in _SUBSCHEMA_KEYWORDS:
             if isinstance(value, list):
                 value = [_rewrite_refs(item) for item in value]
@@ -275,7 +291,9 @@ def _rewrite_refs(schema: Any) -> Any:
     return rewritten
 
 
-def unresolved_refs(schema: Any, known: dict[int, tuple[Any, list[str]]] | None = None) -> list[str]:
+def unresolved_refs(
+    schema: Any, known: dict[int, tuple[Any, list[str]]] | None = None
+) -> list[str]:
     """The ``$ref`` values of a tool schema that do not resolve inside it.
 
     A reference resolves when it is a JSON Pointer fragment (``#/$defs/X``, ``#``, or any
@@ -290,7 +308,7 @@ def unresolved_refs(schema: Any, known: dict[int, tuple[Any, list[str]]] | None 
     """
     refs: list[str] = []
     defs = schema.get("$defs") if isinstance(schema, dict) else None
-    if _is_mapping(defs):
+    if defs is not None and _is_mapping(defs):
         _collect_refs({key: value for key, value in schema.items() if key != "$defs"}, refs)
         for entry in defs.values():
             found = known.get(id(entry)) if known is not None else None
@@ -374,7 +392,9 @@ def collect_defs(
     return result
 
 
-def _converted(schema: dict[str, Any], transform: Callable[[dict[str, Any]], dict[str, Any]]) -> tuple[dict[str, Any], list[str]]:
+def _converted(
+    schema: dict[str, Any], transform: Callable[[dict[str, Any]], dict[str, Any]]
+) -> tuple[dict[str, Any], list[str]]:
     """``schema`` with its references rewritten and ``transform`` applied, and the names of
     the components it still references.
 
@@ -389,7 +409,7 @@ def _converted(schema: dict[str, Any], transform: Callable[[dict[str, Any]], dic
             raise MissingReference(ref, message)
     converted = transform(_rewrite_refs(schema))
     # Every #/$defs/ reference of the result was a components reference (checked above).
-    return converted, [ref[len(DEFS_PREFIX):] for ref in iter_refs(converted)]
+    return converted, [ref[len(DEFS_PREFIX) :] for ref in iter_refs(converted)]
 
 
 def strip_flagged_properties(flag: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
@@ -445,7 +465,9 @@ def _prepare_output_node(schema: dict[str, Any]) -> None:
     if isinstance(enum, list) and not all(isinstance(value, _CHOICE_NATIVE) for value in enum):
         # As the client receives them: the data is checked on its JSON form too
         # (mcp_bridge.output), and a schema must be JSON to be sent at all.
-        schema["enum"] = [v if isinstance(v, _CHOICE_NATIVE) else _DRF_ENCODER.default(v) for v in enum]
+        schema["enum"] = [
+            v if isinstance(v, _CHOICE_NATIVE) else _DRF_ENCODER.default(v) for v in enum
+        ]
 
 
 def _walk(schema: Any, visit: Callable[[dict[str, Any]], None]) -> None:
@@ -476,8 +498,13 @@ _DRF_ENCODER = JSONEncoder()
 #: JSON values that ``str()`` writes as ``ChoiceField`` compares them (``str(1)``, ``"a"``).
 _CHOICE_NATIVE = (str, int, float, bool, type(None), list, dict)
 _JSON_TYPES = (
-    (bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"), (type(None), "null"),
-    (list, "array"), (dict, "object"),
+    (bool, "boolean"),
+    (int, "integer"),
+    (float, "number"),
+    (str, "string"),
+    (type(None), "null"),
+    (list, "array"),
+    (dict, "object"),
 )
 
 

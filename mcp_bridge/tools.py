@@ -104,26 +104,40 @@ class Tool:
     method: Method
     # Not copied by dataclasses.replace(): a copy (a translation) compiles its own input
     # validator, since its inputSchema may differ; output schemas are the same objects.
-    _input_validator: SchemaValidator | None = field(repr=False, compare=False, default=None, init=False)
-    _output_validators: dict[str, SchemaValidator | None] = field(repr=False, compare=False, default_factory=dict)
+    _input_validator: SchemaValidator | None = field(
+        repr=False, compare=False, default=None, init=False
+    )
+    _output_validators: dict[str, SchemaValidator | None] = field(
+        repr=False, compare=False, default_factory=dict
+    )
     # Schemas written in a profile (mcp_bridge.profiles), made once per profile: the input
     # ones per copy (a translation's inputSchema differs), the output ones shared by the
     # copies, keyed by the identity of the exact schema they were made from.
-    _profiled_input: dict[str, Any] = field(repr=False, compare=False, default_factory=dict, init=False)
-    _profiled_outputs: dict[tuple[int, str], Any] = field(repr=False, compare=False, default_factory=dict)
+    _profiled_input: dict[str, Any] = field(
+        repr=False, compare=False, default_factory=dict, init=False
+    )
+    _profiled_outputs: dict[tuple[int, str], Any] = field(
+        repr=False, compare=False, default_factory=dict
+    )
 
     @property
     def validator(self) -> SchemaValidator:
         """The compiled validator of ``input_schema`` (formats asserted), built on first use."""
         if self._input_validator is None:
-            self._input_validator = SchemaValidator(self.input_schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+            self._input_validator = SchemaValidator(
+                self.input_schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+            )
         return self._input_validator
 
     def output_schema_for(self, revision: str) -> dict[str, Any] | None:
         """The ``outputSchema`` sent to (and enforced for) a client of ``revision``."""
         if not supports_titles_and_output(revision):
             return None
-        return self.result_schema if structured_content_may_be_any_json(revision) else self.output_schema
+        return (
+            self.result_schema
+            if structured_content_may_be_any_json(revision)
+            else self.output_schema
+        )
 
     def structured_content(self, data: Any, revision: str) -> Any:
         """The ``structuredContent`` of a successful call for ``revision``: the data
@@ -133,7 +147,9 @@ class Tool:
     def encoded_structured_content(self, text: str, revision: str) -> EncodedJSON:
         """:meth:`structured_content` as JSON text, from the JSON ``text`` of the data
         (already encoded for the text block), so that the data is not encoded twice."""
-        return EncodedJSON(text if structured_content_may_be_any_json(revision) else '{"result":' + text + "}")
+        return EncodedJSON(
+            text if structured_content_may_be_any_json(revision) else '{"result":' + text + "}"
+        )
 
     def output_validator(self, revision: str) -> SchemaValidator | None:
         """The compiled validator of :meth:`output_schema_for`, built once per era.
@@ -148,7 +164,9 @@ class Tool:
         schema = self.output_schema_for(revision)
         validator = None
         if schema is not None:
-            compiled = (v for v in self._output_validators.values() if v is not None and v.schema is schema)
+            compiled = (
+                v for v in self._output_validators.values() if v is not None and v.schema is schema
+            )
             validator = next(compiled, None) or SchemaValidator(schema)
         self._output_validators[revision] = validator
         return validator
@@ -236,23 +254,27 @@ def build_tool(
     inputs = shared_defs.setdefault("input", {})
     input_schema = collect_defs(input_root, components, input_transform, inputs)
 
-    declares_output = output_schema
-    output_schema = result_schema = None
-    if method.result and declares_output:
+    declared_output_schema: dict[str, Any] | None = None
+    result_schema = None
+    if method.result and output_schema:
         outputs = shared_defs.setdefault("output", {})
         result_schema = collect_defs(method.result, components, output_transform, outputs)
         # The handshake era's wrapper around the same schema, sharing its $defs.
         inner = {key: value for key, value in result_schema.items() if key != "$defs"}
-        output_schema = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
+        declared_output_schema = {
+            "type": "object",
+            "properties": {"result": inner},
+            "required": ["result"],
+        }
         if "$defs" in result_schema:
-            output_schema["$defs"] = result_schema["$defs"]
+            declared_output_schema["$defs"] = result_schema["$defs"]
 
     return Tool(
         name=method.name,
         title=method.title or default_title(method.name),
         description=method.description or method.summary,
         input_schema=input_schema,
-        output_schema=output_schema,
+        output_schema=declared_output_schema,
         result_schema=result_schema,
         annotations=method_annotations(method),
         method=method,

@@ -61,7 +61,7 @@ from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseBase
 from django.urls import get_urlconf
 from django.utils.autoreload import file_changed
 from django.utils.cache import patch_vary_headers
@@ -105,7 +105,14 @@ DESCRIPTION = "description"
 ARGUMENT_PREFIX = "argument:"
 
 #: Settings that decide which catalogue files exist and which are consulted.
-_WATCHED_SETTINGS = {"LOCALE_PATHS", "INSTALLED_APPS", "LANGUAGE_CODE", "LANGUAGES", "USE_I18N", "LANGUAGE_COOKIE_NAME"}
+_WATCHED_SETTINGS = {
+    "LOCALE_PATHS",
+    "INSTALLED_APPS",
+    "LANGUAGE_CODE",
+    "LANGUAGES",
+    "USE_I18N",
+    "LANGUAGE_COOKIE_NAME",
+}
 
 #: What Python's gettext raises for a file that is not a valid .mo catalogue:
 #: bad magic number or corrupt offsets (OSError), truncated header (struct.error),
@@ -147,7 +154,10 @@ def tool_texts(tool: Tool) -> list[ToolText]:
     ``inputSchema`` property), whether or not the code describes it, so that
     translators can also fill in what the code left out.
     """
-    texts = [ToolText(TITLE, tool.name, tool.title), ToolText(DESCRIPTION, tool.name, tool.description or None)]
+    texts = [
+        ToolText(TITLE, tool.name, tool.title),
+        ToolText(DESCRIPTION, tool.name, tool.description or None),
+    ]
     for argument, schema in tool.input_schema.get("properties", {}).items():
         description = schema.get("description") if isinstance(schema, dict) else None
         texts.append(ToolText(argument_context(argument), tool.name, description or None))
@@ -192,7 +202,7 @@ class Catalogue(gettext.GNUTranslations):
         # GNU gettext stores a context as "<msgctxt>\x04<msgid>" (as Python's pgettext reads it).
         # Private gettext API: _catalog, the parsed .mo, since pgettext() answers the msgid for a
         # missing entry and "missing" must be told apart (tests/test_private_apis.py).
-        text = self._catalog.get(f"{context}\x04{msgid}")
+        text = self._catalog.get(f"{context}\x04{msgid}")  # type: ignore[attr-defined]
         return text if isinstance(text, str) and text else None
 
     def messages(self) -> dict[tuple[str | None, str], str]:
@@ -202,7 +212,7 @@ class Catalogue(gettext.GNUTranslations):
         with its ``.po``.
         """
         found: dict[tuple[str | None, str], str] = {}
-        for key, text in self._catalog.items():  # private gettext API, as in lookup()
+        for key, text in self._catalog.items():  # type: ignore[attr-defined]  # private gettext API, as in lookup()
             if not isinstance(key, str) or not key or not text:
                 continue
             context, separator, msgid = key.rpartition("\x04")
@@ -264,7 +274,12 @@ def fallback_chain(group: str, language: str) -> list[tuple[str, str]]:
     """
     default = settings.LANGUAGE_CODE
     group_domain = catalogue_domain(group)
-    steps = [(group_domain, language), (group_domain, default), (DOMAIN, language), (DOMAIN, default)]
+    steps = [
+        (group_domain, language),
+        (group_domain, default),
+        (DOMAIN, language),
+        (DOMAIN, default),
+    ]
     return list(dict.fromkeys(steps))
 
 
@@ -379,7 +394,12 @@ def translate_toolset(toolset: ToolSet, language: str, urlconf_key: Any = None) 
         ToolSetError: a catalogue of the chain cannot be read (``mcp_bridge.E006``,
             naming the file).
     """
-    key = (urlconf_key or get_urlconf() or settings.ROOT_URLCONF, toolset.group, toolset.version, language)
+    key = (
+        urlconf_key or get_urlconf() or settings.ROOT_URLCONF,
+        toolset.group,
+        toolset.version,
+        language,
+    )
     # Read without the lock (a dict lookup is atomic); the lock only serialises the copying.
     cached = _translated.get(key)
     if cached is not None and cached[0] is toolset:
@@ -439,7 +459,7 @@ def _negotiated(cookie: str | None, accept_language: str) -> str:
     return get_language_from_request(probe)
 
 
-ViewFunction = Callable[..., HttpResponse]
+ViewFunction = Callable[..., HttpResponseBase]
 
 
 def language_negotiated(view: ViewFunction) -> ViewFunction:
@@ -453,7 +473,7 @@ def language_negotiated(view: ViewFunction) -> ViewFunction:
     """
 
     @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         language = negotiate_language(request)
         request.LANGUAGE_CODE = language
         response = view(request, *args, **kwargs)
@@ -500,7 +520,9 @@ def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
             load_catalogue(path)
         except CatalogueError as exc:
             problem = _catalogue_problem(exc)
-            messages.append(checks.Error(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id))
+            messages.append(
+                checks.Error(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
+            )
         if group is not None and groups is not None and group not in groups:
             messages.append(
                 checks.Warning(

@@ -56,8 +56,8 @@ from mcp_bridge.encoding import dumps_bytes
 from mcp_bridge.events import deliver_after_response
 from mcp_bridge.exceptions import ToolSetError
 from mcp_bridge.limits import shorten
-from mcp_bridge.profiles import PROFILES, QUERY_PARAMETER, ProfileError, profile_from_request
 from mcp_bridge.preflight import answers_misconfiguration
+from mcp_bridge.profiles import PROFILES, QUERY_PARAMETER, ProfileError, profile_from_request
 from mcp_bridge.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,
@@ -77,7 +77,9 @@ __all__ = ["mcp_endpoint", "openrpc_document", "unknown_endpoint"]
 logger = logging.getLogger("mcp_bridge.transport")
 
 
-def _error_response(code: int, message: str, status: int, data: Any = None, request_id: Any = None) -> HttpResponse:
+def _error_response(
+    code: int, message: str, status: int, data: Any = None, request_id: Any = None
+) -> HttpResponse:
     error: dict[str, Any] = {"code": code, "message": message}
     if data is not None:
         error["data"] = data
@@ -88,14 +90,18 @@ def _error_response(code: int, message: str, status: int, data: Any = None, requ
     )
 
 
-def _resolve_version(group: str, version: str | None, urlconf: Any) -> tuple[str | None, HttpResponse | None]:
+def _resolve_version(
+    group: str, version: str | None, urlconf: Any
+) -> tuple[str | None, HttpResponse | None]:
     groups = get_url_index(urlconf).versions
     versions = groups.get(group)
     if versions is None:
         return None, unknown_group_response(group, groups)
     if versions == [None]:
         if version is not None:
-            return None, _error_response(INVALID_REQUEST, f"API group {group!r} is not versioned; use /{group}/.", 404)
+            return None, _error_response(
+                INVALID_REQUEST, f"API group {group!r} is not versioned; use /{group}/.", 404
+            )
         return None, None
     if version is None:
         default = api_settings.DEFAULT_VERSION
@@ -104,12 +110,15 @@ def _resolve_version(group: str, version: str | None, urlconf: Any) -> tuple[str
         return None, _error_response(
             INVALID_REQUEST,
             f"API group {group!r} is versioned: use one of the endpoints "
-            + ", ".join(f"{group}/{v}/" for v in versions if v) + ".",
+            + ", ".join(f"{group}/{v}/" for v in versions if v)
+            + ".",
             404,
         )
     if version not in versions:
         return None, _error_response(
-            INVALID_REQUEST, f"API group {group!r} has no version {version!r}. Versions: {', '.join(v for v in versions if v)}.", 404
+            INVALID_REQUEST,
+            f"API group {group!r} has no version {version!r}. Versions: {', '.join(v for v in versions if v)}.",
+            404,
         )
     return version, None
 
@@ -117,7 +126,9 @@ def _resolve_version(group: str, version: str | None, urlconf: Any) -> tuple[str
 def unknown_group_response(group: str, groups: Any) -> HttpResponse:
     """The JSON 404 of a path that names no API group, listing the known ones."""
     return _error_response(
-        INVALID_REQUEST, f"Unknown API group {shorten(repr(group))}. Known groups: {', '.join(groups) or 'none'}.", 404
+        INVALID_REQUEST,
+        f"Unknown API group {shorten(repr(group))}. Known groups: {', '.join(groups) or 'none'}.",
+        404,
     )
 
 
@@ -125,11 +136,17 @@ def unknown_group_response(group: str, groups: Any) -> HttpResponse:
 def unknown_endpoint(request: HttpRequest, path: str) -> HttpResponse:
     """Any other path under the MCP URLs (``/mcp/CATALOG/``, ``/mcp/a/b/c/``): the JSON 404
     naming the known groups, for every method, rather than Django's HTML page."""
-    return unknown_group_response(path.split("/")[0], get_url_index(active_urlconf(request)).versions)
+    return unknown_group_response(
+        path.split("/")[0], get_url_index(active_urlconf(request)).versions
+    )
 
 
 def _load_toolset(
-    group: str, version: str | None, language: str | None = None, request: HttpRequest | None = None, request_id: Any = None
+    group: str,
+    version: str | None,
+    language: str | None = None,
+    request: HttpRequest | None = None,
+    request_id: Any = None,
 ) -> tuple[ToolSet | None, HttpResponse | None]:
     urlconf = active_urlconf(request)  # once per request: every cache below is keyed on it
     version, failure = _resolve_version(group, version, urlconf)
@@ -139,13 +156,27 @@ def _load_toolset(
         return get_toolset(group, version, language, urlconf), None
     except ToolSetError as exc:
         logger.error("%s", exc)
-        data = {"problems": [{"id": p.id, "message": p.msg, "hint": p.hint} for p in exc.problems]} if settings.DEBUG else None
-        message = str(exc) if settings.DEBUG else "Internal error: this MCP endpoint is misconfigured; see the server log."
+        data = (
+            {"problems": [{"id": p.id, "message": p.msg, "hint": p.hint} for p in exc.problems]}
+            if settings.DEBUG
+            else None
+        )
+        message = (
+            str(exc)
+            if settings.DEBUG
+            else "Internal error: this MCP endpoint is misconfigured; see the server log."
+        )
         return None, _error_response(INTERNAL_ERROR, message, 500, data, request_id)
     except Exception:  # a view or schema the build trips over: still the endpoint's JSON 500
-        logger.exception("The tools of API group %r (version %r) could not be built.", group, version)
+        logger.exception(
+            "The tools of API group %r (version %r) could not be built.", group, version
+        )
         return None, _error_response(
-            INTERNAL_ERROR, "Internal error: this MCP endpoint is misconfigured; see the server log.", 500, None, request_id
+            INTERNAL_ERROR,
+            "Internal error: this MCP endpoint is misconfigured; see the server log.",
+            500,
+            None,
+            request_id,
         )
 
 
@@ -179,29 +210,37 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     """The MCP endpoint of one API group (and version): ``/mcp/<group>/[<version>/]``."""
     if not origin_allowed(request):
         return _error_response(
-            INVALID_REQUEST, f"Forbidden: Origin {request.headers['Origin']!r} is not allowed to use this endpoint.", 403
+            INVALID_REQUEST,
+            f"Forbidden: Origin {request.headers['Origin']!r} is not allowed to use this endpoint.",
+            403,
         )
     refusal = authorize(request, group)  # MCP authorization, before any JSON-RPC handling
     if refusal is not None:
         return refusal
     if request.method != "POST":
-        response = HttpResponse(status=405)
-        response["Allow"] = "POST"
-        return response
+        not_allowed = HttpResponse(status=405)
+        not_allowed["Allow"] = "POST"
+        return not_allowed
 
     answer_as = _wants(request)
     if answer_as is None:
         return _error_response(
-            INVALID_REQUEST, "Not Acceptable: the Accept header must allow application/json or text/event-stream.", 406
+            INVALID_REQUEST,
+            "Not Acceptable: the Accept header must allow application/json or text/event-stream.",
+            406,
         )
     if request.content_type and request.content_type != "application/json":
         return _error_response(
-            INVALID_REQUEST, f"Unsupported Media Type {request.content_type!r}: send the JSON-RPC message as application/json.", 415
+            INVALID_REQUEST,
+            f"Unsupported Media Type {request.content_type!r}: send the JSON-RPC message as application/json.",
+            415,
         )
     # The era is routed by the header, as the reference SDKs do: a handshake revision
     # (or none: 2025-03-26) is the handshake era; any other value goes to the stateless
     # era, whose envelope check rejects an unknown or malformed revision with a 400.
-    header_revision = request.META.get("HTTP_MCP_PROTOCOL_VERSION")  # request.headers would parse them all
+    header_revision = request.META.get(
+        "HTTP_MCP_PROTOCOL_VERSION"
+    )  # request.headers would parse them all
     revision = header_revision or DEFAULT_HEADER_REVISION
     if revision not in HANDSHAKE_REVISIONS and revision not in MODERN_REVISIONS:
         revision = MODERN_REVISIONS[-1]
@@ -216,7 +255,9 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
     profile, failure = _schema_profile(request)
     if failure is not None:
         return failure
-    toolset, failure = _load_toolset(group, version, request.LANGUAGE_CODE, request, echoed_id(message))
+    toolset, failure = _load_toolset(
+        group, version, request.LANGUAGE_CODE, request, echoed_id(message)
+    )
     if failure is not None:
         return failure
 
@@ -224,20 +265,28 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
         # A 2026-07-28 envelope under a handshake-era header contradicts itself; the
         # stateless era's envelope check answers it with a header mismatch (-32020).
         revision = MODERN_REVISIONS[-1]
+    assert toolset is not None  # _load_toolset answers a failure otherwise
     call = Call(request=request, toolset=toolset, revision=revision, schema_profile=profile)
     try:
         check_depth(message, body)  # MAX_JSON_DEPTH, before anything walks the message
         # An array is a JSON-RPC batch: 2025-03-26 only (mcp_bridge.batch).
-        response = handle_batch(message, call) if isinstance(message, list) else handle_message(message, call)
+        response: dict[str, Any] | list[dict[str, Any]] | None = (
+            handle_batch(message, call)
+            if isinstance(message, list)
+            else handle_message(message, call)
+        )
     except JsonRpcError as exc:
         return _error_response(exc.code, exc.message, exc.http_status, exc.data, echoed_id(message))
     if response is None:
         return HttpResponse(status=202)
     status = 200
-    if call.modern and "error" in response:
+    if call.modern and isinstance(response, dict) and "error" in response:
         status = MODERN_ERROR_HTTP_STATUS.get(response["error"]["code"], 200)
     if answer_as == "sse" and status == 200:
-        return HttpResponse(b"event: message\ndata: " + dumps_bytes(response) + b"\n\n", content_type="text/event-stream")
+        return HttpResponse(
+            b"event: message\ndata: " + dumps_bytes(response) + b"\n\n",
+            content_type="text/event-stream",
+        )
     return json_answer(request, response, status)
 
 
@@ -250,6 +299,7 @@ def openrpc_document(request: HttpRequest, group: str, version: str | None = Non
     toolset, failure = _load_toolset(group, version, request=request)
     if failure is not None:
         return failure
+    assert toolset is not None  # _load_toolset answers a failure otherwise
     return JsonResponse(toolset.openrpc_in(profile), json_dumps_params={"ensure_ascii": False})
 
 
@@ -259,5 +309,8 @@ def _schema_profile(request: HttpRequest) -> tuple[str, HttpResponse | None]:
         return profile_from_request(request, bridge_settings.SCHEMA_PROFILE), None
     except ProfileError as exc:
         return "", _error_response(
-            INVALID_REQUEST, str(exc), 400, data={QUERY_PARAMETER: exc.value, "profiles": list(PROFILES)}
+            INVALID_REQUEST,
+            str(exc),
+            400,
+            data={QUERY_PARAMETER: exc.value, "profiles": list(PROFILES)},
         )

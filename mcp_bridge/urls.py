@@ -21,10 +21,10 @@ Any other path below the include (an upper-case or malformed group, too many
 segments) gets the endpoint's JSON 404 naming the known groups.
 """
 
-from django.apps import apps
-from django.core.exceptions import ImproperlyConfigured
 from typing import Any
 
+from django.apps import apps
+from django.core.exceptions import ImproperlyConfigured
 from django.urls import re_path
 
 from mcp_bridge.authorization import protected_resource_metadata

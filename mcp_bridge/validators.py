@@ -35,7 +35,7 @@ from jsonschema.exceptions import ValidationError
 try:  # the optional extra django-mcp-bridge[fast]
     import jsonschema_rs
 except ImportError:  # pragma: no cover - exercised by forcing the fallback in tests
-    jsonschema_rs = None
+    jsonschema_rs = None  # type: ignore[assignment]
 
 __all__ = ["SchemaValidator", "check_schema", "fast_validation_available"]
 
@@ -102,10 +102,23 @@ def _mentions_format(schema: Any) -> bool:
 #: 2020-12 Core §10 and Validation's deprecated ``definitions``): the places where the
 #: metaschema descends.
 _SCHEMA_KEYWORDS = frozenset(
-    {"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
-     "unevaluatedItems", "unevaluatedProperties", "contentSchema"}
+    {
+        "items",
+        "additionalProperties",
+        "not",
+        "if",
+        "then",
+        "else",
+        "contains",
+        "propertyNames",
+        "unevaluatedItems",
+        "unevaluatedProperties",
+        "contentSchema",
+    }
 )
-_SCHEMA_MAP_KEYWORDS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+_SCHEMA_MAP_KEYWORDS = frozenset(
+    {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+)
 _SCHEMA_ARRAY_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 
 
@@ -116,7 +129,9 @@ def _is_schema(value: Any) -> bool:
 #: Keywords whose valid values the metaschema does not tell apart (any string; any value;
 #: any array): a valid value is replaced by a stand-in, so that nodes differing only there
 #: share one check.
-_ANY_STRING = frozenset({"title", "description", "$comment", "format", "contentEncoding", "contentMediaType"})
+_ANY_STRING = frozenset(
+    {"title", "description", "$comment", "format", "contentEncoding", "contentMediaType"}
+)
 _ANY_VALUE = frozenset({"default", "const"})
 _ANY_ARRAY = frozenset({"examples", "enum"})
 _PLAIN_DEFS_REF = re.compile(r"#/\$defs/[A-Za-z0-9_.-]+\Z")
@@ -126,7 +141,11 @@ _FREE_NAMES = frozenset({"properties", "$defs", "definitions", "dependentSchemas
 
 def _is_string_set(value: Any) -> bool:
     """The metaschema's ``stringArray``: an array of unique strings."""
-    return isinstance(value, list) and all(isinstance(v, str) for v in value) and len(set(value)) == len(value)
+    return (
+        isinstance(value, list)
+        and all(isinstance(v, str) for v in value)
+        and len(set(value)) == len(value)
+    )
 
 
 def _shallow(schema: dict[str, Any], children: list[Any]) -> dict[str, Any]:
@@ -152,7 +171,9 @@ def _shallow(schema: dict[str, Any], children: list[Any]) -> dict[str, Any]:
             value = ""
         elif keyword in _ANY_VALUE:
             value = None
-        elif (keyword in _ANY_ARRAY and isinstance(value, list)) or (keyword == "required" and _is_string_set(value)):
+        elif (keyword in _ANY_ARRAY and isinstance(value, list)) or (
+            keyword == "required" and _is_string_set(value)
+        ):
             value = []
         elif keyword == "$ref" and isinstance(value, str) and _PLAIN_DEFS_REF.match(value):
             value = "#/$defs/x"  # a valid URI reference whatever the name, with these characters
@@ -243,7 +264,9 @@ def check_schema(schema: Any, checked: set[str], seen: dict[int, Any] | None = N
                 try:
                     Draft202012Validator.check_schema(shallow)
                 except Exception:
-                    Draft202012Validator.check_schema(schema)  # the error, as it reads for the whole schema
+                    Draft202012Validator.check_schema(
+                        schema
+                    )  # the error, as it reads for the whole schema
                     raise  # not reached unless the two disagree; then the stricter answer stands
             checked.add(key)
         pending.extend(children)

@@ -23,7 +23,9 @@ class McpClient:
 
     _ids = itertools.count(1)
 
-    def __init__(self, client: Client, path: str, revision: str = "2025-11-25", **headers: str) -> None:
+    def __init__(
+        self, client: Client, path: str, revision: str = "2025-11-25", **headers: str
+    ) -> None:
         self.client = client
         self.path = path
         self.revision = revision

@@ -26,10 +26,15 @@ class WhoAmI(APIView):
     required_scopes = ["backoffice"]
 
     @mcp_tool(name="whoami", read_only=True)
-    @extend_schema(responses=inline_serializer("WhoAmI", fields={
-        "username": serializers.CharField(),
-        "scopes": serializers.ListField(child=serializers.CharField()),
-    }))
+    @extend_schema(
+        responses=inline_serializer(
+            "WhoAmI",
+            fields={
+                "username": serializers.CharField(),
+                "scopes": serializers.ListField(child=serializers.CharField()),
+            },
+        )
+    )
     def get(self, request):
         """Who is calling, and with which scopes."""
         return Response({"username": request.user.username, "scopes": sorted(request.auth.scopes)})
@@ -37,7 +42,10 @@ class WhoAmI(APIView):
 
 urlpatterns = [
     path("", include(mcp_bridge.urls.well_known)),
-    path(".well-known/oauth-authorization-server/<path:issuer_path>", OAuthServerMetadataView.as_view()),
+    path(
+        ".well-known/oauth-authorization-server/<path:issuer_path>",
+        OAuthServerMetadataView.as_view(),
+    ),
     path("o/", include("oauth2_provider.urls", namespace="oauth2_provider")),
     path("accounts/login/", auth_views.LoginView.as_view(template_name="shop/login.html")),
     path("whoami/", WhoAmI.as_view()),

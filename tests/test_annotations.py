@@ -80,11 +80,26 @@ def hints(name: str) -> dict:
 
 def test_each_http_method_gets_all_four_hints():
     closed = {"openWorldHint": False}
-    assert hints("notes_list") == {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, **closed}
+    assert hints("notes_list") == {
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        **closed,
+    }
     assert hints("notes_retrieve") == hints("notes_list")
-    assert hints("notes_create") == {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, **closed}
+    assert hints("notes_create") == {
+        "readOnlyHint": False,
+        "destructiveHint": False,
+        "idempotentHint": False,
+        **closed,
+    }
     assert hints("notes_partial_update") == hints("notes_create")
-    assert hints("notes_update") == {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True, **closed}
+    assert hints("notes_update") == {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        **closed,
+    }
     assert hints("notes_destroy") == hints("notes_update")
 
 

@@ -41,11 +41,21 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 PROTECTED = {"backoffice": ["backoffice"], "orders": ["orders"], "oauthview": ["backoffice"]}
 REDIRECT_URI = "http://localhost:3030/callback"
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                         "clientInfo": {"name": "t", "version": "1"}}}
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-           "MCP-Protocol-Version": "2025-11-25"}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+HEADERS = {
+    "Accept": "application/json, text/event-stream",
+    "Content-Type": "application/json",
+    "MCP-Protocol-Version": "2025-11-25",
+}
 
 
 @pytest.fixture
@@ -55,7 +65,11 @@ def server(live_server, settings) -> str:
     call_command("load_demo_data", verbosity=0)
     settings.ROOT_URLCONF = "tests.oauth_urls"
     settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1", "testserver"]
-    settings.MCP_BRIDGE = {"SERVER_NAME": "tests", "OAUTH_GROUPS": PROTECTED, "OAUTH_AUTHORIZATION_SERVERS": ["/o"]}
+    settings.MCP_BRIDGE = {
+        "SERVER_NAME": "tests",
+        "OAUTH_GROUPS": PROTECTED,
+        "OAUTH_AUTHORIZATION_SERVERS": ["/o"],
+    }
     return live_server.url
 
 
@@ -89,9 +103,15 @@ class Browser:
     async def sign_in(self) -> None:
         page = await self.http.get("/accounts/login/")
         assert page.status_code == 200
-        answer = await self.http.post("/accounts/login/", data={
-            **_hidden_fields(page.text), "username": self.username, "password": DEMO_PASSWORDS[self.username],
-            "next": "/accounts/login/"})
+        answer = await self.http.post(
+            "/accounts/login/",
+            data={
+                **_hidden_fields(page.text),
+                "username": self.username,
+                "password": DEMO_PASSWORDS[self.username],
+                "next": "/accounts/login/",
+            },
+        )
         assert answer.status_code == 302, answer.text
 
     async def allow(self, authorization_url: str) -> str:
@@ -136,21 +156,30 @@ def _provider(url: str, browser: Browser, storage: MemoryStorage) -> OAuthClient
         redirected.update(await browser.consent(authorization_url))
 
     async def callback_handler() -> AuthorizationCodeResult:
-        return AuthorizationCodeResult(code=redirected["code"], state=redirected.get("state"), iss=redirected.get("iss"))
+        return AuthorizationCodeResult(
+            code=redirected["code"], state=redirected.get("state"), iss=redirected.get("iss")
+        )
 
     return OAuthClientProvider(
         server_url=url,
-        client_metadata=OAuthClientMetadata(client_name="mcp_bridge tests", redirect_uris=[REDIRECT_URI],
-                                            grant_types=["authorization_code", "refresh_token"],
-                                            token_endpoint_auth_method="none"),
-        storage=storage, redirect_handler=redirect_handler, callback_handler=callback_handler,
+        client_metadata=OAuthClientMetadata(
+            client_name="mcp_bridge tests",
+            redirect_uris=[REDIRECT_URI],
+            grant_types=["authorization_code", "refresh_token"],
+            token_endpoint_auth_method="none",
+        ),
+        storage=storage,
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
     )
 
 
 # --- The whole flow with the official MCP Python client --------------------------------------------
 
 
-@pytest.mark.parametrize("mode,negotiated", [("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28")])
+@pytest.mark.parametrize(
+    "mode,negotiated", [("legacy", "2025-11-25"), ("2026-07-28", "2026-07-28")]
+)
 def test_python_client_signs_in_and_calls_backoffice_tools(server, mode, negotiated):
     url = f"{server}/mcp/backoffice/"
 
@@ -172,14 +201,23 @@ def test_python_client_signs_in_and_calls_backoffice_tools(server, mode, negotia
     assert version == negotiated
     assert "shop_stats" in names
     assert stats.is_error is False
-    data = stats.structured_content if negotiated == "2026-07-28" else stats.structured_content["result"]
+    data = (
+        stats.structured_content
+        if negotiated == "2026-07-28"
+        else stats.structured_content["result"]
+    )
     assert data["products"] > 0
     # Registered dynamically, and the token was issued for this endpoint, as alice, with the scope.
     assert storage.client_info is not None and storage.client_info.client_id
     # (The other token of the client is DCR's registration access token, RFC 7592: no user.)
-    token = get_access_token_model().objects.select_related("user").get(
-        application__client_id=storage.client_info.client_id, user__isnull=False)
-    assert token.user.username == "alice" and token.scope == "backoffice" and token.resource == [url]
+    token = (
+        get_access_token_model()
+        .objects.select_related("user")
+        .get(application__client_id=storage.client_info.client_id, user__isnull=False)
+    )
+    assert (
+        token.user.username == "alice" and token.scope == "backoffice" and token.resource == [url]
+    )
 
 
 def test_python_client_non_staff_user_is_refused_by_the_view(server):
@@ -228,28 +266,55 @@ def test_demo_client_login(server, monkeypatch, capsys):
 
 def _pkce() -> tuple[str, str]:
     verifier = secrets.token_urlsafe(48)
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    challenge = (
+        base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).decode().rstrip("=")
+    )
     return verifier, challenge
 
 
-def issue(server: str, username: str = "alice", scope: str = "backoffice", resource: str | None = "backoffice") -> dict[str, Any]:
+def issue(
+    server: str,
+    username: str = "alice",
+    scope: str = "backoffice",
+    resource: str | None = "backoffice",
+) -> dict[str, Any]:
     """An access token from the authorization server (DCR, authorization code + PKCE), as JSON."""
     resource_url = f"{server}/mcp/{resource}/" if resource else None
 
     async def main():
         browser = Browser(server, username)
         await browser.sign_in()
-        registered = (await browser.http.post("/o/register/", json={
-            "redirect_uris": [REDIRECT_URI], "grant_types": ["authorization_code", "refresh_token"],
-            "token_endpoint_auth_method": "none", "client_name": "t"})).json()
+        registered = (
+            await browser.http.post(
+                "/o/register/",
+                json={
+                    "redirect_uris": [REDIRECT_URI],
+                    "grant_types": ["authorization_code", "refresh_token"],
+                    "token_endpoint_auth_method": "none",
+                    "client_name": "t",
+                },
+            )
+        ).json()
         verifier, challenge = _pkce()
-        query = {"response_type": "code", "client_id": registered["client_id"], "redirect_uri": REDIRECT_URI,
-                 "scope": scope, "state": "s", "code_challenge": challenge, "code_challenge_method": "S256"}
+        query = {
+            "response_type": "code",
+            "client_id": registered["client_id"],
+            "redirect_uri": REDIRECT_URI,
+            "scope": scope,
+            "state": "s",
+            "code_challenge": challenge,
+            "code_challenge_method": "S256",
+        }
         if resource_url:
             query["resource"] = resource_url
         redirect = await browser.consent("/o/authorize/?" + urlencode(query))
-        form = {"grant_type": "authorization_code", "code": redirect["code"], "redirect_uri": REDIRECT_URI,
-                "client_id": registered["client_id"], "code_verifier": verifier}
+        form = {
+            "grant_type": "authorization_code",
+            "code": redirect["code"],
+            "redirect_uri": REDIRECT_URI,
+            "client_id": registered["client_id"],
+            "code_verifier": verifier,
+        }
         if resource_url:
             form["resource"] = resource_url
         answer = await browser.http.post("/o/token/", data=form)
@@ -260,7 +325,9 @@ def issue(server: str, username: str = "alice", scope: str = "backoffice", resou
     return anyio.run(main)
 
 
-def post(server: str, path: str, token: str | None = None, scheme: str = "Bearer", body: Any = INITIALIZE) -> httpx2.Response:
+def post(
+    server: str, path: str, token: str | None = None, scheme: str = "Bearer", body: Any = INITIALIZE
+) -> httpx2.Response:
     headers = dict(HEADERS)
     if token is not None:
         headers["Authorization"] = f"{scheme} {token}"
@@ -270,8 +337,10 @@ def post(server: str, path: str, token: str | None = None, scheme: str = "Bearer
 def challenge(response: httpx2.Response) -> dict[str, str]:
     scheme, _, params = response.headers["www-authenticate"].partition(" ")
     assert scheme == "Bearer"
-    return {key.strip(): value.strip().strip('"') for key, _, value in
-            (part.partition("=") for part in params.split('", '))}
+    return {
+        key.strip(): value.strip().strip('"')
+        for key, _, value in (part.partition("=") for part in params.split('", '))
+    }
 
 
 def test_anonymous_request_gets_the_challenge_and_the_metadata_names_the_endpoint(server):
@@ -279,13 +348,22 @@ def test_anonymous_request_gets_the_challenge_and_the_metadata_names_the_endpoin
     assert answer.status_code == 401
     params = challenge(answer)
     assert "error" not in params and params["scope"] == "backoffice"
-    assert params["resource_metadata"] == f"{server}/.well-known/oauth-protected-resource/mcp/backoffice/"
+    assert (
+        params["resource_metadata"]
+        == f"{server}/.well-known/oauth-protected-resource/mcp/backoffice/"
+    )
     document = httpx2.get(params["resource_metadata"]).json()
-    assert document == {"resource": f"{server}/mcp/backoffice/", "authorization_servers": [f"{server}/o"],
-                        "scopes_supported": ["backoffice"], "bearer_methods_supported": ["header"]}
+    assert document == {
+        "resource": f"{server}/mcp/backoffice/",
+        "authorization_servers": [f"{server}/o"],
+        "scopes_supported": ["backoffice"],
+        "bearer_methods_supported": ["header"],
+    }
     # The authorization server's own metadata (RFC 8414) at the path-inserted URL clients try first.
     issuer = httpx2.get(f"{server}/.well-known/oauth-authorization-server/o").json()
-    assert issuer["issuer"] == f"{server}/o" and issuer["code_challenge_methods_supported"] == ["S256"]
+    assert issuer["issuer"] == f"{server}/o" and issuer["code_challenge_methods_supported"] == [
+        "S256"
+    ]
     assert issuer["registration_endpoint"] == f"{server}/o/register/"
     assert issuer["client_id_metadata_document_supported"] is True
 
@@ -293,8 +371,12 @@ def test_anonymous_request_gets_the_challenge_and_the_metadata_names_the_endpoin
 def test_public_group_and_unprotected_paths_are_unaffected(server):
     answer = post(server, "/mcp/catalog/")
     assert answer.status_code == 200 and answer.json()["result"]["protocolVersion"] == "2025-11-25"
-    assert httpx2.get(f"{server}/.well-known/oauth-protected-resource/mcp/catalog/").status_code == 404
-    assert httpx2.get(f"{server}/.well-known/oauth-protected-resource/api/stats/").status_code == 404
+    assert (
+        httpx2.get(f"{server}/.well-known/oauth-protected-resource/mcp/catalog/").status_code == 404
+    )
+    assert (
+        httpx2.get(f"{server}/.well-known/oauth-protected-resource/api/stats/").status_code == 404
+    )
 
 
 def test_invalid_expired_and_wrong_audience_tokens_get_invalid_token(server):
@@ -303,7 +385,8 @@ def test_invalid_expired_and_wrong_audience_tokens_get_invalid_token(server):
     issued = issue(server)
     assert post(server, "/mcp/backoffice/", issued["access_token"]).status_code == 200
     get_access_token_model().objects.filter(application__client_id=issued["client_id"]).update(
-        expires=timezone.now() - timedelta(seconds=1))
+        expires=timezone.now() - timedelta(seconds=1)
+    )
     expired = post(server, "/mcp/backoffice/", issued["access_token"])
     assert expired.status_code == 401 and challenge(expired)["error"] == "invalid_token"
 
@@ -313,7 +396,10 @@ def test_invalid_expired_and_wrong_audience_tokens_get_invalid_token(server):
     assert elsewhere.status_code == 401 and challenge(elsewhere)["error"] == "invalid_token"
 
     unrestricted = issue(server, resource=None)  # issued for every resource, so not for this one
-    assert challenge(post(server, "/mcp/backoffice/", unrestricted["access_token"]))["error"] == "invalid_token"
+    assert (
+        challenge(post(server, "/mcp/backoffice/", unrestricted["access_token"]))["error"]
+        == "invalid_token"
+    )
 
 
 def test_missing_scope_gets_403_insufficient_scope(server):
@@ -326,25 +412,41 @@ def test_missing_scope_gets_403_insufficient_scope(server):
 
 def test_refreshed_token_works_and_revoked_token_does_not(server):
     issued = issue(server)
-    refreshed = httpx2.post(f"{server}/o/token/", data={
-        "grant_type": "refresh_token", "refresh_token": issued["refresh_token"], "client_id": issued["client_id"]})
+    refreshed = httpx2.post(
+        f"{server}/o/token/",
+        data={
+            "grant_type": "refresh_token",
+            "refresh_token": issued["refresh_token"],
+            "client_id": issued["client_id"],
+        },
+    )
     assert refreshed.status_code == 200, refreshed.text
     token = refreshed.json()["access_token"]
     assert token != issued["access_token"]
     assert post(server, "/mcp/backoffice/", token).status_code == 200
 
-    revoked = httpx2.post(f"{server}/o/revoke_token/", data={"token": token, "client_id": issued["client_id"]})
+    revoked = httpx2.post(
+        f"{server}/o/revoke_token/", data={"token": token, "client_id": issued["client_id"]}
+    )
     assert revoked.status_code == 200
     answer = post(server, "/mcp/backoffice/", token)
     assert answer.status_code == 401 and challenge(answer)["error"] == "invalid_token"
 
 
 def test_static_credentials_work_as_before(server):
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "shop_stats", "arguments": {}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "shop_stats", "arguments": {}},
+    }
     staff = post(server, "/mcp/backoffice/", DEMO_TOKENS["alice"], scheme="Token", body=call)
     assert staff.status_code == 200 and staff.json()["result"]["isError"] is False
     customer = post(server, "/mcp/backoffice/", DEMO_TOKENS["bob"], scheme="Token", body=call)
-    assert customer.status_code == 200 and json.loads(customer.json()["result"]["content"][0]["text"])["code"] == 403
+    assert (
+        customer.status_code == 200
+        and json.loads(customer.json()["result"]["content"][0]["text"])["code"] == 403
+    )
     wrong = post(server, "/mcp/backoffice/", "0" * 40, scheme="Token")
     assert wrong.status_code == 401 and "error" not in challenge(wrong)
     # Basic is not among the demo's DRF authentication classes: challenged, as the view would refuse it.
@@ -353,8 +455,13 @@ def test_static_credentials_work_as_before(server):
 
 
 def test_basic_credential_passes_where_drf_accepts_it(server, settings):
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.BasicAuthentication", "rest_framework.authentication.TokenAuthentication"]}
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_AUTHENTICATION_CLASSES": [
+            "rest_framework.authentication.BasicAuthentication",
+            "rest_framework.authentication.TokenAuthentication",
+        ],
+    }
     listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
     basic = base64.b64encode(f"alice:{DEMO_PASSWORDS['alice']}".encode()).decode()
     answer = post(server, "/mcp/backoffice/", basic, scheme="Basic", body=listing)
@@ -376,13 +483,20 @@ def test_session_credential_passes(server):
 
 def test_view_with_oauth2_authentication_and_token_has_scope_works_through_a_tool(server):
     issued = issue(server, resource="oauthview")
-    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "whoami", "arguments": {}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "whoami", "arguments": {}},
+    }
     answer = post(server, "/mcp/oauthview/", issued["access_token"], body=call).json()["result"]
     assert answer["isError"] is False, answer
     assert answer["structuredContent"]["result"] == {"username": "alice", "scopes": ["backoffice"]}
     # Over REST the same token is refused by the view's own resource check: its audience is the
     # MCP endpoint, not /whoami/.
-    rest = httpx2.get(f"{server}/whoami/", headers={"Authorization": f"Bearer {issued['access_token']}"})
+    rest = httpx2.get(
+        f"{server}/whoami/", headers={"Authorization": f"Bearer {issued['access_token']}"}
+    )
     assert rest.status_code in (401, 403)
 
 
@@ -407,13 +521,21 @@ def _ids(messages: list[checks.CheckMessage]) -> list[str]:
 
 
 def test_checks_find_the_missing_well_known_include_and_settings(settings):
-    settings.MCP_BRIDGE = {"OAUTH_GROUPS": {"backoffice": ["backoffice"]}, "OAUTH_AUTHORIZATION_SERVERS": ["/o"]}
+    settings.MCP_BRIDGE = {
+        "OAUTH_GROUPS": {"backoffice": ["backoffice"]},
+        "OAUTH_AUTHORIZATION_SERVERS": ["/o"],
+    }
     settings.ROOT_URLCONF = "tests.oauth_urls"
     assert _ids(check_authorization()) == []
     settings.ROOT_URLCONF = "tests.urls"  # no mcp_bridge.urls.well_known
     assert _ids(check_authorization()) == ["mcp_bridge.E060"]
     settings.MCP_BRIDGE = {"OAUTH_GROUPS": {"backoffice": ["nope"], "ghost": None}}
-    assert _ids(check_authorization()) == ["mcp_bridge.E060", "mcp_bridge.E061", "mcp_bridge.W060", "mcp_bridge.W061"]
+    assert _ids(check_authorization()) == [
+        "mcp_bridge.E060",
+        "mcp_bridge.E061",
+        "mcp_bridge.W060",
+        "mcp_bridge.W061",
+    ]
     settings.MCP_BRIDGE = {"OAUTH_DEFAULT": "backoffice"}
     assert _ids(check_authorization()) == ["mcp_bridge.E063"]
     settings.MCP_BRIDGE = {}
@@ -421,8 +543,13 @@ def test_checks_find_the_missing_well_known_include_and_settings(settings):
 
 
 def test_check_finds_the_missing_include_for_an_endpoint_mounted_at_its_own_path(settings):
-    settings.MCP_BRIDGE = {"OAUTH_GROUPS": {"backoffice": ["backoffice"]}, "OAUTH_AUTHORIZATION_SERVERS": ["/o"]}
-    settings.ROOT_URLCONF = "tests.oauth_urls_mounted"  # only mcp_bridge.urls.endpoint("backoffice")
+    settings.MCP_BRIDGE = {
+        "OAUTH_GROUPS": {"backoffice": ["backoffice"]},
+        "OAUTH_AUTHORIZATION_SERVERS": ["/o"],
+    }
+    settings.ROOT_URLCONF = (
+        "tests.oauth_urls_mounted"  # only mcp_bridge.urls.endpoint("backoffice")
+    )
     (error,) = check_authorization()
     assert error.id == "mcp_bridge.E060" and "/mcp-backoffice/" in error.msg
 
@@ -437,15 +564,28 @@ def test_misconfigured_protection_answers_500(server, settings):
 
 def test_project_default_protects_unlisted_groups_and_origin_is_configurable(client, settings):
     settings.ROOT_URLCONF = "tests.oauth_urls"
-    settings.MCP_BRIDGE = {"OAUTH_DEFAULT": ["shop"], "OAUTH_GROUPS": {"catalog": None},
-                           "OAUTH_AUTHORIZATION_SERVERS": ["https://auth.example.com/tenant"],
-                           "OAUTH_RESOURCE_ORIGIN": "https://api.example.com"}
-    answer = client.post("/mcp/orders/", INITIALIZE, content_type="application/json", headers=HEADERS)
+    settings.MCP_BRIDGE = {
+        "OAUTH_DEFAULT": ["shop"],
+        "OAUTH_GROUPS": {"catalog": None},
+        "OAUTH_AUTHORIZATION_SERVERS": ["https://auth.example.com/tenant"],
+        "OAUTH_RESOURCE_ORIGIN": "https://api.example.com",
+    }
+    answer = client.post(
+        "/mcp/orders/", INITIALIZE, content_type="application/json", headers=HEADERS
+    )
     assert answer.status_code == 401
     params = challenge(answer)
     assert params["scope"] == "shop"
-    assert params["resource_metadata"] == "https://api.example.com/.well-known/oauth-protected-resource/mcp/orders/"
+    assert (
+        params["resource_metadata"]
+        == "https://api.example.com/.well-known/oauth-protected-resource/mcp/orders/"
+    )
     document = client.get("/.well-known/oauth-protected-resource/mcp/orders/").json()
     assert document["resource"] == "https://api.example.com/mcp/orders/"
     assert document["authorization_servers"] == ["https://auth.example.com/tenant"]
-    assert client.post("/mcp/catalog/", INITIALIZE, content_type="application/json", headers=HEADERS).status_code == 200
+    assert (
+        client.post(
+            "/mcp/catalog/", INITIALIZE, content_type="application/json", headers=HEADERS
+        ).status_code
+        == 200
+    )

@@ -25,8 +25,12 @@ def mcp(settings) -> McpClient:
 
 
 def call(request_id, key: str) -> dict:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-            "params": {"name": "reports_retrieve", "arguments": {"id": key}}}
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": "reports_retrieve", "arguments": {"id": key}},
+    }
 
 
 NOTIFICATION = {"jsonrpc": "2.0", "method": "notifications/initialized"}
@@ -35,14 +39,18 @@ NOTIFICATION = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 @pytest.mark.parametrize("revision", [None, "2025-03-26"])
 def test_members_run_in_order_and_answers_keep_it(mcp, revision):
     mcp.revision = revision
-    response = mcp.post([call("x", "a"), NOTIFICATION, {"jsonrpc": "2.0", "id": 7, "method": "ping"}, call(3, "b")])
+    response = mcp.post(
+        [call("x", "a"), NOTIFICATION, {"jsonrpc": "2.0", "id": 7, "method": "ping"}, call(3, "b")]
+    )
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"
     replies = response.json()
     assert [reply["id"] for reply in replies] == ["x", 7, 3]  # the notification has no answer
     assert replies[1]["result"] == {}
     assert replies[0]["result"]["content"][0]["text"] == '{"user":null,"q":"a","calls":1}'
-    assert replies[2]["result"]["content"][0]["text"] == '{"user":null,"q":"b","calls":2}'  # ran second
+    assert (
+        replies[2]["result"]["content"][0]["text"] == '{"user":null,"q":"b","calls":2}'
+    )  # ran second
     assert CALLS["reports_retrieve"] == 2
 
 
@@ -63,33 +71,68 @@ def test_an_empty_batch_is_invalid(mcp):
 
 
 def test_only_notifications_get_202(mcp):
-    response = mcp.post([NOTIFICATION, {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}])
+    response = mcp.post(
+        [
+            NOTIFICATION,
+            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
+        ]
+    )
     assert response.status_code == 202
     assert response.content == b""
 
 
 def test_invalid_members_get_errors_in_place(mcp):
-    response = mcp.post([42, call(1, "a"), {"jsonrpc": "1.0", "id": 2, "method": "ping"}, call(3, "b")])
+    response = mcp.post(
+        [42, call(1, "a"), {"jsonrpc": "1.0", "id": 2, "method": "ping"}, call(3, "b")]
+    )
     assert response.status_code == 200
     replies = response.json()
-    assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [(None, -32600), (1, None), (2, -32600), (3, None)]
+    assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [
+        (None, -32600),
+        (1, None),
+        (2, -32600),
+        (3, None),
+    ]
     assert CALLS["reports_retrieve"] == 2
 
 
 def test_initialize_must_not_be_batched(mcp):
-    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                  "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-03-26",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
     replies = mcp.post([initialize, call(2, "a")]).json()
-    assert replies[0] == {"jsonrpc": "2.0", "id": 1, "error": {"code": -32600, "message": replies[0]["error"]["message"]}}
+    assert replies[0] == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "error": {"code": -32600, "message": replies[0]["error"]["message"]},
+    }
     assert "result" in replies[1]
 
 
 def test_errors_of_members_stay_members(mcp):
-    replies = mcp.post([call(1, "missing"), {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                                              "params": {"name": "reports_retrieve", "arguments": {"nope": 1}}}]).json()
+    replies = mcp.post(
+        [
+            call(1, "missing"),
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "reports_retrieve", "arguments": {"nope": 1}},
+            },
+        ]
+    ).json()
     assert json.loads(replies[0]["result"]["content"][0]["text"])["code"] == 404
     assert replies[0]["result"]["isError"] is True
-    assert replies[1]["error"]["code"] == -32602  # invalid arguments are JSON-RPC errors on 2025-03-26
+    assert (
+        replies[1]["error"]["code"] == -32602
+    )  # invalid arguments are JSON-RPC errors on 2025-03-26
 
 
 def test_event_stream_answer_is_one_event_with_the_array(mcp):

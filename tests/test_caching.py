@@ -29,7 +29,11 @@ def results(request, settings):
     prefix = f"mcp-bridge-tests-{uuid.uuid4().hex}"
     if request.param == "redis":
         require_redis()
-        backend = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": prefix}
+        backend = {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": prefix,
+        }
     else:
         backend = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": prefix}
     settings.CACHES = {**settings.CACHES, "results": backend}
@@ -89,22 +93,46 @@ def test_a_hit_does_not_run_the_view_for_rest_and_mcp(results, client):
 def test_keys_are_per_user_by_default(results, client, token_of):
     ann, bob = token_of("ann"), token_of("bob")
 
-    assert get(client, "/features/reports/?q=x", ann).json() == {"user": "ann", "q": "x", "calls": 1}
-    assert get(client, "/features/reports/?q=x", bob).json() == {"user": "bob", "q": "x", "calls": 2}
+    assert get(client, "/features/reports/?q=x", ann).json() == {
+        "user": "ann",
+        "q": "x",
+        "calls": 1,
+    }
+    assert get(client, "/features/reports/?q=x", bob).json() == {
+        "user": "bob",
+        "q": "x",
+        "calls": 2,
+    }
     assert get(client, "/features/reports/?q=x").json() == {"user": None, "q": "x", "calls": 3}
     assert CALLS["reports_list"] == 3
 
     # Each caller gets their own entry back, never another's.
-    assert get(client, "/features/reports/?q=x", ann).json() == {"user": "ann", "q": "x", "calls": 1}
+    assert get(client, "/features/reports/?q=x", ann).json() == {
+        "user": "ann",
+        "q": "x",
+        "calls": 1,
+    }
     mcp_bob = McpClient(client, "/mcp/features/", Authorization=f"Token {bob}")
-    assert mcp_bob.call("reports_list", {"q": "x"})["structuredContent"]["result"] == {"user": "bob", "q": "x", "calls": 2}
+    assert mcp_bob.call("reports_list", {"q": "x"})["structuredContent"]["result"] == {
+        "user": "bob",
+        "q": "x",
+        "calls": 2,
+    }
     assert CALLS["reports_list"] == 3
 
 
 def test_per_user_false_shares_public_data(results, client, token_of):
     ann, bob = token_of("ann"), token_of("bob")
-    assert get(client, "/features/reports/public/?q=x", ann).json() == {"user": "ann", "q": "x", "calls": 1}
-    assert get(client, "/features/reports/public/?q=x", bob).json() == {"user": "ann", "q": "x", "calls": 1}
+    assert get(client, "/features/reports/public/?q=x", ann).json() == {
+        "user": "ann",
+        "q": "x",
+        "calls": 1,
+    }
+    assert get(client, "/features/reports/public/?q=x", bob).json() == {
+        "user": "ann",
+        "q": "x",
+        "calls": 1,
+    }
     assert CALLS["reports_public"] == 1
 
 

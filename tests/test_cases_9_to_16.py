@@ -22,7 +22,6 @@ from tests.conftest import McpClient, error_payload
 from tests.testapp import views
 from tests.testapp.models import Node, Post, Report
 
-
 # --- Case 9: array results and empty results -------------------------------------------------
 
 
@@ -108,7 +107,9 @@ def test_unexpected_exception_shows_details_in_debug(lenient_cases, settings):
 # --- Case 11: argument validation -------------------------------------------------------------
 
 
-@pytest.mark.parametrize("arguments", [{}, {"title": 5, "status": "draft", "author": {"name": "a"}}])
+@pytest.mark.parametrize(
+    "arguments", [{}, {"title": 5, "status": "draft", "author": {"name": "a"}}]
+)
 def test_invalid_arguments_never_reach_the_view(cases, db, arguments):
     result = cases.call("posts_create", arguments)
     payload = error_payload(result)
@@ -134,7 +135,9 @@ def test_unknown_tool_is_a_protocol_error(cases):
 
 def test_unknown_argument_is_rejected(cases, db):
     payload = error_payload(
-        cases.call("posts_create", {"title": "t", "status": "draft", "author": {"name": "a"}, "extra": 1})
+        cases.call(
+            "posts_create", {"title": "t", "status": "draft", "author": {"name": "a"}, "extra": 1}
+        )
     )
     assert [e["argument"] for e in payload["data"]["errors"]] == ["extra"]
     assert Post.objects.count() == 0
@@ -145,12 +148,14 @@ def test_unknown_argument_is_rejected(cases, db):
 
 def test_permissions_throttles_and_identity_apply(cases, make_user):
     cache.clear()
-    member, member_token = make_user("member")
+    _member, member_token = make_user("member")
     admin, admin_token = make_user("admin", staff=True)
 
     denied = error_payload(cases.call("admin_report_list", Authorization=f"Token {member_token}"))
     assert denied["code"] == 403
-    assert denied["data"]["detail"] == {"detail": "You do not have permission to perform this action."}
+    assert denied["data"]["detail"] == {
+        "detail": "You do not have permission to perform this action."
+    }
 
     first = cases.call("admin_report_list", Authorization=f"Token {admin_token}")
     assert first["isError"] is False
@@ -193,7 +198,10 @@ def test_names_are_stable_across_processes_and_hash_seeds():
     )
     outputs = {
         subprocess.run(
-            [sys.executable, "-c", script], capture_output=True, text=True, check=True,
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
             env={**os.environ, "PYTHONHASHSEED": seed},
         ).stdout
         for seed in ("1", "2", "3")
@@ -208,7 +216,9 @@ def test_each_name_reaches_the_right_action_and_row(nodes):
     assert result["isError"] is False, result
     assert result["structuredContent"]["result"]["restarts"] == 1
     assert views.LAST_SEEN["node_restart_node"]["kwargs"] == {
-        "cluster_pk": "1", "region_pk": "2", "pk": str(target.id)
+        "cluster_pk": "1",
+        "region_pk": "2",
+        "pk": str(target.id),
     }
     listed = nodes.call("node_list", {"cluster_pk": "1", "region_pk": "2"})
     assert [row["id"] for row in listed["structuredContent"]["result"]] == [target.id]
@@ -217,8 +227,14 @@ def test_each_name_reaches_the_right_action_and_row(nodes):
 # --- Case 15: Streamable HTTP headers ---------------------------------------------------------
 
 INITIALIZE = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
 }
 PING = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
 
@@ -266,7 +282,9 @@ def test_initialize_counter_offers_a_supported_version(cases):
     result = response.json()["result"]
     assert result["protocolVersion"] == "2025-11-25"
     assert result["capabilities"] == {
-        "tools": {"listChanged": False}, "prompts": {"listChanged": False}, "resources": {"listChanged": False}
+        "tools": {"listChanged": False},
+        "prompts": {"listChanged": False},
+        "resources": {"listChanged": False},
     }
     assert result["serverInfo"]["name"] == "tests"
 

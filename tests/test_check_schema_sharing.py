@@ -35,15 +35,15 @@ def test_a_failing_call_adds_nothing_to_the_memo():
 
 # A field whose schema breaks the metaschema (an invalid regex), in a serializer component
 # that two tools of one group share: each tool must be reported (E005), not only the first.
-from django.urls import path as _path  # noqa: E402
-from drf_spectacular.utils import extend_schema_field  # noqa: E402
-from rest_framework import serializers  # noqa: E402
-from rest_framework.response import Response  # noqa: E402
-from rest_framework.views import APIView  # noqa: E402
+from django.urls import path as _path
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
-from mcp_bridge import api_group  # noqa: E402
-from mcp_bridge.exceptions import ToolSetError  # noqa: E402
-from mcp_bridge.registry import get_toolset  # noqa: E402
+from mcp_bridge import api_group
+from mcp_bridge.exceptions import ToolSetError
+from mcp_bridge.registry import get_toolset
 
 
 @extend_schema_field({"type": "string", "pattern": "("})

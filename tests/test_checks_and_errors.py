@@ -18,8 +18,8 @@ from rest_framework.views import APIView
 
 from mcp_bridge import api_group, mcp_tool
 from mcp_bridge.checks import check_membership, check_tool_sets
-from mcp_bridge.diagnostics import check_setup
 from mcp_bridge.decorators import METADATA_ATTR, get_metadata
+from mcp_bridge.diagnostics import check_setup
 from tests.conftest import McpClient
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
@@ -76,7 +76,9 @@ def test_an_invalid_mcp_bridge_setting_is_a_check_error(db, settings):
 
 
 @pytest.mark.parametrize("group", ["badnames", "dupes"])
-@pytest.mark.parametrize("message", [PING, {"jsonrpc": "2.0", "method": "notifications/initialized"}])
+@pytest.mark.parametrize(
+    "message", [PING, {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+)
 def test_every_request_to_a_broken_group_is_500(db, settings, group, message):
     settings.DEBUG = False
     response = McpClient(Client(), f"/mcp/{group}/").post(message)
@@ -91,7 +93,9 @@ def test_debug_500_names_the_view_and_the_reason(db, settings):
     assert response.status_code == 500
     problem = response.json()["error"]["data"]["problems"][0]
     assert problem["id"] == "mcp_bridge.E001"
-    assert "tests.testapp.views.bad_name" in problem["message"] and "'bad:name'" in problem["message"]
+    assert (
+        "tests.testapp.views.bad_name" in problem["message"] and "'bad:name'" in problem["message"]
+    )
 
 
 def test_other_groups_keep_working(cases):
@@ -122,7 +126,9 @@ def test_parse_error(cases):
     assert response.json()["id"] is None
 
 
-@pytest.mark.parametrize("message", [{"id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 1}, 5, []])
+@pytest.mark.parametrize(
+    "message", [{"id": 1, "method": "ping"}, {"jsonrpc": "2.0", "id": 1}, 5, []]
+)
 def test_invalid_request(cases, message):
     response = cases.post(message)
     assert response.status_code == 400
@@ -134,14 +140,20 @@ def test_unknown_method(cases):
 
 
 def test_wrong_content_type_is_415(cases):
-    response = cases.client.post("/mcp/cases/", "x=1", content_type="application/x-www-form-urlencoded",
-                                 headers={"Accept": "application/json"})
+    response = cases.client.post(
+        "/mcp/cases/",
+        "x=1",
+        content_type="application/x-www-form-urlencoded",
+        headers={"Accept": "application/json"},
+    )
     assert response.status_code == 415
 
 
 def test_oversized_body_is_413(cases, settings):
     settings.MCP_BRIDGE = {"MAX_BODY_BYTES": 100}
-    response = cases.post({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 200}})
+    response = cases.post(
+        {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 200}}
+    )
     assert response.status_code == 413
 
 
@@ -182,15 +194,25 @@ def test_kept_settings_follow_setting_changed(cases, settings):
 
     # Read once (and kept) with the defaults, then changed: the change must be seen.
     assert bridge_settings.MAX_BODY_BYTES == 1_048_576
-    assert cases.post({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 200}}).status_code == 200
+    assert (
+        cases.post(
+            {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 200}}
+        ).status_code
+        == 200
+    )
     settings.MCP_BRIDGE = {"MAX_BODY_BYTES": 100}
     assert bridge_settings.MAX_BODY_BYTES == 100
-    assert cases.post({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 200}}).status_code == 413
+    assert (
+        cases.post(
+            {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 200}}
+        ).status_code
+        == 413
+    )
     # A wrong value is refused on every access, never kept.
     settings.MCP_BRIDGE = {"OUTPUT_VALIDATION": "loud"}
     for _ in range(2):
         with pytest.raises(Exception, match="OUTPUT_VALIDATION"):
-            bridge_settings.OUTPUT_VALIDATION
+            _ = bridge_settings.OUTPUT_VALIDATION
     del settings.MCP_BRIDGE
     assert bridge_settings.OUTPUT_VALIDATION == "error"
 

@@ -20,7 +20,10 @@ from mcp_bridge.encoding import EncodedJSON, dumps_bytes
 from tests.test_end_to_end import run_client
 
 LIST = {"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {}}
-HEADERS = {"HTTP_ACCEPT": "application/json, text/event-stream", "HTTP_MCP_PROTOCOL_VERSION": "2025-11-25"}
+HEADERS = {
+    "HTTP_ACCEPT": "application/json, text/event-stream",
+    "HTTP_MCP_PROTOCOL_VERSION": "2025-11-25",
+}
 
 
 def first_member(data: bytes) -> bytes:
@@ -33,16 +36,27 @@ def first_member(data: bytes) -> bytes:
 
 @pytest.mark.parametrize(
     ("header", "expected"),
-    [("gzip", True), ("gzip, deflate, br", True), ("br;q=1, gzip;q=0", False), ("*", True), ("identity", False), ("", False)],
+    [
+        ("gzip", True),
+        ("gzip, deflate, br", True),
+        ("br;q=1, gzip;q=0", False),
+        ("*", True),
+        ("identity", False),
+        ("", False),
+    ],
 )
 def test_accept_encoding(header, expected):
     assert accepts_gzip(header) is expected
 
 
 def test_a_spliced_page_is_one_valid_gzip_member():
-    page = EncodedJSON(json.dumps([{"name": f"t{i}", "inputSchema": {"type": "object"}} for i in range(500)]))
+    page = EncodedJSON(
+        json.dumps([{"name": f"t{i}", "inputSchema": {"type": "object"}} for i in range(500)])
+    )
     for request_id in (1, "abc", 123456789):
-        body = dumps_bytes({"jsonrpc": "2.0", "id": request_id, "result": {"tools": page, "ttlMs": 5}})
+        body = dumps_bytes(
+            {"jsonrpc": "2.0", "id": request_id, "result": {"tools": page, "ttlMs": 5}}
+        )
         compressed = gzip_body(body, page)
         assert first_member(compressed) == body
         assert gzip.decompress(compressed) == body
@@ -53,7 +67,13 @@ def test_a_spliced_page_is_one_valid_gzip_member():
 def test_tools_list_is_gzipped_when_accepted(db):
     client = DjangoClient()
     plain = client.post("/mcp/catalog/", LIST, content_type="application/json", **HEADERS)
-    zipped = client.post("/mcp/catalog/", LIST, content_type="application/json", HTTP_ACCEPT_ENCODING="gzip", **HEADERS)
+    zipped = client.post(
+        "/mcp/catalog/",
+        LIST,
+        content_type="application/json",
+        HTTP_ACCEPT_ENCODING="gzip",
+        **HEADERS,
+    )
     assert "Content-Encoding" not in plain and "Accept-Encoding" in plain["Vary"]
     assert zipped["Content-Encoding"] == "gzip" and "Accept-Encoding" in zipped["Vary"]
     assert first_member(zipped.content) == plain.content
@@ -61,9 +81,18 @@ def test_tools_list_is_gzipped_when_accepted(db):
 
 
 def test_tool_results_are_never_compressed(db):
-    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "categories_list", "arguments": {}}}
+    call = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "categories_list", "arguments": {}},
+    }
     response = DjangoClient().post(
-        "/mcp/catalog/", call, content_type="application/json", HTTP_ACCEPT_ENCODING="gzip", **HEADERS
+        "/mcp/catalog/",
+        call,
+        content_type="application/json",
+        HTTP_ACCEPT_ENCODING="gzip",
+        **HEADERS,
     )
     assert response.status_code == 200 and "Content-Encoding" not in response
 
@@ -74,7 +103,9 @@ def test_real_clients_read_the_gzipped_list(live_server):
 
     async def raw():
         async with httpx2.AsyncClient(timeout=30) as http:
-            response = await http.post(url, json=LIST, headers={"Accept": "application/json", "Accept-Encoding": "gzip"})
+            response = await http.post(
+                url, json=LIST, headers={"Accept": "application/json", "Accept-Encoding": "gzip"}
+            )
             return response.headers.get("content-encoding"), response.json()
 
     encoding, answer = anyio.run(raw)

@@ -43,9 +43,13 @@ def test_a_cancel_in_progress_locks_the_order(demo, client, settings, tmp_path):
     token = DEMO_TOKENS["bob"]
     mcp = McpClient(client, "/mcp/orders/", Authorization=f"Token {token}")
 
-    held = get_lock_backend().acquire(f"order:{order.pk}", timeout=10, wait=0)  # another cancel is running
+    held = get_lock_backend().acquire(
+        f"order:{order.pk}", timeout=10, wait=0
+    )  # another cancel is running
     assert error_payload(mcp.call("orders_cancel", {"id": order.pk}))["code"] == 423
-    rest = client.post(f"/api/orders/{order.pk}/cancel/", headers={"Authorization": f"Token {token}"})
+    rest = client.post(
+        f"/api/orders/{order.pk}/cancel/", headers={"Authorization": f"Token {token}"}
+    )
     assert rest.status_code == 423
     order.refresh_from_db()
     assert order.status == Order.Status.PENDING

@@ -33,7 +33,9 @@ def tools(patterns) -> dict[str, dict]:
 
 
 def accepts(schema: dict, instance) -> bool:
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER).is_valid(instance)
+    return Draft202012Validator(
+        schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+    ).is_valid(instance)
 
 
 def matching_branches(schema: dict, union_name: str, instance) -> int:
@@ -56,8 +58,13 @@ class TestPolymorphicSerializers:
 
     ART = {"resourcetype": "ArtProject", "topic": "murals", "artist": "Ana"}
 
-    @pytest.mark.parametrize("name,union", [("projects_create", "ProjectPolymorphicRequest"),
-                                            ("rest_projects_create", "RestProjectPolymorphicRequest")])
+    @pytest.mark.parametrize(
+        "name,union",
+        [
+            ("projects_create", "ProjectPolymorphicRequest"),
+            ("rest_projects_create", "RestProjectPolymorphicRequest"),
+        ],
+    )
     def test_input_union_stays_one_of_with_pinned_values(self, tools, name, union):
         schema = tools[name]["inputSchema"]
         branches = schema["$defs"][union]["oneOf"]
@@ -65,8 +72,13 @@ class TestPolymorphicSerializers:
         assert pins == ["Project", "ArtProject", "ResearchProject"]
         assert all(branch["required"] == ["resourcetype"] for branch in branches)
 
-    @pytest.mark.parametrize("name,union", [("projects_create", "ProjectPolymorphicRequest"),
-                                            ("rest_projects_create", "RestProjectPolymorphicRequest")])
+    @pytest.mark.parametrize(
+        "name,union",
+        [
+            ("projects_create", "ProjectPolymorphicRequest"),
+            ("rest_projects_create", "RestProjectPolymorphicRequest"),
+        ],
+    )
     @pytest.mark.parametrize("kind", ["Project", "ArtProject", "ResearchProject"])
     def test_a_valid_payload_matches_exactly_one_branch(self, tools, name, union, kind):
         # topic alone is valid for every kind: only the pin tells the branches apart.
@@ -75,7 +87,10 @@ class TestPolymorphicSerializers:
         assert accepts(tools[name]["inputSchema"], {"body": payload})
 
     def test_an_unknown_kind_is_refused(self, tools):
-        assert not accepts(tools["projects_create"]["inputSchema"], {"body": {"resourcetype": "Boat", "topic": "t"}})
+        assert not accepts(
+            tools["projects_create"]["inputSchema"],
+            {"body": {"resourcetype": "Boat", "topic": "t"}},
+        )
 
     @pytest.mark.parametrize("name", ["projects_create", "rest_projects_create"])
     def test_create_through_the_tool_makes_the_right_kind(self, patterns, name):
@@ -91,7 +106,11 @@ class TestPolymorphicSerializers:
         result = patterns.call("projects_list")
         assert result["isError"] is False, result
         data = result["structuredContent"]
-        assert [row["resourcetype"] for row in data["result"]] == ["Project", "ArtProject", "ResearchProject"]
+        assert [row["resourcetype"] for row in data["result"]] == [
+            "Project",
+            "ArtProject",
+            "ResearchProject",
+        ]
         assert accepts(tools["projects_list"]["outputSchema"], json.loads(json.dumps(data)))
 
     def test_proxy_serializer_with_explicit_mapping_in_and_out(self, patterns, tools):
@@ -106,11 +125,19 @@ class TestPolymorphicSerializers:
         assert matching_branches(tools["contact_add"]["outputSchema"], "Contact", payload) == 1
 
     def test_discriminator_mapping_decides_the_pins(self):
-        components = {name: {"type": "object", "properties": {"kind": {"type": "string"}}} for name in ("A", "B")}
-        union = to_json_schema({
-            "oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}],
-            "discriminator": {"propertyName": "kind", "mapping": {"a": "#/components/schemas/A", "a2": "A", "b": "B"}},
-        })
+        components = {
+            name: {"type": "object", "properties": {"kind": {"type": "string"}}}
+            for name in ("A", "B")
+        }
+        union = to_json_schema(
+            {
+                "oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}],
+                "discriminator": {
+                    "propertyName": "kind",
+                    "mapping": {"a": "#/components/schemas/A", "a2": "A", "b": "B"},
+                },
+            }
+        )
         schema = collect_defs({"type": "object", "properties": {"x": union}}, components)
         pins = [branch["properties"]["kind"] for branch in schema["properties"]["x"]["oneOf"]]
         assert pins == [{"enum": ["a", "a2"]}, {"const": "b"}]
@@ -119,11 +146,18 @@ class TestPolymorphicSerializers:
 
     def test_a_mapping_that_misses_a_branch_is_not_a_discriminator(self):
         # drf-spectacular's mapping when it cannot read the discriminator field's value.
-        converted = to_json_schema({
-            "oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}],
-            "discriminator": {"propertyName": "kind", "mapping": {None: "#/components/schemas/B"}},
-        })
-        assert converted == {"anyOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]}
+        converted = to_json_schema(
+            {
+                "oneOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}],
+                "discriminator": {
+                    "propertyName": "kind",
+                    "mapping": {None: "#/components/schemas/B"},
+                },
+            }
+        )
+        assert converted == {
+            "anyOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]
+        }
 
 
 # --- Unions without a discriminator -------------------------------------------------------------
@@ -142,10 +176,14 @@ class TestUndiscriminatedUnions:
         assert result["isError"] is False, result
         assert result["structuredContent"] == {"result": arguments}
         # As a client checks it, formats being annotations there.
-        assert Draft202012Validator(tools["profile_save"]["outputSchema"]).is_valid(result["structuredContent"])
+        assert Draft202012Validator(tools["profile_save"]["outputSchema"]).is_valid(
+            result["structuredContent"]
+        )
 
     def test_a_value_valid_under_two_branches_passes(self):
-        schema = to_json_schema({"oneOf": [{"type": "string", "format": "uri"}, {"type": "string", "maxLength": 0}]})
+        schema = to_json_schema(
+            {"oneOf": [{"type": "string", "format": "uri"}, {"type": "string", "maxLength": 0}]}
+        )
         assert Draft202012Validator(schema).is_valid("")
         assert not Draft202012Validator(schema).is_valid(5)
 
@@ -172,8 +210,15 @@ class TestKeywordNamedProperties:
 
     def test_call_with_every_keyword_field(self, patterns):
         part = {"name": "p"}
-        arguments = {"default": part, "enum": part, "const": part, "examples": [part], "properties": part,
-                     "items": [part, part], "$ref": part}
+        arguments = {
+            "default": part,
+            "enum": part,
+            "const": part,
+            "examples": [part],
+            "properties": part,
+            "items": [part, part],
+            "$ref": part,
+        }
         result = patterns.call("keywords_echo", arguments)
         assert result["isError"] is False, result
         assert result["structuredContent"] == {"result": arguments}
@@ -182,7 +227,10 @@ class TestKeywordNamedProperties:
         components = {"P": {"type": "object", "properties": {"name": {"type": "string"}}}}
         root = {
             "type": "object",
-            "properties": {"default": {"$ref": "#/components/schemas/P"}, "enum": {"$ref": "#/components/schemas/P"}},
+            "properties": {
+                "default": {"$ref": "#/components/schemas/P"},
+                "enum": {"$ref": "#/components/schemas/P"},
+            },
             "default": {"$ref": "#/components/schemas/NotASchema"},  # data: never a reference
         }
         schema = collect_defs(root, components)
@@ -191,9 +239,16 @@ class TestKeywordNamedProperties:
         assert set(schema["$defs"]) == {"P"}
 
     def test_unresolved_refs_lists_what_a_client_cannot_resolve(self):
-        schema = {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/B"},
-                                                    "c": {"$ref": "other.json#/x"}, "d": {"$ref": "#/properties/a"}},
-                  "$defs": {"A": {"type": "string"}}}
+        schema = {
+            "type": "object",
+            "properties": {
+                "a": {"$ref": "#/$defs/A"},
+                "b": {"$ref": "#/$defs/B"},
+                "c": {"$ref": "other.json#/x"},
+                "d": {"$ref": "#/properties/a"},
+            },
+            "$defs": {"A": {"type": "string"}},
+        }
         assert unresolved_refs(schema) == ["#/$defs/B", "other.json#/x"]
 
 
@@ -216,16 +271,24 @@ class TestChoicesAndDecimals:
         assert result["isError"] is False, result
         assert json.loads(result["content"][0]["text"]) == body
         # The result as the client reads it matches the advertised outputSchema (UUID enum as text).
-        assert Draft202012Validator(tools["subscribe"]["outputSchema"]).is_valid(result["structuredContent"])
+        assert Draft202012Validator(tools["subscribe"]["outputSchema"]).is_valid(
+            result["structuredContent"]
+        )
         assert views.LAST_SEEN["subscribe"]["validated"] == rest_validated
-        assert rest_validated == {"plan": PRO_PLAN, "amount": Decimal(str(amount)).quantize(Decimal("0.01"))}
+        assert rest_validated == {
+            "plan": PRO_PLAN,
+            "amount": Decimal(str(amount)).quantize(Decimal("0.01")),
+        }
 
-    @pytest.mark.parametrize("arguments", [
-        {"plan": str(uuid.uuid4()), "amount": "1.00"},
-        {"plan": str(BASIC_PLAN), "amount": "12.345"},
-        {"plan": str(BASIC_PLAN), "amount": "abc"},
-        {"plan": str(BASIC_PLAN), "amount": True},
-    ])
+    @pytest.mark.parametrize(
+        "arguments",
+        [
+            {"plan": str(uuid.uuid4()), "amount": "1.00"},
+            {"plan": str(BASIC_PLAN), "amount": "12.345"},
+            {"plan": str(BASIC_PLAN), "amount": "abc"},
+            {"plan": str(BASIC_PLAN), "amount": True},
+        ],
+    )
     def test_what_rest_refuses_the_schema_refuses(self, tools, arguments):
         assert rest_post("/cases/subscriptions/", arguments)[0] == 400
         assert not accepts(tools["subscribe"]["inputSchema"], arguments)
@@ -235,13 +298,21 @@ class TestChoicesAndDecimals:
         assert amount["type"] == "string"
 
     def test_decimal_choices_become_their_text_with_a_matching_type(self):
-        components = {"E": to_json_schema({"enum": [Decimal("1.50"), Decimal("2.00")], "type": "number"})}
+        components = {
+            "E": to_json_schema({"enum": [Decimal("1.50"), Decimal("2.00")], "type": "number"})
+        }
         from mcp_bridge.schema import input_transform
 
-        schema = collect_defs({"type": "object", "properties": {"x": {"$ref": "#/components/schemas/E"}}},
-                              components, input_transform)
+        schema = collect_defs(
+            {"type": "object", "properties": {"x": {"$ref": "#/components/schemas/E"}}},
+            components,
+            input_transform,
+        )
         assert schema["$defs"]["E"] == {"enum": ["1.50", "2.00"], "type": "string"}
-        assert components["E"]["enum"] == [Decimal("1.50"), Decimal("2.00")]  # the component is untouched
+        assert components["E"]["enum"] == [
+            Decimal("1.50"),
+            Decimal("2.00"),
+        ]  # the component is untouched
 
 
 # --- Argument layout: same-name path and query parameters, object-or-list bodies ----------------
@@ -251,8 +322,11 @@ class TestSameNamePathAndQuery:
     @pytest.fixture
     def documents(self, db):
         first, second = Document.objects.create(title="one"), Document.objects.create(title="two")
-        notes = [DocumentNote.objects.create(document=doc, text=f"{doc.title}-{i}") for doc in (first, second)
-                 for i in range(2)]
+        notes = [
+            DocumentNote.objects.create(document=doc, text=f"{doc.title}-{i}")
+            for doc in (first, second)
+            for i in range(2)
+        ]
         return first, second, notes
 
     def test_two_distinct_arguments(self, tools):

@@ -21,7 +21,9 @@ try:
     import orjson
 except ImportError:
     orjson = None
-needs_orjson = pytest.mark.skipif(orjson is None, reason="the orjson path needs the optional extra 'fast' (pip install orjson)")
+needs_orjson = pytest.mark.skipif(
+    orjson is None, reason="the orjson path needs the optional extra 'fast' (pip install orjson)"
+)
 
 VALUES = [
     {"id": 3, "name": "Item 3", "price": "3.00"},
@@ -29,10 +31,21 @@ VALUES = [
     OrderedDict([("b", 1), ("a", [1, 2.5, None, True, False])]),
     {"price": decimal.Decimal("12.30"), "ratio": 0.1, "big": 10**15, "negative": -3},
     {"at": datetime.datetime(2026, 11, 30, 12, 0, 5, 123456, tzinfo=datetime.UTC)},
-    {"at": datetime.datetime(2026, 11, 30, 12, 0, 5), "on": datetime.date(2026, 1, 2), "time": datetime.time(8, 30)},
-    {"at": datetime.datetime(2026, 11, 30, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))},
-    {"took": datetime.timedelta(seconds=90), "id": uuid.UUID("12345678-1234-5678-1234-567812345678")},
-    {"label": gettext_lazy("Hello"), "text": "é ü 漢字 \u2028 \"quoted\" \\ \n\t\x01"},
+    {
+        "at": datetime.datetime(2026, 11, 30, 12, 0, 5),
+        "on": datetime.date(2026, 1, 2),
+        "time": datetime.time(8, 30),
+    },
+    {
+        "at": datetime.datetime(
+            2026, 11, 30, 12, 0, tzinfo=datetime.timezone(datetime.timedelta(hours=2))
+        )
+    },
+    {
+        "took": datetime.timedelta(seconds=90),
+        "id": uuid.UUID("12345678-1234-5678-1234-567812345678"),
+    },
+    {"label": gettext_lazy("Hello"), "text": 'é ü 漢字 \u2028 "quoted" \\ \n\t\x01'},
     {1: "int key", None: "null key", False: "bool key"},
     [],
     "plain",
@@ -58,7 +71,11 @@ def test_orjson_and_standard_library_write_what_drf_renders(value):
 
 def test_encoded_json_is_spliced_verbatim():
     page = EncodedJSON('[{"name":"a","n":1}]')
-    value = {"jsonrpc": "2.0", "id": 1, "result": {"tools": page, "second": EncodedJSON('{"x":"é"}')}}
+    value = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"tools": page, "second": EncodedJSON('{"x":"é"}')},
+    }
     expected = '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","n":1}],"second":{"x":"é"}}}'
     assert encoding.dumps(value) == expected
     assert encoding._standard_dumps(value) == expected
@@ -121,10 +138,14 @@ def test_loads_refuses_what_json_loads_refuses(body):
 
 def test_without_orjson_the_standard_library_answers_alike(monkeypatch):
     """The path of an installation without the fast extra, on the same values and bodies."""
-    with_orjson = [(encoding.dumps(v), encoding.dumps_data(v), encoding.dumps_bytes(v)) for v in VALUES]
+    with_orjson = [
+        (encoding.dumps(v), encoding.dumps_data(v), encoding.dumps_bytes(v)) for v in VALUES
+    ]
     read_with_orjson = [repr(encoding.loads(body)) for body in BODIES]
     monkeypatch.setattr(encoding, "orjson", None)
-    assert [(encoding.dumps(v), encoding.dumps_data(v), encoding.dumps_bytes(v)) for v in VALUES] == with_orjson
+    assert [
+        (encoding.dumps(v), encoding.dumps_data(v), encoding.dumps_bytes(v)) for v in VALUES
+    ] == with_orjson
     assert [repr(encoding.loads(body)) for body in BODIES] == read_with_orjson
     page = {"tools": EncodedJSON("[1]")}
     assert encoding.dumps(page) == '{"tools":[1]}'

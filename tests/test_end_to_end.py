@@ -34,9 +34,11 @@ def run_client(url: str, work, token: str | None = None, mode: str = "legacy"):
 
     async def main():
         headers = {"Authorization": f"Token {token}"} if token else {}
-        async with httpx2.AsyncClient(headers=headers, timeout=30) as http_client:
-            async with Client(streamable_http_client(url, http_client=http_client), mode=mode) as client:
-                return client.session.protocol_version, await work(client)
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=30) as http_client,
+            Client(streamable_http_client(url, http_client=http_client), mode=mode) as client,
+        ):
+            return client.session.protocol_version, await work(client)
 
     return anyio.run(main)
 
@@ -48,8 +50,13 @@ def test_lists_the_catalog_tools(live_server, demo_data):
     negotiated, tools = run_client(f"{live_server.url}/mcp/catalog/", work)
     assert negotiated == "2025-11-25"
     assert [t.name for t in tools] == [
-        "categories_list", "categories_retrieve", "products_list", "products_retrieve",
-        "products_search", "tags_list", "tags_retrieve",
+        "categories_list",
+        "categories_retrieve",
+        "products_list",
+        "products_retrieve",
+        "products_search",
+        "tags_list",
+        "tags_retrieve",
     ]
     search = next(t for t in tools if t.name == "products_search")
     assert search.input_schema["required"] == ["q"]
@@ -64,7 +71,9 @@ def test_read_returns_real_rows(live_server, demo_data):
         return await client.call_tool("products_search", {"q": "lamp", "max_price": 45})
 
     _, result = run_client(f"{live_server.url}/mcp/catalog/", work)
-    expected = Product.objects.filter(name__icontains="lamp", price__lte=Decimal("45"), status="active")
+    expected = Product.objects.filter(
+        name__icontains="lamp", price__lte=Decimal(45), status="active"
+    )
     assert result.is_error is False
     page = result.structured_content["result"]
     assert page["count"] == expected.count() > 0
@@ -78,7 +87,8 @@ def test_write_creates_an_order(live_server, demo_data):
 
     async def work(client):
         return await client.call_tool(
-            "orders_create", {"note": "leave at the door", "items": [{"product": product.id, "quantity": 2}]}
+            "orders_create",
+            {"note": "leave at the door", "items": [{"product": product.id, "quantity": 2}]},
         )
 
     _, result = run_client(f"{live_server.url}/mcp/orders/", work, token=DEMO_TOKENS["bob"])
@@ -112,7 +122,9 @@ def test_permission_denied_is_a_clean_error_result(live_server, demo_data):
     assert result.is_error is True
     payload = json.loads(result.content[0].text)
     assert payload["code"] == 403
-    assert payload["data"]["detail"] == {"detail": "You do not have permission to perform this action."}
+    assert payload["data"]["detail"] == {
+        "detail": "You do not have permission to perform this action."
+    }
 
 
 def test_anonymous_write_is_refused(live_server, demo_data):

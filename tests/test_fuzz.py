@@ -45,16 +45,28 @@ FUZZ = settings(
     max_examples=100,
     deadline=None,
     database=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
 )
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
     max_leaves=12,
 )
-odd_ids = st.one_of(st.integers(), st.text(max_size=10), st.none(), st.booleans(), st.floats(allow_nan=False),
-                    st.lists(st.integers(), max_size=2))
+odd_ids = st.one_of(
+    st.integers(),
+    st.text(max_size=10),
+    st.none(),
+    st.booleans(),
+    st.floats(allow_nan=False),
+    st.lists(st.integers(), max_size=2),
+)
 
 
 def _tools() -> dict[str, list[Any]]:
@@ -70,7 +82,11 @@ def _drawable(schema: dict[str, Any], depth: int = 3) -> Any:
         if isinstance(node, dict):
             ref = node.get("$ref")
             if isinstance(ref, str) and ref.startswith("#/$defs/"):
-                return False if level >= depth else inline(definitions[ref[len("#/$defs/"):]], level + 1)
+                return (
+                    False
+                    if level >= depth
+                    else inline(definitions[ref[len("#/$defs/") :]], level + 1)
+                )
             return {key: inline(value, level) for key, value in node.items() if key != "$defs"}
         if isinstance(node, list):
             return [inline(value, level) for value in node]
@@ -83,8 +99,11 @@ def _arguments(tool: Any) -> st.SearchStrategy[Any]:
     valid = from_schema(_drawable(tool.input_schema))
     return st.one_of(
         valid,
-        valid.flatmap(lambda a: st.dictionaries(st.text(max_size=8), json_values, max_size=3).map(
-            lambda extra: {**a, **extra} if isinstance(a, dict) else extra)),
+        valid.flatmap(
+            lambda a: st.dictionaries(st.text(max_size=8), json_values, max_size=3).map(
+                lambda extra: {**a, **extra} if isinstance(a, dict) else extra
+            )
+        ),
         json_values,
     )
 
@@ -95,24 +114,60 @@ def requests(draw: Any, tools: dict[str, list[Any]]) -> tuple[str, bytes, dict[s
     group = draw(st.sampled_from(GROUPS))
     modern = draw(st.booleans())
     revision = draw(st.sampled_from(MODERN_REVISIONS if modern else HANDSHAKE_REVISIONS))
-    method = draw(st.sampled_from(["tools/call"] * 6 + ["tools/list", "initialize", "ping", "server/discover",
-                                                        "resources/read", "prompts/get", "nope"]))
+    method = draw(
+        st.sampled_from(
+            ["tools/call"] * 6
+            + [
+                "tools/list",
+                "initialize",
+                "ping",
+                "server/discover",
+                "resources/read",
+                "prompts/get",
+                "nope",
+            ]
+        )
+    )
     params: Any = {}
     if method == "tools/call":
         tool = draw(st.sampled_from(tools[group]))
         name = draw(st.sampled_from([tool.name, tool.name, tool.name + "x", ""]))
         params = {"name": name, "arguments": draw(_arguments(tool))}
     elif method == "initialize":
-        params = {"protocolVersion": revision, "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "0"}}
+        params = {
+            "protocolVersion": revision,
+            "capabilities": {},
+            "clientInfo": {"name": "fuzz", "version": "0"},
+        }
     if modern:
         params["_meta"] = {
             "io.modelcontextprotocol/protocolVersion": revision,
             "io.modelcontextprotocol/clientCapabilities": {},
         }
-    message: Any = {"jsonrpc": "2.0", "id": draw(st.integers(0, 10**6)), "method": method, "params": params}
+    message: Any = {
+        "jsonrpc": "2.0",
+        "id": draw(st.integers(0, 10**6)),
+        "method": method,
+        "params": params,
+    }
 
-    mutation = draw(st.sampled_from(["none"] * 6 + ["jsonrpc", "id", "params", "method", "drop", "batch",
-                                                    "deep", "surrogate", "garbage", "huge"]))
+    mutation = draw(
+        st.sampled_from(
+            ["none"] * 6
+            + [
+                "jsonrpc",
+                "id",
+                "params",
+                "method",
+                "drop",
+                "batch",
+                "deep",
+                "surrogate",
+                "garbage",
+                "huge",
+            ]
+        )
+    )
     body: bytes | None = None
     if mutation == "jsonrpc":
         message["jsonrpc"] = draw(st.sampled_from(["1.0", 2, None]))
@@ -125,10 +180,18 @@ def requests(draw: Any, tools: dict[str, list[Any]]) -> tuple[str, bytes, dict[s
     elif mutation == "drop":
         del message[draw(st.sampled_from(["jsonrpc", "id", "method", "params"]))]
     elif mutation == "batch":
-        message = [message, draw(json_values), {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+        message = [
+            message,
+            draw(json_values),
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        ]
     elif mutation == "deep":
         depth = draw(st.sampled_from([50, 70, 800, 3_000, 50_000]))
-        body = json.dumps(message).replace('"params":', '"params":' + "[" * depth + "]" * depth + ',"x":', 1).encode()
+        body = (
+            json.dumps(message)
+            .replace('"params":', '"params":' + "[" * depth + "]" * depth + ',"x":', 1)
+            .encode()
+        )
     elif mutation == "surrogate":
         body = json.dumps(message).replace('"method":', '"s":"\\udc00","method":', 1).encode()
         if method == "tools/call":
@@ -143,8 +206,19 @@ def requests(draw: Any, tools: dict[str, list[Any]]) -> tuple[str, bytes, dict[s
     if body is None:
         body = json.dumps(message).encode()
 
-    headers = {"Accept": draw(st.sampled_from(["application/json, text/event-stream", "application/json",
-                                               "text/event-stream", "*/*", "text/html"]))}
+    headers = {
+        "Accept": draw(
+            st.sampled_from(
+                [
+                    "application/json, text/event-stream",
+                    "application/json",
+                    "text/event-stream",
+                    "*/*",
+                    "text/html",
+                ]
+            )
+        )
+    }
     header_revision = draw(st.sampled_from([revision, revision, None, "2099-01-01", "garbage"]))
     if header_revision is not None:
         headers["MCP-Protocol-Version"] = header_revision
@@ -152,9 +226,21 @@ def requests(draw: Any, tools: dict[str, list[Any]]) -> tuple[str, bytes, dict[s
         headers["Mcp-Method"] = draw(st.sampled_from([method, method, "tools/list"]))
         if method == "tools/call":
             name = params.get("name", "")
-            headers["Mcp-Name"] = draw(st.sampled_from(
-                [name, f"=?base64?{base64.b64encode(name.encode()).decode()}?=", "other", "=?base64?!!?="]))
-    content_type = draw(st.sampled_from(["application/json"] * 4 + ["application/json; charset=utf-8", "text/plain", None]))
+            headers["Mcp-Name"] = draw(
+                st.sampled_from(
+                    [
+                        name,
+                        f"=?base64?{base64.b64encode(name.encode()).decode()}?=",
+                        "other",
+                        "=?base64?!!?=",
+                    ]
+                )
+            )
+    content_type = draw(
+        st.sampled_from(
+            ["application/json"] * 4 + ["application/json; charset=utf-8", "text/plain", None]
+        )
+    )
     if content_type:
         headers["Content-Type"] = content_type
     return f"/mcp/{group}/", body, headers, message
@@ -164,7 +250,11 @@ def _usable_id(message: Any) -> Any:
     if not isinstance(message, dict):
         return None
     request_id = message.get("id")
-    return None if isinstance(request_id, bool) or not isinstance(request_id, (str, int)) else request_id
+    return (
+        None
+        if isinstance(request_id, bool) or not isinstance(request_id, (str, int))
+        else request_id
+    )
 
 
 def _check_answer(status: int, content_type: str, content: bytes, message: Any) -> None:
@@ -184,11 +274,24 @@ def _check_answer(status: int, content_type: str, content: bytes, message: Any) 
         assert ("result" in one) != ("error" in one), one
         assert "id" in one
         if "error" in one:
-            assert isinstance(one["error"]["code"], int) and isinstance(one["error"]["message"], str)
-    if isinstance(answer, dict) and status not in (406, 413, 415) and _usable_id(message) is not None:
-        if not (isinstance(message, dict) and answer["id"] is None and status == 400 and "error" in answer
-                and answer["error"]["code"] == -32700):
-            assert answer["id"] == _usable_id(message), (answer, message)
+            assert isinstance(one["error"]["code"], int) and isinstance(
+                one["error"]["message"], str
+            )
+    parse_error = (
+        isinstance(answer, dict)
+        and isinstance(message, dict)
+        and answer["id"] is None
+        and status == 400
+        and "error" in answer
+        and answer["error"]["code"] == -32700
+    )
+    if (
+        isinstance(answer, dict)
+        and status not in (406, 413, 415)
+        and _usable_id(message) is not None
+        and not parse_error
+    ):
+        assert answer["id"] == _usable_id(message), (answer, message)
 
 
 @pytest.fixture
@@ -205,8 +308,12 @@ def test_fuzzed_requests_are_answered_cleanly(fuzz_client):
     def run(request: tuple[str, bytes, dict[str, str], Any]) -> None:
         path, body, headers, message = request
         content_type = headers.pop("Content-Type", None)
-        response = fuzz_client.generic("POST", path, body, content_type=content_type or "", headers=headers)
-        _check_answer(response.status_code, response.get("Content-Type", ""), response.content, message)
+        response = fuzz_client.generic(
+            "POST", path, body, content_type=content_type or "", headers=headers
+        )
+        _check_answer(
+            response.status_code, response.get("Content-Type", ""), response.content, message
+        )
 
     run()
 
@@ -215,8 +322,12 @@ def test_fuzzed_requests_are_answered_cleanly(fuzz_client):
 def valid_calls(draw: Any, tools: dict[str, list[Any]]) -> tuple[str, dict[str, Any]]:
     group = draw(st.sampled_from(GROUPS))
     tool = draw(st.sampled_from(tools[group]))
-    return group, {"jsonrpc": "2.0", "id": draw(st.integers(1, 10**6)), "method": "tools/call",
-                   "params": {"name": tool.name, "arguments": draw(from_schema(_drawable(tool.input_schema)))}}
+    return group, {
+        "jsonrpc": "2.0",
+        "id": draw(st.integers(1, 10**6)),
+        "method": "tools/call",
+        "params": {"name": tool.name, "arguments": draw(from_schema(_drawable(tool.input_schema)))},
+    }
 
 
 def test_valid_arguments_always_reach_an_answer(fuzz_client):
@@ -227,8 +338,12 @@ def test_valid_arguments_always_reach_an_answer(fuzz_client):
     @given(valid_calls(tools))
     def run(call: tuple[str, dict[str, Any]]) -> None:
         group, message = call
-        response = fuzz_client.post(f"/mcp/{group}/", json.dumps(message), content_type="application/json",
-                                    headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"})
+        response = fuzz_client.post(
+            f"/mcp/{group}/",
+            json.dumps(message),
+            content_type="application/json",
+            headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"},
+        )
         _check_answer(response.status_code, response["Content-Type"], response.content, message)
         answer = response.json()
         assert "result" in answer, answer

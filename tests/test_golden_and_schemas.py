@@ -30,8 +30,12 @@ BROKEN_GROUPS = {"badnames", "dupes"}
 #: ``DatabaseOperations.integer_field_range``, turned into validators, then into
 #: ``minimum``/``maximum`` by drf-spectacular).
 INTEGER_FIELD_TYPES = (
-    "SmallIntegerField", "IntegerField", "BigIntegerField",
-    "PositiveSmallIntegerField", "PositiveIntegerField", "PositiveBigIntegerField",
+    "SmallIntegerField",
+    "IntegerField",
+    "BigIntegerField",
+    "PositiveSmallIntegerField",
+    "PositiveIntegerField",
+    "PositiveBigIntegerField",
 )
 INT32 = (-(2**31), 2**31 - 1)
 
@@ -59,7 +63,9 @@ def in_sqlite_terms(value):
         if not isinstance(node, dict):
             return node
         node = {key: walk(item) for key, item in node.items()}
-        if "integer" in (node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]):
+        if "integer" in (
+            node.get("type") if isinstance(node.get("type"), list) else [node.get("type")]
+        ):
             for key, mapping in (("minimum", minima), ("maximum", maxima)):
                 if key in node and node[key] in mapping:
                     node[key] = mapping[node[key]]

@@ -33,13 +33,19 @@ def ledger(db) -> McpClient:
 
 
 def _history_users(row_id: int) -> list[str | None]:
-    return [h.history_user.username if h.history_user else None for h in Ledger.history.filter(id=row_id)]
+    return [
+        h.history_user.username if h.history_user else None
+        for h in Ledger.history.filter(id=row_id)
+    ]
 
 
 def test_token_write_through_a_tool_is_logged_as_through_rest(ledger, make_user):
     _, token = make_user("alice")
     rest = Client().post(
-        "/cases/ledger/", {"name": "rest"}, content_type="application/json", headers={"Authorization": f"Token {token}"}
+        "/cases/ledger/",
+        {"name": "rest"},
+        content_type="application/json",
+        headers={"Authorization": f"Token {token}"},
     )
     assert rest.status_code == 201
     result = ledger.call("ledger_create", {"name": "tool"}, Authorization=f"Token {token}")
@@ -66,7 +72,10 @@ def test_every_authentication_class_reaches_the_mcp_request(ledger, make_user, s
     row = result["structuredContent"]["result"]["id"]
     assert _history_users(row) == ["bob"]
     # update and delete log their user too
-    assert ledger.call("ledger_partial_update", {"id": row, "name": "changed"}, **headers)["isError"] is False
+    assert (
+        ledger.call("ledger_partial_update", {"id": row, "name": "changed"}, **headers)["isError"]
+        is False
+    )
     assert ledger.call("ledger_destroy", {"id": row}, **headers)["isError"] is False
     assert _history_users(row) == ["bob", "bob", "bob"]
     assert middleware.CHANGE_LOG == [(row, "bob"), (row, "bob")]
@@ -84,11 +93,19 @@ def test_a_batch_does_not_carry_one_calls_user_into_the_next(make_user, db):
     mcp = McpClient(Client(), "/mcp/ledger/", revision="2025-03-26", Authorization=f"Token {token}")
 
     def call(request_id: int, name: str, arguments: dict) -> dict:
-        return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                "params": {"name": name, "arguments": arguments}}
+        return {
+            "jsonrpc": "2.0",
+            "id": request_id,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
 
     replies = mcp.post(
-        [call(1, "whoami", {}), call(2, "ledger_create", {"name": "batched"}), call(3, "whoami", {})]
+        [
+            call(1, "whoami", {}),
+            call(2, "ledger_create", {"name": "batched"}),
+            call(3, "whoami", {}),
+        ]
     ).json()
     texts = [json.loads(reply["result"]["content"][0]["text"]) for reply in replies]
     # whoami authenticates by session only: the token user of call 2 must not reach call 3.

@@ -118,7 +118,11 @@ class BrokenRefView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={200: {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/Nowhere"}}}})
+    @extend_schema(
+        responses={
+            200: {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/Nowhere"}}}
+        }
+    )
     def get(self, request):
         return Response({"a": 1})
 
@@ -145,7 +149,20 @@ sys.modules[URLS] = _module
 pytestmark = pytest.mark.urls(URLS)
 
 #: Values a REST client percent-encodes and the server decodes: the view must get them as they are.
-AWKWARD = ["a b", "café", "100%", "a%20b", "x+y", "semi;colon", "q?x=1", "hash#tag", "tilde~", "日本", "'\"<>", "@:$&=,!*()"]
+AWKWARD = [
+    "a b",
+    "café",
+    "100%",
+    "a%20b",
+    "x+y",
+    "semi;colon",
+    "q?x=1",
+    "hash#tag",
+    "tilde~",
+    "日本",
+    "'\"<>",
+    "@:$&=,!*()",
+]
 
 
 @pytest.fixture
@@ -187,7 +204,9 @@ def test_a_value_that_leads_elsewhere_is_a_404_of_the_client(inputs, caplog):
         result = inputs.call("item_get", {"key": "secret"})
     assert error_payload(result)["code"] == 404
     assert RECEIVED == []
-    assert {r.levelno for r in caplog.records if r.name.startswith("mcp_bridge")} == {logging.WARNING}
+    assert {r.levelno for r in caplog.records if r.name.startswith("mcp_bridge")} == {
+        logging.WARNING
+    }
 
 
 @pytest.mark.parametrize("value", ["a/b", "", "../x"])
@@ -224,8 +243,11 @@ def test_a_changed_urlconf_is_still_a_server_error(inputs, caplog):
 
 @pytest.mark.parametrize(
     ("name", "arguments", "view"),
-    [("async_item", {"key": "café"}, "async-item"), ("async_things", {}, "async-things"),
-     ("async_function", {}, "async-function")],
+    [
+        ("async_item", {"key": "café"}, "async-item"),
+        ("async_things", {}, "async-things"),
+        ("async_function", {}, "async-function"),
+    ],
 )
 def test_async_views_run_under_wsgi(inputs, name, arguments, view):
     result = inputs.call(name, arguments)
@@ -239,10 +261,21 @@ def test_async_views_run_under_asgi(db):
     async def scenario():
         client = AsyncClient()
         replies = []
-        for name, arguments in (("async_item", {"key": "a b"}), ("async_things", {}), ("item_get", {"key": "x"})):
-            message = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+        for name, arguments in (
+            ("async_item", {"key": "a b"}),
+            ("async_things", {}),
+            ("item_get", {"key": "x"}),
+        ):
+            message = {
+                "jsonrpc": "2.0",
+                "id": 5,
+                "method": "tools/call",
+                "params": {"name": name, "arguments": arguments},
+            }
             response = await client.post(
-                "/mcp/inputs/", json.dumps(message), content_type="application/json",
+                "/mcp/inputs/",
+                json.dumps(message),
+                content_type="application/json",
                 headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"},
             )
             replies.append((response.status_code, json.loads(response.content)))
@@ -271,7 +304,9 @@ def test_an_unresolvable_ref_in_the_output_schema_is_an_error_result(inputs):
     inputs.list_tools()
     tool = get_toolset("inputs", None).by_name["item_get"]
     tool._output_validators["2025-11-25"] = SchemaValidator({"$ref": "#/$defs/Nowhere"})
-    result = inputs.call("item_get", {"key": "k"})  # referencing's PointerToNowhere, raised by the check
+    result = inputs.call(
+        "item_get", {"key": "k"}
+    )  # referencing's PointerToNowhere, raised by the check
     assert error_payload(result)["code"] == 500
 
 
@@ -281,7 +316,9 @@ def test_data_that_cannot_be_written_is_an_error_result(inputs):
 
 
 def test_a_group_that_cannot_be_built_answers_json_500_with_the_id(db):
-    response = McpClient(Client(), "/mcp/brokenref/").post({"jsonrpc": "2.0", "id": "x-1", "method": "tools/list"})
+    response = McpClient(Client(), "/mcp/brokenref/").post(
+        {"jsonrpc": "2.0", "id": "x-1", "method": "tools/list"}
+    )
     assert response.status_code == 500
     assert response.json()["id"] == "x-1"
     assert response.json()["error"]["code"] == -32603
@@ -350,7 +387,12 @@ def test_a_lone_surrogate_is_an_argument_error_naming_the_argument(inputs, value
 def test_many_unknown_arguments_get_a_short_answer(inputs, caplog):
     arguments = {f"u{i}": i for i in range(60_000)}
     arguments["key"] = "k"
-    message = {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "item_get", "arguments": arguments}}
+    message = {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "method": "tools/call",
+        "params": {"name": "item_get", "arguments": arguments},
+    }
     with caplog.at_level(logging.INFO):
         response = inputs.post(message)
     assert len(response.content) < 20_000
@@ -362,8 +404,12 @@ def test_many_unknown_arguments_get_a_short_answer(inputs, caplog):
 
 
 def test_a_huge_wrong_value_is_quoted_briefly(inputs):
-    message = {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-               "params": {"name": "item_get", "arguments": {"key": ["x" * 1000] * 500}}}
+    message = {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "method": "tools/call",
+        "params": {"name": "item_get", "arguments": {"key": ["x" * 1000] * 500}},
+    }
     response = inputs.post(message)
     assert len(response.content) < 5_000
     assert error_payload(response.json()["result"])["data"]["errors"][0]["argument"] == "key"
@@ -371,7 +417,9 @@ def test_a_huge_wrong_value_is_quoted_briefly(inputs):
 
 def test_a_huge_unknown_tool_name_is_quoted_briefly(inputs, caplog):
     with caplog.at_level(logging.INFO):
-        response = inputs.post({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "n" * 500_000}})
+        response = inputs.post(
+            {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "n" * 500_000}}
+        )
     assert len(response.content) < 5_000
     assert response.json()["error"]["code"] == -32602
     assert caplog.records and max(len(r.getMessage()) for r in caplog.records) < 10_000
@@ -380,24 +428,41 @@ def test_a_huge_unknown_tool_name_is_quoted_briefly(inputs, caplog):
 def test_a_batch_over_max_batch_size_is_refused(inputs, settings):
     settings.MCP_BRIDGE = {"MAX_BATCH_SIZE": 3}
     ping = {"jsonrpc": "2.0", "method": "ping"}
-    ok = inputs.post([{**ping, "id": i} for i in range(3)], **{"MCP-Protocol-Version": "2025-03-26"})
+    ok = inputs.post(
+        [{**ping, "id": i} for i in range(3)], **{"MCP-Protocol-Version": "2025-03-26"}
+    )
     assert ok.status_code == 200 and len(ok.json()) == 3
-    refused = inputs.post([{**ping, "id": i} for i in range(4)], **{"MCP-Protocol-Version": "2025-03-26"})
+    refused = inputs.post(
+        [{**ping, "id": i} for i in range(4)], **{"MCP-Protocol-Version": "2025-03-26"}
+    )
     assert refused.status_code == 400
     assert refused.json()["error"]["code"] == -32600
 
 
 def _wsgi_request(body: bytes, *, drop: str, **environ: Any) -> WSGIRequest:
     """A WSGI request as a server gives it, without the CGI variable ``drop``."""
-    base = RequestFactory().post("/mcp/inputs/", body, content_type="application/json",
-                                 headers={"Accept": "application/json"}).environ
+    base = (
+        RequestFactory()
+        .post(
+            "/mcp/inputs/",
+            body,
+            content_type="application/json",
+            headers={"Accept": "application/json"},
+        )
+        .environ
+    )
     base.pop(drop)
     return WSGIRequest({**base, "wsgi.input": io.BytesIO(body), **environ})
 
 
 def _chunked_request(body: bytes, *, terminated: bool) -> WSGIRequest:
     """A chunked body: no Content-Length; gunicorn delimits the input itself (``wsgi.input_terminated``)."""
-    return _wsgi_request(body, drop="CONTENT_LENGTH", HTTP_TRANSFER_ENCODING="chunked", **{"wsgi.input_terminated": terminated})
+    return _wsgi_request(
+        body,
+        drop="CONTENT_LENGTH",
+        HTTP_TRANSFER_ENCODING="chunked",
+        **{"wsgi.input_terminated": terminated},
+    )
 
 
 def _endpoint_answer(request: Any) -> tuple[int, dict]:
@@ -408,7 +473,10 @@ def _endpoint_answer(request: Any) -> tuple[int, dict]:
 
 def test_a_chunked_body_is_read_when_the_server_delimits_it(inputs, settings):
     ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
-    assert _endpoint_answer(_chunked_request(ping, terminated=True)) == (200, {"jsonrpc": "2.0", "id": 1, "result": {}})
+    assert _endpoint_answer(_chunked_request(ping, terminated=True)) == (
+        200,
+        {"jsonrpc": "2.0", "id": 1, "result": {}},
+    )
     settings.MCP_BRIDGE = {"MAX_BODY_BYTES": 20}
     status, reply = _endpoint_answer(_chunked_request(ping, terminated=True))
     assert status == 413 and reply["error"]["code"] == -32600
@@ -430,7 +498,10 @@ def test_a_chunked_body_the_server_cannot_delimit_gets_411(live_server):
         assert json.loads(response.read())["error"]["code"] == -32600
 
 
-@pytest.mark.parametrize("path", ["/mcp/INPUTS/", "/mcp/inputs/x/y/z/", "/mcp/n%C3%A4/", "/mcp/", "/mcp/" + "g" * 300 + "/"])
+@pytest.mark.parametrize(
+    "path",
+    ["/mcp/INPUTS/", "/mcp/inputs/x/y/z/", "/mcp/n%C3%A4/", "/mcp/", "/mcp/" + "g" * 300 + "/"],
+)
 @pytest.mark.parametrize("method", ["post", "get"])
 def test_an_odd_mcp_path_gets_the_json_404_naming_the_groups(inputs, path, method):
     response = Client().generic(method.upper(), path, "{}", content_type="application/json")
@@ -444,7 +515,9 @@ def test_an_odd_mcp_path_gets_the_json_404_naming_the_groups(inputs, path, metho
 @pytest.mark.urls("tests.urls")
 @pytest.mark.parametrize("request_id", [1, "abc"])
 def test_a_broken_group_answers_with_the_request_id(db, request_id):
-    response = McpClient(Client(), "/mcp/badnames/").post({"jsonrpc": "2.0", "id": request_id, "method": "ping"})
+    response = McpClient(Client(), "/mcp/badnames/").post(
+        {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
+    )
     assert response.status_code == 500
     assert response.json()["id"] == request_id
 
@@ -460,18 +533,28 @@ def test_content_type_missing_is_read_as_json_and_a_wrong_one_refused(inputs):
     request = _wsgi_request(ping.encode(), drop="CONTENT_TYPE")
     assert _endpoint_answer(request) == (200, {"jsonrpc": "2.0", "id": 1, "result": {}})
     for content_type in ("text/plain", "application/x-www-form-urlencoded", "application/json-rpc"):
-        response = Client().post("/mcp/inputs/", ping, content_type=content_type, headers={"Accept": "application/json"})
+        response = Client().post(
+            "/mcp/inputs/", ping, content_type=content_type, headers={"Accept": "application/json"}
+        )
         assert response.status_code == 415, content_type
-    response = Client().post("/mcp/inputs/", ping, content_type="application/json; charset=utf-8",
-                             headers={"Accept": "application/json"})
+    response = Client().post(
+        "/mcp/inputs/",
+        ping,
+        content_type="application/json; charset=utf-8",
+        headers={"Accept": "application/json"},
+    )
     assert response.status_code == 200
 
 
 @pytest.mark.parametrize("accept", ["application/json", "text/event-stream"])
 @pytest.mark.parametrize("revision", ["2025-06-18", "2025-11-25"])
-@pytest.mark.parametrize("params", ['{"name":"\\ud800"}', '{"name":"item_get","arguments":{"\\udfff":1}}'])
-def test_a_lone_surrogate_quoted_back_is_written_as_its_json_escape(inputs, accept, revision, params):
-    text = '{"jsonrpc":"2.0","id":"\\ud800x","method":"tools/call","params":%s}' % params
+@pytest.mark.parametrize(
+    "params", ['{"name":"\\ud800"}', '{"name":"item_get","arguments":{"\\udfff":1}}']
+)
+def test_a_lone_surrogate_quoted_back_is_written_as_its_json_escape(
+    inputs, accept, revision, params
+):
+    text = f'{{"jsonrpc":"2.0","id":"\\ud800x","method":"tools/call","params":{params}}}'
     response = inputs.post(text, Accept=accept, **{"MCP-Protocol-Version": revision})
     assert response.status_code == 200
     body = response.content.decode()  # UTF-8
@@ -493,11 +576,28 @@ def gunicorn_url(tmp_path_factory):
     directory = tmp_path_factory.mktemp("gunicorn-chunked")
     log = directory / "gunicorn.log"
     root = Path(__file__).resolve().parent.parent
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.features.server_settings", "MCP_TEST_DIR": str(directory)}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tests.features.server_settings",
+        "MCP_TEST_DIR": str(directory),
+    }
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", "1", "--bind", "127.0.0.1:0", "--error-logfile", str(log),
-         "tests.features.wsgi:application"],
-        cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--workers",
+            "1",
+            "--bind",
+            "127.0.0.1:0",
+            "--error-logfile",
+            str(log),
+            "tests.features.wsgi:application",
+        ],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 30
@@ -520,7 +620,10 @@ def _post_chunked(address: tuple[str, int], body: bytes) -> tuple[int, dict]:
         f"POST /mcp/features/ HTTP/1.1\r\nHost: {address[0]}\r\nContent-Type: application/json\r\n"
         "Accept: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
     ).encode()
-    chunks = b"".join(b"%x\r\n%s\r\n" % (len(body[i:i + 65536]), body[i:i + 65536]) for i in range(0, len(body), 65536))
+    chunks = b"".join(
+        b"%x\r\n%s\r\n" % (len(body[i : i + 65536]), body[i : i + 65536])
+        for i in range(0, len(body), 65536)
+    )
     with socket.create_connection(address, timeout=30) as connection:
         connection.sendall(head + chunks + b"0\r\n\r\n")
         response = http.client.HTTPResponse(connection)
@@ -532,6 +635,8 @@ def _post_chunked(address: tuple[str, int], body: bytes) -> tuple[int, dict]:
 def test_gunicorn_reads_a_chunked_body_up_to_the_limit(gunicorn_url):
     ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
     assert _post_chunked(gunicorn_url, ping) == (200, {"jsonrpc": "2.0", "id": 1, "result": {}})
-    padded = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"pad": "x" * 1_100_000}}).encode()
+    padded = json.dumps(
+        {"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"pad": "x" * 1_100_000}}
+    ).encode()
     status, answer = _post_chunked(gunicorn_url, padded)
     assert status == 413 and answer["error"]["code"] == -32600

@@ -98,7 +98,10 @@ def test_the_file_backend_never_grows(tmp_path):
 @pytest.fixture
 def jobs(settings, tmp_path):
     settings.ROOT_URLCONF = "tests.features.urls"
-    settings.MCP_BRIDGE = {"SERVER_NAME": "tests", "LOCK_OPTIONS": {"directory": str(tmp_path / "locks")}}
+    settings.MCP_BRIDGE = {
+        "SERVER_NAME": "tests",
+        "LOCK_OPTIONS": {"directory": str(tmp_path / "locks")},
+    }
     CALLS.clear()
     return get_lock_backend()
 
@@ -107,7 +110,9 @@ def test_busy_is_423_for_rest_and_for_mcp(jobs, client):
     held = jobs.acquire("job:7", timeout=5, wait=0)
     rest = client.post("/features/jobs/7/run/")
     assert rest.status_code == 423
-    assert rest.json() == {"detail": "Another call is working on this resource right now; retry in a moment."}
+    assert rest.json() == {
+        "detail": "Another call is working on this resource right now; retry in a moment."
+    }
     result = McpClient(client, "/mcp/features/").call("jobs_run", {"id": "7"})
     payload = error_payload(result)
     assert payload["code"] == 423

@@ -49,12 +49,20 @@ class Server:
             return error.code, json.loads(error.read())
 
     def mcp(self, name: str, arguments: dict, timeout: float = 30) -> dict:
-        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+        message = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        }
         request = urllib.request.Request(
             f"{self.url}/mcp/features/",
             data=json.dumps(message).encode(),
-            headers={"Content-Type": "application/json", "Accept": "application/json",
-                     "MCP-Protocol-Version": "2025-11-25"},
+            headers={
+                "Content-Type": "application/json",
+                "Accept": "application/json",
+                "MCP-Protocol-Version": "2025-11-25",
+            },
         )
         with urllib.request.urlopen(request, timeout=timeout) as response:
             return json.loads(response.read())["result"]
@@ -77,7 +85,9 @@ class Server:
 
 def overlapping_pairs(records: list[dict]) -> int:
     """How many pairs of executions ran at the same time."""
-    return sum(1 for a, b in combinations(records, 2) if a["start"] < b["end"] and b["start"] < a["end"])
+    return sum(
+        1 for a, b in combinations(records, 2) if a["start"] < b["end"] and b["start"] < a["end"]
+    )
 
 
 def _wait_for(predicate, timeout: float, what: str):
@@ -115,17 +125,31 @@ def server(request, tmp_path_factory):
         "MCP_TEST_LOCK_OPTIONS": json.dumps(options),
     }
     command = [
-        sys.executable, "-m", "gunicorn",
-        "--workers", str(WORKERS), "--bind", "127.0.0.1:0", "--preload",
-        "--timeout", "60", "--graceful-timeout", "0", "--error-logfile", str(log),
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--workers",
+        str(WORKERS),
+        "--bind",
+        "127.0.0.1:0",
+        "--preload",
+        "--timeout",
+        "60",
+        "--graceful-timeout",
+        "0",
+        "--error-logfile",
+        str(log),
         "tests.features.wsgi:application",
     ]
     import gunicorn.config
 
     if any(setting.name == "control_socket_disable" for setting in gunicorn.config.KNOWN_SETTINGS):
         command.insert(3, "--no-control-socket")  # one per server, not one shared in $HOME
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
+
         def booted():
             text = log.read_text() if log.exists() else ""
             assert process.poll() is None, f"Gunicorn exited:\n{text}"
@@ -135,7 +159,9 @@ def server(request, tmp_path_factory):
         port = _wait_for(booted, 30, "Gunicorn to listen with all its workers")
         yield Server(f"http://127.0.0.1:{port}", directory, process)
     finally:
-        process.send_signal(signal.SIGINT)  # Gunicorn's quick shutdown: no request is worth waiting for
+        process.send_signal(
+            signal.SIGINT
+        )  # Gunicorn's quick shutdown: no request is worth waiting for
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -155,8 +181,10 @@ def test_same_key_never_overlaps_and_waiters_get_their_turn(server):
     assert overlapping_pairs(records) == 0
     assert len({r["pid"] for r in records}) >= 2  # really several processes
     span = max(r["end"] for r in records) - min(r["start"] for r in records)
-    print(f"\n[{server.directory.name}] same key: 8 calls in {len({r['pid'] for r in records})} processes, "
-          f"0 overlapping pairs, serial span {span:.2f}s")
+    print(
+        f"\n[{server.directory.name}] same key: 8 calls in {len({r['pid'] for r in records})} processes, "
+        f"0 overlapping pairs, serial span {span:.2f}s"
+    )
 
 
 def test_a_busy_key_answers_423_at_once(server):
@@ -174,7 +202,9 @@ def test_a_busy_key_answers_423_at_once(server):
     records = server.executions(f"job:{job}")
     assert len(records) == len(succeeded)
     assert overlapping_pairs(records) == 0
-    print(f"\n[{server.directory.name}] busy key: {len(succeeded)} ran, {len(refused)} refused with 423")
+    print(
+        f"\n[{server.directory.name}] busy key: {len(succeeded)} ran, {len(refused)} refused with 423"
+    )
 
 
 def test_different_keys_run_in_parallel(server):
@@ -189,8 +219,10 @@ def test_different_keys_run_in_parallel(server):
     assert len(records) == WORKERS
     assert overlapping_pairs(records) >= 1
     assert elapsed < 0.6 * WORKERS  # run one after the other they would need 2.4 s
-    print(f"\n[{server.directory.name}] different keys: {WORKERS} calls of 0.6s in {elapsed:.2f}s, "
-          f"{overlapping_pairs(records)} overlapping pairs")
+    print(
+        f"\n[{server.directory.name}] different keys: {WORKERS} calls of 0.6s in {elapsed:.2f}s, "
+        f"{overlapping_pairs(records)} overlapping pairs"
+    )
 
 
 def test_the_lock_of_a_killed_process_expires(server):
@@ -201,7 +233,11 @@ def test_the_lock_of_a_killed_process_expires(server):
     with ThreadPoolExecutor(1) as pool:
         # The connection dies with the worker; the error is expected.
         pending = pool.submit(lambda: server.rest(f"/features/jobs/{job}/hold/", timeout=30))
-        holder = _wait_for(lambda: holder_file.exists() and json.loads(holder_file.read_text()), 15, "the lock holder")
+        holder = _wait_for(
+            lambda: holder_file.exists() and json.loads(holder_file.read_text()),
+            15,
+            "the lock holder",
+        )
         os.kill(holder["pid"], signal.SIGKILL)
         with pytest.raises((urllib.error.URLError, ConnectionError, OSError)):
             pending.result(timeout=30)
@@ -227,9 +263,15 @@ def test_the_lock_of_a_killed_process_expires(server):
         if ok:
             assert end > expires - 0.1, (via, start - holder["acquired"], end - holder["acquired"])
         else:
-            assert start < expires + 0.05, (via, start - holder["acquired"], end - holder["acquired"])
+            assert start < expires + 0.05, (
+                via,
+                start - holder["acquired"],
+                end - holder["acquired"],
+            )
     # The dead process held the key for its lease: every call that ended within it was refused.
     assert all(not ok for _, _, end, ok in observations if end < expires - 0.1)
     freed = next(end for _, _, end, ok in observations if ok)
-    print(f"\n[{server.directory.name}] killed holder: key free by {freed - holder['acquired']:.2f}s after "
-          f"acquisition (lease 2s), {len(observations)} calls")
+    print(
+        f"\n[{server.directory.name}] killed holder: key free by {freed - holder['acquired']:.2f}s after "
+        f"acquisition (lease 2s), {len(observations)} calls"
+    )

@@ -55,7 +55,10 @@ def test_the_base_catalogue_has_every_text_of_every_group(tmp_path):
     assert ("argument:max_price", "products_search") in found
     search = found[("description", "products_search")]
     assert search.msgstr == ""
-    assert search.comment.split() == get_toolset("catalog").by_name["products_search"].description.split()
+    assert (
+        search.comment.split()
+        == get_toolset("catalog").by_name["products_search"].description.split()
+    )
     assert polib.pofile(str(path)).metadata["Language"] == "uk"
 
 
@@ -70,7 +73,10 @@ def test_a_group_catalogue_has_only_that_groups_texts(tmp_path):
 def test_a_tool_in_several_groups_is_one_entry(tmp_path):
     run("-l", "uk", "--locale-dir", str(tmp_path))
 
-    keys = [(e.msgctxt, e.msgid) for e in polib.pofile(str(tmp_path / "uk" / "LC_MESSAGES" / "mcp_tools.po"))]
+    keys = [
+        (e.msgctxt, e.msgid)
+        for e in polib.pofile(str(tmp_path / "uk" / "LC_MESSAGES" / "mcp_tools.po"))
+    ]
     # products_list is published in both catalog and backoffice.
     assert keys.count(("title", "products_list")) == 1
     assert len(keys) == len(set(keys))
@@ -99,7 +105,11 @@ def test_updating_keeps_translations_and_flags_changed_sources(tmp_path):
     updated = polib.pofile(str(path))
     by_key = {(e.msgctxt, e.msgid): e for e in updated}
     title = by_key[("title", "products_search")]
-    assert (title.msgstr, title.tcomment, title.flags) == ("Пошук товарів", "Reviewed by the shop team.", [])
+    assert (title.msgstr, title.tcomment, title.flags) == (
+        "Пошук товарів",
+        "Reviewed by the shop team.",
+        [],
+    )
     description = by_key[("description", "products_search")]
     assert description.msgstr == "Старий переклад."
     assert description.flags == ["fuzzy"]
@@ -143,7 +153,11 @@ def test_check_reports_stale_catalogues_and_writes_nothing(tmp_path):
     run("-l", "uk", "--locale-dir", str(tmp_path))
     run("-l", "uk", "--locale-dir", str(tmp_path), "--check")  # up to date: no error
     path = tmp_path / "uk" / "LC_MESSAGES" / "mcp_tools.po"
-    path.write_text(path.read_text(encoding="utf-8").replace('msgid "products_search"', 'msgid "products.old"', 1))
+    path.write_text(
+        path.read_text(encoding="utf-8").replace(
+            'msgid "products_search"', 'msgid "products.old"', 1
+        )
+    )
 
     with pytest.raises(CommandError, match=str(path)):
         run("-l", "uk", "--locale-dir", str(tmp_path), "--check")
@@ -155,7 +169,9 @@ def test_all_updates_every_existing_locale(tmp_path):
 
     run("--all", "--locale-dir", str(tmp_path))
 
-    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.glob("*/LC_MESSAGES/*.po")) == [
+    assert sorted(
+        p.relative_to(tmp_path).as_posix() for p in tmp_path.glob("*/LC_MESSAGES/*.po")
+    ) == [
         "de/LC_MESSAGES/mcp_tools.po",
         "pt_BR/LC_MESSAGES/mcp_tools.po",
     ]

@@ -87,8 +87,11 @@ def library(db, settings, make_user):
     Shelf.objects.create(name="Attic")
     for index in range(7):
         Book.objects.create(
-            title=f"Book {index}", author="Ann" if index % 2 else "Bob", price=Decimal("9.50") + index,
-            pages=100 + index, shelf=hall if index < 4 else None,
+            title=f"Book {index}",
+            author="Ann" if index % 2 else "Bob",
+            price=Decimal("9.50") + index,
+            pages=100 + index,
+            shelf=hall if index < 4 else None,
         )
     return rest, mcp
 
@@ -102,7 +105,9 @@ def test_the_app_has_no_mcp_bridge_decorators():
     from tests.thirdparty import views
 
     for module in Path(views.__file__).parent.glob("*.py"):
-        assert not re.search(r"^\s*(from|import)\s+mcp_bridge", module.read_text(), re.MULTILINE), module
+        assert not re.search(r"^\s*(from|import)\s+mcp_bridge", module.read_text(), re.MULTILINE), (
+            module
+        )
 
 
 def test_tools_of_a_group_declared_in_settings(library):
@@ -111,7 +116,15 @@ def test_tools_of_a_group_declared_in_settings(library):
     names = {t["name"] for t in tools}
     expected = {
         tool_name(tools, "book", action)
-        for action in ("list", "create", "retrieve", "update", "partial_update", "lend", "available")
+        for action in (
+            "list",
+            "create",
+            "retrieve",
+            "update",
+            "partial_update",
+            "lend",
+            "available",
+        )
     } | {
         tool_name(tools, "shelf", action)
         for action in ("list", "create", "retrieve", "update", "partial_update", "destroy")
@@ -152,7 +165,14 @@ def test_every_write_tool_returns_what_rest_returns(library):
     rest, mcp = library
     tools = mcp.list_tools()
     shelf = Shelf.objects.order_by("id").first()
-    body = {"title": "Dune", "author": "Frank", "price": "12.30", "published": "1965-08-01", "pages": 412, "shelf": shelf.pk}
+    body = {
+        "title": "Dune",
+        "author": "Frank",
+        "price": "12.30",
+        "published": "1965-08-01",
+        "pages": 412,
+        "shelf": shelf.pk,
+    }
 
     # create: the same body through REST and through the tool.
     by_rest = rest.post("/vendor/books/", body, format="json")
@@ -164,7 +184,11 @@ def test_every_write_tool_returns_what_rest_returns(library):
 
     twins = (by_rest.json()["id"], by_tool["id"])
     writes = [
-        ("update", "put", {"title": "Dune Messiah", "author": "Frank", "price": "14.00", "pages": 256}),
+        (
+            "update",
+            "put",
+            {"title": "Dune Messiah", "author": "Frank", "price": "14.00", "pages": 256},
+        ),
         ("partial_update", "patch", {"pages": 300}),
         ("lend", "post", {"borrower": "Dana"}),
     ]
@@ -177,19 +201,34 @@ def test_every_write_tool_returns_what_rest_returns(library):
         assert result == rest.get(f"/vendor/books/{twins[1]}/").json(), action
 
     # A refusal of the view is the same refusal: 409 through REST, an error result through the tool.
-    assert rest.post(f"/vendor/books/{twins[0]}/lend/", {"borrower": "Eve"}, format="json").status_code == 409
+    assert (
+        rest.post(f"/vendor/books/{twins[0]}/lend/", {"borrower": "Eve"}, format="json").status_code
+        == 409
+    )
     refused = mcp.call(tool_name(tools, "book", "lend"), {"id": twins[1], "borrower": "Eve"})
     assert refused["isError"] is True
 
     # Shelves: create, update, partial update, destroy.
-    by_rest = rest.post("/vendor/shelves/", {"name": "Cellar", "room": "basement"}, format="json").json()
-    by_tool = structured(mcp.call(tool_name(tools, "shelf", "create"), {"name": "Cellar", "room": "basement"}))
+    by_rest = rest.post(
+        "/vendor/shelves/", {"name": "Cellar", "room": "basement"}, format="json"
+    ).json()
+    by_tool = structured(
+        mcp.call(tool_name(tools, "shelf", "create"), {"name": "Cellar", "room": "basement"})
+    )
     assert _without_id(by_tool) == _without_id(by_rest)
-    rest_put = rest.put(f"/vendor/shelves/{by_rest['id']}/", {"name": "Wine cellar"}, format="json").json()
-    tool_put = structured(mcp.call(tool_name(tools, "shelf", "update"), {"id": by_tool["id"], "name": "Wine cellar"}))
+    rest_put = rest.put(
+        f"/vendor/shelves/{by_rest['id']}/", {"name": "Wine cellar"}, format="json"
+    ).json()
+    tool_put = structured(
+        mcp.call(tool_name(tools, "shelf", "update"), {"id": by_tool["id"], "name": "Wine cellar"})
+    )
     assert _without_id(tool_put) == _without_id(rest_put)
-    rest_patch = rest.patch(f"/vendor/shelves/{by_rest['id']}/", {"room": "cave"}, format="json").json()
-    tool_patch = structured(mcp.call(tool_name(tools, "shelf", "partial_update"), {"id": by_tool["id"], "room": "cave"}))
+    rest_patch = rest.patch(
+        f"/vendor/shelves/{by_rest['id']}/", {"room": "cave"}, format="json"
+    ).json()
+    tool_patch = structured(
+        mcp.call(tool_name(tools, "shelf", "partial_update"), {"id": by_tool["id"], "room": "cave"})
+    )
     assert _without_id(tool_patch) == _without_id(rest_patch)
     assert rest.delete(f"/vendor/shelves/{by_rest['id']}/").status_code == 204
     deleted = mcp.call(tool_name(tools, "shelf", "destroy"), {"id": by_tool["id"]})
@@ -221,7 +260,7 @@ def _actions(tools: list[dict]) -> set[str]:
         for basename in ("book", "shelf"):
             for sep in (".", "_"):
                 if name.startswith(basename + sep):
-                    found.add(f"{basename}.{name[len(basename) + 1:]}")
+                    found.add(f"{basename}.{name[len(basename) + 1 :]}")
                     break
             else:
                 continue
@@ -232,24 +271,44 @@ def _actions(tools: list[dict]) -> set[str]:
 
 
 BOOK_READS = {"book.list", "book.retrieve", "book.available"}
-BOOK_ALL = BOOK_READS | {"book.create", "book.update", "book.partial_update", "book.destroy", "book.lend"}
-SHELF_ALL = {f"shelf.{a}" for a in ("list", "create", "retrieve", "update", "partial_update", "destroy")}
+BOOK_ALL = BOOK_READS | {
+    "book.create",
+    "book.update",
+    "book.partial_update",
+    "book.destroy",
+    "book.lend",
+}
+SHELF_ALL = {
+    f"shelf.{a}" for a in ("list", "create", "retrieve", "update", "partial_update", "destroy")
+}
 
 
 @pytest.mark.parametrize(
     ("rule", "expected"),
     [
         ({"path": "/vendor/books/"}, BOOK_ALL),
-        ({"path": "/vendor/books/{id}/"}, {"book.retrieve", "book.update", "book.partial_update", "book.destroy", "book.lend"}),
-        ({"path_regex": r"^/vendor/(books|shelves)/$", "methods": ["GET"]}, {"book.list", "shelf.list"}),
+        (
+            {"path": "/vendor/books/{id}/"},
+            {"book.retrieve", "book.update", "book.partial_update", "book.destroy", "book.lend"},
+        ),
+        (
+            {"path_regex": r"^/vendor/(books|shelves)/$", "methods": ["GET"]},
+            {"book.list", "shelf.list"},
+        ),
         ({"path_regex": r"/stats/$"}, {"stats"}),
-        ({"namespace": "vendor", "methods": ["get"]}, BOOK_READS | {"shelf.list", "shelf.retrieve", "stats"}),
+        (
+            {"namespace": "vendor", "methods": ["get"]},
+            BOOK_READS | {"shelf.list", "shelf.retrieve", "stats"},
+        ),
         ({"app_name": "thirdparty", "methods": ["DELETE"]}, {"book.destroy", "shelf.destroy"}),
         ({"view": "tests.thirdparty.views.ShelfViewSet"}, SHELF_ALL),
         ({"view": "tests.thirdparty.views.BookViewSet.lend"}, {"book.lend"}),
         ({"view": "tests.thirdparty.views.stats"}, {"stats"}),
         ({"view": "tests.thirdparty"}, BOOK_ALL | SHELF_ALL | {"stats"}),
-        ({"view": "tests.thirdparty.views", "path": "/vendor/shelves/", "methods": ["POST"]}, {"shelf.create"}),
+        (
+            {"view": "tests.thirdparty.views", "path": "/vendor/shelves/", "methods": ["POST"]},
+            {"shelf.create"},
+        ),
     ],
 )
 def test_rule_kinds(db, settings, rule, expected):
@@ -258,25 +317,36 @@ def test_rule_kinds(db, settings, rule, expected):
 
 def test_a_nested_namespace_is_matched_by_its_parent(db, settings):
     inner = [path("inner/", include("tests.thirdparty.urls", namespace="inner"))]
-    settings.ROOT_URLCONF = urlconf([
-        path("outer/", include((inner, "outerapp"), namespace="outer")),
-        path("mcp/", include("mcp_bridge.urls")),
-    ])
+    settings.ROOT_URLCONF = urlconf(
+        [
+            path("outer/", include((inner, "outerapp"), namespace="outer")),
+            path("mcp/", include("mcp_bridge.urls")),
+        ]
+    )
     everything = BOOK_ALL | SHELF_ALL | {"stats"}
-    assert _actions(_tools(settings, {"a": {"include": [{"namespace": "outer"}]}}, "a")) == everything
-    assert _actions(_tools(settings, {"b": {"include": [{"namespace": "outer:inner"}]}}, "b")) == everything
-    assert _actions(_tools(settings, {"c": {"include": [{"app_name": "outerapp", "methods": ["DELETE"]}]}}, "c")) == {
-        "book.destroy", "shelf.destroy"
-    }
+    assert (
+        _actions(_tools(settings, {"a": {"include": [{"namespace": "outer"}]}}, "a")) == everything
+    )
+    assert (
+        _actions(_tools(settings, {"b": {"include": [{"namespace": "outer:inner"}]}}, "b"))
+        == everything
+    )
+    assert _actions(
+        _tools(settings, {"c": {"include": [{"app_name": "outerapp", "methods": ["DELETE"]}]}}, "c")
+    ) == {"book.destroy", "shelf.destroy"}
     assert check_membership() == []
     settings.MCP_BRIDGE = {"GROUPS": {"d": {"include": [{"namespace": "inner"}]}}}
-    assert [m.id for m in check_membership()] == ["mcp_bridge.W050"]  # its full name is "outer:inner"
+    assert [m.id for m in check_membership()] == [
+        "mcp_bridge.W050"
+    ]  # its full name is "outer:inner"
 
 
 def test_decorators_and_rules_add_up(db, settings):
     # The test app's `cases` group comes from decorators; a rule adds the library's shelves.
     decorated = {t["name"] for t in McpClient(Client(), "/mcp/cases/").list_tools()}
-    tools = _tools(settings, {"cases": {"include": [{"view": "tests.thirdparty.views.ShelfViewSet"}]}}, "cases")
+    tools = _tools(
+        settings, {"cases": {"include": [{"view": "tests.thirdparty.views.ShelfViewSet"}]}}, "cases"
+    )
     names = {t["name"] for t in tools}
     assert decorated < names
     assert _actions([t for t in tools if t["name"] not in decorated]) == SHELF_ALL
@@ -284,8 +354,12 @@ def test_decorators_and_rules_add_up(db, settings):
 
 def test_an_exclude_rule_removes_a_decorators_membership(db, settings):
     decorated = {t["name"] for t in McpClient(Client(), "/mcp/cases/").list_tools()}
-    assert {"posts_create", "posts_retrieve"} <= {n.replace("_", ".", 1) for n in decorated} | decorated
-    tools = _tools(settings, {"cases": {"exclude": [{"view": "tests.testapp.views.PostViewSet"}]}}, "cases")
+    assert {"posts_create", "posts_retrieve"} <= {
+        n.replace("_", ".", 1) for n in decorated
+    } | decorated
+    tools = _tools(
+        settings, {"cases": {"exclude": [{"view": "tests.testapp.views.PostViewSet"}]}}, "cases"
+    )
     remaining = {t["name"] for t in tools}
     assert remaining < decorated
     assert not any(name.startswith(("posts.", "posts_")) for name in remaining)
@@ -313,12 +387,16 @@ def test_an_exclude_rule_removes_a_decorators_membership(db, settings):
     ],
 )
 def test_a_malformed_rule_is_e050_and_breaks_only_its_group(db, settings, rule):
-    settings.MCP_BRIDGE = {"GROUPS": {"broken": {"include": [{"namespace": "vendor"}, rule]}, **LIBRARY}}
+    settings.MCP_BRIDGE = {
+        "GROUPS": {"broken": {"include": [{"namespace": "vendor"}, rule]}, **LIBRARY}
+    }
     messages = check_membership()
     assert [m.id for m in messages] == ["mcp_bridge.E050"]
     assert messages[0].obj == 'GROUPS["broken"]["include"][1]' and messages[0].hint
     settings.DEBUG = True
-    response = McpClient(Client(), "/mcp/broken/").post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    response = McpClient(Client(), "/mcp/broken/").post(
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    )
     assert response.status_code == 500
     assert [p["id"] for p in response.json()["error"]["data"]["problems"]] == ["mcp_bridge.E050"]
     # The other groups keep working.
@@ -344,7 +422,10 @@ def test_a_rule_that_matches_nothing_is_w050(db, settings):
         "GROUPS": {
             "library": {
                 "include": [{"namespace": "vendor"}, {"path": "/vendor/magazines/"}],
-                "exclude": [{"view": "tests.thirdparty.views.BookViewSet.destroy"}, {"path": "/elsewhere/"}],
+                "exclude": [
+                    {"view": "tests.thirdparty.views.BookViewSet.destroy"},
+                    {"path": "/elsewhere/"},
+                ],
             }
         }
     }
@@ -396,7 +477,10 @@ def test_mcp_tools_says_why_each_tool_is_in_its_group(db, settings):
     assert library and all('via GROUPS["library"]["include"][0]' in line for line in library)
     stats_lines = [line.strip() for line in lines if line.strip().startswith("stats")]
     assert any('GROUPS["cases"]["include"][0]' in line for line in stats_lines)
-    assert any(line.strip().startswith(("posts_create", "posts_create")) and "via @api_group" in line for line in lines)
+    assert any(
+        line.strip().startswith(("posts_create", "posts_create")) and "via @api_group" in line
+        for line in lines
+    )
 
 
 def test_mcp_tools_validate_passes_with_warnings_unless_told(db, settings):
@@ -404,12 +488,20 @@ def test_mcp_tools_validate_passes_with_warnings_unless_told(db, settings):
 
     # This module's URLconf without the test app (whose broken groups fail the validation).
     settings.ROOT_URLCONF = urlconf([p for p in urlpatterns if "cases" not in str(p.pattern)])
-    settings.MCP_BRIDGE = {"GROUPS": {"library": {"include": [{"namespace": "vendor"}, {"path": "/none/"}]}}}
+    settings.MCP_BRIDGE = {
+        "GROUPS": {"library": {"include": [{"namespace": "vendor"}, {"path": "/none/"}]}}
+    }
     out = io.StringIO()
     call_command("mcp_tools", validate=True, stdout=out, stderr=out)
     assert "mcp_bridge.W050" in out.getvalue()
     with pytest.raises(SystemCheckError):
-        call_command("mcp_tools", validate=True, fail_on_warn=True, stdout=io.StringIO(), stderr=io.StringIO())
+        call_command(
+            "mcp_tools",
+            validate=True,
+            fail_on_warn=True,
+            stdout=io.StringIO(),
+            stderr=io.StringIO(),
+        )
 
 
 def test_the_new_check_ids_are_registered_and_documented():

@@ -131,7 +131,9 @@ nested = SimpleRouter()
 nested.register(r"clusters/(?P<cluster_pk>[^/.]+)/nodes", ThingViewSet, basename="cluster-nodes")
 long_router = SimpleRouter()
 long_router.register(
-    "x", ThingViewSet, basename="an-extraordinarily-long-router-basename-for-a-deeply-nested-resource-of-the-api"
+    "x",
+    ThingViewSet,
+    basename="an-extraordinarily-long-router-basename-for-a-deeply-nested-resource-of-the-api",
 )
 ids_router = SimpleRouter()
 ids_router.register("dcim/sites", SiteViewSet, basename="site")
@@ -174,7 +176,11 @@ def test_default_names_are_portable_for_odd_nested_and_long_basenames():
 
 def test_a_multi_method_action_is_one_tool_per_method():
     shapes = names("shapes")
-    assert {"api_v1_things_stock_get", "api_v1_things_stock_post", "api_v1_things_stock_delete"} <= set(shapes)
+    assert {
+        "api_v1_things_stock_get",
+        "api_v1_things_stock_post",
+        "api_v1_things_stock_delete",
+    } <= set(shapes)
     tools = get_toolset("shapes").by_name
     assert tools["api_v1_things_stock_get"].annotations["readOnlyHint"] is True
     assert tools["api_v1_things_stock_delete"].annotations["destructiveHint"] is True
@@ -188,7 +194,9 @@ def test_mcp_tool_names_each_method_of_an_action():
 
 def test_a_format_suffix_route_is_not_a_second_operation():
     # path() routes get a converter (/api/pi{format}), re_path() ones a regex (.{format}).
-    tools = {t.name: t.method.source.path for t in get_toolset("shapes").tools if t.name in ("pi", "pj")}
+    tools = {
+        t.name: t.method.source.path for t in get_toolset("shapes").tools if t.name in ("pi", "pj")
+    }
     assert tools == {"pi": "/api/pi/", "pj": "/api/pj/"}
     assert not any("format" in t.method.source.path for t in get_toolset("shapes").tools)
 
@@ -198,7 +206,10 @@ def test_one_view_at_several_urls_gets_distinct_names():
     assert copies["dcim_status_view"] == "/api/dcim/status/"
     assert copies["ipam_status_view"] == "/api/ipam/status/"
     assert copies["ipam_v2_status_view"] == "/api/ipam/v2/status/"
-    assert copies["dcim_health"] == "/api/dcim/health/" and copies["ipam_health"] == "/api/ipam/health/"
+    assert (
+        copies["dcim_health"] == "/api/dcim/health/"
+        and copies["ipam_health"] == "/api/ipam/health/"
+    )
 
 
 def test_copy_qualifiers_are_deterministic():
@@ -217,8 +228,12 @@ def test_a_custom_get_operation_id_is_explicit_even_when_equal_to_the_default():
 def test_operation_ids_do_not_depend_on_the_group():
     # drf-spectacular strips the common path prefix of the schema; per group, the prefix
     # of "ids-other" (one view) would differ from that of "ids" (two views).
-    first = next(t.name for t in get_toolset("ids").tools if t.method.source.view_class is SiteViewSet)
-    other = next(t.name for t in get_toolset("ids-other").tools if t.method.source.view_class is SiteViewSet)
+    first = next(
+        t.name for t in get_toolset("ids").tools if t.method.source.view_class is SiteViewSet
+    )
+    other = next(
+        t.name for t in get_toolset("ids-other").tools if t.method.source.view_class is SiteViewSet
+    )
     assert first == other
 
 

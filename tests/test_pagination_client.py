@@ -25,7 +25,9 @@ from tests.test_membership import LIBRARY
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.urls("tests.test_membership")]
 
 
-def run(url: str, names_to_call: list[str] | None = None) -> tuple[list[str], dict[str, int], set[str]]:
+def run(
+    url: str, names_to_call: list[str] | None = None
+) -> tuple[list[str], dict[str, int], set[str]]:
     """A fresh client: ``list_tools()`` once, then call the tools (by prefix) that it finds.
 
     Returns the listed names, the JSON-RPC methods the client sent (counted), and the
@@ -76,7 +78,9 @@ def test_by_default_one_page_one_listing_every_result_validated(live_server, set
     assert validated == set(called)
 
 
-def test_paginated_the_client_refetches_page_one_per_call_and_skips_validation(live_server, settings):
+def test_paginated_the_client_refetches_page_one_per_call_and_skips_validation(
+    live_server, settings
+):
     settings.MCP_BRIDGE = {"GROUPS": LIBRARY, "PAGE_SIZE": 4}
     called = _beyond_first_four(settings)
     listed, sent, validated = run(f"{live_server.url}/mcp/library/", called)

@@ -23,7 +23,21 @@ from mcp_bridge.registry import get_toolset
 from tests.conftest import McpClient
 
 GROUPS = ("catalog", "orders", "backoffice")
-STRINGS = ["a b", "café", "100%", "a%2Fb", "a/b", "x+y", "q?x=1&y=2", "hash#tag", "日本語", "'\"<>\\", "", " ", "-_.~"]
+STRINGS = [
+    "a b",
+    "café",
+    "100%",
+    "a%2Fb",
+    "a/b",
+    "x+y",
+    "q?x=1&y=2",
+    "hash#tag",
+    "日本語",
+    "'\"<>\\",
+    "",
+    " ",
+    "-_.~",
+]
 INTEGERS = [0, -1, 2**53 + 1, 2**63 + 5, 10**30]
 NUMBERS = [1.5, 2**70, -0.0]
 
@@ -80,7 +94,9 @@ def _text(value: Any) -> str:
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
-def _rest_call(client: Client, tool: Any, arguments: dict[str, Any], headers: dict[str, str]) -> int:
+def _rest_call(
+    client: Client, tool: Any, arguments: dict[str, Any], headers: dict[str, str]
+) -> int:
     """The operation as a REST client sends it."""
     source = tool.method.source
     path, query, fields, body = source.path, [], {}, None
@@ -103,8 +119,13 @@ def _rest_call(client: Client, tool: Any, arguments: dict[str, Any], headers: di
         body = fields
     url = path + ("?" + urlencode(query) if query else "")
     data = json.dumps(body) if body is not None else ""
-    response = client.generic(source.method, url, data, content_type="application/json",
-                              headers={"Accept": "application/json", **headers})
+    response = client.generic(
+        source.method,
+        url,
+        data,
+        content_type="application/json",
+        headers={"Accept": "application/json", **headers},
+    )
     return response.status_code
 
 
@@ -120,13 +141,15 @@ def seen(monkeypatch):
             data = data.dict() if hasattr(data, "dict") else data
         except Exception as exc:  # noqa: BLE001 - the parse error itself is what the view "receives"
             data = f"<{type(exc).__name__}>"
-        records.append({
-            "view": f"{type(self).__name__}.{getattr(self, 'action', None) or request.method}",
-            "args": list(args),
-            "kwargs": kwargs,
-            "query": {key: request.query_params.getlist(key) for key in request.query_params},
-            "data": data,
-        })
+        records.append(
+            {
+                "view": f"{type(self).__name__}.{getattr(self, 'action', None) or request.method}",
+                "args": list(args),
+                "kwargs": kwargs,
+                "query": {key: request.query_params.getlist(key) for key in request.query_params},
+                "data": data,
+            }
+        )
         return initial(self, request, *args, **kwargs)
 
     monkeypatch.setattr(APIView, "initial", recording)

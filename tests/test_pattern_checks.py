@@ -51,8 +51,10 @@ def upload_file(request):
 
 @api_group("uploads")
 @mcp_tool(name="optional_upload")
-@extend_schema(request={"multipart/form-data": {"type": "object", "properties": {"f": {"type": "string"}}}},
-               responses={201: None})
+@extend_schema(
+    request={"multipart/form-data": {"type": "object", "properties": {"f": {"type": "string"}}}},
+    responses={201: None},
+)
 @api_view(["POST"])
 @parser_classes([MultiPartParser])
 def optional_upload(request):
@@ -67,7 +69,10 @@ class QueryBodySerializer(serializers.Serializer):
 @api_group("collisions")
 @mcp_tool(name="collide")
 @extend_schema(
-    parameters=[OpenApiParameter("id", int, OpenApiParameter.QUERY), OpenApiParameter("query_id", str)],
+    parameters=[
+        OpenApiParameter("id", int, OpenApiParameter.QUERY),
+        OpenApiParameter("query_id", str),
+    ],
     request=QueryBodySerializer,
     responses={200: None},
 )
@@ -103,7 +108,11 @@ def test_a_missing_component_is_a_problem_not_a_key_error():
 
 def test_manage_py_check_reports_each_id():
     messages = check_tool_sets()
-    assert sorted({m.id for m in messages}) == ["mcp_bridge.E003", "mcp_bridge.E020", "mcp_bridge.W020"]
+    assert sorted({m.id for m in messages}) == [
+        "mcp_bridge.E003",
+        "mcp_bridge.E020",
+        "mcp_bridge.W020",
+    ]
     # The full build is a deployment check (a broken group must not stop migrate).
     with pytest.raises(SystemCheckError) as raised:
         call_command("check", deploy=True)

@@ -39,13 +39,25 @@ REVISIONS = ("2025-11-25", MODERN)
 
 
 def accepts(schema, value) -> bool:
-    return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER).is_valid(value)
+    return Draft202012Validator(
+        schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+    ).is_valid(value)
 
 
 # --- the walk used by the structural assertions -------------------------------------------------
 
-_ONE = ("items", "not", "additionalProperties", "unevaluatedProperties", "propertyNames", "contains",
-        "if", "then", "else", "unevaluatedItems")
+_ONE = (
+    "items",
+    "not",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "contains",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+)
 _MANY = ("allOf", "anyOf", "oneOf", "prefixItems")
 _MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
 
@@ -150,21 +162,30 @@ def test_portable_unrolls_recursion_to_the_documented_depth(db):
         depth += 1
     # The root is the tool's own object; then UNROLL_DEPTH nested categories, then an open object.
     assert depth == UNROLL_DEPTH + 1
-    assert node["type"] == "object" and "properties" not in node and "additionalProperties" not in node
+    assert (
+        node["type"] == "object" and "properties" not in node and "additionalProperties" not in node
+    )
 
 
 # --- rewrites, one by one -----------------------------------------------------------------------
 
 
 def test_defs_is_the_exact_schema_itself():
-    schema = {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}}
+    schema = {
+        "type": "object",
+        "properties": {"a": {"$ref": "#/$defs/A"}},
+        "$defs": {"A": {"type": "string"}},
+    }
     assert convert_schema(schema, DEFS) is schema
 
 
 def test_inline_replaces_refs_and_keeps_sibling_texts():
     schema = {
         "type": "object",
-        "properties": {"a": {"allOf": [{"$ref": "#/$defs/A"}], "description": "outer"}, "b": {"$ref": "#/$defs/A"}},
+        "properties": {
+            "a": {"allOf": [{"$ref": "#/$defs/A"}], "description": "outer"},
+            "b": {"$ref": "#/$defs/A"},
+        },
         "$defs": {"A": {"type": "string", "description": "inner", "maxLength": 3}},
     }
     inline = convert_schema(schema, INLINE)
@@ -179,7 +200,10 @@ def test_inline_keeps_a_ref_for_mutual_recursion_only():
         "type": "object",
         "properties": {"a": {"$ref": "#/$defs/A"}, "leaf": {"$ref": "#/$defs/Leaf"}},
         "$defs": {
-            "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}, "leaf": {"$ref": "#/$defs/Leaf"}}},
+            "A": {
+                "type": "object",
+                "properties": {"b": {"$ref": "#/$defs/B"}, "leaf": {"$ref": "#/$defs/Leaf"}},
+            },
             "B": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}},
             "Leaf": {"type": "integer"},
         },
@@ -195,7 +219,10 @@ def test_inline_keeps_a_ref_for_mutual_recursion_only():
 
 
 def test_type_array_becomes_any_of_with_the_constraints_of_each_type():
-    schema = {"type": "object", "properties": {"n": {"type": ["string", "null"], "maxLength": 2, "description": "d"}}}
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": ["string", "null"], "maxLength": 2, "description": "d"}},
+    }
     portable = convert_schema(schema, PORTABLE)
     assert portable["properties"]["n"] == {
         "description": "d",
@@ -208,14 +235,25 @@ def test_enum_with_null_and_one_of_with_a_null_branch_accept_null_once():
         "type": "object",
         "properties": {
             "e": {"type": ["string", "null"], "enum": ["a", None]},
-            "o": {"anyOf": [{"oneOf": [{"$ref": "#/$defs/S"}, {"enum": [""]}, {"enum": [None]}]}, {"type": "null"}]},
+            "o": {
+                "anyOf": [
+                    {"oneOf": [{"$ref": "#/$defs/S"}, {"enum": [""]}, {"enum": [None]}]},
+                    {"type": "null"},
+                ]
+            },
         },
         "$defs": {"S": {"type": "string", "enum": ["x", "y"]}},
     }
     portable = convert_schema(schema, PORTABLE)
-    assert portable["properties"]["e"] == {"anyOf": [{"type": "string", "enum": ["a"]}, {"type": "null"}]}
+    assert portable["properties"]["e"] == {
+        "anyOf": [{"type": "string", "enum": ["a"]}, {"type": "null"}]
+    }
     assert portable["properties"]["o"] == {
-        "anyOf": [{"type": "string", "enum": ["x", "y"]}, {"type": "string", "enum": [""]}, {"type": "null"}]
+        "anyOf": [
+            {"type": "string", "enum": ["x", "y"]},
+            {"type": "string", "enum": [""]},
+            {"type": "null"},
+        ]
     }
     for value, ok in (("x", True), ("", True), (None, True), ("z", False), (1, False)):
         assert accepts(portable, {"o": value}) is ok is accepts(schema, {"o": value})
@@ -223,19 +261,24 @@ def test_enum_with_null_and_one_of_with_a_null_branch_accept_null_once():
 
 def test_one_of_with_a_discriminator_becomes_any_of_exactly():
     branch = {"type": "object", "required": ["kind", "size"]}
-    schema = {"oneOf": [
-        {**branch, "properties": {"kind": {"const": "a"}, "size": {"type": "number"}}},
-        {**branch, "properties": {"kind": {"enum": ["b"]}, "size": {"type": "number"}}},
-    ]}
+    schema = {
+        "oneOf": [
+            {**branch, "properties": {"kind": {"const": "a"}, "size": {"type": "number"}}},
+            {**branch, "properties": {"kind": {"enum": ["b"]}, "size": {"type": "number"}}},
+        ]
+    }
     result = convert(schema, PORTABLE)
     assert result.widened == ()
     assert [b["properties"]["kind"] for b in result.schema["anyOf"]] == [
-        {"type": "string", "enum": ["a"]}, {"type": "string", "enum": ["b"]}
+        {"type": "string", "enum": ["a"]},
+        {"type": "string", "enum": ["b"]},
     ]
 
 
 def test_overlapping_one_of_is_a_reported_widening():
-    schema = {"oneOf": [{"type": "object", "required": ["a"]}, {"type": "object", "required": ["b"]}]}
+    schema = {
+        "oneOf": [{"type": "object", "required": ["a"]}, {"type": "object", "required": ["b"]}]
+    }
     result = convert(schema, PORTABLE)
     assert result.widened == ("oneOf",)
     assert "anyOf" in result.schema and "Exactly one" in result.schema["description"]
@@ -244,7 +287,10 @@ def test_overlapping_one_of_is_a_reported_widening():
 
 
 def test_integer_exclusive_bounds_are_exact_and_others_go_to_the_description():
-    result = convert({"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10, "multipleOf": 2}, PORTABLE)
+    result = convert(
+        {"type": "integer", "exclusiveMinimum": 0, "exclusiveMaximum": 10, "multipleOf": 2},
+        PORTABLE,
+    )
     assert result.schema["minimum"] == 1 and result.schema["maximum"] == 9
     assert result.widened == ("multipleOf",)
     assert "multipleOf 2" in result.schema["description"]
@@ -259,9 +305,16 @@ def test_defaults_and_annotations_outside_the_subset():
 
 
 def test_all_of_merges_exactly_or_reports_the_conflict():
-    merged = convert({"allOf": [{"type": "integer", "minimum": 1}, {"minimum": 3, "maximum": 5}]}, PORTABLE)
+    merged = convert(
+        {"allOf": [{"type": "integer", "minimum": 1}, {"minimum": 3, "maximum": 5}]}, PORTABLE
+    )
     assert merged.schema == {"type": "integer", "minimum": 3, "maximum": 5} and merged.widened == ()
-    closed = {"allOf": [{"properties": {"a": {}}, "additionalProperties": False}, {"properties": {"b": {}}}]}
+    closed = {
+        "allOf": [
+            {"properties": {"a": {}}, "additionalProperties": False},
+            {"properties": {"b": {}}},
+        ]
+    }
     result = convert(closed, PORTABLE)
     assert "allOf:additionalProperties" in result.widened
     inline = convert_schema(closed, INLINE)
@@ -298,7 +351,9 @@ def test_project_default_applies_and_the_url_overrides_it(db, settings):
     assert "$defs" in chosen["outputSchema"]
 
 
-@pytest.mark.parametrize("path", ["/mcp/catalog/?schema=compact", "/mcp/catalog/openrpc.json?schema=compact"])
+@pytest.mark.parametrize(
+    "path", ["/mcp/catalog/?schema=compact", "/mcp/catalog/openrpc.json?schema=compact"]
+)
 def test_unknown_profile_in_the_url_is_a_400_naming_the_profiles(db, path):
     client = Client()
     if "openrpc" in path:
@@ -323,7 +378,9 @@ def test_pages_are_built_once_per_profile_and_conversions_once_per_tool(db):
         assert all(toolset.pages[key] is page for key, page in pages.items())
     tool = toolset.by_name["categories_list"]
     assert tool.input_schema_in(INLINE) is tool.input_schema_in(INLINE)
-    assert tool.output_schema_in("2025-11-25", PORTABLE) is tool.output_schema_in("2025-11-25", PORTABLE)
+    assert tool.output_schema_in("2025-11-25", PORTABLE) is tool.output_schema_in(
+        "2025-11-25", PORTABLE
+    )
     assert tool.input_schema_in(DEFS) is tool.input_schema  # the validated schema is the exact one
 
 
@@ -352,7 +409,9 @@ def test_openrpc_document_honours_the_profile(db):
     assert "$ref" not in text
     assert [m["name"] for m in portable["methods"]] == [m["name"] for m in exact["methods"]]
     for method in portable["methods"]:
-        for schema in [p["schema"] for p in method["params"]] + [method.get("result", {}).get("schema", {})]:
+        for schema in [p["schema"] for p in method["params"]] + [
+            method.get("result", {}).get("schema", {})
+        ]:
             assert_profile_shape(schema, PORTABLE, method["name"])
 
 
@@ -396,11 +455,24 @@ def test_conversion_leaves_the_exact_schemas_untouched(db):
 
 @pytest.mark.parametrize(
     ("value", "ok"),
-    [(1.5, True), (-1, False), ("1.50", True), ("1.505", False), ("abc", False), (None, True), (True, False)],
+    [
+        (1.5, True),
+        (-1, False),
+        ("1.50", True),
+        ("1.505", False),
+        ("abc", False),
+        (None, True),
+        (True, False),
+    ],
 )
 def test_number_or_string_split_keeps_each_types_constraints(value, ok):
     # A DecimalField input that takes a JSON number or a numeric string, nullable.
-    schema = {"type": ["number", "string", "null"], "minimum": 0, "pattern": r"^\d+(\.\d{1,2})?$", "format": "decimal"}
+    schema = {
+        "type": ["number", "string", "null"],
+        "minimum": 0,
+        "pattern": r"^\d+(\.\d{1,2})?$",
+        "format": "decimal",
+    }
     portable = convert(schema, PORTABLE)
     assert portable.widened == ()
     assert [b["type"] for b in portable.schema["anyOf"]] == ["number", "string", "null"]

@@ -47,7 +47,16 @@ EXAMPLES = 8
 _IN_PLACE_LISTS = ("allOf", "anyOf", "oneOf")
 _IN_PLACE_ONE = ("not", "if", "then", "else")
 #: Keywords that change nothing about what a schema accepts.
-_ANNOTATIONS = {"title", "description", "default", "examples", "readOnly", "writeOnly", "deprecated", "$comment"}
+_ANNOTATIONS = {
+    "title",
+    "description",
+    "default",
+    "examples",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+    "$comment",
+}
 
 
 def _in_place(node: dict, definitions: dict) -> list[dict]:
@@ -102,9 +111,12 @@ def _judged_alone(schema: dict) -> list[dict]:
         transparent = keywords in ({"$ref"}, {"anyOf"})
         pending.extend((child, by_itself and transparent) for child in inner)
     return [
-        nodes[key] for key in alone - shared
-        if not _in_place(nodes[key], definitions) and "properties" in nodes[key]
-        and not nodes[key].keys() & {"additionalProperties", "patternProperties", "unevaluatedProperties"}
+        nodes[key]
+        for key in alone - shared
+        if not _in_place(nodes[key], definitions)
+        and "properties" in nodes[key]
+        and not nodes[key].keys()
+        & {"additionalProperties", "patternProperties", "unevaluatedProperties"}
     ]
 
 
@@ -132,7 +144,9 @@ def _satisfiable_probe(schema: Any) -> st.SearchStrategy:
     definitions = schema.get("$defs", {})
     root = {k: v for k, v in schema.items() if k != "$defs"}
     parts = {"": root, **{f"$defs/{name}": {"$ref": f"#/$defs/{name}"} for name in definitions}}
-    return from_schema({"type": "object", "properties": parts, "required": list(parts), "$defs": definitions})
+    return from_schema(
+        {"type": "object", "properties": parts, "required": list(parts), "$defs": definitions}
+    )
 
 
 class Judges:
@@ -145,7 +159,10 @@ class Judges:
         portable = convert(exact, PORTABLE)
         closed = convert(exact, PORTABLE, beyond=False)
         assert inline.widened == (), (label, inline.widened)
-        assert all(note.startswith("unrolled ") for note in portable.widened), (label, portable.widened)
+        assert all(note.startswith("unrolled ") for note in portable.widened), (
+            label,
+            portable.widened,
+        )
         self.recursive = bool(portable.widened)
         self.exact = Draft202012Validator(exact, format_checker=checker)
         self.inline = Draft202012Validator(inline.schema, format_checker=checker)
@@ -159,14 +176,22 @@ class Judges:
         # untested (an optional property never drawn, a list always empty); one that
         # accepts nothing at all makes every test case invalid (hypothesis draws hundreds
         # before giving up). Either is refused here, before any drawing.
-        assert not _satisfiable_probe(generated).is_empty, (label, "nothing to generate from", generated)
+        assert not _satisfiable_probe(generated).is_empty, (
+            label,
+            "nothing to generate from",
+            generated,
+        )
         self.counts = {"generated": 0, "valid": 0, "invalid": 0, "beyond": 0}
 
     def judge(self, instance: Any) -> None:
         exact = self.exact.is_valid(instance)
         assert self.inline.is_valid(instance) == exact, (self.label, "inline", instance)
         closed, portable = self.closed.is_valid(instance), self.portable.is_valid(instance)
-        assert not closed or exact, (self.label, "closed portable accepts more than exact", instance)
+        assert not closed or exact, (
+            self.label,
+            "closed portable accepts more than exact",
+            instance,
+        )
         assert not exact or portable, (self.label, "portable refuses a valid instance", instance)
         if closed != portable:
             assert self.recursive, (self.label, instance)
@@ -194,7 +219,12 @@ def mutations(instance: Any) -> list[Any]:
                 walk(node[key], lambda value, key=key, node=node: replace({**node, key: value}))
         elif isinstance(node, list):
             for index, item in enumerate(node[:3]):
-                walk(item, lambda value, index=index, node=node: replace([*node[:index], value, *node[index + 1:]]))
+                walk(
+                    item,
+                    lambda value, index=index, node=node: replace(
+                        [*node[:index], value, *node[index + 1 :]]
+                    ),
+                )
 
     walk(instance, lambda value: value)
     return variants[:200]
@@ -215,8 +245,14 @@ def tool_schemas():
 
 
 _any_json = st.recursive(
-    st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=4),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    st.none()
+    | st.booleans()
+    | st.integers(-5, 5)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -233,9 +269,15 @@ def examine(judge: Judges) -> None:
     """
 
     @settings(
-        max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        derandomize=True,
         suppress_health_check=list(HealthCheck),
-        phases=(Phase.explicit, Phase.generate),  # a failure is reported as found, not shrunk for minutes
+        phases=(
+            Phase.explicit,
+            Phase.generate,
+        ),  # a failure is reported as found, not shrunk for minutes
     )
     @given(st.data())
     def run(data: st.DataObject) -> None:
@@ -265,20 +307,28 @@ def test_every_profile_accepts_and_rejects_the_same_instances():
 @pytest.mark.django_db
 def test_deep_trees_are_accepted_beyond_the_depth_and_refused_when_invalid_within_it():
     judge = next(
-        Judges(label, schema, formats=f) for label, schema, f in tool_schemas() if label == "cases:category_tree:input"
+        Judges(label, schema, formats=f)
+        for label, schema, f in tool_schemas()
+        if label == "cases:category_tree:input"
     )
     leaf: dict = {"name": "leaf"}
     for _ in range(6):
         leaf = {"name": "n", "children": [leaf]}
     judge.judge(leaf)
-    assert judge.exact.is_valid(leaf) and judge.portable.is_valid(leaf) and not judge.closed.is_valid(leaf)
+    assert (
+        judge.exact.is_valid(leaf)
+        and judge.portable.is_valid(leaf)
+        and not judge.closed.is_valid(leaf)
+    )
     wrong_deep = copy.deepcopy(leaf)
     node = wrong_deep
     for _ in range(6):
         node = node["children"][0]
     node["name"] = 5
     judge.judge(wrong_deep)
-    assert not judge.exact.is_valid(wrong_deep) and judge.portable.is_valid(wrong_deep)  # the documented superset
+    assert not judge.exact.is_valid(wrong_deep) and judge.portable.is_valid(
+        wrong_deep
+    )  # the documented superset
     wrong_shallow = {"name": "n", "children": [{"name": 5}]}
     judge.judge(wrong_shallow)
     assert not judge.portable.is_valid(wrong_shallow)

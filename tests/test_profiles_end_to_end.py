@@ -44,7 +44,13 @@ def test_an_unknown_profile_is_an_http_400_naming_the_profiles(live_server):
     response = httpx2.post(
         f"{live_server.url}/mcp/catalog/?schema=compact",
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        headers={"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"},
+        headers={
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-11-25",
+        },
     )
     assert response.status_code == 400
-    assert response.json()["error"]["data"] == {"schema": "compact", "profiles": ["defs", "inline", "portable"]}
+    assert response.json()["error"]["data"] == {
+        "schema": "compact",
+        "profiles": ["defs", "inline", "portable"],
+    }

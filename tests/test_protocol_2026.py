@@ -27,12 +27,23 @@ META = {
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 
-def modern_post(client: Client, method: str, params: dict | None = None, *, path: str = "/mcp/cases/",
-                headers: dict | None = None, meta: dict | None = META):
+def modern_post(
+    client: Client,
+    method: str,
+    params: dict | None = None,
+    *,
+    path: str = "/mcp/cases/",
+    headers: dict | None = None,
+    meta: dict | None = META,
+):
     params = dict(params or {})
     if meta is not None:
         params["_meta"] = meta
-    sent = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+    sent = {
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": method,
+    }
     if method == "tools/call" and "name" in params:
         sent["Mcp-Name"] = params["name"]
     sent.update(headers or {})
@@ -71,7 +82,9 @@ def test_discover(client):
     assert result["_meta"][SERVER_INFO]["name"] == "tests"
     assert result["supportedVersions"] == ["2025-03-26", "2025-06-18", "2025-11-25", MODERN]
     assert result["capabilities"] == {
-        "tools": {"listChanged": False}, "prompts": {"listChanged": False}, "resources": {"listChanged": False}
+        "tools": {"listChanged": False},
+        "prompts": {"listChanged": False},
+        "resources": {"listChanged": False},
     }
     assert result["ttlMs"] == 300_000
     assert result["cacheScope"] == "public"
@@ -105,7 +118,10 @@ def test_missing_meta_is_invalid_params_400(client):
     error_of(modern_post(client, "tools/list", meta=None), 400, -32602)
 
 
-@pytest.mark.parametrize("missing", ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"])
+@pytest.mark.parametrize(
+    "missing",
+    ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"],
+)
 def test_missing_required_meta_field_is_400(client, missing):
     meta = {k: v for k, v in META.items() if k != missing}
     error_of(modern_post(client, "tools/list", meta=meta), 400, -32602)
@@ -125,22 +141,43 @@ def test_routing_header_mismatch_is_32020(client, headers):
 
 
 def test_tool_name_header_must_match(client):
-    error_of(modern_post(client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": "reports_crash"}),
-             400, -32020)
-    error_of(modern_post(client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": None}), 400, -32020)
+    error_of(
+        modern_post(
+            client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": "reports_crash"}
+        ),
+        400,
+        -32020,
+    )
+    error_of(
+        modern_post(client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": None}),
+        400,
+        -32020,
+    )
 
 
 def test_tool_name_header_may_be_base64_and_padded(client):
     encoded = "=?base64?" + b64encode(b"reports_list").decode() + "?="
-    result_of(modern_post(client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": encoded}), "tools/call")
-    result_of(modern_post(client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": "  reports_list "}),
-              "tools/call")
+    result_of(
+        modern_post(client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": encoded}),
+        "tools/call",
+    )
+    result_of(
+        modern_post(
+            client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": "  reports_list "}
+        ),
+        "tools/call",
+    )
 
 
 def test_unsupported_version_is_32022_with_supported(client):
     meta = {**META, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}
-    error = error_of(modern_post(client, "tools/list", meta=meta, headers={"MCP-Protocol-Version": "2099-01-01"}),
-                     400, -32022)
+    error = error_of(
+        modern_post(
+            client, "tools/list", meta=meta, headers={"MCP-Protocol-Version": "2099-01-01"}
+        ),
+        400,
+        -32022,
+    )
     assert MODERN in error["data"]["supported"] and error["data"]["requested"] == "2099-01-01"
 
 
@@ -150,21 +187,29 @@ def test_unknown_or_removed_methods_are_404(client, method):
 
 
 def test_notification_is_202(client):
-    response = client.post("/mcp/cases/", json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled"}),
-                           content_type="application/json",
-                           headers={"Accept": "application/json", "MCP-Protocol-Version": MODERN})
+    response = client.post(
+        "/mcp/cases/",
+        json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled"}),
+        content_type="application/json",
+        headers={"Accept": "application/json", "MCP-Protocol-Version": MODERN},
+    )
     assert response.status_code == 202 and response.content == b""
 
 
 def test_both_eras_share_the_endpoint(client):
-    legacy = client.post("/mcp/cases/", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-                         content_type="application/json",
-                         headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"})
+    legacy = client.post(
+        "/mcp/cases/",
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+        content_type="application/json",
+        headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"},
+    )
     assert legacy.status_code == 200
     validate_server_result("tools/list", "2025-11-25", legacy.json()["result"])
     assert "resultType" not in legacy.json()["result"]
     modern = result_of(modern_post(client, "tools/list"), "tools/list")
-    assert [t["name"] for t in modern["tools"]] == [t["name"] for t in legacy.json()["result"]["tools"]]
+    assert [t["name"] for t in modern["tools"]] == [
+        t["name"] for t in legacy.json()["result"]["tools"]
+    ]
 
 
 # --- Structured output per revision ---------------------------------------------------------------
@@ -172,7 +217,9 @@ def test_both_eras_share_the_endpoint(client):
 
 def test_modern_list_result_is_raw_and_matches_its_schema(client):
     Report.objects.create(name="a")
-    tools = {t["name"]: t for t in result_of(modern_post(client, "tools/list"), "tools/list")["tools"]}
+    tools = {
+        t["name"]: t for t in result_of(modern_post(client, "tools/list"), "tools/list")["tools"]
+    }
     assert tools["reports_list"]["outputSchema"]["type"] == "array"
     result = result_of(modern_post(client, "tools/call", {"name": "reports_list"}), "tools/call")
     rows = [{"id": r.id, "name": r.name} for r in Report.objects.all()]
@@ -183,21 +230,29 @@ def test_modern_list_result_is_raw_and_matches_its_schema(client):
 
 def test_modern_empty_result_has_no_structured_content(client):
     report = Report.objects.create(name="gone")
-    result = result_of(modern_post(client, "tools/call", {"name": "reports_destroy", "arguments": {"id": report.id}}),
-                       "tools/call")
+    result = result_of(
+        modern_post(
+            client, "tools/call", {"name": "reports_destroy", "arguments": {"id": report.id}}
+        ),
+        "tools/call",
+    )
     assert result["isError"] is False
     assert "structuredContent" not in result
     assert result["content"][0]["text"] == "null"
 
 
 def test_modern_tool_errors_are_results(client):
-    result = result_of(modern_post(client, "tools/call", {"name": "posts_retrieve", "arguments": {"id": 9}}),
-                       "tools/call")
+    result = result_of(
+        modern_post(client, "tools/call", {"name": "posts_retrieve", "arguments": {"id": 9}}),
+        "tools/call",
+    )
     assert result["isError"] is True and json.loads(result["content"][0]["text"])["code"] == 404
 
 
 def test_modern_invalid_arguments_are_tool_results(client):
-    result = result_of(modern_post(client, "tools/call", {"name": "posts_create", "arguments": {}}), "tools/call")
+    result = result_of(
+        modern_post(client, "tools/call", {"name": "posts_create", "arguments": {}}), "tools/call"
+    )
     assert result["isError"] is True
 
 
@@ -210,11 +265,22 @@ def test_unknown_tool_is_invalid_params_400(client):
 
 def call_broken(client, revision: str):
     if revision == MODERN:
-        return result_of(modern_post(client, "tools/call", {"name": "reports_broken"}), "tools/call")
+        return result_of(
+            modern_post(client, "tools/call", {"name": "reports_broken"}), "tools/call"
+        )
     response = client.post(
-        "/mcp/cases/", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                   "params": {"name": "reports_broken", "arguments": {}}}),
-        content_type="application/json", headers={"Accept": "application/json", "MCP-Protocol-Version": revision})
+        "/mcp/cases/",
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "reports_broken", "arguments": {}},
+            }
+        ),
+        content_type="application/json",
+        headers={"Accept": "application/json", "MCP-Protocol-Version": revision},
+    )
     validate_server_result("tools/call", revision, response.json()["result"])
     return response.json()["result"]
 
@@ -235,7 +301,9 @@ def test_output_mismatch_warns_only_when_asked(client, settings, caplog):
     result = call_broken(client, "2025-11-25")
     assert result["isError"] is False
     assert result["structuredContent"] == {"result": {"id": "not-a-number", "name": 5}}
-    assert any(r.levelname == "WARNING" and "reports_broken" in r.getMessage() for r in caplog.records)
+    assert any(
+        r.levelname == "WARNING" and "reports_broken" in r.getMessage() for r in caplog.records
+    )
 
 
 def test_output_validation_can_be_off(client, settings, caplog):
@@ -247,9 +315,18 @@ def test_output_validation_can_be_off(client, settings, caplog):
 def test_invalid_output_validation_setting_is_refused(client, settings):
     settings.MCP_BRIDGE = {"OUTPUT_VALIDATION": "loud"}
     response = client.post(
-        "/mcp/cases/", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                   "params": {"name": "reports_broken", "arguments": {}}}),
-        content_type="application/json", headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"})
+        "/mcp/cases/",
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "reports_broken", "arguments": {}},
+            }
+        ),
+        content_type="application/json",
+        headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"},
+    )
     assert response.status_code == 500  # a JSON-RPC error naming the setting's check id
     assert [p["id"] for p in response.json()["error"]["data"]["problems"]] == ["mcp_bridge.E081"]
 
@@ -260,8 +337,12 @@ PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
 
 
 def ping_with(client, **headers):
-    return client.post("/mcp/cases/", PING, content_type="application/json",
-                       headers={"Accept": "application/json", **headers})
+    return client.post(
+        "/mcp/cases/",
+        PING,
+        content_type="application/json",
+        headers={"Accept": "application/json", **headers},
+    )
 
 
 @pytest.mark.parametrize(
@@ -270,9 +351,9 @@ def ping_with(client, **headers):
         (None, True),
         ("http://localhost:8000", True),
         ("http://127.0.0.1:8000", True),
-        ("https://app.example.com", True),        # CSRF_TRUSTED_ORIGINS
-        ("https://sub.trusted.example", True),    # wildcard in CSRF_TRUSTED_ORIGINS
-        ("https://partner.example", True),        # MCP_BRIDGE["ALLOWED_ORIGINS"]
+        ("https://app.example.com", True),  # CSRF_TRUSTED_ORIGINS
+        ("https://sub.trusted.example", True),  # wildcard in CSRF_TRUSTED_ORIGINS
+        ("https://partner.example", True),  # MCP_BRIDGE["ALLOWED_ORIGINS"]
         ("http://evil.example", False),
         ("http://localhost.evil.example", False),
         ("null", False),
@@ -292,8 +373,14 @@ def test_session_authenticated_browser_needs_the_csrf_token(db):
     browser = Client(enforce_csrf_checks=True)
     browser.login(username="ann", password="pw")
     report = Report.objects.create(name="keep")
-    call = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": "reports_destroy", "arguments": {"id": report.id}}})
+    call = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "reports_destroy", "arguments": {"id": report.id}},
+        }
+    )
     headers = {"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"}
     refused = browser.post("/mcp/cases/", call, content_type="application/json", headers=headers)
     payload = json.loads(refused.json()["result"]["content"][0]["text"])
@@ -305,8 +392,12 @@ def test_session_authenticated_browser_needs_the_csrf_token(db):
 
     token = _get_new_csrf_string()
     browser.cookies["csrftoken"] = token
-    accepted = browser.post("/mcp/cases/", call, content_type="application/json",
-                            headers={**headers, "X-CSRFToken": token})
+    accepted = browser.post(
+        "/mcp/cases/",
+        call,
+        content_type="application/json",
+        headers={**headers, "X-CSRFToken": token},
+    )
     assert accepted.json()["result"]["isError"] is False
     assert not Report.objects.filter(id=report.id).exists()
 
@@ -318,8 +409,14 @@ def test_token_clients_need_no_csrf_token(db):
     client = Client(enforce_csrf_checks=True)
     response = client.post(
         "/mcp/cases/",
-        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                    "params": {"name": "reports_destroy", "arguments": {"id": report.id}}}),
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "reports_destroy", "arguments": {"id": report.id}},
+            }
+        ),
         content_type="application/json",
         headers={"Accept": "application/json", "Authorization": f"Token {token.key}"},
     )
@@ -334,7 +431,14 @@ def test_handshake_results_match_their_wire_model(client, revision):
     Report.objects.create(name="a")
     headers = {"Accept": "application/json", "MCP-Protocol-Version": revision}
     calls = [
-        ("initialize", {"protocolVersion": revision, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        (
+            "initialize",
+            {
+                "protocolVersion": revision,
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        ),
         ("ping", {}),
         ("tools/list", {}),
         ("tools/call", {"name": "reports_list", "arguments": {}}),
@@ -344,6 +448,8 @@ def test_handshake_results_match_their_wire_model(client, revision):
     ]
     for method, params in calls:
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-        response = client.post("/mcp/cases/", body, content_type="application/json", headers=headers)
+        response = client.post(
+            "/mcp/cases/", body, content_type="application/json", headers=headers
+        )
         assert response.status_code == 200, response.content
         validate_server_result(method, revision, response.json()["result"])

@@ -51,11 +51,24 @@ def demo_server(live_server, settings):
     return live_server.url
 
 
-def run_node(node_bin: Path, args: list[str], tmp_path: Path, timeout: int = 600) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PATH": f"{node_bin}{os.pathsep}{os.environ['PATH']}", "HOME": str(tmp_path),
-           "NO_COLOR": "1"}
-    return subprocess.run([str(node_bin / "node"), *args], capture_output=True, text=True, timeout=timeout,
-                          env=env, cwd=tmp_path)
+def run_node(
+    node_bin: Path, args: list[str], tmp_path: Path, timeout: int = 600
+) -> subprocess.CompletedProcess:
+    env = {
+        **os.environ,
+        "PATH": f"{node_bin}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "NO_COLOR": "1",
+    }
+    return subprocess.run(
+        [str(node_bin / "node"), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=tmp_path,
+        check=False,
+    )
 
 
 # --- Conformance suite ---------------------------------------------------------------------------
@@ -63,9 +76,20 @@ def run_node(node_bin: Path, args: list[str], tmp_path: Path, timeout: int = 600
 
 def test_conformance_0_1_16(node_bin, demo_server, tmp_path):
     script = PEERS / "conformance-stable" / "dist" / "index.js"
-    proc = run_node(node_bin, [str(script), "server", "--url", f"{demo_server}/mcp/catalog/",
-                               "--expected-failures", str(BASELINES / "expected-failures-0.1.16.yml"),
-                               "-o", str(tmp_path / "out")], tmp_path)
+    proc = run_node(
+        node_bin,
+        [
+            str(script),
+            "server",
+            "--url",
+            f"{demo_server}/mcp/catalog/",
+            "--expected-failures",
+            str(BASELINES / "expected-failures-0.1.16.yml"),
+            "-o",
+            str(tmp_path / "out"),
+        ],
+        tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
     assert "Baseline check passed" in proc.stdout
     for generic in ("server-initialize", "ping", "tools-list", "dns-rebinding-protection"):
@@ -75,13 +99,30 @@ def test_conformance_0_1_16(node_bin, demo_server, tmp_path):
 def test_conformance_2026_07_28_requirements(node_bin, demo_server, tmp_path):
     script = PEERS / "conformance-alpha" / "dist" / "index.js"
     out = tmp_path / "out"
-    proc = run_node(node_bin, [str(script), "server", "--url", f"{demo_server}/mcp/catalog/",
-                               "--requirements", "2026-07-28",
-                               "--expected-failures", str(BASELINES / "expected-failures-2026-07-28.yml"),
-                               "-o", str(out)], tmp_path)
+    proc = run_node(
+        node_bin,
+        [
+            str(script),
+            "server",
+            "--url",
+            f"{demo_server}/mcp/catalog/",
+            "--requirements",
+            "2026-07-28",
+            "--expected-failures",
+            str(BASELINES / "expected-failures-2026-07-28.yml"),
+            "-o",
+            str(out),
+        ],
+        tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout[-6000:] + proc.stderr[-2000:]
-    for generic in ("tools-list", "caching", "dns-rebinding-protection", "http-header-validation",
-                    "sep-2164-resource-not-found"):
+    for generic in (
+        "tools-list",
+        "caching",
+        "dns-rebinding-protection",
+        "http-header-validation",
+        "sep-2164-resource-not-found",
+    ):
         assert f"✓ {generic}:" in proc.stdout, generic
 
     # server-stateless is in the baseline only for its fixture-tool checks: every other check passes.
@@ -92,7 +133,12 @@ def test_conformance_2026_07_28_requirements(node_bin, demo_server, tmp_path):
     assert failing and all(c.get("details", {}).get("untestable") for c in failing), failing
     assert all("diagnostic tool" in c["errorMessage"] for c in failing)
     # And every message the server sent was valid for its revision's wire schema.
-    wire = [c for f in out.glob("*/checks.json") for c in json.loads(f.read_text()) if c["id"] == "wire-schema-valid"]
+    wire = [
+        c
+        for f in out.glob("*/checks.json")
+        for c in json.loads(f.read_text())
+        if c["id"] == "wire-schema-valid"
+    ]
     assert wire and all(c["status"] == "SUCCESS" for c in wire)
 
 
@@ -102,20 +148,47 @@ def test_conformance_2026_07_28_requirements(node_bin, demo_server, tmp_path):
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 def test_inspector_cli_lists_and_calls(node_bin, demo_server, tmp_path, era):
     cli = [str((node_bin / "mcp-inspector").resolve())]
-    common = [f"{demo_server}/mcp/catalog/", "--transport", "http", "--protocol-era", era, "--format", "json", "-q"]
-    listed = run_node(node_bin, [*cli, "--cli", *common, "--method", "tools/list"], tmp_path, timeout=120)
+    common = [
+        f"{demo_server}/mcp/catalog/",
+        "--transport",
+        "http",
+        "--protocol-era",
+        era,
+        "--format",
+        "json",
+        "-q",
+    ]
+    listed = run_node(
+        node_bin, [*cli, "--cli", *common, "--method", "tools/list"], tmp_path, timeout=120
+    )
     assert listed.returncode == 0, listed.stderr
     names = [tool["name"] for tool in json.loads(listed.stdout)["result"]["tools"]]
     assert "products_search" in names and "categories_list" in names
 
-    called = run_node(node_bin, [*cli, "--cli", *common, "--method", "tools/call", "--tool-name", "products_search",
-                                 "--tool-args-json", '{"q": "lamp", "max_price": 45}'], tmp_path, timeout=120)
+    called = run_node(
+        node_bin,
+        [
+            *cli,
+            "--cli",
+            *common,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "products_search",
+            "--tool-args-json",
+            '{"q": "lamp", "max_price": 45}',
+        ],
+        tmp_path,
+        timeout=120,
+    )
     assert called.returncode == 0, called.stderr
     result = json.loads(called.stdout)["result"]
     assert result["isError"] is False
     page = result["structuredContent"] if era == "modern" else result["structuredContent"]["result"]
-    assert page["count"] > 0 and all("lamp" in row["name"].lower() or "lamp" in row["description"].lower()
-                                     for row in page["results"])
+    assert page["count"] > 0 and all(
+        "lamp" in row["name"].lower() or "lamp" in row["description"].lower()
+        for row in page["results"]
+    )
     if era == "modern":
         assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["version"]
 
@@ -130,19 +203,27 @@ def test_inspector_cli_lists_and_calls(node_bin, demo_server, tmp_path, era):
 def test_python_client_in_every_mode(demo_server, mode, negotiated):
     async def main():
         headers = {"Authorization": f"Token {DEMO_TOKENS['alice']}"}
-        async with httpx2.AsyncClient(headers=headers, timeout=30) as http:
-            async with Client(streamable_http_client(f"{demo_server}/mcp/backoffice/", http_client=http),
-                              mode=mode) as client:
-                tools = (await client.list_tools()).tools
-                stats = await client.call_tool("shop_stats", {})
-                missing = await client.call_tool("products_retrieve", {"slug": "nope"})
-                return client.session.protocol_version, tools, stats, missing
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=30) as http,
+            Client(
+                streamable_http_client(f"{demo_server}/mcp/backoffice/", http_client=http),
+                mode=mode,
+            ) as client,
+        ):
+            tools = (await client.list_tools()).tools
+            stats = await client.call_tool("shop_stats", {})
+            missing = await client.call_tool("products_retrieve", {"slug": "nope"})
+            return client.session.protocol_version, tools, stats, missing
 
     version, tools, stats, missing = anyio.run(main)
     assert version == negotiated
     assert "shop_stats" in [t.name for t in tools]
     assert stats.is_error is False
-    data = stats.structured_content if negotiated == "2026-07-28" else stats.structured_content["result"]
+    data = (
+        stats.structured_content
+        if negotiated == "2026-07-28"
+        else stats.structured_content["result"]
+    )
     assert data["products"] > 0 and json.loads(stats.content[0].text) == data
     assert missing.is_error is True and json.loads(missing.content[0].text)["code"] == 404
 
@@ -152,22 +233,40 @@ def test_python_client_in_every_mode(demo_server, mode, negotiated):
 
 @pytest.fixture
 def demo_db(tmp_path) -> dict[str, str]:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "demo_project.settings", "DEMO_DB_PATH": str(tmp_path / "demo.sqlite3")}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "demo_project.settings",
+        "DEMO_DB_PATH": str(tmp_path / "demo.sqlite3"),
+    }
     for command in (["migrate", "--noinput", "-v0"], ["load_demo_data", "-v0"]):
-        subprocess.run([sys.executable, "manage.py", *command], cwd=REPO, env=env, check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "manage.py", *command],
+            cwd=REPO,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
     return env
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 def test_stdio_serves_the_same_tools_as_the_user_given(demo_db, mode):
     def params(user: str) -> StdioServerParameters:
-        return StdioServerParameters(command=sys.executable, args=["manage.py", "mcp_stdio", "backoffice", "--user", user],
-                                     cwd=str(REPO), env=demo_db)
+        return StdioServerParameters(
+            command=sys.executable,
+            args=["manage.py", "mcp_stdio", "backoffice", "--user", user],
+            cwd=str(REPO),
+            env=demo_db,
+        )
 
     async def session(user: str):
         async with Client(params(user), mode=mode) as client:
             tools = (await client.list_tools()).tools
-            return client.session.protocol_version, [t.name for t in tools], await client.call_tool("shop_stats", {})
+            return (
+                client.session.protocol_version,
+                [t.name for t in tools],
+                await client.call_tool("shop_stats", {}),
+            )
 
     version, names, staff = anyio.run(session, "alice")
     assert version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
@@ -178,25 +277,55 @@ def test_stdio_serves_the_same_tools_as_the_user_given(demo_db, mode):
 
 
 def test_stdio_refuses_an_unknown_user(demo_db):
-    proc = subprocess.run([sys.executable, "manage.py", "mcp_stdio", "catalog", "--user", "nobody"], cwd=REPO,
-                          env=demo_db, capture_output=True, text=True, input="")
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio", "catalog", "--user", "nobody"],
+        cwd=REPO,
+        env=demo_db,
+        capture_output=True,
+        text=True,
+        input="",
+        check=False,
+    )
     assert proc.returncode != 0 and "No user 'nobody'" in proc.stderr
 
 
 def test_stdio_takes_a_2025_03_26_batch_and_language(demo_db):
-    lines = "\n".join([
-        json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "ping"},
-                    {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                     "params": {"name": "products_search", "arguments": {"q": "lamp"}}}]),
-        json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
-        "{not json",
-    ]) + "\n"
-    proc = subprocess.run([sys.executable, "manage.py", "mcp_stdio", "catalog", "--language", "uk"], cwd=REPO,
-                          env=demo_db, capture_output=True, text=True, input=lines, timeout=120)
+    lines = (
+        "\n".join(
+            [
+                json.dumps(
+                    [
+                        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                        {
+                            "jsonrpc": "2.0",
+                            "id": 2,
+                            "method": "tools/call",
+                            "params": {"name": "products_search", "arguments": {"q": "lamp"}},
+                        },
+                    ]
+                ),
+                json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
+                "{not json",
+            ]
+        )
+        + "\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "manage.py", "mcp_stdio", "catalog", "--language", "uk"],
+        cwd=REPO,
+        env=demo_db,
+        capture_output=True,
+        text=True,
+        input=lines,
+        timeout=120,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     batch, listing, parse_error = (json.loads(line) for line in proc.stdout.splitlines())
     assert [r["id"] for r in batch] == [1, 2]
     assert json.loads(batch[1]["result"]["content"][0]["text"])["count"] > 0
     search = next(t for t in listing["result"]["tools"] if t["name"] == "products_search")
-    assert search["description"] != "" and any("\u0400" <= ch <= "\u04ff" for ch in search["description"])
+    assert search["description"] != "" and any(
+        "\u0400" <= ch <= "\u04ff" for ch in search["description"]
+    )
     assert parse_error["error"]["code"] == -32700

@@ -95,26 +95,38 @@ def _rpc(client, method, params=None, path="/mcp/tenant/", **headers):
 
 
 def test_groups_of_the_request_urlconf_are_listed_and_called(db, settings):
-    with override_settings(MIDDLEWARE=[*settings.MIDDLEWARE, "tests.test_request_urlconf.TenantMiddleware"]):
+    with override_settings(
+        MIDDLEWARE=[*settings.MIDDLEWARE, "tests.test_request_urlconf.TenantMiddleware"]
+    ):
         client = Client()
         listed = _rpc(client, "tools/list", HTTP_X_TENANT="a").json()
         assert [tool["name"] for tool in listed["result"]["tools"]] == ["things"]
-        called = _rpc(client, "tools/call", {"name": "things", "arguments": {}}, HTTP_X_TENANT="a").json()
+        called = _rpc(
+            client, "tools/call", {"name": "things", "arguments": {}}, HTTP_X_TENANT="a"
+        ).json()
         assert called["result"]["isError"] is False
-        assert called["result"]["structuredContent"] == {"result": [{"name": "thing of testserver"}]}
+        assert called["result"]["structuredContent"] == {
+            "result": [{"name": "thing of testserver"}]
+        }
         # The same endpoint without the tenant: ROOT_URLCONF, which has no such group.
         assert _rpc(client, "tools/list").status_code == 404
 
 
 def test_namespace_versioning_of_the_request_urlconf_publishes_every_version(db, settings):
-    with override_settings(MIDDLEWARE=[*settings.MIDDLEWARE, "tests.test_request_urlconf.TenantMiddleware"]):
+    with override_settings(
+        MIDDLEWARE=[*settings.MIDDLEWARE, "tests.test_request_urlconf.TenantMiddleware"]
+    ):
         client = Client()
         for version in ("v1", "v2"):
             endpoint = f"/mcp/tenant-versions/{version}/"
             listed = _rpc(client, "tools/list", path=endpoint, HTTP_X_TENANT="a").json()
             [tool] = listed["result"]["tools"]
             called = _rpc(
-                client, "tools/call", {"name": tool["name"], "arguments": {}}, path=endpoint, HTTP_X_TENANT="a"
+                client,
+                "tools/call",
+                {"name": tool["name"], "arguments": {}},
+                path=endpoint,
+                HTTP_X_TENANT="a",
             ).json()
             assert called["result"]["isError"] is False, called
             assert called["result"]["structuredContent"] == {"result": {"version": version}}

@@ -36,11 +36,21 @@ def test_lazy_text_sets_decimals_uuids_and_dates_pass_as_json(results, revision)
     result = results.call("statuses")
     assert result["isError"] is False, result
     rows = result["structuredContent"]["result"]
-    assert rows == [{
-        "value": "active", "label": "Active", "tags": ["a"], "price": 9.5,
-        "ref": "12345678-1234-5678-1234-567812345678", "at": "2026-01-02T03:04:05Z",
-        "day": "2026-01-02", "length": "90.0", "opens": "09:30:00", "pair": [1, 2], "counts": {"a": 1},
-    }]
+    assert rows == [
+        {
+            "value": "active",
+            "label": "Active",
+            "tags": ["a"],
+            "price": 9.5,
+            "ref": "12345678-1234-5678-1234-567812345678",
+            "at": "2026-01-02T03:04:05Z",
+            "day": "2026-01-02",
+            "length": "90.0",
+            "opens": "09:30:00",
+            "pair": [1, 2],
+            "counts": {"a": 1},
+        }
+    ]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -76,7 +86,9 @@ def test_an_applied_write_whose_answer_breaks_its_schema_says_applied(results, s
     assert payload["data"]["applied"] is True
     row = Report.objects.get()
     assert payload["data"]["result"] == {"id": row.pk, "name": "paid", "amount": "3 EUR"}
-    assert [(e["path"], e["keyword"]) for e in payload["data"]["errors"]] == [("/result/amount", "type")]
+    assert [(e["path"], e["keyword"]) for e in payload["data"]["errors"]] == [
+        ("/result/amount", "type")
+    ]
 
 
 def test_with_validation_off_an_applied_write_is_a_plain_success(results, settings):
@@ -93,12 +105,21 @@ def test_a_read_mismatch_names_tool_path_schema_part_and_remedies_without_the_da
     payload = error_payload(results.call("wrong_rows"))
     assert payload["code"] == 500
     errors = payload["data"]["errors"]
-    assert [(e["path"], e["keyword"]) for e in errors] == [("/result/0/id", "type"), ("/result/1/owner", "type")]
+    assert [(e["path"], e["keyword"]) for e in errors] == [
+        ("/result/0/id", "type"),
+        ("/result/1/owner", "type"),
+    ]
     assert errors[0]["schemaPath"].endswith("properties/id/type")
     message = payload["message"]
-    assert "'wrong_rows'" in message and "/result/1/owner" in message and '"type": "string"' in message
+    assert (
+        "'wrong_rows'" in message and "/result/1/owner" in message and '"type": "string"' in message
+    )
     assert "output_schema=False" in message and "extend_schema_field" in message
-    assert "x" * 100 not in payload["content"] if "content" in payload else "x" * 100 not in json.dumps(payload)
+    assert (
+        "x" * 100 not in payload["content"]
+        if "content" in payload
+        else "x" * 100 not in json.dumps(payload)
+    )
     assert len(message.splitlines()) <= 6 and len(message) < 1000
 
 
@@ -128,7 +149,10 @@ def test_omit_output_schema_setting_per_tool_and_per_group(results, settings, ru
 
 
 def test_omit_output_schema_naming_nothing_is_warned_about(settings, db):
-    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "OMIT_OUTPUT_SCHEMA": {"results": ["loose_row"], "nogroup": True}}
+    settings.MCP_BRIDGE = {
+        **settings.MCP_BRIDGE,
+        "OMIT_OUTPUT_SCHEMA": {"results": ["loose_row"], "nogroup": True},
+    }
     warnings = [m for m in check_tool_sets() if m.id == "mcp_bridge.W040"]
     assert len(warnings) == 2
 
@@ -173,7 +197,11 @@ def test_a_download_action_rendered_by_a_drf_renderer_is_an_image(results):
     badge = results.call("badges_image")
     assert badge["isError"] is False, badge
     assert badge["content"] == [
-        {"type": "image", "data": base64.b64encode(results_views.PNG_BYTES).decode(), "mimeType": "image/png"}
+        {
+            "type": "image",
+            "data": base64.b64encode(results_views.PNG_BYTES).decode(),
+            "mimeType": "image/png",
+        }
     ]
 
 
@@ -205,7 +233,9 @@ def test_an_argument_error_asserted_twice_is_listed_once():
     }
     method = SimpleNamespace(layout_errors=lambda arguments: [])
     tool = SimpleNamespace(validator=SchemaValidator(schema), input_schema=schema, method=method)
-    assert argument_errors(tool, {}) == [{"argument": "peer_device", "message": "is required but missing"}]
+    assert argument_errors(tool, {}) == [
+        {"argument": "peer_device", "message": "is required but missing"}
+    ]
 
 
 # --- Probing ----------------------------------------------------------------------------------
@@ -218,7 +248,11 @@ def test_probe_output_reports_each_mismatch(db, capsys):
         call_command("mcp_tools", "results", "--probe-output")
     out = capsys.readouterr().out
     assert "wrong_rows" in out and "/result/1/owner" in out
-    lines = {line.split()[0]: line for line in out.splitlines() if line.strip() and not line.startswith(" ")}
+    lines = {
+        line.split()[0]: line
+        for line in out.splitlines()
+        if line.strip() and not line.startswith(" ")
+    }
     assert lines["statuses"].split()[1] == "ok"
     assert lines["wrong_rows"].split()[1] == "MISMATCH"
     assert "add_entry" not in lines  # writes are never called
@@ -229,7 +263,11 @@ def test_probe_output_as_a_user_follows_list_tools_to_retrieve(db, capsys, make_
     Ledger.objects.create(name="first")
     call_command("mcp_tools", "ledger", "--probe-output", "--user", "erin", "--follow-lists")
     out = capsys.readouterr().out
-    lines = {line.split()[0]: line for line in out.splitlines() if line.strip() and not line.startswith(" ")}
+    lines = {
+        line.split()[0]: line
+        for line in out.splitlines()
+        if line.strip() and not line.startswith(" ")
+    }
     assert lines["ledger_list"].split()[1] == "ok"
     assert lines["ledger_retrieve"].split()[1] == "ok"
     assert lines["whoami"].split()[1] == "ok"

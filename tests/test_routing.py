@@ -62,7 +62,12 @@ def _urlconf(name: str, patterns: list) -> str:
 STATIC = _urlconf(
     "tests._routing_static",
     [
-        path("api/", include([path("items/<int:pk>/", view, name="item"), re_path(r"^tags/(?P<tag>\w+)/$", view)])),
+        path(
+            "api/",
+            include(
+                [path("items/<int:pk>/", view, name="item"), re_path(r"^tags/(?P<tag>\w+)/$", view)]
+            ),
+        ),
         path("other/<slug:slug>/", view, {"extra": "x"}),
     ],
 )
@@ -86,8 +91,18 @@ LOCALIZED = _urlconf("tests._routing_i18n", i18n_patterns(path("items/<int:pk>/"
 def test_same_answer_as_django_and_remembered():
     first = resolve_operation_path("/api/items/7/", STATIC)
     django_match = resolve("/api/items/7/", STATIC)
-    for attribute in ("func", "args", "kwargs", "url_name", "route", "app_names", "namespaces", "view_name",
-                      "captured_kwargs", "extra_kwargs"):
+    for attribute in (
+        "func",
+        "args",
+        "kwargs",
+        "url_name",
+        "route",
+        "app_names",
+        "namespaces",
+        "view_name",
+        "captured_kwargs",
+        "extra_kwargs",
+    ):
         assert getattr(first, attribute) == getattr(django_match, attribute), attribute
     assert _is_static(get_resolver(STATIC))
     hits = _resolved.cache_info().hits
@@ -110,7 +125,10 @@ def test_default_kwargs_and_regex_groups():
 def test_drf_router_with_format_suffixes_is_remembered():
     assert _is_static(get_resolver(ROUTED))
     assert resolve_operation_path("/api/things/4/", ROUTED).kwargs == {"pk": "4"}
-    assert resolve_operation_path("/api/things/4.json", ROUTED).kwargs == {"pk": "4", "format": "json"}
+    assert resolve_operation_path("/api/things/4.json", ROUTED).kwargs == {
+        "pk": "4",
+        "format": "json",
+    }
 
 
 def test_project_converter_runs_on_every_call():
@@ -137,7 +155,9 @@ def test_unresolvable_path_raises_every_time():
 def test_a_new_urlconf_gives_new_answers():
     with override_settings(ROOT_URLCONF=STATIC):
         assert resolve_operation_path("/api/items/1/").url_name == "item"
-    changed = _urlconf("tests._routing_changed", [path("api/items/<int:pk>/", view, name="renamed")])
+    changed = _urlconf(
+        "tests._routing_changed", [path("api/items/<int:pk>/", view, name="renamed")]
+    )
     with override_settings(ROOT_URLCONF=changed):
         assert resolve_operation_path("/api/items/1/").url_name == "renamed"
 
@@ -151,16 +171,24 @@ def test_a_new_urlconf_gives_new_answers():
         (False, "https", None, "http"),  # the header counts only where the project trusts it
     ],
 )
-def test_the_views_request_has_the_scheme_of_the_mcp_request(db, settings, secure, forwarded, proxy_header, expected):
+def test_the_views_request_has_the_scheme_of_the_mcp_request(
+    db, settings, secure, forwarded, proxy_header, expected
+):
     from django.test import RequestFactory
 
     from mcp_bridge import executor
     from mcp_bridge.registry import get_toolset
 
     settings.SECURE_PROXY_SSL_HEADER = proxy_header
-    tool = next(t for t in get_toolset("cases").tools if not any(p.location == "path" for p in t.method.params))
+    tool = next(
+        t
+        for t in get_toolset("cases").tools
+        if not any(p.location == "path" for p in t.method.params)
+    )
     headers = {"HTTP_X_FORWARDED_PROTO": forwarded} if forwarded else {}
-    mcp_request = RequestFactory().post("/mcp/cases/", "{}", content_type="application/json", secure=secure, **headers)
+    mcp_request = RequestFactory().post(
+        "/mcp/cases/", "{}", content_type="application/json", secure=secure, **headers
+    )
     request = executor.build_request(tool, {}, mcp_request)
     assert mcp_request.scheme == request.scheme == expected
     assert request.is_secure() is (expected == "https")

@@ -22,7 +22,9 @@ def test_nullable_type_becomes_a_union_and_enum_gains_null():
 
 
 def test_nullable_ref_becomes_anyof_with_annotations_outside():
-    schema = to_json_schema({"allOf": [{"$ref": "#/components/schemas/X"}], "nullable": True, "description": "d"})
+    schema = to_json_schema(
+        {"allOf": [{"$ref": "#/components/schemas/X"}], "nullable": True, "description": "d"}
+    )
     assert schema == {
         "anyOf": [{"allOf": [{"$ref": "#/components/schemas/X"}]}, {"type": "null"}],
         "description": "d",
@@ -30,27 +32,41 @@ def test_nullable_ref_becomes_anyof_with_annotations_outside():
 
 
 def test_nullable_oneof_with_a_null_enum_accepts_null_once():
-    converted = to_json_schema({
-        "oneOf": [{"enum": ["draft"], "type": "string"}, {"enum": [""]}, {"enum": [None]}], "nullable": True,
-    })
+    converted = to_json_schema(
+        {
+            "oneOf": [{"enum": ["draft"], "type": "string"}, {"enum": [""]}, {"enum": [None]}],
+            "nullable": True,
+        }
+    )
     for value in ("draft", "", None):
         assert valid(converted, value)
     assert not valid(converted, "bogus")
 
 
 def test_openapi_only_keywords_are_removed_and_bounds_converted():
-    schema = to_json_schema({
-        "type": "object",
-        "x-internal": True,
-        "discriminator": {"propertyName": "kind"},
-        "properties": {
-            "n": {"type": "number", "minimum": 0, "exclusiveMinimum": True, "maximum": 9, "exclusiveMaximum": False,
-                  "example": 3, "xml": {"name": "n"}},
-        },
-    })
+    schema = to_json_schema(
+        {
+            "type": "object",
+            "x-internal": True,
+            "discriminator": {"propertyName": "kind"},
+            "properties": {
+                "n": {
+                    "type": "number",
+                    "minimum": 0,
+                    "exclusiveMinimum": True,
+                    "maximum": 9,
+                    "exclusiveMaximum": False,
+                    "example": 3,
+                    "xml": {"name": "n"},
+                },
+            },
+        }
+    )
     assert schema == {
         "type": "object",
-        "properties": {"n": {"type": "number", "exclusiveMinimum": 0, "maximum": 9, "examples": [3]}},
+        "properties": {
+            "n": {"type": "number", "exclusiveMinimum": 0, "maximum": 9, "examples": [3]}
+        },
     }
 
 
@@ -80,13 +96,23 @@ def test_collect_defs_refuses_a_dangling_reference():
 
 
 def test_strip_write_only_from_outputs_including_definitions():
-    components = {"User": {"type": "object", "properties": {"password": {"type": "string", "writeOnly": True},
-                                                             "email": {"type": "string"}},
-                           "required": ["email", "password"]}}
+    components = {
+        "User": {
+            "type": "object",
+            "properties": {
+                "password": {"type": "string", "writeOnly": True},
+                "email": {"type": "string"},
+            },
+            "required": ["email", "password"],
+        }
+    }
     root = {"type": "object", "properties": {"result": {"$ref": "#/components/schemas/User"}}}
     result = collect_defs(root, components, strip_flagged_properties("writeOnly"))
-    assert result["$defs"]["User"] == {"type": "object", "properties": {"email": {"type": "string"}},
-                                       "required": ["email"]}
+    assert result["$defs"]["User"] == {
+        "type": "object",
+        "properties": {"email": {"type": "string"}},
+        "required": ["email"],
+    }
 
 
 def test_input_transform_covers_nullable_decimals_and_nested_choice_enums():
@@ -98,8 +124,14 @@ def test_input_transform_covers_nullable_decimals_and_nested_choice_enums():
     root = {
         "type": "object",
         "properties": {
-            "price": to_json_schema({"type": "string", "format": "decimal", "pattern": r"^-?\d{0,3}(?:\.\d{0,2})?$",
-                                     "nullable": True}),
+            "price": to_json_schema(
+                {
+                    "type": "string",
+                    "format": "decimal",
+                    "pattern": r"^-?\d{0,3}(?:\.\d{0,2})?$",
+                    "nullable": True,
+                }
+            ),
             "plans": {"type": "array", "items": {"enum": [key, None]}},  # a MultipleChoiceField
         },
     }
@@ -115,14 +147,22 @@ def test_input_transform_covers_nullable_decimals_and_nested_choice_enums():
 
 def test_draft4_tuple_items_are_walked():
     components = {"A": {"type": "string"}}
-    schema = collect_defs({"type": "object", "properties": {"t": {"items": [{"$ref": "#/components/schemas/A"}]}}},
-                          components)
+    schema = collect_defs(
+        {"type": "object", "properties": {"t": {"items": [{"$ref": "#/components/schemas/A"}]}}},
+        components,
+    )
     assert schema["properties"]["t"]["items"] == [{"$ref": "#/$defs/A"}]
     assert set(schema["$defs"]) == {"A"}
 
 
 def test_a_one_of_beside_an_any_of_keeps_both_constraints():
-    schema = to_json_schema({"anyOf": [{"type": "string"}, {"type": "integer"}],
-                             "oneOf": [{"minimum": 5}, {"maxLength": 2}]})
-    assert schema == {"anyOf": [{"type": "string"}, {"type": "integer"}],
-                      "allOf": [{"anyOf": [{"minimum": 5}, {"maxLength": 2}]}]}
+    schema = to_json_schema(
+        {
+            "anyOf": [{"type": "string"}, {"type": "integer"}],
+            "oneOf": [{"minimum": 5}, {"maxLength": 2}],
+        }
+    )
+    assert schema == {
+        "anyOf": [{"type": "string"}, {"type": "integer"}],
+        "allOf": [{"anyOf": [{"minimum": 5}, {"maxLength": 2}]}],
+    }

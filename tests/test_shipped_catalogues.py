@@ -20,7 +20,9 @@ from mcp_bridge.registry import get_toolset
 from mcp_bridge.translation import Catalogue, catalogue_domain, tool_texts
 
 REPOSITORY = Path(__file__).resolve().parent.parent
-LOCALE_DIRS = [Path(p) for p in demo_settings.LOCALE_PATHS] + [Path(mcp_bridge.__file__).parent / "locale"]
+LOCALE_DIRS = [Path(p) for p in demo_settings.LOCALE_PATHS] + [
+    Path(mcp_bridge.__file__).parent / "locale"
+]
 PO_FILES = sorted(p for d in LOCALE_DIRS for p in d.glob("*/LC_MESSAGES/*.po"))
 MO_FILES = sorted(p for d in LOCALE_DIRS for p in d.glob("*/LC_MESSAGES/*.mo"))
 
@@ -53,16 +55,24 @@ def test_the_mo_file_is_in_sync_with_its_po(po_path: Path):
 
 @pytest.mark.parametrize("language", ["uk", "de"])
 def test_the_demo_base_catalogue_translates_every_catalog_tool_text(language, db):
-    base = polib.pofile(str(REPOSITORY / "locale" / language / "LC_MESSAGES" / f"{catalogue_domain()}.po"))
+    base = polib.pofile(
+        str(REPOSITORY / "locale" / language / "LC_MESSAGES" / f"{catalogue_domain()}.po")
+    )
     translated = {(e.msgctxt, e.msgid) for e in base.translated_entries()}
-    wanted = {(text.context, text.tool) for tool in get_toolset("catalog").tools for text in tool_texts(tool)}
+    wanted = {
+        (text.context, text.tool)
+        for tool in get_toolset("catalog").tools
+        for text in tool_texts(tool)
+    }
 
     assert wanted - translated == set()
 
 
 @pytest.mark.parametrize("language", ["uk", "de"])
 def test_the_demo_catalog_group_catalogue_rewords_for_agents(language):
-    group = polib.pofile(str(REPOSITORY / "locale" / language / "LC_MESSAGES" / f"{catalogue_domain('catalog')}.po"))
+    group = polib.pofile(
+        str(REPOSITORY / "locale" / language / "LC_MESSAGES" / f"{catalogue_domain('catalog')}.po")
+    )
     reworded = {(e.msgctxt, e.msgid) for e in group.translated_entries()}
 
     assert ("description", "products_search") in reworded

@@ -24,7 +24,12 @@ from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivere
 from tests.conftest import McpClient, error_payload
 from tests.features.views import CALLS, ReportViewSet
 
-SIGNALS = {"pre": pre_tool_call, "post": post_tool_call, "failed": tool_call_failed, "delivered": tool_call_delivered}
+SIGNALS = {
+    "pre": pre_tool_call,
+    "post": post_tool_call,
+    "failed": tool_call_failed,
+    "delivered": tool_call_delivered,
+}
 
 
 @pytest.fixture
@@ -43,7 +48,9 @@ def record(features):
 
         def receiver(sender, kind=kind, **kwargs):
             tool = kwargs["tool"]
-            events.append((kind, tool.name if tool else kwargs.get("name"), {"sender": sender, **kwargs}))
+            events.append(
+                (kind, tool.name if tool else kwargs.get("name"), {"sender": sender, **kwargs})
+            )
 
         receivers[signal] = receiver
         signal.connect(receiver)
@@ -65,7 +72,11 @@ def mcp() -> McpClient:
 def test_a_single_call(record, mcp):
     result = mcp.call("reports_retrieve", {"id": "a"})
     assert result["isError"] is False
-    assert kinds(record) == [("pre", "reports_retrieve"), ("post", "reports_retrieve"), ("delivered", "reports_retrieve")]
+    assert kinds(record) == [
+        ("pre", "reports_retrieve"),
+        ("post", "reports_retrieve"),
+        ("delivered", "reports_retrieve"),
+    ]
     pre, post, delivered = (kwargs for _, _, kwargs in record)
     assert pre["sender"] is ReportViewSet
     assert pre["arguments"] == {"id": "a"}
@@ -80,7 +91,12 @@ def test_a_single_call(record, mcp):
 def test_a_batch_of_three(record, mcp):
     mcp.revision = None  # no MCP-Protocol-Version header: 2025-03-26, the revision with batches
     batch = [
-        {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "reports_retrieve", "arguments": {"id": key}}}
+        {
+            "jsonrpc": "2.0",
+            "id": n,
+            "method": "tools/call",
+            "params": {"name": "reports_retrieve", "arguments": {"id": key}},
+        }
         for n, key in enumerate("abc", 1)
     ]
     batch.insert(1, {"jsonrpc": "2.0", "method": "notifications/initialized"})
@@ -89,8 +105,16 @@ def test_a_batch_of_three(record, mcp):
     assert [reply["id"] for reply in response.json()] == [1, 2, 3]
 
     assert [kind for kind, _, _ in record] == ["pre", "post"] * 3 + ["delivered"] * 3
-    assert [kwargs["arguments"]["id"] for kind, _, kwargs in record if kind == "pre"] == ["a", "b", "c"]
-    assert [kwargs["arguments"]["id"] for kind, _, kwargs in record if kind == "delivered"] == ["a", "b", "c"]
+    assert [kwargs["arguments"]["id"] for kind, _, kwargs in record if kind == "pre"] == [
+        "a",
+        "b",
+        "c",
+    ]
+    assert [kwargs["arguments"]["id"] for kind, _, kwargs in record if kind == "delivered"] == [
+        "a",
+        "b",
+        "c",
+    ]
     assert CALLS["reports_retrieve"] == 3
 
 
@@ -109,7 +133,11 @@ def test_an_error_of_the_view(record, mcp, caplog):
         assert error_payload(mcp.call("reports_retrieve", {"id": "missing"}))["code"] == 404
     assert kinds(record) == [("pre", "reports_retrieve"), ("failed", "reports_retrieve")]
     failed = record[1][2]
-    assert (failed["stage"], failed["error"]["code"], failed["exception"]) == ("execution", 404, None)
+    assert (failed["stage"], failed["error"]["code"], failed["exception"]) == (
+        "execution",
+        404,
+        None,
+    )
     assert failed["error"]["data"]["detail"] == {"detail": "No such report."}
     assert [(r.name, r.levelno) for r in caplog.records] == [("mcp_bridge.calls", logging.WARNING)]
 
@@ -127,7 +155,9 @@ def test_an_exception_in_the_view(record, mcp, caplog):
 @pytest.mark.parametrize("revision", ["2025-11-25", "2025-06-18"])
 def test_invalid_arguments(record, mcp, revision):
     mcp.revision = revision
-    reply = mcp.rpc("tools/call", {"name": "reports_retrieve", "arguments": {"id": "a", "colour": "red"}})
+    reply = mcp.rpc(
+        "tools/call", {"name": "reports_retrieve", "arguments": {"id": "a", "colour": "red"}}
+    )
     if revision == "2025-11-25":
         assert error_payload(reply["result"])["code"] == -32602  # an isError result (SEP-1303)
     else:
@@ -135,13 +165,18 @@ def test_invalid_arguments(record, mcp, revision):
     assert kinds(record) == [("failed", "reports_retrieve")]
     failed = record[0][2]
     assert (failed["stage"], failed["error"]["code"]) == ("arguments", -32602)
-    assert failed["error"]["data"]["errors"] == [{"argument": "colour", "message": "is not an argument of this tool"}]
+    assert failed["error"]["data"]["errors"] == [
+        {"argument": "colour", "message": "is not an argument of this tool"}
+    ]
     assert failed["sender"] is ReportViewSet
     assert CALLS["reports_retrieve"] == 0
 
 
 def test_an_unknown_tool(record, mcp):
-    assert mcp.rpc("tools/call", {"name": "reports.nothing", "arguments": {}})["error"]["code"] == -32602
+    assert (
+        mcp.rpc("tools/call", {"name": "reports.nothing", "arguments": {}})["error"]["code"]
+        == -32602
+    )
     assert kinds(record) == [("failed", "reports.nothing")]
     failed = record[0][2]
     assert (failed["stage"], failed["tool"], failed["sender"]) == ("lookup", None, None)
@@ -219,13 +254,20 @@ def test_delivery_comes_after_the_client_has_the_response(features, live_server)
 
     tool_call_delivered.connect(on_delivered)
     try:
-        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                   "params": {"name": "reports_retrieve", "arguments": {"id": "live"}}}
+        message = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "reports_retrieve", "arguments": {"id": "live"}},
+        }
         request = urllib.request.Request(
             f"{live_server.url}/mcp/features/",
             data=json.dumps(message).encode(),
-            headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-                     "MCP-Protocol-Version": "2025-11-25"},
+            headers={
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+                "MCP-Protocol-Version": "2025-11-25",
+            },
         )
         with urllib.request.urlopen(request, timeout=10) as response:
             reply = json.loads(response.read())

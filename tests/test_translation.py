@@ -52,7 +52,9 @@ LAZY_SOURCE = "This field is required."
     responses=OpenApiTypes.OBJECT,
     parameters=[
         OpenApiParameter("q", str, description=CODE_Q),
-        OpenApiParameter("mode", str, enum=["fast", "exact"], description="Code description of mode."),
+        OpenApiParameter(
+            "mode", str, enum=["fast", "exact"], description="Code description of mode."
+        ),
     ],
 )
 @api_view(["GET"])
@@ -101,7 +103,9 @@ def locale_dir(tmp_path: Path, settings) -> Path:
     return tmp_path
 
 
-def write_catalogue(root: Path, language: str, group: str | None, entries: dict[tuple[str, str], str]) -> Path:
+def write_catalogue(
+    root: Path, language: str, group: str | None, entries: dict[tuple[str, str], str]
+) -> Path:
     """Write ``<root>/<language>/LC_MESSAGES/<domain>.po`` and its compiled ``.mo``."""
     po = polib.POFile()
     po.metadata = {"Content-Type": "text/plain; charset=UTF-8", "Language": language}
@@ -154,7 +158,12 @@ def test_each_field_falls_back_step_by_step(locale_dir, field, step):
 def test_fields_fall_back_independently(locale_dir):
     write_catalogue(locale_dir, "uk", "fb", {("title", "lookup"): "title from step 1"})
     write_catalogue(locale_dir, "en", "fb", {("argument:mode", "lookup"): "mode from step 2"})
-    write_catalogue(locale_dir, "uk", None, {("argument:q", "lookup"): "q from step 3", ("title", "lookup"): "title from step 3"})
+    write_catalogue(
+        locale_dir,
+        "uk",
+        None,
+        {("argument:q", "lookup"): "q from step 3", ("title", "lookup"): "title from step 3"},
+    )
     write_catalogue(locale_dir, "en", None, {("description", "lookup"): "description from step 4"})
 
     tool = get_toolset("fb", None, "uk").by_name["lookup"]
@@ -215,22 +224,34 @@ def test_empty_translations_are_missing_translations(locale_dir):
 def test_fallback_chain_order_and_deduplication(settings):
     settings.LANGUAGE_CODE = "en"
     assert fallback_chain("mcp", "uk") == [
-        ("mcp_tools.mcp", "uk"), ("mcp_tools.mcp", "en"), ("mcp_tools", "uk"), ("mcp_tools", "en"),
+        ("mcp_tools.mcp", "uk"),
+        ("mcp_tools.mcp", "en"),
+        ("mcp_tools", "uk"),
+        ("mcp_tools", "en"),
     ]
     assert fallback_chain("mcp", "en") == [("mcp_tools.mcp", "en"), ("mcp_tools", "en")]
 
 
 def test_only_texts_change(locale_dir):
     write_catalogue(
-        locale_dir, "uk", None,
-        {("title", "lookup"): "Т", ("description", "lookup"): "О", ("argument:mode", "lookup"): "Режим"},
+        locale_dir,
+        "uk",
+        None,
+        {
+            ("title", "lookup"): "Т",
+            ("description", "lookup"): "О",
+            ("argument:mode", "lookup"): "Режим",
+        },
     )
     base = get_toolset("fb", None).by_name["lookup"]
     translated = get_toolset("fb", None, "uk").by_name["lookup"]
 
     assert translated is not base
     # The same enum object, values only (null: the optional query parameter is "not given").
-    assert translated.input_schema["properties"]["mode"]["enum"] is base.input_schema["properties"]["mode"]["enum"]
+    assert (
+        translated.input_schema["properties"]["mode"]["enum"]
+        is base.input_schema["properties"]["mode"]["enum"]
+    )
     assert translated.input_schema["properties"]["mode"]["enum"] == ["exact", "fast", None]
     assert translated.input_schema["properties"]["mode"]["description"] == "Режим"
     # The untranslated tool is left alone.
@@ -245,7 +266,8 @@ def _strip_texts(tool: dict) -> dict:
     tool = {k: v for k, v in tool.items() if k not in ("title", "description")}
     schema = dict(tool["inputSchema"])
     schema["properties"] = {
-        name: {k: v for k, v in prop.items() if k != "description"} for name, prop in schema["properties"].items()
+        name: {k: v for k, v in prop.items() if k != "description"}
+        for name, prop in schema["properties"].items()
     }
     tool["inputSchema"] = schema
     return tool
@@ -283,7 +305,10 @@ def test_the_generator_runs_once_per_group_whatever_the_languages(locale_dir, ge
     write_catalogue(locale_dir, "uk", None, {("title", "lookup"): "Пошук"})
     write_catalogue(locale_dir, "de", None, {("title", "lookup"): "Suche"})
 
-    titles = [get_toolset("fb", None, language).by_name["lookup"].title for language in ("en", "uk", "de", "uk", "en")]
+    titles = [
+        get_toolset("fb", None, language).by_name["lookup"].title
+        for language in ("en", "uk", "de", "uk", "en")
+    ]
     get_toolset("fb", None)
 
     assert titles == [CODE_TITLE, "Пошук", "Suche", "Пошук", CODE_TITLE]
@@ -303,7 +328,9 @@ def test_a_language_without_catalogues_gets_the_untranslated_set_itself(locale_d
     assert get_toolset("fb", None, "de") is get_toolset("fb", None)
 
 
-def test_changing_locale_paths_reloads_the_catalogues(locale_dir, tmp_path_factory, settings, generator_runs):
+def test_changing_locale_paths_reloads_the_catalogues(
+    locale_dir, tmp_path_factory, settings, generator_runs
+):
     write_catalogue(locale_dir, "uk", None, {("title", "lookup"): "Перша"})
     assert get_toolset("fb", None, "uk").by_name["lookup"].title == "Перша"
     elsewhere = tmp_path_factory.mktemp("other_locale")
@@ -317,7 +344,9 @@ def test_changing_locale_paths_reloads_the_catalogues(locale_dir, tmp_path_facto
 
 def test_lazy_texts_are_evaluated_once_in_the_default_language(locale_dir):
     with translation.override("uk"):
-        assert translation.gettext(LAZY_SOURCE) != LAZY_SOURCE  # DRF translates it: the test means something
+        assert (
+            translation.gettext(LAZY_SOURCE) != LAZY_SOURCE
+        )  # DRF translates it: the test means something
         toolsets = {language: get_toolset("lazy", None, language) for language in ("uk", "en")}
     for toolset in toolsets.values():
         tool = toolset.by_name["lazy"]
@@ -353,7 +382,9 @@ def _promises(value) -> list:
         ("*", "en"),
     ],
 )
-def test_negotiation_uses_languages_and_falls_back_to_language_code(locale_dir, accept_language, expected):
+def test_negotiation_uses_languages_and_falls_back_to_language_code(
+    locale_dir, accept_language, expected
+):
     request = RequestFactory().post("/mcp/fb/", HTTP_ACCEPT_LANGUAGE=accept_language)
     assert negotiate_language(request) == expected
 
@@ -368,15 +399,25 @@ def fb(locale_dir, db) -> McpClient:
 def test_the_endpoint_answers_in_the_negotiated_language(fb, locale_dir):
     write_catalogue(locale_dir, "uk", None, {("title", "lookup"): "Пошук"})
 
-    uk = fb.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": "uk-UA,uk;q=0.9"})
-    unknown = fb.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": "fr"})
+    uk = fb.post(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": "uk-UA,uk;q=0.9"}
+    )
+    unknown = fb.post(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": "fr"}
+    )
 
     assert uk["Content-Language"] == "uk"
     assert unknown["Content-Language"] == "en"
     for response in (uk, unknown):
         assert "Accept-Language" in [v.strip() for v in response["Vary"].split(",")]
-    titles = {r: {t["name"]: t["title"] for t in resp.json()["result"]["tools"]} for r, resp in (("uk", uk), ("fr", unknown))}
-    assert titles == {"uk": {"lookup": "Пошук", "untitled": "Untitled"}, "fr": {"lookup": CODE_TITLE, "untitled": "Untitled"}}
+    titles = {
+        r: {t["name"]: t["title"] for t in resp.json()["result"]["tools"]}
+        for r, resp in (("uk", uk), ("fr", unknown))
+    }
+    assert titles == {
+        "uk": {"lookup": "Пошук", "untitled": "Untitled"},
+        "fr": {"lookup": CODE_TITLE, "untitled": "Untitled"},
+    }
 
 
 def test_error_responses_carry_the_language_headers_too(fb):
@@ -392,7 +433,11 @@ def test_error_responses_carry_the_language_headers_too(fb):
 CORRUPT_FILES = {
     "bad magic number": b"this is not a gettext catalogue at all",
     "truncated header": b"\xde\x12\x04\x95\x00\x00",
-    "offsets past the end": b"\xde\x12\x04\x95" + b"\x00" * 4 + b"\x05\x00\x00\x00" + b"\x1c\x00\x00\x00" * 2 + b"\x00" * 12,
+    "offsets past the end": b"\xde\x12\x04\x95"
+    + b"\x00" * 4
+    + b"\x05\x00\x00\x00"
+    + b"\x1c\x00\x00\x00" * 2
+    + b"\x00" * 12,
 }
 
 
@@ -420,7 +465,9 @@ def test_a_broken_catalogue_makes_the_endpoint_fail_loudly(fb, locale_dir, setti
     broken.parent.mkdir(parents=True)
     broken.write_bytes(b"garbage")
 
-    response = fb.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": "uk"})
+    response = fb.post(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": "uk"}
+    )
 
     assert response.status_code == 500
     error = response.json()["error"]
@@ -431,7 +478,9 @@ def test_a_broken_catalogue_makes_the_endpoint_fail_loudly(fb, locale_dir, setti
 
 def test_checks_warn_about_unknown_groups_and_uncompiled_catalogues(locale_dir):
     typo = write_catalogue(locale_dir, "uk", "fbb", {("title", "lookup"): "x"})
-    uncompiled = write_catalogue(locale_dir, "de", None, {("title", "lookup"): "x"}).with_suffix(".po")
+    uncompiled = write_catalogue(locale_dir, "de", None, {("title", "lookup"): "x"}).with_suffix(
+        ".po"
+    )
     uncompiled.with_suffix(".mo").unlink()
 
     messages = check_catalogues()
@@ -453,7 +502,9 @@ def test_manage_py_check_runs_the_catalogue_check(locale_dir):
 
 
 def test_load_catalogue_reads_contexts(locale_dir):
-    path = write_catalogue(locale_dir, "uk", None, {("title", "lookup"): "Пошук", ("description", "lookup"): ""})
+    path = write_catalogue(
+        locale_dir, "uk", None, {("title", "lookup"): "Пошук", ("description", "lookup"): ""}
+    )
     catalogue = load_catalogue(path)
     assert catalogue.lookup("title", "lookup") == "Пошук"
     assert catalogue.lookup("description", "lookup") is None
@@ -479,7 +530,9 @@ def test_mcp_tools_previews_the_texts_of_a_language(locale_dir):
         call_command("mcp_tools", "fb", "--language", "fr", stdout=io.StringIO())
 
 
-def test_a_recompiled_catalogue_shows_up_after_the_autoreloader_reports_it(locale_dir, generator_runs):
+def test_a_recompiled_catalogue_shows_up_after_the_autoreloader_reports_it(
+    locale_dir, generator_runs
+):
     from django.utils.autoreload import file_changed
 
     path = write_catalogue(locale_dir, "uk", None, {("title", "lookup"): "Перша"})
@@ -496,7 +549,12 @@ def test_a_recompiled_catalogue_shows_up_after_the_autoreloader_reports_it(local
 def test_a_regional_language_falls_back_to_its_base_language(locale_dir, settings):
     settings.LANGUAGES = [*LANGUAGES, ("de-at", "Austrian German")]
     write_catalogue(locale_dir, "de_AT", None, {("title", "lookup"): "Suche (AT)"})
-    write_catalogue(locale_dir, "de", None, {("title", "lookup"): "Suche", ("description", "lookup"): "Beschreibung"})
+    write_catalogue(
+        locale_dir,
+        "de",
+        None,
+        {("title", "lookup"): "Suche", ("description", "lookup"): "Beschreibung"},
+    )
 
     tool = get_toolset("fb", None, "de-at").by_name["lookup"]
 

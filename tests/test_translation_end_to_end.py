@@ -38,9 +38,14 @@ def list_tools_over_http(url: str, accept_language: str) -> tuple[dict, list[htt
 
     async def main():
         http_client = httpx2.AsyncClient(
-            headers={"Accept-Language": accept_language}, timeout=30, event_hooks={"response": [remember]}
+            headers={"Accept-Language": accept_language},
+            timeout=30,
+            event_hooks={"response": [remember]},
         )
-        async with http_client, Client(streamable_http_client(url, http_client=http_client), mode="legacy") as client:
+        async with (
+            http_client,
+            Client(streamable_http_client(url, http_client=http_client), mode="legacy") as client,
+        ):
             return (await client.list_tools()).tools
 
     tools = anyio.run(main)
@@ -83,7 +88,9 @@ def test_ukrainian_and_english_clients_get_their_texts_and_headers(live_server):
         assert posts, "the client made no successful POST"
         for response in posts:
             assert response.headers["Content-Language"] == language
-            assert "accept-language" in [v.strip().lower() for v in response.headers["Vary"].split(",")]
+            assert "accept-language" in [
+                v.strip().lower() for v in response.headers["Vary"].split(",")
+            ]
 
 
 def test_calls_work_in_any_language(live_server, transactional_db):
@@ -93,7 +100,9 @@ def test_calls_work_in_any_language(live_server, transactional_db):
 
     async def main():
         http_client = httpx2.AsyncClient(headers={"Accept-Language": "de"}, timeout=30)
-        transport = streamable_http_client(f"{live_server.url}/mcp/catalog/", http_client=http_client)
+        transport = streamable_http_client(
+            f"{live_server.url}/mcp/catalog/", http_client=http_client
+        )
         async with http_client, Client(transport, mode="legacy") as client:
             return await client.call_tool("products_search", {"q": "lamp"})
 
@@ -119,9 +128,9 @@ def _strip_texts(tool: dict) -> dict:
 def test_the_structure_is_the_same_in_every_language(group):
     client = McpClient(DjangoClient(), f"/mcp/{group}/")
     listings = {
-        language: client.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": language}).json()[
-            "result"
-        ]["tools"]
+        language: client.post(
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": language}
+        ).json()["result"]["tools"]
         for language in ("en", "uk", "de")
     }
 
@@ -129,7 +138,9 @@ def test_the_structure_is_the_same_in_every_language(group):
     assert [t["title"] for t in listings["uk"]] != [t["title"] for t in listings["en"]]
     assert [t["title"] for t in listings["de"]] != [t["title"] for t in listings["en"]]
     # ... and nothing else does: names, $defs, $ref targets, enums, required lists.
-    stripped = {language: [_strip_texts(tool) for tool in tools] for language, tools in listings.items()}
+    stripped = {
+        language: [_strip_texts(tool) for tool in tools] for language, tools in listings.items()
+    }
     assert stripped["uk"] == stripped["en"]
     assert stripped["de"] == stripped["en"]
 

@@ -43,17 +43,44 @@ def test_the_fast_path_is_used_when_installed(engine):
     assert (wrapped._fast is not None) == (engine == "jsonschema-rs")
     # Tool arguments are checked with formats: the fast path only where no "format" appears.
     formats = Draft202012Validator.FORMAT_CHECKER
-    assert (SchemaValidator({"type": "string"}, format_checker=formats)._fast is not None) == (engine == "jsonschema-rs")
+    assert (SchemaValidator({"type": "string"}, format_checker=formats)._fast is not None) == (
+        engine == "jsonschema-rs"
+    )
     with_format = {"properties": {"when": {"type": "string", "format": "date"}}}
     assert SchemaValidator(with_format, format_checker=formats)._fast is None
     # A property *named* "format" is taken for the keyword: the safe mistake.
-    assert SchemaValidator({"properties": {"format": {"type": "string"}}}, format_checker=formats)._fast is None
+    assert (
+        SchemaValidator(
+            {"properties": {"format": {"type": "string"}}}, format_checker=formats
+        )._fast
+        is None
+    )
 
 
 #: Instances of every JSON type, with Python's traps: bool is an int, 1.0 is an integer.
 PLAIN = [
-    None, True, False, 0, 1, -1, 1.0, 1.5, 2**70, decimal.Decimal("2.5"), "", "a", "abc", "1.0",
-    "2026-01-01T00:00:00Z", [], [1], [1, 1], ["a", None], {}, {"a": 1}, {"a": None, "b": "x"},
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    1.0,
+    1.5,
+    2**70,
+    decimal.Decimal("2.5"),
+    "",
+    "a",
+    "abc",
+    "1.0",
+    "2026-01-01T00:00:00Z",
+    [],
+    [1],
+    [1, 1],
+    ["a", None],
+    {},
+    {"a": 1},
+    {"a": None, "b": "x"},
 ]
 
 KEYWORD_SCHEMAS: list[Any] = [
@@ -98,7 +125,10 @@ KEYWORD_SCHEMAS: list[Any] = [
         "$defs": {
             "Node": {
                 "type": "object",
-                "properties": {"a": {"type": "integer"}, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}},
+                "properties": {
+                    "a": {"type": "integer"},
+                    "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}},
+                },
             }
         },
     },
@@ -123,7 +153,9 @@ def assert_agrees(schema: Any, instances: list[Any], format_checker: Any = None)
 
 
 @pytest.mark.parametrize("schema", KEYWORD_SCHEMAS, ids=lambda s: str(s)[:60])
-@pytest.mark.parametrize("formats", [None, Draft202012Validator.FORMAT_CHECKER], ids=["no-formats", "formats"])
+@pytest.mark.parametrize(
+    "formats", [None, Draft202012Validator.FORMAT_CHECKER], ids=["no-formats", "formats"]
+)
 def test_each_keyword_agrees_with_jsonschema(schema, formats):
     nested = [{"a": 1, "children": [{"a": 2, "children": []}]}, {"a": 1, "children": [{"a": "x"}]}]
     assert_agrees(schema, PLAIN + nested, formats)
@@ -133,7 +165,9 @@ def test_an_unresolvable_reference_raises_as_in_jsonschema():
     schema = {"$ref": "#/$defs/Missing", "$defs": {}}
     wrapped = SchemaValidator(schema)
     for instance in PLAIN:
-        assert _outcome(wrapped.is_valid, instance) == _outcome(Draft202012Validator(schema).is_valid, instance)
+        assert _outcome(wrapped.is_valid, instance) == _outcome(
+            Draft202012Validator(schema).is_valid, instance
+        )
 
 
 def test_a_fast_path_that_raises_falls_back_to_jsonschema():
@@ -165,7 +199,10 @@ def _example(schema: Any, defs: dict[str, Any], depth: int = 0) -> Any:
     kind = schema.get("type")
     kind = next((k for k in kind if k != "null"), "null") if isinstance(kind, list) else kind
     if kind == "object" or "properties" in schema:
-        return {name: _example(sub, defs, depth + 1) for name, sub in schema.get("properties", {}).items()}
+        return {
+            name: _example(sub, defs, depth + 1)
+            for name, sub in schema.get("properties", {}).items()
+        }
     if kind == "array":
         return [_example(schema.get("items", {}), defs, depth + 1) for _ in range(2)]
     if kind in ("integer", "number"):
@@ -173,8 +210,13 @@ def _example(schema: Any, defs: dict[str, Any], depth: int = 0) -> Any:
     if kind == "boolean":
         return True
     if kind == "string":
-        return {"date-time": "2026-01-01T00:00:00Z", "date": "2026-01-01", "uri": "https://x.example/",
-                "email": "a@b.example", "uuid": "12345678-1234-5678-1234-567812345678"}.get(schema.get("format"), "ab")
+        return {
+            "date-time": "2026-01-01T00:00:00Z",
+            "date": "2026-01-01",
+            "uri": "https://x.example/",
+            "email": "a@b.example",
+            "uuid": "12345678-1234-5678-1234-567812345678",
+        }.get(schema.get("format"), "ab")
     return None
 
 
@@ -219,8 +261,17 @@ def _published_schemas() -> list[tuple[str, Any, Any]]:
             continue
         for version in versions:
             for tool in get_toolset(group, version).tools:
-                schemas.append((f"{group}/{version}/{tool.name}/input", tool.input_schema, Draft202012Validator.FORMAT_CHECKER))
-                for label, schema in (("output", tool.output_schema), ("result", tool.result_schema)):
+                schemas.append(
+                    (
+                        f"{group}/{version}/{tool.name}/input",
+                        tool.input_schema,
+                        Draft202012Validator.FORMAT_CHECKER,
+                    )
+                )
+                for label, schema in (
+                    ("output", tool.output_schema),
+                    ("result", tool.result_schema),
+                ):
                     if schema is not None:
                         schemas.append((f"{group}/{version}/{tool.name}/{label}", schema, None))
     return schemas
@@ -269,10 +320,19 @@ INVALID_SCHEMAS = [
 VALID_SCHEMAS = [
     *KEYWORD_SCHEMAS,
     {"dependencies": {"a": ["b"], "c": {"type": "string"}}},
-    {"properties": {"a": True, "b": False}, "required": [], "description": "", "default": {"x": [1]}},
+    {
+        "properties": {"a": True, "b": False},
+        "required": [],
+        "description": "",
+        "default": {"x": [1]},
+    },
     {"patternProperties": {"^a": {"type": "string"}}, "const": None, "enum": [None, 1]},
     {"type": "string", "pattern": "^-?\\d{0,8}(?:\\.\\d{0,2})?$"},
-    {"$id": "https://example.com/s", "$schema": "https://json-schema.org/draft/2020-12/schema", "$anchor": "a"},
+    {
+        "$id": "https://example.com/s",
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$anchor": "a",
+    },
     {"$vocabulary": {"https://json-schema.org/draft/2020-12/vocab/core": True}},
     {"$dynamicRef": "#meta", "$ref": "https://example.com/other#/$defs/x"},
 ]
@@ -288,7 +348,9 @@ def test_check_schema_agrees_with_jsonschema(schema):
     for checked in (set(), warm):
         assert _outcome(lambda s, checked=checked: check_schema(s, checked), schema) == expected
     if expected is not None:  # the same error message as jsonschema's
-        assert _message(lambda: check_schema(schema, set())) == _message(lambda: Draft202012Validator.check_schema(schema))
+        assert _message(lambda: check_schema(schema, set())) == _message(
+            lambda: Draft202012Validator.check_schema(schema)
+        )
 
 
 def _message(function: Any) -> str:
@@ -314,7 +376,9 @@ def test_with_the_fast_path_valid_schemas_need_no_jsonschema_metaschema_run(engi
     monkeypatch.setattr(Draft202012Validator, "check_schema", classmethod(counting))
     checked: set[str] = set()
     for schema in VALID_SCHEMAS:
-        if not (isinstance(schema, dict) and "dependencies" in schema):  # always checked whole by jsonschema
+        if not (
+            isinstance(schema, dict) and "dependencies" in schema
+        ):  # always checked whole by jsonschema
             check_schema(schema, checked)
     # jsonschema-rs and jsonschema's format checker answer every valid node; without the
     # extra, jsonschema checks each distinct node once.

@@ -103,8 +103,16 @@ pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
 
 @pytest.mark.parametrize(
     "group,version",
-    [("versioned", "v1"), ("versioned", "v2"), ("by-header", "1.0"), ("by-header", "2.0"),
-     ("by-query", "a"), ("by-query", "b"), ("by-namespace", "n1"), ("by-namespace", "n2")],
+    [
+        ("versioned", "v1"),
+        ("versioned", "v2"),
+        ("by-header", "1.0"),
+        ("by-header", "2.0"),
+        ("by-query", "a"),
+        ("by-query", "b"),
+        ("by-namespace", "n1"),
+        ("by-namespace", "n2"),
+    ],
 )
 def test_each_version_has_an_endpoint_and_reaches_the_view(group, version):
     client = McpClient(Client(), f"/mcp/{group}/{version}/")
@@ -117,19 +125,28 @@ def test_each_version_has_an_endpoint_and_reaches_the_view(group, version):
 
 
 def test_unknown_version_is_404():
-    response = McpClient(Client(), "/mcp/versioned/v9/").post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    response = McpClient(Client(), "/mcp/versioned/v9/").post(
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    )
     assert response.status_code == 404
     assert "v1, v2" in response.json()["error"]["message"]
 
 
-@override_settings(REST_FRAMEWORK={"DEFAULT_VERSION": "v2", "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"})
+@override_settings(
+    REST_FRAMEWORK={
+        "DEFAULT_VERSION": "v2",
+        "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    }
+)
 def test_unversioned_url_serves_the_default_version():
     result = McpClient(Client(), "/mcp/versioned/").call("which_version")
     assert result["structuredContent"] == {"result": {"version": "v2"}}
 
 
 def test_unversioned_url_without_default_lists_the_versions():
-    response = McpClient(Client(), "/mcp/versioned/").post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    response = McpClient(Client(), "/mcp/versioned/").post(
+        {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+    )
     assert response.status_code == 404
     assert "versioned/v1/" in response.json()["error"]["message"]
 
@@ -144,6 +161,9 @@ def test_a_group_from_settings_is_served_per_version(settings, rule):
     for version in ("v1", "v2"):
         result = McpClient(Client(), f"/mcp/from-settings/{version}/").call("which_version")
         assert result["structuredContent"] == {"result": {"version": version}}
-    assert McpClient(Client(), "/mcp/from-settings/v9/").post(
-        {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    ).status_code == 404
+    assert (
+        McpClient(Client(), "/mcp/from-settings/v9/")
+        .post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        .status_code
+        == 404
+    )

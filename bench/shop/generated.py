@@ -52,6 +52,9 @@ def _patterns(size: int) -> list:
 PATTERNS = {size: _patterns(size) for size in SIZES}
 #: ``{size: [viewset classes]}``, for tagging them with an API group.
 VIEWSETS = {
-    size: sorted({p.callback.cls for p in patterns[0].url_patterns}, key=lambda cls: int(cls.__name__.split("R")[1].split("V")[0]))
+    size: sorted(
+        {p.callback.cls for p in patterns[0].url_patterns},
+        key=lambda cls: int(cls.__name__.split("R")[1].split("V")[0]),
+    )
     for size, patterns in PATTERNS.items()
 }

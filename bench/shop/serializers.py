@@ -14,4 +14,14 @@ class ItemSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Item
-        fields = ["id", "name", "slug", "description", "price", "stock", "is_active", "created_at", "category"]
+        fields = [
+            "id",
+            "name",
+            "slug",
+            "description",
+            "price",
+            "stock",
+            "is_active",
+            "created_at",
+            "category",
+        ]

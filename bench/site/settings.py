@@ -45,7 +45,11 @@ MIDDLEWARE = [
 # Persistent connections, as a deployment that cares about latency has them: a new SQLite
 # connection per request would add the same fixed cost to both sides of every ratio.
 DATABASES = {
-    "default": {"ENGINE": "django.db.backends.sqlite3", "NAME": DATA_DIR / "bench.sqlite3", "CONN_MAX_AGE": 600}
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": DATA_DIR / "bench.sqlite3",
+        "CONN_MAX_AGE": 600,
+    }
 }
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 # Warnings and errors to stderr, as a production server would. The root handler also keeps

@@ -24,7 +24,10 @@ for size, viewsets in generated.VIEWSETS.items():
         api_group(f"gen{size}")(viewset)
 
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
-MCP_HEADERS = {"HTTP_ACCEPT": "application/json, text/event-stream", "HTTP_MCP_PROTOCOL_VERSION": "2025-11-25"}
+MCP_HEADERS = {
+    "HTTP_ACCEPT": "application/json, text/event-stream",
+    "HTTP_MCP_PROTOCOL_VERSION": "2025-11-25",
+}
 _prebytes: dict[str, bytes] = {}
 
 
@@ -40,7 +43,9 @@ def prebytes(request: HttpRequest, group: str) -> HttpResponse:
         from mcp_bridge.transport import mcp_endpoint
 
         factory = RequestFactory()
-        mcp_request = factory.post(f"/mcp/{group}/", json.dumps(TOOLS_LIST), content_type="application/json", **MCP_HEADERS)
+        mcp_request = factory.post(
+            f"/mcp/{group}/", json.dumps(TOOLS_LIST), content_type="application/json", **MCP_HEADERS
+        )
         body = _prebytes[group] = mcp_endpoint(mcp_request, group).content
     return HttpResponse(body, content_type="application/json")
 

@@ -407,7 +407,9 @@ class OrderViewSet(
         responses={
             200: OrderSerializer,
             409: OpenApiResponse(ERROR_RESPONSE, description="The order is not pending."),
-            423: OpenApiResponse(ERROR_RESPONSE, description="Another cancel of the order is in progress."),
+            423: OpenApiResponse(
+                ERROR_RESPONSE, description="Another cancel of the order is in progress."
+            ),
         },
     )
     # Not reversible, hence destructive; a second call fails with 409, hence not idempotent.

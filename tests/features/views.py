@@ -64,7 +64,9 @@ class ReportViewSet(viewsets.ViewSet):
         """A report per caller."""
         return Response(_report(request, "reports_list"), headers={"X-Report": "yes"})
 
-    @extend_schema(parameters=[OpenApiParameter("id", str, OpenApiParameter.PATH)], responses=REPORT)
+    @extend_schema(
+        parameters=[OpenApiParameter("id", str, OpenApiParameter.PATH)], responses=REPORT
+    )
     @cached(timeout=60, tags=["reports", "report:{pk}"])
     def retrieve(self, request, pk=None):
         """One report; "missing" is not found, "invalid" answers 400."""
@@ -92,7 +94,9 @@ class ReportViewSet(viewsets.ViewSet):
         return Response(_report(request, "reports_public"))
 
     @extend_schema(
-        request=inline_serializer("Query", fields={"x": serializers.IntegerField(), "y": serializers.ListField()}),
+        request=inline_serializer(
+            "Query", fields={"x": serializers.IntegerField(), "y": serializers.ListField()}
+        ),
         responses=REPORT,
     )
     @cached(timeout=60)
@@ -139,7 +143,9 @@ def _work(key: str, sleep: float) -> dict:
     directory = os.environ.get("MCP_TEST_DIR")
     if directory:
         line = (json.dumps(record) + "\n").encode()
-        fd = os.open(Path(directory) / "executions.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(
+            Path(directory) / "executions.log", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
+        )
         try:
             os.write(fd, line)
         finally:
@@ -197,4 +203,3 @@ class JobViewSet(viewsets.ViewSet):
     def broken(self, request, pk=None):
         """A key template naming a field that does not exist."""
         return Response({})
-

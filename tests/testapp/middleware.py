@@ -35,7 +35,9 @@ class CurrentRequestMiddleware:
         finally:
             CURRENT_REQUEST.reset(token)
         user = getattr(request, "user", None)
-        SEEN_AFTER_VIEW.append(user.get_username() if user is not None and user.is_authenticated else None)
+        SEEN_AFTER_VIEW.append(
+            user.get_username() if user is not None and user.is_authenticated else None
+        )
         return response
 
 
@@ -45,5 +47,7 @@ def log_change(sender: Any, instance: Ledger, **kwargs: Any) -> None:
     if request is None:
         return  # saved outside a request (fixtures)
     if not request.user.is_authenticated:
-        raise ValueError(f'Cannot assign {request.user!r}: "change log user" must be a "User" instance')
+        raise ValueError(
+            f'Cannot assign {request.user!r}: "change log user" must be a "User" instance'
+        )
     CHANGE_LOG.append((instance.pk, request.user.get_username()))

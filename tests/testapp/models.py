@@ -35,7 +35,9 @@ class Post(models.Model):
     """Cases 4 and 11: a nested author, a choice, a bounded title."""
 
     title = models.CharField(max_length=200)
-    status = models.CharField(max_length=10, choices=[("draft", "Draft"), ("published", "Published")])
+    status = models.CharField(
+        max_length=10, choices=[("draft", "Draft"), ("published", "Published")]
+    )
     author = models.ForeignKey(Author, on_delete=models.CASCADE, related_name="posts")
 
 
@@ -90,6 +92,8 @@ class Label(models.Model):
 
     name = models.CharField(max_length=50)
     color = models.CharField(max_length=20, blank=True)
+
+
 class Ledger(models.Model):
     """Issue 12, "the identity that middleware sees": a row whose changes are logged by
     django-simple-history and by the change log of :mod:`tests.testapp.middleware`."""

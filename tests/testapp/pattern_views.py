@@ -121,7 +121,11 @@ class DocumentNotes(generics.GenericAPIView):
 
     @mcp_tool(name="document_note_delete")
     @extend_schema(
-        parameters=[OpenApiParameter("id", int, OpenApiParameter.QUERY, required=True, description="The note.")],
+        parameters=[
+            OpenApiParameter(
+                "id", int, OpenApiParameter.QUERY, required=True, description="The note."
+            )
+        ],
         responses={204: None},
     )
     def delete(self, request, id):
@@ -166,7 +170,11 @@ HANDWRITTEN_OPERATION = {
             "description": "",
             "content": {
                 "application/json": {
-                    "schema": {"type": "object", "properties": {"word": {"type": "string"}}, "required": ["word"]}
+                    "schema": {
+                        "type": "object",
+                        "properties": {"word": {"type": "string"}},
+                        "required": ["word"],
+                    }
                 }
             },
         }
@@ -179,5 +187,3 @@ HANDWRITTEN_OPERATION = {
 @api_view(["GET"])
 def handwritten_echo(request):
     return Response({"word": request.query_params["word"]})
-
-

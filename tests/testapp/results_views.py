@@ -130,7 +130,10 @@ class EntrySerializer(serializers.Serializer):
 def add_entry(request):
     """Create a report; the response breaks the declared schema (amount is a text)."""
     row = Report.objects.create(name=request.data["name"])
-    return Response({"id": row.pk, "name": row.name, "amount": f"{request.data.get('amount', 0)} EUR"}, status=201)
+    return Response(
+        {"id": row.pk, "name": row.name, "amount": f"{request.data.get('amount', 0)} EUR"},
+        status=201,
+    )
 
 
 class RowSerializer(serializers.Serializer):
@@ -177,7 +180,9 @@ def logo(request):
 def invoice(request):
     """The invoice, as a PDF download."""
     OPENED_FILES.append(io.BytesIO(PDF_BYTES))
-    return FileResponse(OPENED_FILES[-1], content_type="application/pdf", as_attachment=True, filename="invoice.pdf")
+    return FileResponse(
+        OPENED_FILES[-1], content_type="application/pdf", as_attachment=True, filename="invoice.pdf"
+    )
 
 
 @api_group("results")
@@ -203,7 +208,9 @@ class WhoSerializer(serializers.Serializer):
 @authentication_classes([authentication.SessionAuthentication])
 def whoami(request):
     """The user this view sees: session authentication only, so a token does not count."""
-    return Response({"user": request.user.get_username() if request.user.is_authenticated else None})
+    return Response(
+        {"user": request.user.get_username() if request.user.is_authenticated else None}
+    )
 
 
 class PNGRenderer(renderers.BaseRenderer):

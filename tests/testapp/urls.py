@@ -10,7 +10,9 @@ router.register("rest-projects", pattern_views.RestProjectViewSet, basename="res
 router.register("posts", views.PostViewSet, basename="posts")
 router.register("reports", views.ReportViewSet, basename="reports")
 router.register(
-    r"clusters/(?P<cluster_pk>[^/.]+)/regions/(?P<region_pk>[^/.]+)/nodes", views.NodeViewSet, basename="node"
+    r"clusters/(?P<cluster_pk>[^/.]+)/regions/(?P<region_pk>[^/.]+)/nodes",
+    views.NodeViewSet,
+    basename="node",
 )
 
 urlpatterns = [

@@ -35,7 +35,12 @@ LAST_SEEN: dict = {}
 
 def seen(name, request, **extra):
     CALLS[name] += 1
-    LAST_SEEN[name] = {"data": request.data, "user": request.user, "query": dict(request.query_params), **extra}
+    LAST_SEEN[name] = {
+        "data": request.data,
+        "user": request.user,
+        "query": dict(request.query_params),
+        **extra,
+    }
 
 
 @api_group("cases")
@@ -137,7 +142,10 @@ class PageDetail(generics.RetrieveUpdateAPIView):
 
 @api_group("cases")
 class ReportViewSet(
-    mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.DestroyModelMixin, viewsets.GenericViewSet
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
 ):
     """Reports (cases 9, 10, 12)."""
 
@@ -145,7 +153,9 @@ class ReportViewSet(
     serializer_class = ReportSerializer
     pagination_class = None
 
-    @extend_schema(parameters=[OpenApiParameter("kind", str, enum=["401", "403", "405"], required=True)])
+    @extend_schema(
+        parameters=[OpenApiParameter("kind", str, enum=["401", "403", "405"], required=True)]
+    )
     @action(detail=False, methods=["get"])
     def fail(self, request):
         """Fail with the status named by ``kind`` (case 10)."""
@@ -193,7 +203,9 @@ class NodeViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Gen
     pagination_class = None
 
     def get_queryset(self):
-        return Node.objects.filter(cluster=self.kwargs["cluster_pk"], region=self.kwargs["region_pk"])
+        return Node.objects.filter(
+            cluster=self.kwargs["cluster_pk"], region=self.kwargs["region_pk"]
+        )
 
     @extend_schema(request=None, responses=NodeSerializer)
     @action(detail=True, methods=["post"], url_path="restart-node.js")

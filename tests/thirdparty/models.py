@@ -18,5 +18,7 @@ class Book(models.Model):
     price = models.DecimalField(max_digits=8, decimal_places=2)
     published = models.DateField(null=True, blank=True)
     pages = models.PositiveIntegerField(default=0)
-    shelf = models.ForeignKey(Shelf, on_delete=models.SET_NULL, null=True, blank=True, related_name="books")
+    shelf = models.ForeignKey(
+        Shelf, on_delete=models.SET_NULL, null=True, blank=True, related_name="books"
+    )
     lent_to = models.CharField(max_length=100, blank=True)

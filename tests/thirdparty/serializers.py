@@ -14,7 +14,17 @@ class ShelfSerializer(serializers.ModelSerializer):
 class BookSerializer(serializers.ModelSerializer):
     class Meta:
         model = Book
-        fields = ["id", "title", "author", "status", "price", "published", "pages", "shelf", "lent_to"]
+        fields = [
+            "id",
+            "title",
+            "author",
+            "status",
+            "price",
+            "published",
+            "pages",
+            "shelf",
+            "lent_to",
+        ]
         read_only_fields = ["status", "lent_to"]
 
 

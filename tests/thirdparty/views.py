@@ -54,7 +54,9 @@ class BookViewSet(viewsets.ModelViewSet):
         lend = LendSerializer(data=request.data)
         lend.is_valid(raise_exception=True)
         if book.status == Book.Status.LENT:
-            return Response({"detail": "The book is lent already."}, status=status.HTTP_409_CONFLICT)
+            return Response(
+                {"detail": "The book is lent already."}, status=status.HTTP_409_CONFLICT
+            )
         book.status = Book.Status.LENT
         book.lent_to = lend.validated_data["borrower"]
         book.save()
@@ -64,7 +66,9 @@ class BookViewSet(viewsets.ModelViewSet):
     @action(detail=False, methods=["get"], pagination_class=None)
     def available(self, request):
         """The books on the shelves, not lent."""
-        return Response(BookSerializer(self.get_queryset().filter(status=Book.Status.AVAILABLE), many=True).data)
+        return Response(
+            BookSerializer(self.get_queryset().filter(status=Book.Status.AVAILABLE), many=True).data
+        )
 
 
 @extend_schema(responses=StatsSerializer)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -80,29 +80,43 @@ class Command(BaseCommand):
         "Write or update the gettext catalogues (.po) of the MCP tool texts: a msgid for every "
         "title, description and argument description, keeping existing translations."
     )
-    requires_system_checks: ClassVar[list[str]] = []  # the command reports a broken group itself
+    requires_system_checks: list[str] = []  # the command reports a broken group itself
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument(
-            "-l", "--locale", action="append", default=[],
+            "-l",
+            "--locale",
+            action="append",
+            default=[],
             help="a locale to create or update (uk, de, pt_BR); repeatable",
         )
         parser.add_argument(
-            "-a", "--all", action="store_true",
+            "-a",
+            "--all",
+            action="store_true",
             help="update every locale that already has a directory in the locale directory",
         )
         parser.add_argument(
-            "-g", "--group", action="append", default=[],
+            "-g",
+            "--group",
+            action="append",
+            default=[],
             help=f"write the per-group catalogue {DOMAIN}.<group>.po of this group (repeatable) "
             f"instead of the base catalogue {DOMAIN}.po of all groups",
         )
         parser.add_argument(
-            "--locale-dir", help="where the <locale>/LC_MESSAGES directories are (default: LOCALE_PATHS[0])"
+            "--locale-dir",
+            help="where the <locale>/LC_MESSAGES directories are (default: LOCALE_PATHS[0])",
         )
-        parser.add_argument("--no-obsolete", action="store_true", help="drop the entries of tools that are gone")
-        parser.add_argument("--compile", action="store_true", help="also write the .mo file of each catalogue")
         parser.add_argument(
-            "--check", action="store_true",
+            "--no-obsolete", action="store_true", help="drop the entries of tools that are gone"
+        )
+        parser.add_argument(
+            "--compile", action="store_true", help="also write the .mo file of each catalogue"
+        )
+        parser.add_argument(
+            "--check",
+            action="store_true",
             help="write nothing; exit with status 1 when a catalogue is missing or out of date",
         )
 
@@ -113,7 +127,9 @@ class Command(BaseCommand):
         groups = get_groups()
         for group in options["group"]:
             if group not in groups:
-                raise CommandError(f"Unknown API group {group!r}. Known groups: {', '.join(groups) or 'none'}.")
+                raise CommandError(
+                    f"Unknown API group {group!r}. Known groups: {', '.join(groups) or 'none'}."
+                )
         targets: list[tuple[str | None, Iterable[str]]]
         if options["group"]:
             targets = [(group, [group]) for group in options["group"]]
@@ -125,10 +141,14 @@ class Command(BaseCommand):
             entries = self._collect(members, groups)
             for locale in locales:
                 path = locale_dir / locale / "LC_MESSAGES" / f"{catalogue_domain(group)}.po"
-                status, po = self._update(polib, path, locale, group, entries, options["no_obsolete"])
+                status, po = self._update(
+                    polib, path, locale, group, entries, options["no_obsolete"]
+                )
                 if options["check"]:
                     if status != "unchanged":
-                        stale.append(f"{path} ({status.replace('updated', 'out of date').replace('created', 'missing')})")
+                        stale.append(
+                            f"{path} ({status.replace('updated', 'out of date').replace('created', 'missing')})"
+                        )
                     continue
                 if status != "unchanged":
                     path.parent.mkdir(parents=True, exist_ok=True)
@@ -142,7 +162,10 @@ class Command(BaseCommand):
                 if options["compile"]:
                     self._compile(po, path.with_suffix(".mo"))
         if stale:
-            raise CommandError("Tool-text catalogues out of date; run manage.py mcp_makemessages:\n  " + "\n  ".join(stale))
+            raise CommandError(
+                "Tool-text catalogues out of date; run manage.py mcp_makemessages:\n  "
+                + "\n  ".join(stale)
+            )
 
     @staticmethod
     def _locale_dir(option: str | None) -> Path:
@@ -163,12 +186,16 @@ class Command(BaseCommand):
         if every:
             found = sorted(p.parent.name for p in locale_dir.glob("*/LC_MESSAGES") if p.is_dir())
             if not found and not locales:
-                raise CommandError(f"--all found no <locale>/LC_MESSAGES directory in {locale_dir}; use --locale.")
+                raise CommandError(
+                    f"--all found no <locale>/LC_MESSAGES directory in {locale_dir}; use --locale."
+                )
             locales += found
         return list(dict.fromkeys(locales))
 
     @staticmethod
-    def _collect(members: Iterable[str], groups: dict[str, list[str | None]]) -> dict[tuple[str, str], list[str]]:
+    def _collect(
+        members: Iterable[str], groups: dict[str, list[str | None]]
+    ) -> dict[tuple[str, str], list[str]]:
         """``{(msgctxt, msgid): [distinct code texts]}`` for the tools of ``members``, sorted by tool.
 
         A tool name met in several groups or versions is one entry (a translation
@@ -210,8 +237,12 @@ class Command(BaseCommand):
         existed = path.exists()
         old = polib.pofile(str(path), wrapwidth=78) if existed else None
         po = polib.POFile(wrapwidth=78)
-        po.header = old.header if old is not None and old.header else _HEADER.format(
-            scope=f" of API group {group!r}" if group else " of every API group"
+        po.header = (
+            old.header
+            if old is not None and old.header
+            else _HEADER.format(
+                scope=f" of API group {group!r}" if group else " of every API group"
+            )
         )
         po.metadata = dict(old.metadata) if old is not None else {}
         # The fields `msgfmt --check` wants, with gettext's template values until a translator

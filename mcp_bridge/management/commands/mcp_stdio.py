@@ -56,29 +56,45 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("group", help="the API group to serve")
-        parser.add_argument("--api-version", dest="api_version", help="the API version (versioned groups)")
-        parser.add_argument("--user", help="run every call as this user (username); anonymous if omitted")
+        parser.add_argument(
+            "--api-version", dest="api_version", help="the API version (versioned groups)"
+        )
+        parser.add_argument(
+            "--user", help="run every call as this user (username); anonymous if omitted"
+        )
         parser.add_argument(
             "--language",
             help="the language of the tool texts, negotiated as the HTTP endpoint negotiates "
             "Accept-Language (de-at falls back to de); default: LANGUAGE_CODE",
         )
         parser.add_argument(
-            "--schema", choices=PROFILES, dest="schema_profile",
+            "--schema",
+            choices=PROFILES,
+            dest="schema_profile",
             help="how tool schemas are written (mcp_bridge.profiles); default: the SCHEMA_PROFILE setting",
         )
         parser.add_argument(
-            "--host", default="localhost",
+            "--host",
+            default="localhost",
             help="the Host the views see (absolute URLs in results); must be in ALLOWED_HOSTS",
         )
 
     def handle(
-        self, *args: Any, group: str, api_version: str | None, user: str | None, host: str,
-        language: str | None, schema_profile: str | None = None, **options: Any,
+        self,
+        *args: Any,
+        group: str,
+        api_version: str | None,
+        user: str | None,
+        host: str,
+        language: str | None,
+        schema_profile: str | None = None,
+        **options: Any,
     ) -> None:
         versions = get_groups().get(group)
         if versions is None:
-            raise CommandError(f"Unknown API group {group!r}. Known groups: {', '.join(get_groups()) or 'none'}.")
+            raise CommandError(
+                f"Unknown API group {group!r}. Known groups: {', '.join(get_groups()) or 'none'}."
+            )
         if api_version is None and versions != [None]:
             api_version = versions[-1]
         # Negotiated as the endpoint does for an Accept-Language header (a variant falls back
@@ -101,11 +117,15 @@ class Command(BaseCommand):
         try:
             return model._default_manager.get_by_natural_key(username)
         except model.DoesNotExist as exc:
-            raise CommandError(f"No user {username!r}: --user takes an existing {model.USERNAME_FIELD}.") from exc
+            raise CommandError(
+                f"No user {username!r}: --user takes an existing {model.USERNAME_FIELD}."
+            ) from exc
 
 
 class _StdioServer:
-    def __init__(self, toolset: Any, forced_user: Any, host: str, schema_profile: str | None = None) -> None:
+    def __init__(
+        self, toolset: Any, forced_user: Any, host: str, schema_profile: str | None = None
+    ) -> None:
         self.toolset = toolset
         self.schema_profile = schema_profile
         self.forced_user = forced_user
@@ -117,13 +137,18 @@ class _StdioServer:
         request.method = "POST"
         request.path = request.path_info = "/"
         request.META.update(
-            {"SERVER_NAME": self.host, "SERVER_PORT": "80", "HTTP_HOST": self.host, "REMOTE_ADDR": "127.0.0.1"}
+            {
+                "SERVER_NAME": self.host,
+                "SERVER_PORT": "80",
+                "HTTP_HOST": self.host,
+                "REMOTE_ADDR": "127.0.0.1",
+            }
         )
         if self.forced_user is not None:
             request.user = self.forced_user
             # Private DRF API, read by rest_framework.request.Request: APIClient.force_authenticate's
             # mechanism (tests/test_private_apis.py fails if it disappears).
-            request._force_auth_user = self.forced_user
+            request._force_auth_user = self.forced_user  # type: ignore[attr-defined]
         return request
 
     def serve(self, stdin: TextIO, stdout: TextIO) -> None:
@@ -154,7 +179,10 @@ class _StdioServer:
         if isinstance(message, list):
             # A batch: 2025-03-26 only, as on HTTP (mcp_bridge.batch).
             call = Call(
-                request=request, toolset=self.toolset, revision=self.revision, check_headers=False,
+                request=request,
+                toolset=self.toolset,
+                revision=self.revision,
+                check_headers=False,
                 schema_profile=self.schema_profile,
             )
             try:
@@ -163,17 +191,28 @@ class _StdioServer:
                 return _error(exc.code, exc.message, exc.data)
         revision = self.revision
         meta = (message.get("params") or {}).get("_meta") if isinstance(message, dict) else None
-        if isinstance(meta, dict) and meta.get(PROTOCOL_VERSION_META_KEY) not in (None, *HANDSHAKE_REVISIONS):
+        if isinstance(meta, dict) and meta.get(PROTOCOL_VERSION_META_KEY) not in (
+            None,
+            *HANDSHAKE_REVISIONS,
+        ):
             revision = MODERN_REVISIONS[-1]
         call = Call(
-            request=request, toolset=self.toolset, revision=revision, check_headers=False,
+            request=request,
+            toolset=self.toolset,
+            revision=revision,
+            check_headers=False,
             schema_profile=self.schema_profile,
         )
         try:
             response = handle_message(message, call)
         except JsonRpcError as exc:
             return _error(exc.code, exc.message, exc.data)
-        if isinstance(message, dict) and message.get("method") == "initialize" and response and "result" in response:
+        if (
+            isinstance(message, dict)
+            and message.get("method") == "initialize"
+            and response
+            and "result" in response
+        ):
             self.revision = response["result"]["protocolVersion"]
         return response
 

@@ -43,12 +43,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_supported_language_variant
 
-from mcp_bridge.conf import bridge_settings
 from mcp_bridge.checks import TAG
+from mcp_bridge.conf import bridge_settings
 from mcp_bridge.exceptions import ToolSetError
 from mcp_bridge.naming import is_portable
-from mcp_bridge.profiles import PROFILES, QUERY_PARAMETER
 from mcp_bridge.probe import probe_toolset
+from mcp_bridge.profiles import PROFILES, QUERY_PARAMETER
 from mcp_bridge.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.registry import get_groups, get_toolset
 
@@ -59,42 +59,60 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("group", nargs="?", help="only this group")
-        parser.add_argument("--api-version", dest="api_version", help="the API version (versioned groups)")
-        parser.add_argument("--json", action="store_true", help="print the tools/list result as JSON")
-        parser.add_argument("--base-url", default="", help="prefix for the printed endpoint URLs")
         parser.add_argument(
-            "--language", help="translate the texts as for a client of this language (default: the code's texts)"
+            "--api-version", dest="api_version", help="the API version (versioned groups)"
         )
         parser.add_argument(
-            "--schema", choices=PROFILES, dest="schema_profile",
+            "--json", action="store_true", help="print the tools/list result as JSON"
+        )
+        parser.add_argument("--base-url", default="", help="prefix for the printed endpoint URLs")
+        parser.add_argument(
+            "--language",
+            help="translate the texts as for a client of this language (default: the code's texts)",
+        )
+        parser.add_argument(
+            "--schema",
+            choices=PROFILES,
+            dest="schema_profile",
             help="write the schemas in this profile (default: the SCHEMA_PROFILE setting)",
         )
         parser.add_argument(
-            "--probe-output", action="store_true",
+            "--probe-output",
+            action="store_true",
             help="call the read-only tools that need no arguments and report output mismatches",
         )
         parser.add_argument("--user", help="--probe-output: call as this user (default: anonymous)")
         parser.add_argument(
-            "--follow-lists", action="store_true",
+            "--follow-lists",
+            action="store_true",
             help="--probe-output: also fetch each list tool's first item with its retrieve tool",
         )
         parser.add_argument(
-            "--validate", action="store_true",
+            "--validate",
+            action="store_true",
             help="run every mcp_bridge check, the full build of every group included; exit 1 on errors",
         )
-        parser.add_argument("--fail-on-warn", action="store_true", help="with --validate: warnings fail too")
+        parser.add_argument(
+            "--fail-on-warn", action="store_true", help="with --validate: warnings fail too"
+        )
 
-    def handle(self, *args: Any, group: str | None, api_version: str | None, **options: Any) -> None:
+    def handle(
+        self, *args: Any, group: str | None, api_version: str | None, **options: Any
+    ) -> None:
         if options["validate"]:
             # Django's own check runner and output; SystemCheckError makes the exit status 1.
             self.check(
-                tags=[TAG], include_deployment_checks=True, display_num_errors=True,
+                tags=[TAG],
+                include_deployment_checks=True,
+                display_num_errors=True,
                 fail_level=checks.WARNING if options["fail_on_warn"] else checks.ERROR,
             )
             return
         groups = get_groups()
         if group is not None and group not in groups:
-            raise CommandError(f"Unknown API group {group!r}. Known groups: {', '.join(groups) or 'none'}.")
+            raise CommandError(
+                f"Unknown API group {group!r}. Known groups: {', '.join(groups) or 'none'}."
+            )
         language = self._language(options.get("language"))
         profile = options.get("schema_profile") or bridge_settings.SCHEMA_PROFILE
         failures = []
@@ -110,7 +128,9 @@ class Command(BaseCommand):
                     failures.append(str(exc))
                     continue
                 if options.get("probe_output"):
-                    failures += self._probe(toolset, options.get("user"), options.get("follow_lists", False))
+                    failures += self._probe(
+                        toolset, options.get("user"), options.get("follow_lists", False)
+                    )
                     continue
                 tools = [tool.as_mcp(LATEST_HANDSHAKE_REVISION, profile) for tool in toolset.tools]
                 if options["json"]:
@@ -139,18 +159,26 @@ class Command(BaseCommand):
             try:
                 user = model._default_manager.get_by_natural_key(username)
             except model.DoesNotExist as exc:
-                raise CommandError(f"No user {username!r}: --user takes an existing {model.USERNAME_FIELD}.") from exc
+                raise CommandError(
+                    f"No user {username!r}: --user takes an existing {model.USERNAME_FIELD}."
+                ) from exc
         label = f"{toolset.group}/{toolset.version}" if toolset.version else toolset.group
-        self.stdout.write(f"# {label}: probing read-only tools as {username or 'an anonymous user'}")
+        self.stdout.write(
+            f"# {label}: probing read-only tools as {username or 'an anonymous user'}"
+        )
         failures = []
         for report in probe_toolset(toolset, user=user, follow_lists=follow_lists):
             arguments = json.dumps(report.arguments) if report.arguments else ""
             code = "" if report.code is None else str(report.code)
             self.stdout.write(f"{report.tool:32} {report.outcome:9} {code:4} {arguments}".rstrip())
             if report.outcome == "MISMATCH":
-                failures.append(f"Tool {report.tool!r}: its data does not match its outputSchema (see above).")
+                failures.append(
+                    f"Tool {report.tool!r}: its data does not match its outputSchema (see above)."
+                )
                 for error in report.errors:
-                    self.stdout.write(f"    {error['path']}: {error['found']} breaks {error['keyword']} at {error['schemaPath']}")
+                    self.stdout.write(
+                        f"    {error['path']}: {error['found']} breaks {error['keyword']} at {error['schemaPath']}"
+                    )
             elif report.outcome == "ERROR":
                 self.stdout.write(f"    {report.message.splitlines()[0] if report.message else ''}")
         return failures
@@ -171,13 +199,17 @@ class Command(BaseCommand):
         try:
             return get_supported_language_variant(code)
         except LookupError:
-            raise CommandError(f"Unknown language {code!r}: it is not in settings.LANGUAGES.") from None
+            raise CommandError(
+                f"Unknown language {code!r}: it is not in settings.LANGUAGES."
+            ) from None
 
     @staticmethod
     def _endpoint_path(group: str, version: str | None) -> str:
         try:
             if version:
-                return reverse("mcp_bridge:endpoint-version", kwargs={"group": group, "version": version})
+                return reverse(
+                    "mcp_bridge:endpoint-version", kwargs={"group": group, "version": version}
+                )
             return reverse("mcp_bridge:endpoint", kwargs={"group": group})
         except NoReverseMatch:
             return f"<mcp_bridge.urls not included>/{group}/"

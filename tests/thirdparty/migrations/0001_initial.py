@@ -5,33 +5,57 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Shelf',
+            name="Shelf",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('room', models.CharField(blank=True, max_length=50)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                ("room", models.CharField(blank=True, max_length=50)),
             ],
         ),
         migrations.CreateModel(
-            name='Book',
+            name="Book",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('title', models.CharField(max_length=200)),
-                ('author', models.CharField(max_length=100)),
-                ('status', models.CharField(choices=[('available', 'Available'), ('lent', 'Lent')], default='available', max_length=10)),
-                ('price', models.DecimalField(decimal_places=2, max_digits=8)),
-                ('published', models.DateField(blank=True, null=True)),
-                ('pages', models.PositiveIntegerField(default=0)),
-                ('lent_to', models.CharField(blank=True, max_length=100)),
-                ('shelf', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='books', to='thirdparty.shelf')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("title", models.CharField(max_length=200)),
+                ("author", models.CharField(max_length=100)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("available", "Available"), ("lent", "Lent")],
+                        default="available",
+                        max_length=10,
+                    ),
+                ),
+                ("price", models.DecimalField(decimal_places=2, max_digits=8)),
+                ("published", models.DateField(blank=True, null=True)),
+                ("pages", models.PositiveIntegerField(default=0)),
+                ("lent_to", models.CharField(blank=True, max_length=100)),
+                (
+                    "shelf",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="books",
+                        to="thirdparty.shelf",
+                    ),
+                ),
             ],
         ),
     ]
