@@ -2,8 +2,7 @@
 runs one.
 
 A session installs the package with its runtime dependencies pinned to one combination and
-only the tools the tests need (pytest, the MCP client, the lock tests' server, polib, redis-py),
-not the ``fast`` extra: the pure-Python paths (jsonschema, the json module) are the ones every
+only what the tests need (the ``test`` extra of pyproject.toml, read here), not the ``fast`` extra: the pure-Python paths (jsonschema, the json module) are the ones every
 user has. ``oldest`` pins each runtime dependency to the floor ``pyproject.toml`` allows, so a
 floor that stops working fails here first; ``newest`` takes the newest releases. Extra
 arguments go to pytest: ``nox -s oldest -- -k versioning``.
@@ -16,29 +15,32 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import subprocess
+import tomllib
 
 import nox
 
 nox.options.sessions = ["oldest", "newest"]
 nox.options.reuse_existing_virtualenvs = True
 
+
 #: What the tests import besides the package (the ``test`` extra less jsonschema-rs and orjson).
 #: The environment passes through: ``DJANGO_SETTINGS_MODULE=tests.settings_postgres nox -s
 #: oldest`` runs the combination on PostgreSQL.
-TEST_TOOLS = [
-    "pytest>=8",
-    "pytest-django>=4.8",
-    "mcp>=2,<3",
-    "gunicorn>=23",
-    "polib>=1.2",
-    "redis>=5",
-    # For DJANGO_SETTINGS_MODULE=tests.settings_postgres (as .ci/run runs `oldest`).
-    "psycopg[binary]>=3.1",
-]
+def _test_tools() -> list[str]:
+    """The ``test`` extra of pyproject.toml (what tests/settings.py and the tests import),
+    less the ``fast`` extra: one list, so that a new test dependency reaches every session."""
+    with open(os.path.join(os.path.dirname(__file__), "pyproject.toml"), "rb") as fp:
+        extras = tomllib.load(fp)["project"]["optional-dependencies"]
+    fast = {re.split(r"[<>=!\[ ]", requirement)[0].lower() for requirement in extras["fast"]}
+    tools = [r for r in extras["test"] if re.split(r"[<>=!\[ ]", r)[0].lower() not in fast]
+    return tools  # psycopg among them: .ci/run runs `oldest` on tests.settings_postgres
 
-#: The floors of ``[project] dependencies``: keep the two in step.
+
+TEST_TOOLS = _test_tools()
+
 FLOORS = [
     "Django==5.2",
     "djangorestframework==3.15.1",
