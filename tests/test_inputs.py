@@ -600,7 +600,8 @@ def gunicorn_url(tmp_path_factory):
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 30
+        # Generous: a fresh clone's first gunicorn start compiles and imports everything.
+        deadline = time.monotonic() + 120
         port = None
         while port is None and time.monotonic() < deadline:
             assert process.poll() is None, log.read_text() if log.exists() else "gunicorn exited"
@@ -608,7 +609,7 @@ def gunicorn_url(tmp_path_factory):
             found = re.search(r"Listening at: http://127\.0\.0\.1:(\d+)", text)
             port = found and "Booting worker" in text and found.group(1)
             time.sleep(0.1)
-        assert port, "gunicorn did not start"
+        assert port, f"gunicorn did not start: {log.read_text() if log.exists() else 'no log'}"
         yield "127.0.0.1", int(port)
     finally:
         process.terminate()
