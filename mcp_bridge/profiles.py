@@ -61,7 +61,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_bridge.schema import COMPONENTS_PREFIX, DEFS_PREFIX
+from mcp_bridge.schema import (
+    COMPONENTS_PREFIX,
+    DEFS_PREFIX,
+    SUBSCHEMA_KEYWORDS,
+    SUBSCHEMA_LIST_KEYWORDS,
+    SUBSCHEMA_MAP_KEYWORDS,
+)
 
 __all__ = [
     "DEFS",
@@ -119,26 +125,10 @@ PORTABLE_KEYWORDS = frozenset(
     }
 )
 
-#: Keywords whose value is one subschema.
-_SUBSCHEMA = frozenset(
-    {
-        "items",
-        "not",
-        "additionalProperties",
-        "unevaluatedProperties",
-        "propertyNames",
-        "contains",
-        "if",
-        "then",
-        "else",
-        "unevaluatedItems",
-        "contentSchema",
-    }
-)
-#: Keywords whose value is a list of subschemas.
-_SUBSCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
-#: Keywords whose value maps names (not keywords) to subschemas.
-_SUBSCHEMA_MAP = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+# Where subschemas sit: the same keyword sets as the conversion's walks (mcp_bridge.schema).
+_SUBSCHEMA = SUBSCHEMA_KEYWORDS
+_SUBSCHEMA_LIST = SUBSCHEMA_LIST_KEYWORDS
+_SUBSCHEMA_MAP = SUBSCHEMA_MAP_KEYWORDS
 #: Texts kept by every profile; they stay outside an ``anyOf`` made by a rewrite.
 _TEXTS = ("title", "description")
 #: Annotations that never change what is accepted; ``portable`` drops them.

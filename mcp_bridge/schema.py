@@ -63,7 +63,7 @@ DEFS_PREFIX = "#/$defs/"
 OPENAPI_ONLY_KEYWORDS = frozenset({"nullable", "discriminator", "xml", "externalDocs", "example"})
 
 #: Keywords whose value is one subschema (``items`` may also be a draft 4 list of them).
-_SUBSCHEMA_KEYWORDS = frozenset(
+SUBSCHEMA_KEYWORDS = frozenset(
     {
         "items",
         "not",
@@ -79,9 +79,9 @@ _SUBSCHEMA_KEYWORDS = frozenset(
     }
 )
 #: Keywords whose value is a list of subschemas.
-_SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 #: Keywords whose value maps names to subschemas (the names are data, not keywords).
-_SUBSCHEMA_MAP_KEYWORDS = frozenset(
+SUBSCHEMA_MAP_KEYWORDS = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 )
 #: Keywords that describe a value rather than constrain it; they stay on the outside
@@ -109,12 +109,12 @@ def to_json_schema(schema: Any) -> Any:
     for key, value in schema.items():
         if key in OPENAPI_ONLY_KEYWORDS or key.startswith("x-"):
             continue
-        if key in _SUBSCHEMA_KEYWORDS:
+        if key in SUBSCHEMA_KEYWORDS:
             if isinstance(value, list):  # draft 4 tuple ``items``
                 converted[key] = [to_json_schema(item) for item in value]
             else:
                 converted[key] = to_json_schema(value)
-        elif key in _SUBSCHEMA_LIST_KEYWORDS:
+        elif key in SUBSCHEMA_LIST_KEYWORDS:
             branches = [to_json_schema(item) for item in value]
             pinned = None
             if key in ("oneOf", "anyOf") and isinstance(discriminator, Mapping):
@@ -127,7 +127,7 @@ def to_json_schema(schema: Any) -> Any:
                 converted["anyOf"] = branches
             else:
                 converted[key] = branches
-        elif key in _SUBSCHEMA_MAP_KEYWORDS:
+        elif key in SUBSCHEMA_MAP_KEYWORDS:
             converted[key] = {name: to_json_schema(sub) for name, sub in value.items()}
         else:
             converted[key] = copy.deepcopy(value)
@@ -222,15 +222,15 @@ def _subschemas(schema: Mapping[str, Any]) -> Iterator[Any]:
     keywords. Everything else (``enum``, ``default``, names in ``properties``, unknown
     keywords) is data."""
     for key, value in schema.items():
-        if key in _SUBSCHEMA_KEYWORDS:
+        if key in SUBSCHEMA_KEYWORDS:
             if isinstance(value, list):  # draft 4 tuple ``items``
                 yield from value
             else:
                 yield value
-        elif key in _SUBSCHEMA_LIST_KEYWORDS:
+        elif key in SUBSCHEMA_LIST_KEYWORDS:
             if isinstance(value, list):
                 yield from value
-        elif key in _SUBSCHEMA_MAP_KEYWORDS and _is_mapping(value):
+        elif key in SUBSCHEMA_MAP_KEYWORDS and _is_mapping(value):
             yield from value.values()
 
 
@@ -277,15 +277,15 @@ def _rewrite_refs(schema: Any) -> Any:
         if key == "$ref":
             if isinstance(value, str) and value.startswith(COMPONENTS_PREFIX):
                 value = DEFS_PREFIX + value[len(COMPONENTS_PREFIX) :]
-        elif key in _SUBSCHEMA_KEYWORDS:
+        elif key in SUBSCHEMA_KEYWORDS:
             if isinstance(value, list):
                 value = [_rewrite_refs(item) for item in value]
             else:
                 value = _rewrite_refs(value)
-        elif key in _SUBSCHEMA_LIST_KEYWORDS:
+        elif key in SUBSCHEMA_LIST_KEYWORDS:
             if isinstance(value, list):
                 value = [_rewrite_refs(item) for item in value]
-        elif key in _SUBSCHEMA_MAP_KEYWORDS and _is_mapping(value):
+        elif key in SUBSCHEMA_MAP_KEYWORDS and _is_mapping(value):
             value = {name: _rewrite_refs(sub) for name, sub in value.items()}
         rewritten[key] = value
     return rewritten
