@@ -2,18 +2,18 @@
 
 The pipeline, one module per step, in the order a request flows through it:
 
-* :mod:`mcp_bridge.transport` — the Streamable HTTP endpoint (a plain Django view);
-* :mod:`mcp_bridge.authorization` — OAuth 2.1 for protected groups (the resource server),
+* :mod:`mcp_bridge.transport.endpoint` — the Streamable HTTP endpoint (a plain Django view);
+* :mod:`mcp_bridge.transport.authorization` — OAuth 2.1 for protected groups (the resource server),
   before any JSON-RPC handling;
-* :mod:`mcp_bridge.dispatch` — JSON-RPC messages and MCP methods;
-* :mod:`mcp_bridge.registry` — the cached tool set of a group/version;
-* :mod:`mcp_bridge.openapi` — drf-spectacular's operations for a group (its URL walk reads
-  group membership from the decorators and from :mod:`mcp_bridge.membership`, the
+* :mod:`mcp_bridge.dispatch.methods` — JSON-RPC messages and MCP methods;
+* :mod:`mcp_bridge.toolset.registry` — the cached tool set of a group/version;
+* :mod:`mcp_bridge.toolset.openapi` — drf-spectacular's operations for a group (its URL walk reads
+  group membership from the decorators and from :mod:`mcp_bridge.toolset.membership`, the
   ``MCP_BRIDGE["GROUPS"]`` rules);
-* :mod:`mcp_bridge.schema` — OpenAPI 3.0 schemas to JSON Schema 2020-12;
-* :mod:`mcp_bridge.openrpc` — operations to OpenRPC-style method descriptions;
-* :mod:`mcp_bridge.tools` — methods to MCP tools (``$defs`` rewriting, annotations);
-* :mod:`mcp_bridge.executor` — ``tools/call`` through the real DRF view.
+* :mod:`mcp_bridge.toolset.schema` — OpenAPI 3.0 schemas to JSON Schema 2020-12;
+* :mod:`mcp_bridge.toolset.openrpc` — operations to OpenRPC-style method descriptions;
+* :mod:`mcp_bridge.toolset.tools` — methods to MCP tools (``$defs`` rewriting, annotations);
+* :mod:`mcp_bridge.toolcall.executor` — ``tools/call`` through the real DRF view.
 
 The public API is small: :func:`api_group` and :func:`mcp_tool`.
 """

@@ -20,6 +20,6 @@ class McpBridgeConfig(AppConfig):
         # only, so that a broken group never slows down or stops `migrate` (mcp_bridge.checks).
         checks.register(check_tool_sets, checks.Tags.urls, TAG, deploy=True)
 
-        from mcp_bridge.translation import check_catalogues
+        from mcp_bridge.toolset.translation import check_catalogues
 
         checks.register(check_catalogues, checks.Tags.translation, TAG)

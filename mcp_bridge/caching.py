@@ -1,6 +1,6 @@
 """Result caching of DRF operations, declared once on the view: :func:`cached`.
 
-The decorator wraps the operation's handler (see :mod:`mcp_bridge.handlers`),
+The decorator wraps the operation's handler (see :mod:`mcp_bridge.base.handlers`),
 so it runs after DRF's authentication, permissions and throttles, and holds for
 REST callers and MCP ``tools/call`` alike. A cache hit returns a response built
 from the stored data **without running the handler**.
@@ -51,8 +51,8 @@ from django.utils import translation
 from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 
-from mcp_bridge.conf import bridge_settings
-from mcp_bridge.handlers import HandlerCall, is_success, run_after_commit, wrap_handler
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.handlers import HandlerCall, is_success, run_after_commit, wrap_handler
 
 __all__ = [
     "UncacheableRequest",

@@ -11,7 +11,7 @@
 **Deployment and validation** (``check --deploy``, ``manage.py mcp_tools --validate``):
 :func:`check_tool_sets` builds every group/version as the endpoint does
 (drf-spectacular's generation and the whole pipeline) and reports each
-:class:`~mcp_bridge.exceptions.Problem` of a group that cannot be built (``E001``-``E005``,
+:class:`~mcp_bridge.base.errors.Problem` of a group that cannot be built (``E001``-``E005``,
 ``E010``, ``E020``, ``E021``) as an error with its id, a ``hint`` and the culprit view as
 ``obj``, and each warning of a built tool set (``W010``, ``W020``, ``W040``...) as a
 warning. It is a deployment check because it costs as much as generating the API's schema:
@@ -24,7 +24,7 @@ All are tagged ``mcp_bridge`` (and ``urls``: they need the URLconf), so that
 
 **MCP authorization** (every command): :func:`check_authorization` checks the configuration
 of protected groups (``mcp_bridge.E060``-``E063``, ``W060``-``W061``,
-:mod:`mcp_bridge.authorization`).
+:mod:`mcp_bridge.transport.authorization`).
 
 """
 
@@ -35,13 +35,13 @@ from typing import Any
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
-from mcp_bridge import authorization
-from mcp_bridge.conf import bridge_settings
-from mcp_bridge.exceptions import Problem, ToolSetError
-from mcp_bridge.output import check_omit_rules
-from mcp_bridge.preflight import configuration_problems, reported_by_checks
-from mcp_bridge.registry import get_groups, get_toolset, get_url_index
-from mcp_bridge.transport import mcp_endpoint
+from mcp_bridge.transport import authorization
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.errors import Problem, ToolSetError
+from mcp_bridge.toolcall.output import check_omit_rules
+from mcp_bridge.toolset.preflight import configuration_problems, reported_by_checks
+from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
+from mcp_bridge.transport.endpoint import mcp_endpoint
 
 __all__ = ["TAG", "check_authorization", "check_membership", "check_tool_sets"]
 
@@ -115,5 +115,5 @@ def _enumeration_error(exc: Exception) -> checks.CheckMessage:
 
 
 def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """MCP authorization's configuration (:func:`mcp_bridge.authorization.check_authorization`)."""
+    """MCP authorization's configuration (:func:`mcp_bridge.transport.authorization.check_authorization`)."""
     return authorization.check_authorization(mcp_endpoint)

@@ -23,7 +23,7 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from mcp_bridge.naming import check_name_mapping
+from mcp_bridge.toolset.naming import check_name_mapping
 
 __all__ = ["GROUP_NAME_PATTERN", "METADATA_ATTR", "api_group", "get_metadata", "mcp_tool"]
 
@@ -148,7 +148,7 @@ def mcp_tool(
             an invalid name is refused loudly (system check ``mcp_bridge.E001``
             and HTTP 500 on the group's endpoint), never renamed. Keep it portable
             (``^[a-zA-Z0-9_-]{1,64}$``, no dots): strict clients refuse other names
-            (warning ``mcp_bridge.W010``, see :mod:`mcp_bridge.naming`).
+            (warning ``mcp_bridge.W010``, see :mod:`mcp_bridge.toolset.naming`).
             A view with several operations (an ``@action(methods=[...])``, a view routed
             at several URLs, an ``APIView`` class) takes a mapping instead, whose keys
             are an HTTP method, a path (``fnmatch`` wildcards allowed) or both:

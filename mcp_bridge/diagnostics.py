@@ -4,7 +4,7 @@ The tool sets themselves are checked by :mod:`mcp_bridge.checks` (a deployment c
 module checks what lies around them, with every command (:func:`check_setup`):
 
 ``mcp_bridge.E080``, ``mcp_bridge.E081``
-    The schema class or ``MCP_BRIDGE`` stops every group (:mod:`mcp_bridge.preflight`):
+    The schema class or ``MCP_BRIDGE`` stops every group (:mod:`mcp_bridge.toolset.preflight`):
     reported once; the tool-set checks skip it, since each group would only fail again with
     the same cause.
 ``mcp_bridge.E082``
@@ -39,10 +39,10 @@ from drf_spectacular.generators import EndpointEnumerator
 from rest_framework.views import APIView
 
 from mcp_bridge.decorators import DECORATED, METADATA_ATTR, get_metadata
-from mcp_bridge.exceptions import Problem
-from mcp_bridge.openapi import _url_patterns
-from mcp_bridge.preflight import configuration_problems
-from mcp_bridge.transport import mcp_endpoint
+from mcp_bridge.base.errors import Problem
+from mcp_bridge.toolset.openapi import _url_patterns
+from mcp_bridge.toolset.preflight import configuration_problems
+from mcp_bridge.transport.endpoint import mcp_endpoint
 
 __all__ = ["check_setup", "find_tag_problems"]
 
@@ -80,7 +80,7 @@ def _is_adrf(cls: type) -> bool:
 
 def _runs_async_handlers(target: Any, routed: list[tuple[type, dict[str, str] | None]]) -> bool:
     """adrf's views (``APIView``, ``ViewSet``, ``@api_view``) await their ``async def``
-    handlers, and tools run them (:mod:`mcp_bridge.invocation`): not a mistake there."""
+    handlers, and tools run them (:mod:`mcp_bridge.toolcall.invocation`): not a mistake there."""
     if isinstance(target, type):
         return _is_adrf(target)
     owners = [

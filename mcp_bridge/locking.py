@@ -3,7 +3,7 @@
 ``@locked(key="order:{pk}", timeout=10, wait=0)`` on a viewset action or
 ``APIView`` handler makes concurrent calls with the same key run one at a time,
 whether they come from REST clients or MCP ``tools/call`` (the decorator wraps
-the handler, see :mod:`mcp_bridge.handlers`, so it runs after DRF's
+the handler, see :mod:`mcp_bridge.base.handlers`, so it runs after DRF's
 authentication, permissions and throttles).
 
 A lock is a *lease*: it is held until released or until ``timeout`` seconds
@@ -52,8 +52,8 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import status
 from rest_framework.exceptions import APIException
 
-from mcp_bridge.conf import bridge_settings
-from mcp_bridge.handlers import HandlerCall, run_after_commit, wrap_handler
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.handlers import HandlerCall, run_after_commit, wrap_handler
 
 __all__ = [
     "FileLockBackend",

@@ -7,7 +7,7 @@ listen to one view: ``@receiver(pre_tool_call, sender=OrderViewSet)``. It is
 signal also gets these keyword arguments:
 
 ``tool``
-    The :class:`mcp_bridge.tools.Tool` (``tool.name``, ``tool.annotations``,
+    The :class:`mcp_bridge.toolset.tools.Tool` (``tool.name``, ``tool.annotations``,
     ``tool.method.source`` for the HTTP method and path); ``None`` for an
     unknown tool.
 ``arguments``
@@ -15,7 +15,7 @@ signal also gets these keyword arguments:
     validation for every signal but :data:`tool_call_failed`).
 ``request``
     The MCP HTTP request (``request.user``, ``request.headers``, ...). The view
-    itself runs on a separate request built from it (see :mod:`mcp_bridge.executor`).
+    itself runs on a separate request built from it (see :mod:`mcp_bridge.toolcall.executor`).
 ``revision``
     The MCP protocol revision of the request, e.g. ``"2025-11-25"``.
 
@@ -38,7 +38,7 @@ cover it).
 Errors are also logged, one record per failed call, on the
 ``mcp_bridge.calls`` logger: WARNING for client errors (4xx, invalid
 arguments, unknown tool), ERROR for server errors (5xx). Exceptions keep their
-traceback on ``mcp_bridge.executor``. An exception raised by a receiver of
+traceback on ``mcp_bridge.toolcall.executor``. An exception raised by a receiver of
 :data:`post_tool_call`, :data:`tool_call_failed` or :data:`tool_call_delivered`
 is logged on ``mcp_bridge.calls`` and does not change the result: the call has
 already happened.

@@ -12,7 +12,7 @@ Two more pieces, for projects that want them:
 * :func:`endpoint`: one group's endpoint at a path of the project's choice,
   ``path("mcp-backoffice/", mcp_bridge.urls.endpoint("backoffice"))``;
 * :data:`well_known`: the Protected Resource Metadata of protected groups
-  (:mod:`mcp_bridge.authorization`), included at the site root,
+  (:mod:`mcp_bridge.transport.authorization`), included at the site root,
   ``path("", include(mcp_bridge.urls.well_known))``. It serves
   ``/.well-known/oauth-protected-resource/<endpoint path>`` for every endpoint,
   wherever it is mounted.
@@ -27,8 +27,8 @@ from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import re_path
 
-from mcp_bridge.authorization import protected_resource_metadata
-from mcp_bridge.transport import mcp_endpoint, openrpc_document, unknown_endpoint
+from mcp_bridge.transport.authorization import protected_resource_metadata
+from mcp_bridge.transport.endpoint import mcp_endpoint, openrpc_document, unknown_endpoint
 
 if not apps.is_installed("mcp_bridge"):
     # Without the app, none of its system checks runs and its translations are not found:

@@ -1,7 +1,7 @@
 """``manage.py mcp_call <group> <tool> '<json>'``: call one tool from the shell.
 
 Runs the endpoint's pipeline without a client: the ``tools/call`` JSON-RPC request goes
-through :func:`mcp_bridge.dispatch.handle_message` (argument validation, the real DRF view
+through :func:`mcp_bridge.dispatch.methods.handle_message` (argument validation, the real DRF view
 with its authentication, permissions and throttles, output validation, the tool-call
 signals), as ``mcp_stdio`` serves it. Prints the result's ``structuredContent`` (or its text
 content) as JSON; an ``isError`` result (invalid arguments among them) is printed on stderr
@@ -23,14 +23,14 @@ from typing import Any
 from django.core import signals
 from django.core.management.base import BaseCommand, CommandError
 
-from mcp_bridge.events import deliver_pending
-from mcp_bridge.exceptions import ToolSetError
-from mcp_bridge.executor import dumps
+from mcp_bridge.toolcall.events import deliver_pending
+from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.toolcall.executor import dumps
 from mcp_bridge.management.commands.mcp_stdio import Command as StdioCommand
 from mcp_bridge.management.commands.mcp_stdio import _language_request, _StdioServer
-from mcp_bridge.protocol import LATEST_HANDSHAKE_REVISION
-from mcp_bridge.registry import get_groups, get_toolset
-from mcp_bridge.translation import negotiate_language
+from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
+from mcp_bridge.toolset.registry import get_groups, get_toolset
+from mcp_bridge.toolset.translation import negotiate_language
 
 
 class Command(BaseCommand):

@@ -32,13 +32,13 @@ from django.core import signals
 from django.core.management.base import BaseCommand, CommandError
 from django.http import HttpRequest
 
-from mcp_bridge.batch import handle_batch
-from mcp_bridge.dispatch import Call, handle_message
-from mcp_bridge.events import deliver_pending
-from mcp_bridge.exceptions import ToolSetError
-from mcp_bridge.executor import dumps
-from mcp_bridge.profiles import PROFILES
-from mcp_bridge.protocol import (
+from mcp_bridge.transport.batch import handle_batch
+from mcp_bridge.dispatch.methods import Call, handle_message
+from mcp_bridge.toolcall.events import deliver_pending
+from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.toolcall.executor import dumps
+from mcp_bridge.toolset.profiles import PROFILES
+from mcp_bridge.base.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,
     MODERN_REVISIONS,
@@ -46,8 +46,8 @@ from mcp_bridge.protocol import (
     PROTOCOL_VERSION_META_KEY,
     JsonRpcError,
 )
-from mcp_bridge.registry import get_groups, get_toolset
-from mcp_bridge.translation import negotiate_language
+from mcp_bridge.toolset.registry import get_groups, get_toolset
+from mcp_bridge.toolset.translation import negotiate_language
 
 
 class Command(BaseCommand):
@@ -71,7 +71,7 @@ class Command(BaseCommand):
             "--schema",
             choices=PROFILES,
             dest="schema_profile",
-            help="how tool schemas are written (mcp_bridge.profiles); default: the SCHEMA_PROFILE setting",
+            help="how tool schemas are written (mcp_bridge.toolset.profiles); default: the SCHEMA_PROFILE setting",
         )
         parser.add_argument(
             "--host",
@@ -177,7 +177,7 @@ class _StdioServer:
         except ValueError as exc:
             return _error(PARSE_ERROR, f"Parse error: not valid JSON ({exc}).")
         if isinstance(message, list):
-            # A batch: 2025-03-26 only, as on HTTP (mcp_bridge.batch).
+            # A batch: 2025-03-26 only, as on HTTP (mcp_bridge.transport.batch).
             call = Call(
                 request=request,
                 toolset=self.toolset,

@@ -16,7 +16,7 @@ Each endpoint is shown with its schema profile (``SCHEMA_PROFILE``, or ``--schem
 and the URL that selects it, so that a user can paste the one that fits a client.
 
 ``--probe-output`` calls the group's read-only tools that need no arguments (as
-``--user``, through the endpoint's pipeline; see :mod:`mcp_bridge.probe`) and
+``--user``, through the endpoint's pipeline; see :mod:`mcp_bridge.management.probe`) and
 reports each result that does not match its ``outputSchema``; it exits with
 status 1 when one does not.
 
@@ -24,7 +24,7 @@ It builds the tools exactly as the endpoint does, so it is also a CI check: it
 exits with status 1, listing every problem, when a group cannot be built.
 
 Each listed tool says why it is in its group: ``@api_group`` (a decorator), or the
-``MCP_BRIDGE["GROUPS"]`` include rule that put it there (:mod:`mcp_bridge.membership`).
+``MCP_BRIDGE["GROUPS"]`` include rule that put it there (:mod:`mcp_bridge.toolset.membership`).
 
 ``--validate`` runs every mcp_bridge system check, the deployment check that builds
 every group/version included (:mod:`mcp_bridge.checks`), prints them as
@@ -44,13 +44,13 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_supported_language_variant
 
 from mcp_bridge.checks import TAG
-from mcp_bridge.conf import bridge_settings
-from mcp_bridge.exceptions import ToolSetError
-from mcp_bridge.naming import is_portable
-from mcp_bridge.probe import probe_toolset
-from mcp_bridge.profiles import PROFILES, QUERY_PARAMETER
-from mcp_bridge.protocol import LATEST_HANDSHAKE_REVISION
-from mcp_bridge.registry import get_groups, get_toolset
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.toolset.naming import is_portable
+from mcp_bridge.management.probe import probe_toolset
+from mcp_bridge.toolset.profiles import PROFILES, QUERY_PARAMETER
+from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
+from mcp_bridge.toolset.registry import get_groups, get_toolset
 
 
 class Command(BaseCommand):

@@ -1,0 +1,377 @@
+"""JSON-RPC dispatch of the MCP methods, for both protocol eras.
+
+:func:`handle_message` takes one decoded JSON-RPC message and returns the
+response object, or ``None`` for a notification or a response (which the
+transport answers with 202). Notifications are accepted and ignored.
+
+* Handshake era (2025-03-26 … 2025-11-25): ``initialize``, ``ping``,
+  ``tools/list``, ``tools/call``.
+* Stateless era (2026-07-28): ``server/discover``, ``tools/list``,
+  ``tools/call``; each request's envelope is checked first
+  (:mod:`mcp_bridge.dispatch.envelope`); ``initialize`` and ``ping`` do not exist
+  (-32601). Every result carries ``resultType: "complete"`` and the
+  ``io.modelcontextprotocol/serverInfo`` ``_meta``; ``server/discover`` and
+  ``tools/list`` carry the caching hints ``ttlMs`` and ``cacheScope``.
+
+The server is stateless: nothing is remembered between requests, so
+``tools/list`` and ``tools/call`` work without a prior ``initialize`` and any
+number of worker processes can serve the endpoint.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+from drf_spectacular.settings import spectacular_settings
+
+import mcp_bridge
+from mcp_bridge.toolcall import events
+from mcp_bridge.toolcall import executor
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.encoding import EncodedJSON
+from mcp_bridge.dispatch.envelope import check_envelope
+from mcp_bridge.base.limits import capped, shorten
+from mcp_bridge.base.protocol import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    MODERN_REVISIONS,
+    SERVER_INFO_META_KEY,
+    SUPPORTED_REVISIONS,
+    JsonRpcError,
+    negotiate_revision,
+    supports_titles_and_output,
+    validation_errors_are_tool_results,
+)
+from mcp_bridge.toolset.registry import ToolSet
+
+__all__ = ["Call", "echoed_id", "handle_message"]
+
+
+@dataclass
+class Call:
+    """What a message is handled with.
+
+    Attributes:
+        request: the MCP HTTP request (its identity reaches the views).
+        toolset: the group/version's tools.
+        revision: the protocol revision of the request (``MCP-Protocol-Version``).
+        check_headers: whether the transport has HTTP headers to check against
+            a 2026-07-28 envelope (false for stdio).
+        schema_profile: how ``tools/list`` writes the schemas (:mod:`mcp_bridge.toolset.profiles`);
+            ``None``: the ``SCHEMA_PROFILE`` setting.
+    """
+
+    request: HttpRequest
+    toolset: ToolSet
+    revision: str
+    check_headers: bool = True
+    schema_profile: str | None = None
+
+    @property
+    def modern(self) -> bool:
+        return self.revision in MODERN_REVISIONS  # protocol.is_modern, inlined: read per message
+
+
+def echoed_id(message: Any) -> str | int | None:
+    """The ``id`` an error answer to ``message`` carries: the request's own when it is a
+    usable one (a string or an integer), else ``null`` (JSON-RPC 2.0 §5)."""
+    request_id = message.get("id") if isinstance(message, dict) else None
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        return None
+    return request_id
+
+
+def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
+    """Handle one JSON-RPC message.
+
+    Returns:
+        The JSON-RPC response object for a request; ``None`` for a
+        notification or a client's response.
+
+    Raises:
+        JsonRpcError: the message is not a valid JSON-RPC 2.0 message (-32600);
+            the caller answers it with :func:`echoed_id`.
+    """
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        raise JsonRpcError(
+            INVALID_REQUEST,
+            'Invalid Request: expected a JSON-RPC 2.0 object with "jsonrpc": "2.0".',
+            http_status=400,
+        )
+    if "method" not in message:
+        if "id" in message and ("result" in message or "error" in message) and not call.modern:
+            # A response to a server request; this server sends none, so nothing to do.
+            # In the stateless era clients must not post responses at all.
+            return None
+        raise JsonRpcError(
+            INVALID_REQUEST,
+            'Invalid Request: a message needs "method", or "result"/"error" with "id".',
+            http_status=400,
+        )
+    method = message["method"]
+    if not isinstance(method, str):
+        raise JsonRpcError(
+            INVALID_REQUEST, 'Invalid Request: "method" must be a string.', http_status=400
+        )
+    if "id" not in message:
+        return None  # notifications (notifications/initialized, .../cancelled) need no answer
+    request_id = message["id"]
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        raise JsonRpcError(
+            INVALID_REQUEST,
+            'Invalid Request: "id" must be a string or an integer.',
+            http_status=400,
+        )
+
+    params = message.get("params", {})
+    if params is None:
+        params = {}
+    handlers = _MODERN_HANDLERS if call.modern else _HANDSHAKE_HANDLERS
+    try:
+        if not isinstance(params, dict):
+            raise JsonRpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object.')
+        if call.modern:
+            headers = call.request.headers if call.check_headers else None
+            call.revision = check_envelope(method, params, headers).revision
+        handler = handlers.get(method)
+        if handler is None:
+            raise JsonRpcError(
+                METHOD_NOT_FOUND,
+                f"Method not found: {shorten(repr(method))} (protocol revision {call.revision}). "
+                f"This server supports: {', '.join(sorted(handlers))}.",
+            )
+        result = handler(params, call)
+    except JsonRpcError as exc:
+        return {"jsonrpc": "2.0", "id": request_id, "error": exc.as_error()}
+    if call.modern:
+        result = {**result, "resultType": "complete"}
+        result["_meta"] = {**result.get("_meta", {}), SERVER_INFO_META_KEY: _server_info(call)}
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+#: What the server offers. Tools are the API's operations. Prompts and resources are
+#: declared with their (always empty) lists because this server answers those list
+#: methods, and a 2026-07-28 server must declare every feature it answers (SEP-2575).
+SERVER_CAPABILITIES: dict[str, Any] = {
+    "tools": {"listChanged": False},
+    "prompts": {"listChanged": False},
+    "resources": {"listChanged": False},
+}
+
+
+def _server_info(call: Call) -> dict[str, Any]:
+    info: dict[str, Any] = {
+        "name": bridge_settings.SERVER_NAME,
+        "version": str(
+            bridge_settings.SERVER_VERSION or spectacular_settings.VERSION or mcp_bridge.__version__
+        ),
+    }
+    if supports_titles_and_output(call.revision):
+        info["title"] = (
+            bridge_settings.SERVER_TITLE
+            or f"{spectacular_settings.TITLE or 'API'}: {call.toolset.group}"
+        )
+    return info
+
+
+def _initialize(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    revision = negotiate_revision(params.get("protocolVersion"))
+    call.revision = revision
+    result: dict[str, Any] = {
+        "protocolVersion": revision,
+        "capabilities": SERVER_CAPABILITIES,
+        "serverInfo": _server_info(call),
+    }
+    if instructions := _instructions(call):
+        result["instructions"] = instructions
+    return result
+
+
+def _ping(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    return {}
+
+
+def _instructions(call: Call) -> str | None:
+    instructions = bridge_settings.INSTRUCTIONS
+    if isinstance(instructions, dict):
+        instructions = instructions.get(call.toolset.group)
+    return str(instructions) if instructions else None
+
+
+def _cache_scope() -> str:
+    """``cacheScope`` of ``tools/list`` (2026-07-28, SEP-2549).
+
+    The tools never depend on who asks, but their texts follow Accept-Language
+    when the project has several languages; a shared cache, which does not key
+    on that header, must then not serve one caller's list to another.
+    """
+    if bridge_settings.TOOLS_LIST_CACHE_SCOPE:
+        return str(bridge_settings.TOOLS_LIST_CACHE_SCOPE)
+    return "private" if settings.USE_I18N and len(settings.LANGUAGES) > 1 else "public"
+
+
+def _discover(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "supportedVersions": list(SUPPORTED_REVISIONS),
+        "capabilities": SERVER_CAPABILITIES,
+    }
+    if instructions := _instructions(call):
+        result["instructions"] = instructions
+    # The discovery result changes only with a deployment, like the tool list.
+    result["ttlMs"] = int(bridge_settings.TOOLS_LIST_TTL_MS)
+    result["cacheScope"] = "public"
+    return result
+
+
+def _encode_cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"offset": offset}).encode()).decode()
+
+
+def _decode_cursor(cursor: Any, total: int) -> int:
+    try:
+        offset = json.loads(base64.urlsafe_b64decode(cursor.encode()))["offset"]
+    except (AttributeError, ValueError, KeyError, TypeError, binascii.Error):
+        offset = None
+    if not isinstance(offset, int) or isinstance(offset, bool) or not 0 < offset < total:
+        raise JsonRpcError(
+            INVALID_PARAMS,
+            "Invalid params: unknown cursor. Call tools/list without a cursor to start again.",
+        )
+    return offset
+
+
+def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    tools = call.toolset.tools
+    offset = 0
+    if params.get("cursor") is not None:
+        offset = _decode_cursor(params["cursor"], len(tools))
+    size = bridge_settings.PAGE_SIZE or len(tools)  # None: one page, the whole list
+    page = tools[offset : offset + size]
+    # A page is the same for every caller of the tool set and profile (its texts are per
+    # language already): encoded once, then spliced into each answer by dumps().
+    profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
+    key = (call.revision, offset, size, profile)
+    listed = call.toolset.pages.get(key)
+    if listed is None:
+        listed = call.toolset.pages[key] = EncodedJSON(
+            executor.dumps([tool.as_mcp(call.revision, profile) for tool in page])
+        )
+    result: dict[str, Any] = {"tools": listed}
+    if offset + size < len(tools):
+        result["nextCursor"] = _encode_cursor(offset + size)
+    if call.modern:
+        result["ttlMs"] = int(bridge_settings.TOOLS_LIST_TTL_MS)
+        result["cacheScope"] = _cache_scope()
+    return result
+
+
+# Errors found here, before the view runs, go to the tool_call_failed signal.
+@events.observe_tools_call
+def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    name = params.get("name")
+    if not isinstance(name, str):
+        raise JsonRpcError(
+            INVALID_PARAMS, 'Invalid params: tools/call needs "name", the tool name (a string).'
+        )
+    tool = call.toolset.by_name.get(name)
+    if tool is None:
+        raise JsonRpcError(
+            INVALID_PARAMS,
+            f"Unknown tool: {shorten(repr(name))}. Call tools/list to see the tools of this endpoint.",
+            data={"name": _echo(name)},
+        )
+    arguments = params.get("arguments")
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise JsonRpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object.')
+    errors = executor.argument_errors(tool, arguments)
+    if errors:
+        # At most ERROR_ITEMS faults are named (mcp_bridge.base.limits), the others counted.
+        errors, omitted = capped(errors)
+        listed = "; ".join(f"{e['argument']}: {e['message']}" for e in errors)
+        message = f"Invalid arguments for tool {name!r}: {listed}"
+        data: dict[str, Any] = {"errors": errors}
+        if omitted:
+            message += f"; and {omitted} more"
+            data["omitted"] = omitted
+        if validation_errors_are_tool_results(call.revision):
+            return executor.tool_error_result(INVALID_PARAMS, message, data)
+        raise JsonRpcError(INVALID_PARAMS, message, data=data)
+    return executor.call_tool(tool, arguments, call.request, call.revision)
+
+
+def _empty_listing(key: str) -> Any:
+    """``prompts/list``, ``resources/list``, ``resources/templates/list``: an API group
+    publishes tools only, so these lists are empty (with cache hints on 2026-07-28)."""
+
+    def handler(params: dict[str, Any], call: Call) -> dict[str, Any]:
+        if params.get("cursor") is not None:
+            raise JsonRpcError(
+                INVALID_PARAMS, "Invalid params: unknown cursor; this list is empty."
+            )
+        result: dict[str, Any] = {key: []}
+        if call.modern:
+            result["ttlMs"] = int(bridge_settings.TOOLS_LIST_TTL_MS)
+            result["cacheScope"] = "public"
+        return result
+
+    return handler
+
+
+def _resource_read(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    # SEP-2164: a resource that does not exist is -32602 with the URI in data.
+    uri = params.get("uri")
+    raise JsonRpcError(
+        INVALID_PARAMS,
+        f"Resource not found: {shorten(repr(uri))}. This server publishes tools only.",
+        data={"uri": _echo(uri)},
+    )
+
+
+def _prompt_get(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    name = params.get("name")
+    raise JsonRpcError(
+        INVALID_PARAMS,
+        f"Unknown prompt: {shorten(repr(name))}. This server publishes tools only.",
+        data={"name": _echo(name)},
+    )
+
+
+def _echo(value: Any) -> Any:
+    """A client's value as an error's data quotes it: a string shortened, anything else as
+    its shortened ``repr`` unless it is a plain scalar."""
+    if isinstance(value, str):
+        return shorten(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return shorten(repr(value))
+
+
+_EMPTY_LISTINGS = {
+    "prompts/list": _empty_listing("prompts"),
+    "prompts/get": _prompt_get,
+    "resources/list": _empty_listing("resources"),
+    "resources/read": _resource_read,
+    "resources/templates/list": _empty_listing("resourceTemplates"),
+}
+_HANDSHAKE_HANDLERS = {
+    "initialize": _initialize,
+    "ping": _ping,
+    "tools/list": _tools_list,
+    "tools/call": _tools_call,
+    **_EMPTY_LISTINGS,
+}
+_MODERN_HANDLERS = {
+    "server/discover": _discover,
+    "tools/list": _tools_list,
+    "tools/call": _tools_call,
+    **_EMPTY_LISTINGS,
+}

@@ -1,0 +1,402 @@
+"""Step 4 of the pipeline: ``tools/call`` through the real DRF view.
+
+A call becomes an ordinary Django request for the operation — its HTTP
+method, the path with the path parameters filled in, the query string and a
+JSON body — carrying the MCP caller's identity (the same headers and cookies,
+and the ``user``/``session`` that middleware attached to the MCP request; the
+user DRF authenticates is written back to the MCP request, see
+:mod:`mcp_bridge.toolcall.identity`). It is resolved as Django's handler resolves it
+(:mod:`mcp_bridge.toolcall.routing`) and the view is called, so the whole DRF pipeline runs: authentication, permissions, throttles, versioning,
+serializer validation, pagination and the exception handler. View classes are
+never patched; ``ATOMIC_REQUESTS`` is honoured as Django's handler does.
+
+The view's response becomes an MCP ``CallToolResult`` (MCP spec 2025-11-25,
+"Tools" → "Tool Result"):
+
+* 2xx: ``{"content": [{"type": "text", "text": <JSON>}],
+  "structuredContent": {"result": <data>}, "isError": false}`` up to
+  2025-11-25 (``structuredContent`` had to be an object), and
+  ``"structuredContent": <data>`` from 2026-07-28 on (SEP-2106), matching the
+  ``outputSchema`` each era is sent. The JSON form of the data is checked
+  against that schema first (:mod:`mcp_bridge.toolcall.output`, per
+  ``MCP_BRIDGE["OUTPUT_VALIDATION"]``: a mismatch of a read becomes an
+  ``isError`` result naming it; a write that was applied says so);
+* 2xx file or binary responses: an ``image`` or embedded ``resource`` block
+  (:mod:`mcp_bridge.toolcall.files`);
+* anything else, or an exception: ``{"content": [{"type": "text", "text":
+  '{"code": <HTTP status>, "message": ..., "data": {"status": ..., "detail": ...}}'}],
+  "isError": true}``. Exception details (class, message, traceback) are added
+  to ``data`` only when ``DEBUG`` is true.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import traceback
+from functools import lru_cache
+from io import BytesIO
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.core import signals
+from django.http import HttpRequest, HttpResponseBase
+from django.urls import Resolver404
+from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
+
+from mcp_bridge.toolcall import events
+from mcp_bridge.base.encoding import dumps, dumps_bytes, dumps_data
+from mcp_bridge.toolcall.files import accepted_media_types, file_result, is_file_response
+from mcp_bridge.toolcall.identity import ViewRequest
+from mcp_bridge.toolcall.invocation import call_view
+from mcp_bridge.base.limits import shorten, unencodable_text
+from mcp_bridge.toolcall.output import mismatch_result
+from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
+from mcp_bridge.toolcall.routing import OperationNotFound, resolve_operation
+from mcp_bridge.toolset.tools import Tool
+
+__all__ = ["argument_errors", "call_tool", "dumps", "logger", "tool_error_result"]
+
+#: Errors of tool execution are logged here (outside DEBUG the client sees no details).
+logger = logging.getLogger("mcp_bridge.executor")
+
+_PLACEHOLDER = re.compile(r"\{([^}/]+)\}")
+#: CGI variables that describe the server and the client connection, kept as they are.
+_CONNECTION_VARIABLES = (
+    "SERVER_NAME",
+    "SERVER_PORT",
+    "SERVER_PROTOCOL",
+    "REMOTE_ADDR",
+    "REMOTE_HOST",
+    "REMOTE_USER",
+    "SCRIPT_NAME",
+    "HTTPS",
+)
+#: Headers that belong to the MCP transport, not to the API call.
+_TRANSPORT_HEADERS = frozenset(
+    {
+        "HTTP_MCP_PROTOCOL_VERSION",
+        "HTTP_MCP_SESSION_ID",
+        "HTTP_MCP_METHOD",
+        "HTTP_MCP_NAME",
+        "HTTP_ACCEPT",
+        "HTTP_LAST_EVENT_ID",
+    }
+)
+_JSON_ONLY = ["application/json"]
+
+
+def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
+    """Check ``arguments`` against the tool's ``inputSchema`` (jsonschema, 2020-12), and
+    the choice between an object-or-list body's two forms (:meth:`~mcp_bridge.toolset.openrpc.Method.layout_errors`).
+
+    Returns:
+        ``[{"argument": name, "message": text}, ...]``, one entry per fault,
+        naming the argument, each fault once (a schema may assert the same thing twice,
+        e.g. ``required`` at the top and again in an ``allOf`` branch); empty when the
+        arguments are valid. Messages quote at most :data:`~mcp_bridge.base.limits.ECHO_CHARS`
+        characters of a value; a string that is not Unicode text (a lone surrogate) is a
+        fault of its own (:mod:`mcp_bridge.base.limits`).
+    """
+    unencodable = unencodable_text(arguments)
+    if unencodable:
+        return [
+            {
+                "argument": shorten(where.split("/")[1]),
+                "message": f"{shorten(where)}: a string holds a lone surrogate (not Unicode text)",
+            }
+            for where in unencodable
+        ]
+    try:
+        return _schema_errors(tool, arguments)
+    except RecursionError:  # a recursive inputSchema ($ref) followed into deeply nested arguments
+        return [{"argument": "", "message": "the arguments are nested too deeply to be checked"}]
+
+
+def _schema_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
+    errors = []
+    for error in tool.validator.iter_errors(arguments):
+        if error.validator == "required" and not error.path:
+            names = [n for n in error.validator_value if n not in error.instance]
+        elif error.validator == "additionalProperties" and not error.path:
+            names = [n for n in error.instance if n not in tool.input_schema.get("properties", {})]
+        else:
+            names = [str(error.path[0])] if error.path else [""]
+        for name in names:
+            where = "".join(f"[{p!r}]" for p in list(error.path)[1:])
+            if error.validator == "required" and not error.path:
+                message = "is required but missing"
+            elif error.validator == "additionalProperties" and not error.path:
+                message = "is not an argument of this tool"
+            else:
+                message = f"{where + ': ' if where else ''}{error.message}"
+            errors.append({"argument": shorten(name), "message": shorten(message)})
+    if isinstance(arguments, dict):
+        errors += tool.method.layout_errors(arguments)
+    # One problem, one message: jsonschema can report the same fault from several branches.
+    unique = {(e["argument"], e["message"]): e for e in errors}
+    return sorted(unique.values(), key=lambda e: e["argument"])
+
+
+def tool_error_result(code: int, message: str, data: dict[str, Any]) -> dict[str, Any]:
+    """An ``isError`` ``CallToolResult`` whose text is ``{"code", "message", "data"}`` JSON."""
+    text = dumps({"code": code, "message": message, "data": data})
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def _fill_path(template: str, values: dict[str, Any]) -> str:
+    """The decoded path, as Django's ``request.path_info`` holds it for a REST call: a
+    REST client percent-encodes the value and the server decodes it again, so the value
+    itself goes in (a ``/`` too: a ``<path:>`` converter takes it, others do not match)."""
+    parts = _template_parts(template)
+    if len(parts) == 1:
+        return template
+    filled = list(parts)
+    for index in range(1, len(parts), 2):
+        filled[index] = _as_text(values[parts[index]])
+    return "".join(filled)
+
+
+@lru_cache(maxsize=1024)
+def _template_parts(template: str) -> tuple[str, ...]:
+    """``template`` split at its placeholders: text, name, text, name, ..., text."""
+    return tuple(_PLACEHOLDER.split(template))
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _query_pairs(tool: Tool, arguments: dict[str, Any]) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    for param in tool.method.params:
+        if param.location != "query":
+            continue
+        value = arguments.get(param.name)
+        if value is None:  # an explicit null means "not given", never the text "None"
+            continue
+        if isinstance(value, list):
+            items = [_as_text(v) for v in value if v is not None]
+            if param.explode:
+                pairs.extend((param.source_name, item) for item in items)
+            else:
+                pairs.append((param.source_name, ",".join(items)))
+        elif isinstance(value, dict):
+            pairs.append((param.source_name, dumps(value)))
+        else:
+            pairs.append((param.source_name, _as_text(value)))
+    return pairs
+
+
+def _body(tool: Tool, arguments: dict[str, Any]) -> bytes | None:
+    fields: dict[str, Any] = {}
+    has_body = False
+    for param in tool.method.params:
+        # The whole body: a body that is not an object, or the list form of an object-or-list
+        # body (then its field arguments are absent: Method.layout_errors refused the mix).
+        if param.location == "body" and param.name in arguments:
+            return dumps_bytes(arguments[param.name])
+        if param.location == "body_field":
+            has_body = True
+            # Only the fields the caller sent: an explicit null is kept (it clears the
+            # field), an absent field stays absent (a partial update leaves it alone).
+            if param.name in arguments:
+                fields[param.source_name] = arguments[param.name]
+    return dumps_bytes(fields) if has_body else None
+
+
+def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest) -> ViewRequest:
+    """The Django request that performs the tool's operation for the MCP caller.
+
+    Raises:
+        OperationNotFound: a path parameter's value leads to another view or none (404).
+        Resolver404: the operation's path no longer resolves (the URLconf changed).
+    """
+    source = tool.method.source
+    path = _fill_path(
+        source.path,
+        {p.source_name: arguments[p.name] for p in tool.method.params if p.location == "path"},
+    )
+    query = _query_pairs(tool, arguments)
+    # A file download (no result schema) asks for its own media types first (mcp_bridge.toolcall.files).
+    media_types = (
+        _JSON_ONLY if tool.result_schema is not None else accepted_media_types(source.operation)
+    )
+    if source.version is not None and source.versioning_class is not None:
+        if issubclass(source.versioning_class, QueryParameterVersioning):
+            query.append((source.versioning_class.version_param, source.version))
+        elif issubclass(source.versioning_class, AcceptHeaderVersioning):
+            version = f"; {source.versioning_class.version_param}={source.version}"
+            media_types = [media_type + version for media_type in media_types]
+    accept = ", ".join(media_types)
+    body = _body(tool, arguments)
+
+    meta = mcp_request.META
+    environ: dict[str, Any] = {
+        key: value
+        for key, value in meta.items()
+        if key[:5] == "HTTP_" and key not in _TRANSPORT_HEADERS
+    }
+    for key in _CONNECTION_VARIABLES:
+        if key in meta:
+            environ[key] = meta[key]
+    environ.update(
+        {
+            "REQUEST_METHOD": source.method,
+            # PEP 3333: the URL-decoded path's bytes as latin-1 text; WSGIRequest decodes
+            # them as UTF-8, as for a REST request (the path holds no lone surrogate: the
+            # argument check refuses them).
+            "PATH_INFO": path.encode().decode("latin-1"),
+            "QUERY_STRING": urlencode(query),
+            "HTTP_ACCEPT": accept,
+            "CONTENT_TYPE": "application/json" if body is not None else "",
+            "CONTENT_LENGTH": str(len(body)) if body is not None else "",
+            "wsgi.input": BytesIO(body or b""),
+            # As the server gave it (an ASGI request has none: its scheme). The proxy header of
+            # SECURE_PROXY_SSL_HEADER travels with the other headers, so request.scheme and
+            # is_secure() answer the same on both requests.
+            "wsgi.url_scheme": meta.get("wsgi.url_scheme") or mcp_request.scheme,
+        }
+    )
+    # The caller's identity, and whatever DRF authenticates written back (mcp_bridge.toolcall.identity).
+    request = ViewRequest(environ, mcp_request)
+    # Against the URLconf Django's handler made active for the MCP request.
+    request.resolver_match = resolve_operation(
+        request.path_info,
+        mcp_request.__dict__.get("urlconf"),
+        source.path,
+        source.view_class,
+        source.handler_name,
+        source.method,
+    )
+    return request
+
+
+def call_tool(
+    tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, revision: str
+) -> dict[str, Any]:
+    """Run the tool's view for the MCP caller and return the ``CallToolResult``.
+
+    ``arguments`` must already be valid (see :func:`argument_errors`). Never
+    raises: a failure of the view, or of anything after it (reading its response,
+    checking the output, a signal receiver), is an ``isError`` result.
+    """
+    response = None
+    ended = False  # call_ended sent: the signals of one call go out once
+    try:
+        # pre_tool_call (mcp_bridge.signals): a receiver may refuse the call.
+        refusal = events.call_started(tool, arguments, mcp_request, revision)
+        if refusal is not None:
+            return refusal
+        request = build_request(tool, arguments, mcp_request)
+        assert request.resolver_match is not None  # build_request resolves or raises
+        response = call_view(request.resolver_match, request)
+        result = _response_result(tool, response, request, revision)
+        ended = True
+        result = events.call_ended(
+            tool, arguments, mcp_request, revision, result, response=response
+        )
+        return _encoded_once(tool, result, revision)
+    except Exception as exc:  # noqa: BLE001 -- call_tool never raises: every failure is an isError result
+        result = _exception_result(tool, exc, mcp_request)
+        if ended:
+            return result
+        try:
+            return events.call_ended(tool, arguments, mcp_request, revision, result, exception=exc)
+        except Exception:  # what happens after the view must not turn the answer into an HTML 500
+            logger.exception("Tool %r: reporting the failure raised.", tool.name)
+            return result
+
+
+def _encoded_once(tool: Tool, result: dict[str, Any], revision: str) -> dict[str, Any]:
+    """The result to answer with: its ``structuredContent`` is the very JSON text of the
+    text block, spliced in by :func:`~mcp_bridge.base.encoding.dumps` instead of being encoded a
+    second time (the spec asks for the data in both places). Signal receivers got the
+    decoded data."""
+    if "structuredContent" not in result:
+        return result
+    return {
+        **result,
+        "structuredContent": tool.encoded_structured_content(
+            result["content"][0]["text"], revision
+        ),
+    }
+
+
+def _response_data(response: HttpResponseBase) -> Any:
+    if hasattr(response, "data"):
+        return response.data
+    if hasattr(response, "render") and not getattr(response, "is_rendered", True):
+        response.render()
+    content = getattr(response, "content", b"")
+    if not content:
+        return None
+    text = content.decode(response.charset or "utf-8", errors="replace")
+    if "json" in response.get("Content-Type", ""):
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _response_result(
+    tool: Tool, response: HttpResponseBase, request: HttpRequest, revision: str
+) -> dict[str, Any]:
+    status = response.status_code
+    if 200 <= status < 300 and is_file_response(response):
+        return file_result(tool.name, response, request.build_absolute_uri())
+    data = _response_data(response)
+    if 200 <= status < 300:
+        text = dumps_data(data)
+        result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+        if _sends_structured_content(tool, data, revision):
+            # Checked as the client receives it: the JSON form of the data (mcp_bridge.toolcall.output).
+            mismatch = mismatch_result(tool, data, text, status, revision)
+            if mismatch is not None:
+                return mismatch
+            result["structuredContent"] = tool.structured_content(data, revision)
+        result["isError"] = False
+        return result
+    detail = data.get("detail") if isinstance(data, dict) else None
+    message = str(detail) if isinstance(detail, str) else response.reason_phrase
+    error_data: dict[str, Any] = {"status": status, "detail": data}
+    if response.get("Retry-After"):
+        error_data["retryAfter"] = response["Retry-After"]
+    return tool_error_result(status, message, error_data)
+
+
+def _sends_structured_content(tool: Tool, data: Any, revision: str) -> bool:
+    if not supports_titles_and_output(revision):
+        return False  # 2025-03-26 has no structuredContent
+    if structured_content_may_be_any_json(revision):
+        # Any JSON value may be sent, but an empty (204) result with no schema has no structure.
+        return data is not None or tool.result_schema is not None
+    return True
+
+
+def _exception_result(tool: Tool, exc: Exception, mcp_request: HttpRequest) -> dict[str, Any]:
+    if isinstance(exc, OperationNotFound):
+        # The client's value, as REST's 404 for the same path: django.request logs those as warnings.
+        logger.warning(
+            "Tool %r: the path parameters lead to no view of this operation (404).", tool.name
+        )
+        return tool_error_result(
+            404, "Not Found", {"status": 404, "detail": {"detail": "Not found."}}
+        )
+    if isinstance(exc, Resolver404):
+        logger.error("Tool %r: path %r no longer resolves.", tool.name, tool.method.source.path)
+    else:
+        logger.error("Tool %r raised %s", tool.name, type(exc).__name__, exc_info=exc)
+        # Lets error reporters (Sentry, mail_admins...) see the failure, as for any view.
+        signals.got_request_exception.send(sender=None, request=mcp_request)
+    data: dict[str, Any] = {"status": 500}
+    if settings.DEBUG:
+        data["exception"] = f"{type(exc).__module__}.{type(exc).__qualname__}"
+        data["message"] = str(exc)
+        data["traceback"] = "".join(traceback.format_exception(exc))
+    return tool_error_result(500, "Internal Server Error", data)

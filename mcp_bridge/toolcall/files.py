@@ -1,0 +1,138 @@
+"""File and binary responses (``FileResponse``, ``StreamingHttpResponse``, a PDF or image
+download) as MCP content blocks.
+
+MCP spec 2025-11-25, "Tools → Tool Result": an image is an ``ImageContent``
+``{"type": "image", "data": <base64>, "mimeType": ...}``; any other file is an
+embedded resource ``{"type": "resource", "resource": {"uri": ..., "mimeType": ...,
+"blob": <base64>}}`` (``BlobResourceContents``), whose ``uri`` is the
+operation's URL. The view's request accepts the operation's binary media types
+(:func:`accepted_media_types`). Such operations declare no ``outputSchema``
+(:func:`is_binary_media_type` is asked for the media types of their OpenAPI
+2xx responses) and their results carry no ``structuredContent``.
+
+The file is read into memory up to ``MCP_BRIDGE["MAX_FILE_BYTES"]``; a larger
+one is not read further, and the call answers ``isError`` with ``{"code": 413,
+"message": ..., "data": {"status": <the view's status>, "limit": <bytes>,
+"setting": "MAX_FILE_BYTES"}}``.
+"""
+
+from __future__ import annotations
+
+import base64
+from functools import lru_cache
+from typing import Any
+
+from django.http import HttpResponseBase, StreamingHttpResponse
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.encoding import dumps
+
+__all__ = ["accepted_media_types", "file_result", "is_binary_media_type", "is_file_response"]
+
+#: Media types that are text, JSON or XML: everything else is a file.
+_TEXT_SUBTYPES = ("json", "xml", "yaml", "javascript", "x-www-form-urlencoded")
+
+
+@lru_cache(maxsize=256)
+def is_binary_media_type(media_type: str) -> bool:
+    """Whether a response of this media type is a file, not text (``image/png``,
+    ``application/pdf``, ``application/octet-stream``; not ``application/json``,
+    ``application/problem+json``, ``text/csv``)."""
+    main = media_type.split(";")[0].strip().lower()
+    if main.startswith("text/") or main in ("", "*/*"):
+        return False
+    return not any(main.endswith(sub) or f"+{sub}" in main for sub in _TEXT_SUBTYPES)
+
+
+def accepted_media_types(operation: dict[str, Any]) -> list[str]:
+    """The ``Accept`` of the view's request for ``operation``: the binary media types of its
+    2xx responses, then ``*/*``; ``["application/json"]`` when it has none.
+
+    A download action whose only renderer writes ``image/png`` would otherwise refuse the
+    bridge's ``Accept: application/json`` with 406 (DRF's content negotiation), as it refuses
+    a REST client asking for JSON. DRF tries the most specific media types first, so a view
+    that also has a JSON renderer still answers the file.
+    """
+    found = [
+        media_type
+        for code, response in operation.get("responses", {}).items()
+        if str(code).startswith("2")
+        for media_type in (response.get("content") or {})
+        if is_binary_media_type(media_type)
+    ]
+    return [*dict.fromkeys(found), "*/*"] if found else ["application/json"]
+
+
+def is_file_response(response: HttpResponseBase) -> bool:
+    """A streamed response (``FileResponse`` included), an attachment, or a non-text body
+    (a DRF ``Response`` whose renderer is binary, or writes a binary media type)."""
+    if isinstance(response, StreamingHttpResponse):
+        return True
+    if "attachment" in response.get("Content-Disposition", ""):
+        return True
+    renderer = getattr(response, "accepted_renderer", None)
+    if renderer is not None and not getattr(response, "is_rendered", True):
+        # A DRF Response sets its Content-Type when rendered: ask the renderer DRF chose.
+        if getattr(renderer, "render_style", "text") == "binary":
+            return True
+        return is_binary_media_type(getattr(response, "content_type", None) or renderer.media_type)
+    return is_binary_media_type(response.get("Content-Type", ""))
+
+
+def _read(response: HttpResponseBase, limit: int) -> bytes | None:
+    """The body, or ``None`` when it is larger than ``limit`` (then not read to its end)."""
+    if not isinstance(response, StreamingHttpResponse):
+        if hasattr(response, "render") and not getattr(response, "is_rendered", True):
+            response.render()
+        content = bytes(getattr(response, "content", b""))
+        return content if len(content) <= limit else None
+    chunks, size = [], 0
+    for chunk in response.streaming_content:  # type: ignore[union-attr]  # a sync view's response
+        chunk = (
+            chunk if isinstance(chunk, bytes) else str(chunk).encode(response.charset or "utf-8")
+        )
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def file_result(tool_name: str, response: HttpResponseBase, uri: str) -> dict[str, Any]:
+    """The ``CallToolResult`` of a 2xx file response of ``tool_name``, fetched from ``uri``."""
+    limit = bridge_settings.MAX_FILE_BYTES
+    try:
+        content = _read(response, limit)
+    finally:
+        # Only the response's own resources (a FileResponse's file): HttpResponseBase.close()
+        # would also send request_finished, which closes the database connection in the middle
+        # of the MCP request. _resource_closers is private Django API (django/http/response.py);
+        # tests/test_results.py::test_a_file_is_closed fails if it goes.
+        for closer in getattr(response, "_resource_closers", ()):
+            closer()
+    if content is None:
+        message = (
+            f"The file returned by tool {tool_name!r} is larger than "
+            f'MCP_BRIDGE["MAX_FILE_BYTES"] ({limit} bytes); raise the setting or download it over HTTP.'
+        )
+        text = dumps(
+            {
+                "code": 413,
+                "message": message,
+                "data": {
+                    "status": response.status_code,
+                    "limit": limit,
+                    "setting": "MAX_FILE_BYTES",
+                },
+            }
+        )
+        return {"content": [{"type": "text", "text": text}], "isError": True}
+    media_type = (
+        response.get("Content-Type", "").split(";")[0].strip() or "application/octet-stream"
+    )
+    data = base64.b64encode(content).decode("ascii")
+    if media_type.startswith("image/"):
+        block: dict[str, Any] = {"type": "image", "data": data, "mimeType": media_type}
+    else:
+        block = {"type": "resource", "resource": {"uri": uri, "mimeType": media_type, "blob": data}}
+    return {"content": [block], "isError": False}

@@ -1,0 +1,134 @@
+"""The caller's identity on both requests of a tool call: what DRF authenticates, middleware sees.
+
+For a REST request, DRF authenticates inside the view and writes the result
+through to the ``HttpRequest`` that middleware holds: ``Request.user`` and
+``Request.auth`` set ``request._request.user`` / ``.auth``
+(``rest_framework/request.py``, the ``user`` and ``auth`` setters). Through a
+tool, the view's ``HttpRequest`` is the bridge's inner request
+(:func:`mcp_bridge.toolcall.executor.build_request`), while middleware and the code it
+serves (change logs, ``django-simple-history``'s ``HistoryRequestMiddleware``,
+"current request" middleware) hold the outer MCP request.
+
+:class:`ViewRequest` is that inner request: whatever is set as its ``user`` or
+``auth`` — by any DRF authentication class (token, Basic, session, a custom
+one, forced authentication) — is set on the MCP request as well, at the moment
+DRF sets it. Code holding the MCP request therefore sees the authenticated
+user during the view (a ``post_save`` receiver) and after it (a middleware's
+``process_response``), exactly as for REST. ``auser`` (Django's async accessor)
+is replaced on both requests by one answering the same user.
+
+Several calls share one MCP request only in a 2025-03-26 JSON-RPC batch:
+:func:`restore` puts back the identity middleware gave the MCP request, and
+:mod:`mcp_bridge.transport.batch` calls it after each member, so that a call never runs
+with (and a ``pre_tool_call`` receiver never sees) the previous call's user.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.handlers.wsgi import WSGIRequest
+from django.http import HttpRequest
+
+__all__ = ["IDENTITY_ATTRIBUTES", "ViewRequest", "restore"]
+
+#: Request attributes set by middleware that identify the caller, copied to the view's request.
+#: ``_force_auth_*`` is DRF's forced authentication (``APIClient.force_authenticate``,
+#: and ``manage.py mcp_stdio --user``): rest_framework.request.Request reads it.
+IDENTITY_ATTRIBUTES = (
+    "user",
+    "auser",
+    "auth",
+    "session",
+    "LANGUAGE_CODE",
+    "_force_auth_user",
+    "_force_auth_token",
+)
+
+#: The attributes written through to the MCP request (``auser`` follows ``user``).
+_SHARED = ("user", "auth", "auser")
+#: Where the view's request keeps the values of its ``user`` and ``auth`` properties.
+_STORED = {"user": "_view_user", "auth": "_view_auth"}
+#: Where the MCP request keeps its own identity, as middleware set it, once a call changed it.
+_ORIGINAL = "_mcp_bridge_original_identity"
+_ABSENT = object()
+
+
+def _constant_auser(user: Any) -> Any:
+    async def auser() -> Any:
+        return user
+
+    return auser
+
+
+class ViewRequest(WSGIRequest):
+    """The view's ``HttpRequest``: ``user`` and ``auth`` set on it are set on the MCP request too.
+
+    Args:
+        environ: the WSGI environ of the operation.
+        mcp_request: the MCP request the call came in.
+
+    The identity attributes middleware put on ``mcp_request`` (:data:`IDENTITY_ATTRIBUTES`)
+    are copied without being evaluated (``request.user`` is lazy and stays so).
+    """
+
+    def __init__(self, environ: dict[str, Any], mcp_request: HttpRequest) -> None:
+        super().__init__(environ)
+        self._mcp_request = mcp_request
+        attributes = mcp_request.__dict__
+        own = self.__dict__
+        for name in IDENTITY_ATTRIBUTES:
+            if name in attributes:
+                # Into __dict__, not through the properties: copying is not authenticating.
+                own[_STORED.get(name, name)] = attributes[name]
+
+    # Properties for the two shared attributes only: every other attribute of the request is
+    # set and read as usual, and these are read rarely (DRF keeps its own copy).
+    @property
+    def user(self) -> Any:
+        try:
+            return self.__dict__["_view_user"]
+        except KeyError:
+            raise AttributeError("user") from None
+
+    @user.setter
+    def user(self, value: Any) -> None:
+        self.__dict__["_view_user"] = value
+        self.__dict__["auser"] = _constant_auser(value)
+        _share(self._mcp_request, "user", value)
+
+    @property
+    def auth(self) -> Any:
+        try:
+            return self.__dict__["_view_auth"]
+        except KeyError:
+            raise AttributeError("auth") from None
+
+    @auth.setter
+    def auth(self, value: Any) -> None:
+        self.__dict__["_view_auth"] = value
+        _share(self._mcp_request, "auth", value)
+
+
+def _share(mcp_request: HttpRequest, name: str, value: Any) -> None:
+    attributes = mcp_request.__dict__
+    if attributes.get(name, _ABSENT) is value:
+        return  # the value middleware set (session authentication): nothing changes
+    if _ORIGINAL not in attributes:
+        attributes[_ORIGINAL] = {key: attributes.get(key, _ABSENT) for key in _SHARED}
+    attributes[name] = value
+    if name == "user":
+        attributes["auser"] = _constant_auser(value)
+
+
+def restore(mcp_request: HttpRequest) -> None:
+    """Give ``mcp_request`` back the ``user``, ``auth`` and ``auser`` middleware set on it,
+    if a call's authentication changed them (the next call of a batch starts from those)."""
+    original = mcp_request.__dict__.pop(_ORIGINAL, None)
+    if original is None:
+        return
+    for name, value in original.items():
+        if value is _ABSENT:
+            mcp_request.__dict__.pop(name, None)
+        else:
+            mcp_request.__dict__[name] = value

@@ -1,0 +1,38 @@
+"""Part of step 4 (:mod:`mcp_bridge.toolcall.executor`): calling the operation's view.
+
+The view is called as Django's handler calls it:
+
+* ``ATOMIC_REQUESTS`` is honoured (``BaseHandler.make_view_atomic``, which refuses an
+  ``async`` view under it, as Django's handler does for a REST request);
+* an ``async def`` view (adrf's ``APIView``, ``ViewSet`` or ``@api_view``, or any
+  callback marked as a coroutine function) is run to completion with asgiref's
+  ``async_to_sync``. The MCP endpoint itself is a sync view: under WSGI the coroutine
+  gets an event loop of its own; under ASGI Django runs the endpoint in a worker thread
+  and ``async_to_sync`` drives the coroutine on the server's event loop, where its
+  ``sync_to_async`` calls (the ORM) come back to that same thread, as in a REST call.
+"""
+
+from __future__ import annotations
+
+from asgiref.sync import async_to_sync, iscoroutinefunction
+from django.core.handlers.base import BaseHandler
+from django.http import HttpRequest, HttpResponseBase
+from django.urls import ResolverMatch
+
+__all__ = ["call_view"]
+
+_atomic_handler = BaseHandler()
+
+
+def call_view(match: ResolverMatch, request: HttpRequest) -> HttpResponseBase:
+    """Call the resolved view with the request and the path's arguments; return its response.
+
+    Raises:
+        Exception: whatever the view raises (the executor turns it into an ``isError`` result).
+    """
+    # Private Django API: ATOMIC_REQUESTS as Django's handler applies it (per database,
+    # honouring non_atomic_requests); tests/test_private_apis.py fails if it disappears.
+    view = _atomic_handler.make_view_atomic(match.func)
+    if iscoroutinefunction(view):
+        return async_to_sync(view)(request, *match.args, **match.kwargs)
+    return view(request, *match.args, **match.kwargs)

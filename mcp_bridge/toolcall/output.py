@@ -1,0 +1,263 @@
+"""A successful call's data against the tool's ``outputSchema``, as the client receives it.
+
+MCP spec 2025-11-25, "Tools → Output Schema": a server that declares an
+``outputSchema`` MUST send structured results that conform, and clients SHOULD
+validate them (the official Python client and Claude Code do, and refuse a
+result that does not conform). The check is made on the **JSON form** of the
+data, the text the client receives: a view's Python data holds values that are
+not JSON yet (Django's lazy translation strings, sets, ``Decimal``, ``UUID``,
+datetimes, durations: whatever DRF's ``JSONEncoder`` writes). To keep the
+fast path, the Python data is checked first (jsonschema-rs with the ``fast``
+extra); only when that check fails is the JSON text, already encoded once for
+the answer, decoded and checked again, and only that verdict counts.
+
+What a call with a mismatch answers (``MCP_BRIDGE["OUTPUT_VALIDATION"]``):
+
+* ``"error"`` (default), a read (GET/HEAD/OPTIONS): ``isError`` with
+  ``{"code": 500, "message": <the mismatch, see below>, "data": {"status": 500,
+  "errors": [...]}}``;
+* ``"warn"``, a read: the result as if it matched (``structuredContent`` and
+  all); the mismatch is logged on ``mcp_bridge.toolcall.executor``. Clients that check
+  results themselves will still refuse it;
+* ``"error"`` or ``"warn"``, a write (any other method) that answered 2xx: the
+  write happened, so the answer never says it failed. It is ``isError`` (a
+  result that breaks the declared schema would be refused by clients) with
+  ``{"code": <the HTTP status, e.g. 201>, "message": "Applied: ...", "data":
+  {"status": 201, "applied": true, "result": <the view's data>, "errors":
+  [...]}}``;
+* ``"off"``: no check; every 2xx answer is sent as a success.
+
+Each entry of ``errors`` is ``{"path": "/result/0/owner", "schemaPath":
+"properties/result/items/$ref/properties/owner/type", "keyword": "type",
+"found": "null"}``; the message names the tool, the first mismatches and
+both remedies, in a few lines, without copying the data.
+
+The remedies: fix the schema (drf-spectacular's ``@extend_schema_field`` on
+the field, ``@extend_schema(responses=...)`` on the view), or declare no
+``outputSchema`` for the tool: ``@mcp_tool(output_schema=False)``, or
+``MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"]`` per group or tool
+(:func:`declares_output_schema`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from django.core import checks
+from jsonschema.exceptions import ValidationError
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.encoding import EncodedJSON, dumps, loads
+from mcp_bridge.toolset.openrpc import Method
+from mcp_bridge.toolset.tools import Tool
+
+__all__ = [
+    "check_omit_rules",
+    "declares_output_schema",
+    "mismatch_message",
+    "mismatch_result",
+    "output_errors",
+]
+
+logger = logging.getLogger("mcp_bridge.executor")
+
+#: Methods that change nothing (RFC 9110 §9.2.1): a mismatch of their answer may be an error.
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+#: At most this many mismatches are reported in ``data.errors``, and three in the message.
+_MAX_ERRORS = 20
+_MAX_IN_MESSAGE = 3
+_MAX_SCHEMA_TEXT = 80
+
+REMEDIES = (
+    "Fix the schema (drf-spectacular: @extend_schema_field on the serializer field, or "
+    "@extend_schema(responses=...) on the view), or declare no outputSchema for this tool "
+    '(@mcp_tool(output_schema=False), or MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"]); see docs/tools.md, '
+    '"Output schemas".'
+)
+
+
+def declares_output_schema(group: str, method: Method) -> bool:
+    """Whether the tool of ``method`` in ``group`` has an ``outputSchema``.
+
+    No, when ``@mcp_tool(output_schema=False)`` is on the operation (or its view
+    class), or ``MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"]`` names the group (``{group: True}``)
+    or the tool (``{group: ["tool_name", ...]}``).
+    """
+    if method.source.metadata.get("output_schema") is False:
+        return False
+    rule = bridge_settings.OMIT_OUTPUT_SCHEMA.get(group)
+    return not (rule is True or (rule and method.name in rule))
+
+
+def output_errors(tool: Tool, data: Any, text: str, revision: str) -> list[ValidationError]:
+    """The mismatches of the structured content of ``data`` (whose JSON text is ``text``)
+    with the tool's ``outputSchema`` for ``revision``; empty when it conforms or there is none."""
+    validator = tool.output_validator(revision)
+    if validator is None:
+        return []
+    if _python_data_conforms(validator, tool.structured_content(data, revision)):
+        return []  # so does its JSON form
+    return list(validator.iter_errors(tool.structured_content(loads(text.encode()), revision)))
+
+
+def _python_data_conforms(validator: Any, structured: Any) -> bool:
+    try:
+        return bool(validator.is_valid(structured))
+    except Exception:  # noqa: BLE001 -- a Python value jsonschema cannot read: the JSON decides
+        return False
+
+
+def mismatch_result(
+    tool: Tool, data: Any, text: str, status: int, revision: str
+) -> dict[str, Any] | None:
+    """The answer to send instead of the plain success, per ``OUTPUT_VALIDATION``
+    (see the module docstring), or ``None`` to send the success."""
+    mode = bridge_settings.OUTPUT_VALIDATION
+    if mode == "off":
+        return None
+    errors = output_errors(tool, data, text, revision)
+    if not errors:
+        return None
+    hint = mismatch_hint(tool.method.source.view_label, errors)
+    message = mismatch_message(tool.name, errors, hint if _is_list_for_object(errors) else REMEDIES)
+    logger.warning("%s", message)
+    listed = [_error_entry(error) for error in errors[:_MAX_ERRORS]]
+    if tool.method.source.method not in _SAFE_METHODS:
+        applied = (
+            f"Applied: the operation was carried out (HTTP {status}); do not repeat it. Its data is "
+            f"in data.result. {message}"
+        )
+        payload = {
+            "status": status,
+            "applied": True,
+            "result": EncodedJSON(text),
+            "errors": listed,
+            "hint": hint,
+        }
+        return _error_result(status, applied, payload)
+    if mode == "warn":
+        return None
+    return _error_result(500, message, {"status": 500, "errors": listed, "hint": hint})
+
+
+def mismatch_hint(view_label: str, errors: list[ValidationError]) -> str:
+    """What to change in the view. The common case gets its own words: an
+    ``@action(detail=False)`` returning ``Serializer(many=True).data``, which drf-spectacular
+    describes as one object unless ``@extend_schema(responses=Serializer(many=True))`` says so."""
+    if _is_list_for_object(errors):
+        return (
+            f"{view_label} returns a list, but its OpenAPI response is one object: add "
+            f"@extend_schema(responses=<its serializer>(many=True)) to it."
+        )
+    return f"Make the serializer or @extend_schema(responses=...) of {view_label} describe what it returns."
+
+
+def _is_list_for_object(errors: list[ValidationError]) -> bool:
+    return any(isinstance(error.instance, list) and _expects_object(error) for error in errors)
+
+
+def _expects_object(error: ValidationError) -> bool:
+    expected = error.validator_value
+    return error.validator == "type" and "object" in (
+        expected if isinstance(expected, list) else [expected]
+    )
+
+
+def _error_result(code: int, message: str, data: dict[str, Any]) -> dict[str, Any]:
+    # The shape of mcp_bridge.toolcall.executor.tool_error_result (which imports this module).
+    text = dumps({"code": code, "message": message, "data": data})
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def mismatch_message(
+    tool_name: str, errors: list[ValidationError], remedies: str = REMEDIES
+) -> str:
+    """A few lines: the tool, the first mismatches (path, what was found, the schema part it
+    broke) and both remedies. The data itself is never copied (a value is described by its
+    JSON type and size)."""
+    lines = [f"The data of tool {tool_name!r} does not match its outputSchema:"]
+    for error in errors[:_MAX_IN_MESSAGE]:
+        entry = _error_entry(error)
+        lines.append(
+            f"  {entry['path']}: {entry['found']} breaks {_schema_text(error)} (at {entry['schemaPath']})"
+        )
+    if len(errors) > _MAX_IN_MESSAGE:
+        lines.append(f"  ... and {len(errors) - _MAX_IN_MESSAGE} more")
+    lines.append(remedies)
+    return "\n".join(lines)
+
+
+def _error_entry(error: ValidationError) -> dict[str, str]:
+    return {
+        "path": "/" + "/".join(str(part) for part in error.absolute_path),
+        "schemaPath": "/".join(str(part) for part in error.absolute_schema_path),
+        "keyword": str(error.validator),
+        "found": _describe(error.instance),
+    }
+
+
+def _schema_text(error: ValidationError) -> str:
+    try:
+        value = json.dumps(error.validator_value, ensure_ascii=False, default=str)
+    except ValueError:  # a circular value
+        value = "..."
+    if len(value) > _MAX_SCHEMA_TEXT:
+        value = value[: _MAX_SCHEMA_TEXT - 3] + "..."
+    return f'"{error.validator}": {value}'
+
+
+def _describe(value: Any) -> str:
+    """The JSON type of ``value`` and its size, never its content (except a short scalar)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        text = repr(value)
+        return f"the number {text}" if len(text) <= 20 else "a number"
+    if isinstance(value, str):
+        return (
+            f"the string {json.dumps(value, ensure_ascii=False)}"
+            if len(value) <= 20
+            else f"a string of {len(value)} characters"
+        )
+    if isinstance(value, list):
+        return f"an array of {len(value)} items"
+    if isinstance(value, dict):
+        keys = ", ".join(list(map(str, value))[:5])
+        return (
+            f"an object with keys {keys}{', ...' if len(value) > 5 else ''}"
+            if value
+            else "an empty object"
+        )
+    return type(value).__name__
+
+
+def check_omit_rules(tool_names: dict[str, set[str]]) -> list[checks.CheckMessage]:
+    """``mcp_bridge.W040``: ``OMIT_OUTPUT_SCHEMA`` names a group that does not exist, or a
+    tool that no version of its group has (a typo would leave the schema declared).
+
+    Args:
+        tool_names: every group's tool names, all versions together.
+    """
+    messages: list[checks.CheckMessage] = []
+    for group, rule in bridge_settings.OMIT_OUTPUT_SCHEMA.items():
+        if group not in tool_names:
+            unknown = [f"group {group!r}"]
+        else:
+            unknown = [
+                f"tool {name!r} of group {group!r}"
+                for name in ([] if rule is True else rule)
+                if name not in tool_names[group]
+            ]
+        messages.extend(
+            checks.Warning(
+                f'MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"] names {what}, which does not exist.',
+                hint="Use the names `manage.py mcp_tools` prints.",
+                id="mcp_bridge.W040",
+            )
+            for what in unknown
+        )
+    return messages

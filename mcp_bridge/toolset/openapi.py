@@ -1,0 +1,605 @@
+"""Step 1 of the pipeline: the OpenAPI operations of one API group, from drf-spectacular.
+
+:class:`GroupSchemaGenerator` is drf-spectacular's ``SchemaGenerator``
+restricted to the views of one group (and one API version). It honours every
+``@extend_schema``, ``OpenApiViewExtension`` and setting the project has, and
+remembers for each operation the view it came from, which the later steps need
+(tool names, annotations, and how to call the view).
+
+Paths are kept executable: they are the URL patterns' paths with
+``{param}`` placeholders, the API version filled in, with no prefix trimmed.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.urls import URLPattern, URLResolver
+from drf_spectacular.drainage import GENERATOR_STATS, add_trace_message, error, get_override, warn
+from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import (
+    is_versioning_supported,
+    modify_for_versioning,
+    operation_matches_version,
+)
+from drf_spectacular.settings import patched_settings, spectacular_settings
+from rest_framework import viewsets
+from rest_framework.schemas.generators import is_api_view
+from rest_framework.settings import api_settings
+from rest_framework.versioning import QueryParameterVersioning
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.decorators import get_metadata
+from mcp_bridge.toolset.membership import Membership, Operation, Reason, compile_rules
+from mcp_bridge.toolset.naming import copy_qualifiers
+
+__all__ = [
+    "GroupSchemaGenerator",
+    "OperationSource",
+    "UrlIndex",
+    "build_url_index",
+    "discover_groups",
+    "generate_group_schema",
+]
+
+#: drf-spectacular settings the bridge needs whatever the project's are:
+#: separate request components, so read-only fields never become inputs, and
+#: untouched paths, so that a path can be filled in and resolved.
+_REQUIRED_SPECTACULAR_SETTINGS = {
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX_TRIM": False,
+    "SCHEMA_PATH_PREFIX_INSERT": "",
+    "CAMELIZE_NAMES": False,
+}
+
+
+@dataclass
+class OperationSource:
+    """Where one OpenAPI operation comes from.
+
+    Attributes:
+        path: the executable path template, e.g. ``"/api/v1/products/{slug}/"``.
+        method: the HTTP method, upper case.
+        view_class: the DRF view class (``WrappedAPIView`` for ``@api_view``).
+        handler_name: the viewset action (``"list"``, ``"cancel"``) or the
+            ``APIView`` handler method (``"get"``).
+        is_viewset: whether the view is a viewset.
+        basename: the router basename of a viewset, if it has one.
+        metadata: the merged :func:`~mcp_bridge.decorators.get_metadata` of the operation.
+        operation_id: the operationId drf-spectacular gave the operation.
+        explicit_operation_id: whether that id was set on purpose
+            (``extend_schema(operation_id=...)`` or a custom ``AutoSchema``).
+        is_list: drf-spectacular sees a list operation (GET of a collection).
+        sibling_methods: how many HTTP methods the view serves at this URL with the same
+            handler (an ``@action(methods=[...])``), or at all for an ``APIView``/function
+            view; read from the view, whatever the group holds.
+        copy_qualifier: for a view routed at several URLs of the URLconf, what tells this
+            copy apart (see :func:`mcp_bridge.toolset.naming.copy_qualifiers`), else ``None``.
+        versioning_class: the view's DRF versioning class, or ``None``.
+        version: the API version the operation was generated for, or ``None``.
+        operation: the OpenAPI operation object, filled in once the schema is built.
+        membership: why the operation is in the group (:class:`~mcp_bridge.toolset.membership.Reason`:
+            a decorator, or an include rule of ``MCP_BRIDGE["GROUPS"]``).
+    """
+
+    path: str
+    method: str
+    view_class: type
+    handler_name: str
+    is_viewset: bool
+    basename: str | None
+    metadata: dict[str, Any]
+    operation_id: str = ""
+    explicit_operation_id: bool = False
+    versioning_class: type | None = None
+    version: str | None = None
+    is_list: bool = False
+    sibling_methods: int = 1
+    copy_qualifier: str | None = None
+    operation: dict[str, Any] = field(default_factory=dict)
+    membership: tuple[Reason, ...] = ()
+
+    @property
+    def is_function_view(self) -> bool:
+        return self.view_class.__qualname__.endswith("WrappedAPIView")
+
+    @property
+    def view_label(self) -> str:
+        """``module.Class.handler``, or ``module.function`` for ``@api_view``: names the culprit."""
+        cls = self.view_class
+        if self.is_function_view:
+            return f"{cls.__module__}.{cls.__name__}"
+        return f"{cls.__module__}.{cls.__qualname__}.{self.handler_name}"
+
+    @property
+    def culprit(self) -> Any:
+        """The ``obj`` of a system check message: the view class, or the label of a function view."""
+        return self.view_label if self.is_function_view else self.view_class
+
+
+_LIBRARY_MODULES = ("drf_spectacular.", "rest_framework.")
+
+
+def explicit_operation_id(inspector: Any, operation_id: str, default_id: str | None) -> bool:
+    """Whether the project chose the operationId: it differs from drf-spectacular's
+    default, or the project's ``AutoSchema`` subclass overrides ``get_operation_id``
+    (then even an id equal to the default is the project's choice)."""
+    if operation_id != default_id:
+        return True
+    # ``view.schema`` may be a weakref proxy: its __class__ is the schema's class.
+    for klass in inspector.__class__.__mro__:
+        # drf-spectacular's own classes, extend_schema()'s subclasses among them (their
+        # override only returns an id when one was given, and then it differs), are not
+        # the project's choice.
+        if "get_operation_id" in klass.__dict__ and not klass.__module__.startswith(
+            _LIBRARY_MODULES
+        ):
+            return True
+    return False
+
+
+def supports_versioning(versioning_class: type | None) -> bool:
+    """Whether the bridge can serve one endpoint per version for this DRF versioning class.
+
+    drf-spectacular's supported classes (URL path, namespace, Accept header),
+    plus ``QueryParameterVersioning``, whose version the executor adds to the
+    query string. ``HostNameVersioning`` is not supported: views using it are
+    published unversioned.
+    """
+    if not versioning_class:
+        return False
+    return is_versioning_supported(versioning_class) or issubclass(
+        versioning_class, QueryParameterVersioning
+    )
+
+
+def _callback_metadata(method: str, callback: Any) -> tuple[Any, str | None, dict[str, Any]]:
+    """The view class of a URL pattern's callback, the handler name and the merged
+    metadata of one of its operations, read without instantiating the view (a viewset
+    callback maps HTTP methods to actions in ``callback.actions``)."""
+    cls = getattr(callback, "cls", None)
+    if cls is None:
+        return None, None, {"groups": ()}
+    actions = getattr(callback, "actions", None)
+    handler_name = actions.get(method.lower()) if actions else method.lower()
+    handler = getattr(cls, handler_name, None) if handler_name else None
+    return cls, handler_name, get_metadata(cls, handler)
+
+
+def _handler(view: Any, method: str) -> tuple[str, Any]:
+    if isinstance(view, viewsets.ViewSetMixin):
+        name = view.action
+    else:
+        name = method.lower()
+    return name, getattr(view, name, None)
+
+
+#: One operation of the URLconf that belongs to an API group, as drf-spectacular's
+#: enumerator walks it: ``(path_regex, method, callback)``. The path itself (the costly
+#: ``simplify_regex`` step) is derived later, only for the group being generated.
+RawEndpoint = tuple[str, str, Any]
+
+
+@dataclass
+class UrlIndex:
+    """The API groups of one URLconf, found in one walk of its URL patterns.
+
+    Attributes:
+        versions: ``{group: versions}`` as :func:`discover_groups` returns it.
+        endpoints: ``{group: [(path_regex, method, callback), ...]}``, in URLconf order.
+        naming: ``{(path_regex, method): (sibling_methods, copy_qualifier)}`` of every
+            grouped operation (see :class:`OperationSource`): what default tool names
+            need to know of the whole URLconf.
+        api_path_regexes: the path regex and view class of every DRF endpoint of the
+            URLconf, grouped or not, for :attr:`path_prefix`.
+        reasons: ``{group: {(path_regex, method): reasons}}``: why each endpoint is in
+            the group (:mod:`mcp_bridge.toolset.membership`).
+        membership: the compiled ``MCP_BRIDGE["GROUPS"]`` of the walk, its rules' hits counted.
+    """
+
+    versions: dict[str, list[str | None]]
+    endpoints: dict[str, list[RawEndpoint]]
+    naming: dict[tuple[str, str], tuple[int, str | None]] = field(default_factory=dict)
+    api_path_regexes: list[tuple[str, type]] = field(default_factory=list)
+    _path_prefix: str | None = field(default=None, repr=False)
+
+    @property
+    def path_prefix(self) -> str:
+        """drf-spectacular's path prefix estimate over the *whole* URLconf.
+
+        drf-spectacular strips it from paths to make operationIds (and a project's own
+        ``get_operation_id`` often does too). Estimated per group, the same operation
+        would get another id in each group it is in; over the URLconf it is the id
+        ``manage.py spectacular`` gives it.
+        """
+        if self._path_prefix is None:
+            prefix = spectacular_settings.SCHEMA_PATH_PREFIX
+            if prefix is None:
+                enumerator = EndpointEnumerator()
+                paths = {
+                    enumerator.get_path_from_regex(regex) for regex, _ in self.api_path_regexes
+                }
+                if paths and len({cls for _, cls in self.api_path_regexes}) > 1:
+                    prefix = re.escape(posixpath.commonpath(sorted(paths)))
+                else:
+                    prefix = "/"
+            self._path_prefix = prefix if prefix.startswith("^") else "^" + prefix
+        return self._path_prefix
+
+    reasons: dict[str, dict[tuple[str, str], tuple[Reason, ...]]] = field(default_factory=dict)
+    membership: Membership = field(default_factory=Membership)
+
+
+def build_url_index(urlconf: Any = None) -> UrlIndex:
+    """Walk the URLconf once and index its grouped operations.
+
+    The walk follows drf-spectacular's ``EndpointEnumerator`` (``path_regex`` is
+    the concatenated pattern strings, includes are descended, DRF views whose
+    ``schema`` is ``None`` are left out, ``get_allowed_methods`` gives the
+    methods), but reads group membership first — the decorators' groups and
+    ``MCP_BRIDGE["GROUPS"]`` rules (:mod:`mcp_bridge.toolset.membership`) — and computes
+    the path of an operation only for a ``path``/``path_regex`` rule: in a large
+    API the path regex simplification of every URL pattern would cost more than
+    generating a small group.
+    """
+    enumerator = EndpointEnumerator(urlconf=urlconf)
+    membership = compile_rules(bridge_settings.GROUPS)
+    paths: dict[tuple[str, type], str] = {}  # one per URL pattern, whatever its methods
+    # The generator's coerce_path renames {pk} as the document does; it reads only the
+    # view's queryset, a class attribute, so the class stands in for a view instance.
+    coercer = (
+        SchemaGenerator(urlconf=urlconf)
+        if any(rule.needs_path for rule in membership.rules)
+        else None
+    )
+
+    def path_of(path_regex: str, view_class: type) -> str:
+        key = (path_regex, view_class)
+        if key not in paths:
+            assert coercer is not None  # only path rules ask for a path
+            paths[key] = coercer.coerce_path(
+                enumerator.get_path_from_regex(path_regex), "", view_class
+            )
+        return paths[key]
+
+    # A group the setting declares has an endpoint even when nothing matches (its rule
+    # problems then answer HTTP 500 there, and an empty group lists no tools).
+    found: dict[str, set[str | None]] = {group: set() for group in membership.groups}
+    endpoints: dict[str, list[RawEndpoint]] = {}
+    reasons: dict[str, dict[tuple[str, str], tuple[Reason, ...]]] = {}
+    naming: dict[tuple[str, str], tuple[int, str | None]] = {}
+    api_path_regexes: list[tuple[str, type]] = []
+    copies: dict[tuple[Any, ...], list[str]] = {}
+    for path_regex, callback, namespace, app_names in _url_patterns(
+        enumerator.patterns, "", "", ()
+    ):
+        if not _publishable(callback):
+            continue
+        api_path_regexes.append((path_regex, callback.cls))
+        copies.setdefault(_view_identity(callback), []).append(path_regex)
+        methods = enumerator.get_allowed_methods(callback)
+        actions = getattr(callback, "actions", None)
+        for method in methods:
+            cls, handler_name, metadata = _callback_metadata(method, callback)
+            operation = None
+            if membership.rules:
+                operation = Operation(
+                    path_regex, method, cls, handler_name, namespace, app_names, path_of
+                )
+            groups = membership.groups_of(operation, metadata["groups"])
+            if not groups:
+                continue
+            if actions:  # a viewset: the methods routed to the same action
+                siblings = sum(
+                    1 for m in methods if actions.get(m.lower()) == actions.get(method.lower())
+                )
+            else:
+                siblings = sum(1 for m in methods if m not in ("HEAD", "OPTIONS"))
+            naming[(path_regex, method)] = (siblings, None)
+            versions = _callback_versions(cls, callback)
+            for group, why in groups.items():
+                found.setdefault(group, set()).update(versions)
+                endpoints.setdefault(group, []).append((path_regex, method, callback))
+                reasons.setdefault(group, {})[(path_regex, method)] = why
+    for regexes in copies.values():
+        if len(regexes) < 2:
+            continue
+        qualifiers = copy_qualifiers([enumerator.get_path_from_regex(regex) for regex in regexes])
+        for regex, qualifier in zip(regexes, qualifiers, strict=True):
+            for key, (siblings, _) in list(naming.items()):
+                if key[0] == regex:
+                    naming[key] = (siblings, qualifier)
+    result: dict[str, list[str | None]] = {}
+    for group, versions in sorted(found.items()):
+        # Unversioned views are part of every version of a versioned group, as in
+        # drf-spectacular's own versioned schemas.
+        named = sorted(v for v in versions if v is not None)
+        result[group] = list(named) if named else [None]
+    return UrlIndex(
+        versions=result,
+        endpoints={group: endpoints.get(group, []) for group in result},
+        reasons=reasons,
+        membership=membership,
+        naming=naming,
+        api_path_regexes=api_path_regexes,
+    )
+
+
+def _view_identity(callback: Any) -> tuple[Any, ...]:
+    """What makes two URL patterns the same view: its class, the viewset's method-to-action
+    mapping and router basename."""
+    actions = getattr(callback, "actions", None)
+    basename = getattr(callback, "initkwargs", {}).get("basename")
+    return (callback.cls, tuple(sorted(actions.items())) if actions else None, basename)
+
+
+def _url_patterns(
+    patterns: Any, prefix: str, namespace: str, app_names: tuple[str, ...]
+) -> Iterator[tuple[str, Any, str, tuple[str, ...]]]:
+    """``(path_regex, callback, namespace, app_names)`` of every URL pattern, includes
+    descended, in URLconf order; ``namespace`` is the instance namespace (``"a:b"``),
+    ``app_names`` the ``app_name`` of every enclosing include."""
+    for pattern in patterns:
+        path_regex = prefix + str(pattern.pattern)
+        if isinstance(pattern, URLPattern):
+            if not _is_format_suffix_route(pattern):
+                yield path_regex, pattern.callback, namespace, app_names
+        elif isinstance(pattern, URLResolver):
+            inner = namespace
+            if pattern.namespace:
+                inner = f"{namespace}:{pattern.namespace}" if namespace else pattern.namespace
+            names = (*app_names, pattern.app_name) if pattern.app_name else app_names
+            yield from _url_patterns(pattern.url_patterns, path_regex, inner, names)
+
+
+#: The converters DRF's ``format_suffix_patterns`` adds to ``path()`` routes.
+_FORMAT_SUFFIX_CONVERTER = re.compile(r"<drf_format_suffix(_path)?:(?P<kwarg>\w+)>$")
+
+
+def _is_format_suffix_route(pattern: URLPattern) -> bool:
+    """A route ``format_suffix_patterns`` added (``/pi{format}``, ``/pi.json``): the same
+    operation as the route without the suffix, so it is not a tool of its own. DRF's own
+    schema generator skips the ``re_path`` form (``.{format}``); the ``path()`` form's
+    converter slips through it."""
+    kwarg = api_settings.FORMAT_SUFFIX_KWARG
+    route = str(pattern.pattern)
+    match = _FORMAT_SUFFIX_CONVERTER.search(route)
+    return (match is not None and match["kwarg"] == kwarg) or f"\\.(?P<{kwarg}>" in route
+
+
+def _publishable(callback: Any) -> bool:
+    """The path-independent part of DRF's ``should_include_endpoint``."""
+    if not is_api_view(callback) or callback.cls.schema is None:
+        return False
+    return not ("schema" in callback.initkwargs and callback.initkwargs["schema"] is None)
+
+
+def _callback_versions(cls: Any, callback: Any) -> set[str | None]:
+    versioning_class = getattr(callback, "initkwargs", {}).get(
+        "versioning_class", cls.versioning_class
+    )
+    if not supports_versioning(versioning_class):
+        return {None}
+    allowed = set(getattr(versioning_class, "allowed_versions", None) or ())
+    default = getattr(versioning_class, "default_version", None)
+    return allowed or ({default} if default else {None})
+
+
+class _IndexedEndpointEnumerator(EndpointEnumerator):
+    """drf-spectacular's enumerator over endpoints already found by :func:`build_url_index`.
+
+    Only the URL walk is replaced: paths are derived and filtered by the
+    enumerator's own ``get_path_from_regex`` and ``should_include_endpoint``, and
+    ``get_api_endpoints`` still applies ``PREPROCESSING_HOOKS``, de-duplication
+    and ``SORT_OPERATIONS``.
+    """
+
+    def __init__(
+        self, raw_endpoints: list[RawEndpoint], patterns: Any = None, urlconf: Any = None
+    ) -> None:
+        super().__init__(patterns, urlconf)
+        self.raw_endpoints = raw_endpoints
+
+    # Private drf-spectacular API: the URL walk that get_api_endpoints() calls; overridden so
+    # the walk is done once per URLconf (tests/test_private_apis.py).
+    def _get_api_endpoints(self, patterns: Any, prefix: str) -> list[tuple[str, str, str, Any]]:
+        endpoints = []
+        for path_regex, method, callback in self.raw_endpoints:
+            path = self.get_path_from_regex(path_regex)
+            if self.should_include_endpoint(path, callback):
+                endpoints.append((path, path_regex, method, callback))
+        return endpoints
+
+
+class GroupSchemaGenerator(SchemaGenerator):
+    """drf-spectacular's generator, restricted to one API group and version.
+
+    After :meth:`get_schema`, :attr:`sources` lists one :class:`OperationSource`
+    per operation, in the generator's order.
+
+    Args:
+        group, api_version, urlconf: what to generate.
+        index: the URLconf's :class:`UrlIndex`; built here when not given. Only the
+            group's endpoints are enumerated and get a view instance.
+    """
+
+    def __init__(
+        self,
+        group: str,
+        api_version: str | None = None,
+        urlconf: Any = None,
+        index: UrlIndex | None = None,
+    ) -> None:
+        super().__init__(urlconf=urlconf, api_version=api_version)
+        self.group = group
+        self.index = index
+        self.sources: list[OperationSource] = []
+
+    # Private drf-spectacular API (SchemaGenerator._initialise_endpoints and, in parse(),
+    # _get_paths_and_endpoints): overridden and called so that only the group's endpoints get
+    # a view instance (tests/test_private_apis.py).
+    def _initialise_endpoints(self) -> None:
+        if self.endpoints is None:
+            index = self.index = self.index or build_url_index(self.urlconf)
+            raw = index.endpoints.get(self.group, [])
+            self.inspector = _IndexedEndpointEnumerator(raw, self.patterns, self.urlconf)
+            self.endpoints = self.inspector.get_api_endpoints()
+
+    def _membership(self, path_regex: str, method: str) -> tuple[Reason, ...]:
+        """Why an endpoint is in the group, as the URL walk decided (decorators and
+        ``MCP_BRIDGE["GROUPS"]`` rules); ``()``: it is not."""
+        assert self.index is not None  # set by _initialise_endpoints
+        return self.index.reasons.get(self.group, {}).get((path_regex, method.upper()), ())
+
+    def parse(self, input_request: Any, public: bool) -> dict[str, Any]:
+        # The loop of SchemaGenerator.parse(), narrowed to the group and recording each
+        # operation's view. Permission filtering is not applied: the tool list does not
+        # depend on the caller, and the view's permissions run on every call.
+        self._initialise_endpoints()
+        endpoints = [
+            (path, path_regex, method, view)
+            for path, path_regex, method, view in self._get_paths_and_endpoints()
+            if self._membership(path_regex, method)
+        ]
+        assert self.index is not None  # set by _initialise_endpoints
+        index = self.index
+        path_prefix = index.path_prefix
+        result: dict[str, Any] = {}
+        self.sources = []
+        for path, path_regex, method, view in endpoints:
+            # Messages queued when the view was decorated, as SchemaGenerator.parse emits them.
+            with add_trace_message(type(view)):
+                for message in get_override(view, "warnings", []):
+                    warn(message)
+                for message in get_override(view, "errors", []):
+                    error(message)
+            view.request = spectacular_settings.GET_MOCK_REQUEST(method, path, view, input_request)
+            version = None
+            versioning_class = view.versioning_class
+            if supports_versioning(versioning_class):
+                version = self.api_version or versioning_class.default_version
+                if not version:
+                    continue
+                if is_versioning_supported(versioning_class):
+                    assert self.inspector is not None  # set by _initialise_endpoints
+                    path = modify_for_versioning(
+                        self.inspector.patterns, method, path, view, version
+                    )
+                else:  # QueryParameterVersioning: emulate ?version=... on the mock request
+                    # Request._request: DRF's wrapped HttpRequest, whose GET the version is read from.
+                    query = view.request._request.GET.copy()
+                    query[versioning_class.version_param] = version
+                    view.request._request.GET = query
+                    view.request.version = version
+                if not operation_matches_version(view, version):
+                    continue
+            else:
+                versioning_class = None
+
+            # One inspector for both calls: DRF's DefaultSchema descriptor hands out a new
+            # instance on every attribute access.
+            inspector = view.schema
+            # The trace names the view and its file in every drf-spectacular warning, as
+            # `manage.py spectacular` shows them.
+            with add_trace_message(type(view)):
+                operation = inspector.get_operation(
+                    path, path_regex, path_prefix, method, self.registry
+                )
+                if not operation:  # removed with @extend_schema(exclude=True)
+                    continue
+                # AutoSchema.get_operation() records the path first; @extend_schema(operation={...})
+                # returns its hand-written operation without calling it (so does a project's own
+                # get_operation that never calls super()): then nothing was derived from the view,
+                # and an operationId, if any, was written by hand.
+                hand_written = "path_prefix" not in vars(inspector)
+                # Otherwise, the base implementation's id, computed on the same inspector state:
+                # when the operation's id differs, the project chose it.
+                default_id = None if hand_written else AutoSchema.get_operation_id(inspector)
+                operation_id = operation.get("operationId") or ""
+                # Private drf-spectacular API: its own list/detail decision (tests/test_private_apis.py).
+                is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
+            handler_name, handler = _handler(view, method)
+            sibling_methods, copy_qualifier = index.naming.get(
+                (path_regex, method.upper()), (1, None)
+            )
+            if not path.startswith("/"):
+                path = "/" + path
+            self.sources.append(
+                OperationSource(
+                    path=path,
+                    method=method.upper(),
+                    view_class=type(view),
+                    handler_name=handler_name,
+                    is_viewset=isinstance(view, viewsets.ViewSetMixin),
+                    basename=getattr(view, "basename", None),
+                    metadata=get_metadata(view, handler),
+                    operation_id=operation_id,
+                    explicit_operation_id=bool(operation_id)
+                    and explicit_operation_id(inspector, operation_id, default_id),
+                    versioning_class=versioning_class,
+                    version=version,
+                    is_list=is_list,
+                    membership=self._membership(path_regex, method),
+                    sibling_methods=sibling_methods,
+                    copy_qualifier=copy_qualifier,
+                )
+            )
+            result.setdefault(path, {})[method.lower()] = operation
+        return result
+
+
+def generate_group_schema(
+    group: str,
+    api_version: str | None = None,
+    urlconf: Any = None,
+    index: UrlIndex | None = None,
+    messages: list[str] | None = None,
+) -> tuple[dict[str, Any], list[OperationSource]]:
+    """Generate the OpenAPI document of one group/version.
+
+    ``urlconf`` is the URLconf to generate from (``None``: ``ROOT_URLCONF``); ``index``
+    is its :class:`UrlIndex` (the registry keeps one per URLconf); without it the
+    URLconf is walked first. The URLconf also resolves the paths of
+    ``NamespaceVersioning`` views (drf-spectacular resolves them against the
+    enumerator's patterns), so a middleware's ``request.urlconf`` must be given here.
+
+    drf-spectacular's warnings and errors are not printed: each is appended to ``messages``
+    (when given) as drf-spectacular words it, with the view's file and name in front
+    (``"/app/views.py: Warning [ProductViewSet]: unable to guess serializer..."``), once.
+
+    Returns:
+        ``(document, sources)``: the OpenAPI document (drf-spectacular's
+        ``get_schema()`` output, post-processing hooks applied) and one
+        :class:`OperationSource` per operation, with ``operation`` set to the
+        operation object of the document.
+    """
+    patches = {**bridge_settings.SPECTACULAR_SETTINGS, **_REQUIRED_SPECTACULAR_SETTINGS}
+    # Private drf-spectacular API: GENERATOR_STATS keeps the messages of one get_schema()
+    # (reset at its start) in _warn_cache/_error_cache (tests/test_private_apis.py).
+    with patched_settings(patches), GENERATOR_STATS.silence():
+        generator = GroupSchemaGenerator(
+            group, api_version=api_version, urlconf=urlconf, index=index
+        )
+        document = generator.get_schema(request=None, public=True)
+        if messages is not None:
+            messages += [*GENERATOR_STATS._error_cache, *GENERATOR_STATS._warn_cache]
+    for source in generator.sources:
+        source.operation = document["paths"][source.path][source.method.lower()]
+    return document, generator.sources
+
+
+def discover_groups(urlconf: Any = None) -> dict[str, list[str | None]]:
+    """Find every API group of the URLconf and the API versions it is served in.
+
+    Returns:
+        ``{group: versions}``, sorted by group. ``versions`` is ``[None]`` for an
+        unversioned group; otherwise the versions the group's views allow
+        (their versioning class's ``allowed_versions``, or its
+        ``default_version`` when any version is allowed), sorted.
+    """
+    return build_url_index(urlconf).versions

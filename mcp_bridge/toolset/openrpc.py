@@ -1,0 +1,462 @@
+"""Step 2 of the pipeline: OpenAPI operations to OpenRPC-style method descriptions.
+
+A :class:`Method` is the transport-neutral description of one operation: its
+name, texts, ``params`` (each with the place it goes in the HTTP request) and
+``result`` schema, with schemas already in JSON Schema 2020-12 and references
+still pointing at ``#/components/schemas`` (OpenRPC 1.3, "Method Object",
+"Content Descriptor Object", "Components Object").
+
+Argument layout (documented in ``docs/tools.md``):
+
+* path parameters, query parameters and the fields of an object request body
+  are arguments side by side;
+* a request body that is not an object (a list, a ``oneOf``, a dict) is one
+  argument, ``body``;
+* a body that is an object *or* a list of such objects (a bulk-capable create:
+  a union of the two) offers the object's fields as arguments, and the list
+  form as the argument ``body``; a call uses one form or the other (the
+  object's required fields are required when ``body`` is not given, checked by
+  :meth:`Method.layout_errors`);
+* names are claimed in that order: a path parameter keeps its name, a query
+  parameter whose name a path parameter has becomes ``query_<name>``, a body
+  field whose name is taken becomes ``body_<name>``. So the parameter that
+  selects the resource can never be changed by a query or body value. A name
+  still taken after that is a collision (E003);
+* an optional query parameter also accepts ``null``, which means "not given"
+  (it is left out of the URL); in a body, ``null`` is a value and is sent.
+
+Tool names: :mod:`mcp_bridge.toolset.naming` (the default rule and explicit names).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from mcp_bridge.base.errors import Problem
+from mcp_bridge.toolcall.files import is_binary_media_type
+from mcp_bridge.toolset.naming import tool_name
+from mcp_bridge.toolset.openapi import OperationSource
+from mcp_bridge.toolset.schema import COMPONENTS_PREFIX, allow_null, to_json_schema
+
+__all__ = ["Method", "Param", "build_document", "build_methods", "convert_components"]
+
+Location = Literal["path", "query", "body_field", "body"]
+
+#: The argument that carries a request body that is not an object.
+BODY_ARGUMENT = "body"
+#: Prefix of a body field renamed because a path/query parameter has its name.
+BODY_FIELD_PREFIX = "body_"
+#: Prefix of a query parameter renamed because a path parameter has its name.
+QUERY_PARAMETER_PREFIX = "query_"
+#: The prefix each location's arguments get when their name is taken.
+_RENAME_PREFIX = {
+    "path": "",
+    "query": QUERY_PARAMETER_PREFIX,
+    "body_field": BODY_FIELD_PREFIX,
+    "body": "",
+}
+
+_JSON_MEDIA_TYPE = re.compile(r"^application/([\w.+-]+\+)?json$")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One argument of a method (OpenRPC "Content Descriptor").
+
+    Attributes:
+        name: the argument name the client sends.
+        location: where its value goes: the URL path, the query string, one
+            field of the JSON body, or the whole body.
+        source_name: its name there (the URL kwarg, query key or body field).
+        schema: JSON Schema 2020-12, refs to ``#/components/schemas``.
+        required: whether the client must send it.
+        description: the parameter's or field's description.
+        explode: for an array query parameter: repeat the key (``True``, the
+            OpenAPI default for ``form`` style) or join with commas.
+    """
+
+    name: str
+    location: Location
+    source_name: str
+    schema: dict[str, Any]
+    required: bool
+    description: str | None = None
+    explode: bool = True
+
+    def to_openrpc(self) -> dict[str, Any]:
+        descriptor: dict[str, Any] = {
+            "name": self.name,
+            "required": self.required,
+            "schema": self.schema,
+        }
+        if self.description:
+            descriptor["description"] = self.description
+        return descriptor
+
+
+@dataclass
+class Method:
+    """One operation as an OpenRPC-style method.
+
+    Attributes:
+        name: the method (and tool) name.
+        title: the default title (``mcp_tool(title=...)`` or the operation summary).
+        summary, description: the operation's texts (docstring or ``extend_schema``).
+        params: the arguments, in order: path, query, body.
+        result: the 2xx response schema, or ``None`` when unknown or empty.
+        source: the operation's view, path and HTTP method.
+        deprecated: the operation is marked deprecated.
+    """
+
+    name: str
+    title: str | None
+    summary: str | None
+    description: str | None
+    params: list[Param]
+    result: dict[str, Any] | None
+    source: OperationSource
+    deprecated: bool = False
+    problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+    #: For a body that is an object or a list of objects: the object's required fields
+    #: (source names), required when the list form (``body``) is not given, and whether
+    #: the request body itself is required (else a call may send neither form).
+    single_object_required: tuple[str, ...] = ()
+    body_required: bool = False
+
+    def layout_errors(self, arguments: dict[str, Any]) -> list[dict[str, str]]:
+        """The faults of ``arguments`` that the ``inputSchema`` cannot state for an
+        object-or-list body: the object's fields and the list ``body`` are two forms of
+        one call, so a field is refused beside ``body``, and the object's required fields
+        are required without it.
+
+        Returns:
+            ``[{"argument": name, "message": text}, ...]``, as
+            :func:`mcp_bridge.toolcall.executor.argument_errors` reports schema faults.
+        """
+        list_form = next((p for p in self.params if p.location == "body"), None)
+        fields = [p for p in self.params if p.location == "body_field"]
+        if list_form is None or not fields:
+            return []
+        errors = []
+        if list_form.name in arguments:
+            for param in fields:
+                if param.name in arguments:
+                    message = f"cannot be given with {list_form.name!r}"
+                    errors.append({"argument": param.name, "message": message})
+        elif self.body_required or any(param.name in arguments for param in fields):
+            errors.extend(
+                {"argument": param.name, "message": "is required but missing"}
+                for param in fields
+                if param.source_name in self.single_object_required and param.name not in arguments
+            )
+        return errors
+
+    def to_openrpc(self) -> dict[str, Any]:
+        method: dict[str, Any] = {"name": self.name}
+        if self.summary:
+            method["summary"] = self.summary
+        if self.description:
+            method["description"] = self.description
+        method["params"] = [param.to_openrpc() for param in self.params]
+        method["result"] = {
+            "name": "result",
+            "schema": self.result if self.result is not None else {},
+        }
+        method["paramStructure"] = "by-name"
+        if self.deprecated:
+            method["deprecated"] = True
+        method["x-http"] = {"method": self.source.method, "path": self.source.path}
+        return method
+
+
+def convert_components(document: dict[str, Any]) -> dict[str, Any]:
+    """The document's ``components/schemas``, each converted to JSON Schema 2020-12."""
+    schemas = document.get("components", {}).get("schemas", {})
+    return {name: to_json_schema(schema) for name, schema in schemas.items()}
+
+
+def _media_schema(content: dict[str, Any]) -> dict[str, Any] | None:
+    for media_type, media in content.items():
+        if _JSON_MEDIA_TYPE.match(media_type.split(";")[0].strip()):
+            return media.get("schema")
+    return None
+
+
+def _resolve(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
+    seen = set()
+    while isinstance(schema, dict) and set(schema) == {"$ref"}:
+        ref = schema["$ref"]
+        if ref in seen or not ref.startswith(COMPONENTS_PREFIX):
+            break
+        seen.add(ref)
+        schema = components.get(ref[len(COMPONENTS_PREFIX) :], schema)
+    return schema
+
+
+def _is_plain_object(schema: dict[str, Any]) -> bool:
+    """An object with named fields that can be spread into separate arguments."""
+    return (
+        isinstance(schema, dict)
+        and schema.get("type") == "object"
+        and isinstance(schema.get("properties"), dict)
+        and not any(k in schema for k in ("oneOf", "anyOf", "allOf", "not", "if", "$ref"))
+        and schema.get("additionalProperties") in (None, False)
+    )
+
+
+def _object_or_list(
+    schema: dict[str, Any], components: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """``(object schema, list schema)`` when ``schema`` is a union of a plain object and an
+    array of that same object (a bulk-capable create), else ``None``."""
+    branches = schema.get("anyOf", schema.get("oneOf")) if isinstance(schema, dict) else None
+    if (
+        not isinstance(branches, list)
+        or len(branches) != 2
+        or ("anyOf" in schema and "oneOf" in schema)
+    ):
+        return None
+    if any(key not in ("anyOf", "oneOf", "title", "description") for key in schema):
+        return None
+    for one, other in (branches, branches[::-1]):
+        obj = _resolve(one, components)
+        if (
+            _is_plain_object(obj)
+            and isinstance(other, dict)
+            and other.get("type") == "array"
+            and _resolve(other.get("items", {}), components) == obj
+        ):
+            return obj, other
+    return None
+
+
+def _body_params(
+    operation: dict[str, Any], components: dict[str, Any], method: Method
+) -> list[Param]:
+    request_body = operation.get("requestBody")
+    if not request_body:
+        return []
+    content = request_body.get("content", {})
+    body_required = bool(request_body.get("required", False))
+    raw = _media_schema(content)
+    if raw is None:
+        # Only non-JSON media types (e.g. multipart file uploads): the body cannot be
+        # carried in MCP arguments, so the tool takes none; it can still succeed when
+        # the body is optional.
+        if body_required and content:
+            method.warnings.append(_unsendable_body_warning(method, list(content)))
+        return []
+    schema = to_json_schema(raw)
+    resolved = _resolve(schema, components)
+    object_or_list = _object_or_list(resolved, components)
+    if object_or_list is not None:
+        obj, list_schema = object_or_list
+        method.single_object_required = tuple(obj.get("required", ()))
+        method.body_required = body_required
+        fields = [
+            _noted(param, _REQUIRED_UNLESS_LIST)
+            if param.source_name in method.single_object_required
+            else param
+            for param in _field_params(obj, required=False)
+        ]
+        return [
+            *fields,
+            Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, list_schema, False, _LIST_FORM),
+        ]
+    if not _is_plain_object(resolved):
+        description = resolved.get("description")
+        return [Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, schema, body_required, description)]
+    return _field_params(resolved, required=body_required)
+
+
+#: Texts of an object-or-list body's arguments: the inputSchema cannot mark the object's
+#: required fields as required (the list form goes without them), so their descriptions say it.
+_LIST_FORM = (
+    "The list form of the request body (several objects at once). "
+    "Give either this or the other body arguments."
+)
+_REQUIRED_UNLESS_LIST = f"Required unless `{BODY_ARGUMENT}` is given."
+
+
+def _noted(param: Param, note: str) -> Param:
+    """``param`` with ``note`` after its description (in its schema too, where the tool reads it)."""
+    description = f"{param.description.rstrip()} {note}" if param.description else note
+    schema = (
+        {**param.schema, "description": description}
+        if isinstance(param.schema, dict)
+        else param.schema
+    )
+    return replace(param, description=description, schema=schema)
+
+
+def _field_params(schema: dict[str, Any], *, required: bool) -> list[Param]:
+    """The writable fields of an object body, each an argument (``required``: whether
+    the body's required fields are required arguments)."""
+    required_fields = set(schema.get("required", ()))
+    return [
+        Param(
+            name=field_name,
+            location="body_field",
+            source_name=field_name,
+            schema=field_schema,
+            required=required and field_name in required_fields,
+            description=field_schema.get("description") if isinstance(field_schema, dict) else None,
+        )
+        for field_name, field_schema in schema["properties"].items()
+        if not (isinstance(field_schema, dict) and field_schema.get("readOnly"))
+    ]
+
+
+def _unsendable_body_warning(method: Method, media_types: list[str]) -> Problem:
+    return Problem(
+        id="mcp_bridge.W020",
+        msg=(
+            f"Tool {method.name!r} ({method.source.view_label}, {method.source.method} {method.source.path}) "
+            f"requires a request body of {', '.join(media_types)}, which a tool cannot send: tool "
+            f"arguments are JSON and the view parses no JSON. Every call of it will fail."
+        ),
+        hint=(
+            "Add rest_framework.parsers.JSONParser to the view's parser_classes (its fields then become "
+            "arguments; file fields still cannot be sent), or leave the operation out of the group "
+            "(@api_group on the other handlers only, or @extend_schema(exclude=True))."
+        ),
+        obj=method.source.culprit,
+    )
+
+
+def _name_params(params: list[Param], method: Method) -> list[Param]:
+    """``params`` with distinct argument names, in the same order.
+
+    Locations claim names in the order path, query, body (the list form), body fields:
+    each keeps the names that are still free, then its taken names get the location's
+    prefix (``query_``, ``body_``); a name taken even so is an E003 problem.
+    """
+    taken: set[str] = set()
+    names: dict[int, str] = {}
+    for location in ("path", "query", "body", "body_field"):
+        group = [(index, param) for index, param in enumerate(params) if param.location == location]
+        free = {param.source_name for _, param in group if param.source_name not in taken}
+        taken |= free
+        for index, param in group:
+            name = param.source_name
+            if name not in free:
+                name = _RENAME_PREFIX[location] + param.source_name
+                if name in taken:
+                    method.problems.append(_collision_problem(method, name, param))
+                taken.add(name)
+            names[index] = name
+    return [
+        param if names[index] == param.name else replace(param, name=names[index])
+        for index, param in enumerate(params)
+    ]
+
+
+_LOCATION_LABELS = {
+    "path": "path parameter",
+    "query": "query parameter",
+    "body_field": "body field",
+    "body": "request body",
+}
+
+
+def _collision_problem(method: Method, name: str, param: Param) -> Problem:
+    what = _LOCATION_LABELS[param.location] + (
+        "" if param.location == "body" else f" {param.source_name!r}"
+    )
+    return Problem(
+        id="mcp_bridge.E003",
+        msg=(
+            f"Tool {method.name!r} ({method.source.view_label}): the {what} cannot become an argument "
+            f"named {name!r}, because another argument of the tool already has that name."
+        ),
+        hint="Rename the parameter or the serializer field so that the names differ.",
+        obj=method.source.culprit,
+    )
+
+
+def _derived_params(operation: dict[str, Any]) -> list[Param]:
+    params = []
+    for location in ("path", "query"):
+        for parameter in operation.get("parameters", []):
+            if parameter.get("in") != location:
+                continue
+            schema = to_json_schema(parameter.get("schema", {}))
+            description = parameter.get("description") or schema.get("description")
+            required = location == "path" or bool(parameter.get("required", False))
+            if not required:
+                # null stands for "not given": the parameter is left out of the URL.
+                schema = allow_null(schema)
+            params.append(
+                Param(
+                    name=parameter["name"],
+                    location=location,
+                    source_name=parameter["name"],
+                    schema=schema,
+                    required=required,
+                    description=description,
+                    explode=parameter.get("explode", parameter.get("style", "form") == "form"),
+                )
+            )
+    return params
+
+
+def _result_schema(operation: dict[str, Any]) -> dict[str, Any] | None:
+    """The first 2xx response's JSON schema; none for a file download (any binary media
+    type, see :mod:`mcp_bridge.toolcall.files`), whose result is an image or resource block."""
+    responses = operation.get("responses", {})
+    for code in sorted(code for code in responses if str(code).startswith("2")):
+        content = responses[code].get("content") or {}
+        if any(is_binary_media_type(media_type) for media_type in content):
+            return None
+        schema = _media_schema(content)
+        return to_json_schema(schema) if schema else None
+    return None
+
+
+def build_methods(sources: list[OperationSource], components: dict[str, Any]) -> list[Method]:
+    """Turn the operations of one group into methods, sorted by name.
+
+    Args:
+        sources: the operations, as :func:`~mcp_bridge.toolset.openapi.generate_group_schema` returns them.
+        components: :func:`convert_components` of the same document.
+
+    Returns:
+        The methods. Argument-name collisions are recorded in each method's
+        ``problems``; name validity and uniqueness are checked by the registry.
+    """
+    methods = []
+    for source in sources:
+        name = tool_name(source)
+        operation = source.operation
+        # A gettext_lazy title is evaluated here, once, in the language of the build;
+        # drf-spectacular already did so for the operation's texts.
+        title = str(source.metadata["title"]) if source.metadata.get("title") else None
+        method = Method(
+            name=name,
+            title=title or operation.get("summary"),
+            summary=operation.get("summary"),
+            description=operation.get("description"),
+            params=[],
+            result=_result_schema(operation),
+            source=source,
+            deprecated=bool(operation.get("deprecated", False)),
+        )
+        params = _derived_params(operation) + _body_params(operation, components, method)
+        method.params = _name_params(params, method)
+        methods.append(method)
+    return sorted(methods, key=lambda m: m.name)
+
+
+def build_document(
+    methods: list[Method], components: dict[str, Any], *, title: str, version: str
+) -> dict[str, Any]:
+    """The OpenRPC document of a group/version (served at ``openrpc.json``)."""
+    return {
+        "openrpc": "1.3.2",
+        "info": {"title": title, "version": version},
+        "methods": [method.to_openrpc() for method in methods],
+        "components": {"schemas": components},
+    }

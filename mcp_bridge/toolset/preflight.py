@@ -1,0 +1,159 @@
+"""What stops every group before any is built: checked once, named once.
+
+``mcp_bridge.E080``
+    ``REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]`` is not drf-spectacular's ``AutoSchema`` (or a
+    subclass): drf-spectacular's generator cannot run, whatever the view.
+``mcp_bridge.E081``
+    ``settings.MCP_BRIDGE`` has an unknown key or a wrong value (:mod:`mcp_bridge.base.conf`).
+``mcp_bridge.W085``
+    A drf-spectacular warning or error met while a group was generated, with the view and
+    its file named (:func:`spectacular_problems`); reported once.
+
+:func:`configuration_problems` is called by the registry before each build (the problems
+become the :class:`~mcp_bridge.base.errors.ToolSetError` of every group) and by the system
+check of :mod:`mcp_bridge.diagnostics`; :func:`answers_misconfiguration` turns the
+``ImproperlyConfigured`` an invalid ``MCP_BRIDGE`` raises at its first read into a JSON-RPC
+error, not Django's HTML error page.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from drf_spectacular.openapi import AutoSchema
+from rest_framework.settings import api_settings
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.encoding import dumps_bytes
+from mcp_bridge.base.errors import Problem
+from mcp_bridge.base.protocol import INTERNAL_ERROR
+
+__all__ = ["answers_misconfiguration", "configuration_problems", "spectacular_problems"]
+
+logger = logging.getLogger("mcp_bridge.transport")
+openapi_logger = logging.getLogger("mcp_bridge.openapi")
+
+#: drf-spectacular messages already logged by this process: a view in several groups, or
+#: several versions, is generated more than once, and its warning is worth one line.
+_logged: set[str] = set()
+
+SCHEMA_CLASS_HINT = (
+    'Set REST_FRAMEWORK = {"DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema", ...} '
+    "in settings.py (a subclass of it works too)."
+)
+
+
+def spectacular_problems(messages: list[str]) -> list[Problem]:
+    """drf-spectacular's warnings and errors of one build, as ``mcp_bridge.W085`` problems.
+
+    Each names the view and its file (the generator's trace, see
+    :func:`mcp_bridge.toolset.openapi.generate_group_schema`); ``manage.py check`` reports each once,
+    and the first build that meets one logs it on ``mcp_bridge.toolset.openapi`` (once per process),
+    so that it is seen under runserver, WSGI or ASGI too.
+    """
+    problems = []
+    for message in messages:
+        if message not in _logged:
+            _logged.add(message)
+            if not _checking.active:  # a system check reports it instead
+                openapi_logger.warning("drf-spectacular: %s", message)
+        problems.append(
+            Problem(
+                "mcp_bridge.W085",
+                f"drf-spectacular: {message}",
+                "Fix the view named (its serializer_class, or an @extend_schema); the tool built "
+                "from it may lack arguments or an outputSchema. `manage.py spectacular --validate` "
+                "shows the same messages.",
+            )
+        )
+    return problems
+
+
+class _Checking(threading.local):
+    active = False
+
+
+_checking = _Checking()
+
+
+@contextlib.contextmanager
+def reported_by_checks() -> Iterator[None]:
+    """While system checks build the groups: W085 is reported by the check, not logged too."""
+    _checking.active = True
+    try:
+        yield
+    finally:
+        _checking.active = False
+
+
+def configuration_problems() -> list[Problem]:
+    """The settings that stop every group (E080, E081); empty when none does."""
+    problems = []
+    try:
+        bridge_settings._resolved()  # what every access of a bridge setting reads
+    except ImproperlyConfigured as exc:
+        problems.append(
+            Problem(
+                "mcp_bridge.E081",
+                f"settings.MCP_BRIDGE is invalid: {exc}",
+                "Fix the key or value in settings.MCP_BRIDGE; docs/settings.md lists the keys.",
+            )
+        )
+    schema_class = api_settings.DEFAULT_SCHEMA_CLASS
+    if not (isinstance(schema_class, type) and issubclass(schema_class, AutoSchema)):
+        name = getattr(schema_class, "__qualname__", repr(schema_class))
+        problems.append(
+            Problem(
+                "mcp_bridge.E080",
+                f"REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is {name}, not drf-spectacular's AutoSchema: "
+                f"mcp_bridge builds every tool from drf-spectacular's OpenAPI.",
+                SCHEMA_CLASS_HINT,
+            )
+        )
+    return problems
+
+
+ViewFunction = Callable[..., HttpResponseBase]
+
+
+def answers_misconfiguration(view: ViewFunction) -> ViewFunction:
+    """Decorate an endpoint view: a settings error becomes a JSON-RPC error with HTTP 500.
+
+    Without it, ``ImproperlyConfigured`` (an invalid ``MCP_BRIDGE``, read on the first access
+    of a setting) escapes to Django, which answers its HTML error page: a client cannot read
+    that. The full message is sent when ``DEBUG`` is on and always logged on
+    ``mcp_bridge.transport.endpoint``; ``error.data.problems`` lists the check ids (E080, E081).
+    """
+
+    @functools.wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        try:
+            return view(request, *args, **kwargs)
+        except ImproperlyConfigured as exc:
+            logger.error("The MCP endpoint is misconfigured: %s", exc)
+            problems = configuration_problems()
+            error: dict[str, Any] = {
+                "code": INTERNAL_ERROR,
+                "message": str(exc)
+                if settings.DEBUG
+                else "Internal error: this MCP endpoint is misconfigured; see the server log.",
+                "data": {
+                    "problems": [
+                        {"id": p.id}
+                        | ({"message": p.msg, "hint": p.hint} if settings.DEBUG else {})
+                        for p in problems
+                    ]
+                },
+            }
+            body = dumps_bytes({"jsonrpc": "2.0", "id": None, "error": error})
+            return HttpResponse(body, status=500, content_type="application/json")
+
+    return wrapped

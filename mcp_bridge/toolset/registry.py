@@ -1,0 +1,351 @@
+"""The tool set of one group/version: built once, cached, checked.
+
+:func:`get_toolset` runs the pipeline (drf-spectacular → OpenRPC methods → MCP
+tools) the first time a group/version is asked for, and keeps the result for
+the life of the process. The cache is dropped when a setting that shapes the
+tools changes (``setting_changed``, so ``override_settings`` works in tests).
+
+Building also validates: an invalid tool name (E001), a duplicate name (E002), a
+name strict clients refuse with ``PORTABLE_TOOL_NAMES = "error"`` (E010), an
+argument-name collision (E003), a generation failure (E004), a schema that is not
+valid JSON Schema (E005), a reference to a missing component (E020) or a ``$ref``
+that does not resolve inside its tool (E021) makes the build raise
+:class:`~mcp_bridge.base.errors.ToolSetError`. The failure is cached too, so
+every request to that endpoint answers HTTP 500 until the code is fixed;
+other groups are unaffected. Problems that leave the tools usable (a tool that
+can never succeed, W020) do not stop the build: they are kept in
+:attr:`ToolSet.warnings` for the system checks.
+
+``get_toolset(group, version, language)`` returns a per-language copy whose
+texts come from the gettext catalogues (:mod:`mcp_bridge.toolset.translation`); the
+copy is derived from the one build, so the generator never runs per language.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.urls import get_urlconf
+from django.utils import translation
+from drf_spectacular.settings import spectacular_settings
+from jsonschema.exceptions import SchemaError
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.errors import Problem, ToolSetError
+from mcp_bridge.toolset.naming import MCP_NAME_PATTERN, check_names
+from mcp_bridge.toolset.openapi import UrlIndex, build_url_index, generate_group_schema
+from mcp_bridge.toolset.openrpc import Method, build_document, build_methods, convert_components
+from mcp_bridge.toolcall.output import declares_output_schema
+from mcp_bridge.toolset.preflight import configuration_problems, spectacular_problems
+from mcp_bridge.toolset.profiles import convert_document
+from mcp_bridge.toolset.schema import MissingReference, unresolved_refs
+from mcp_bridge.toolset.tools import Tool, build_tool
+from mcp_bridge.toolset.translation import translate_toolset
+from mcp_bridge.toolset.validators import check_schema
+
+__all__ = [
+    "TOOL_NAME_PATTERN",
+    "ToolSet",
+    "active_urlconf",
+    "clear_cache",
+    "get_groups",
+    "get_toolset",
+    "get_url_index",
+]
+
+#: MCP spec 2025-11-25, "Tools" → "Tool names" (see :mod:`mcp_bridge.toolset.naming`).
+TOOL_NAME_PATTERN = MCP_NAME_PATTERN
+
+#: Settings whose change invalidates built tool sets.
+_WATCHED_SETTINGS = {
+    "MCP_BRIDGE",
+    "REST_FRAMEWORK",
+    "SPECTACULAR_SETTINGS",
+    "ROOT_URLCONF",
+    "DEBUG",
+    "LANGUAGE_CODE",
+}
+
+
+@dataclass
+class ToolSet:
+    """The published tools of one group/version.
+
+    Attributes:
+        group, version: the endpoint (``version`` is ``None`` when unversioned).
+        tools: sorted by name; ``tools/list`` pages through this order.
+        by_name: the same tools, by name.
+        methods: the OpenRPC-style methods the tools were built from.
+        openrpc: the OpenRPC document of the group/version.
+        pages: ``tools/list`` pages already encoded, filled by the dispatcher; a copy
+            made with ``dataclasses.replace`` (a translation) starts empty.
+        warnings: the build's problems that do not stop it (``mcp_bridge.W010``, a tool name
+            strict clients refuse; ``mcp_bridge.W020``, a tool that can never succeed),
+            reported by ``manage.py check`` as warnings.
+        documents: ``openrpc`` written in each schema profile asked for so far
+            (:meth:`openrpc_in`).
+    """
+
+    group: str
+    version: str | None
+    tools: list[Tool]
+    by_name: dict[str, Tool]
+    methods: list[Method]
+    openrpc: dict[str, Any]
+    pages: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: Problems that do not stop the build (``mcp_bridge.W0xx``): system check warnings.
+    warnings: list[Problem] = field(default_factory=list, init=False, repr=False, compare=False)
+    documents: dict[str, dict[str, Any]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def openrpc_in(self, profile: str) -> dict[str, Any]:
+        """The OpenRPC document with its schemas written in ``profile``, made once per profile."""
+        document = self.documents.get(profile)
+        if document is None:
+            document = self.documents[profile] = convert_document(self.openrpc, profile)
+        return document
+
+
+_lock = threading.RLock()
+_toolsets: dict[tuple[Any, str, str | None], ToolSet | ToolSetError] = {}
+_indexes: dict[Any, UrlIndex] = {}
+
+
+def clear_cache() -> None:
+    """Forget every built tool set (the next request rebuilds)."""
+    with _lock:
+        _toolsets.clear()
+        _indexes.clear()
+
+
+@receiver(setting_changed)
+def _on_setting_changed(*, setting: str, **kwargs: Any) -> None:
+    if setting in _WATCHED_SETTINGS:
+        clear_cache()
+
+
+def active_urlconf(request: Any = None) -> Any:
+    """The active URLconf: what the caches are keyed on.
+
+    During a request, the ``urlconf`` a middleware set on ``request`` or ``ROOT_URLCONF``
+    (what Django's handler makes active for it, read without asgiref's thread-local, which
+    costs more than the rest of the lookup); otherwise ``get_urlconf()`` or ``ROOT_URLCONF``.
+    A caller that asks the registry several things for one request computes it once.
+    """
+    if request is not None:
+        return getattr(request, "urlconf", None) or settings.ROOT_URLCONF
+    return get_urlconf() or settings.ROOT_URLCONF
+
+
+def get_groups() -> dict[str, list[str | None]]:
+    """Every API group of the active URLconf and its versions (see :func:`~mcp_bridge.toolset.openapi.discover_groups`)."""
+    return get_url_index().versions
+
+
+def get_url_index(urlconf_key: Any = None) -> UrlIndex:
+    """The :class:`~mcp_bridge.toolset.openapi.UrlIndex` of a URLconf, built on first use.
+
+    Args:
+        urlconf_key: the URLconf (a dotted module path or a module; see
+            :func:`active_urlconf`): a middleware's ``request.urlconf`` gets its own index.
+
+    One walk of the URL patterns serves group discovery and the generation of every
+    group of that URLconf.
+    """
+    key = urlconf_key or active_urlconf()
+    index = _indexes.get(key)  # read without the lock, as get_toolset does
+    if index is None:
+        with _lock:
+            index = _indexes.get(key)
+            if index is None:
+                index = _indexes[key] = build_url_index(key)
+    return index
+
+
+def get_toolset(
+    group: str, version: str | None = None, language: str | None = None, urlconf_key: Any = None
+) -> ToolSet:
+    """The tool set of a group/version, built on first use.
+
+    Args:
+        group, version: the endpoint.
+        language: a language code (see :func:`mcp_bridge.toolset.translation.negotiate_language`):
+            the texts come from the gettext catalogues, per :mod:`mcp_bridge.toolset.translation`.
+            ``None``: the code's own texts.
+        urlconf_key: :func:`active_urlconf`, when the caller has it already.
+
+    Raises:
+        ToolSetError: the group's tools cannot be built, or a catalogue in the
+            language's fallback chain cannot be read (the problems are listed).
+    """
+    urlconf = urlconf_key or active_urlconf()
+    key = (urlconf, group, version)
+    # A built set is read without the lock (a dict lookup is atomic); the lock only
+    # serialises builds, so that one group is never generated twice at once.
+    cached = _toolsets.get(key)
+    if cached is None:
+        cached = _build_once(key, group, version)
+    if isinstance(cached, ToolSetError):
+        raise cached
+    if language is not None:
+        return translate_toolset(cached, language, urlconf)
+    return cached
+
+
+def _build_once(
+    key: tuple[Any, str, str | None], group: str, version: str | None
+) -> ToolSet | ToolSetError:
+    with _lock:
+        cached = _toolsets.get(key)
+        if cached is None:
+            try:
+                # Lazy texts (help_text, gettext_lazy titles) are evaluated once, in the
+                # default language, whatever language the triggering request activated;
+                # translations are applied per language on top, without regenerating.
+                with translation.override(settings.LANGUAGE_CODE):
+                    cached = _build(group, version, key[0])
+            except ToolSetError as exc:
+                cached = exc
+            _toolsets[key] = cached
+        return cached
+
+
+def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
+    setup = configuration_problems()  # E080/E081: named as such, not as a generation failure
+    if setup:
+        raise ToolSetError(group, version, setup)
+    index = get_url_index(urlconf_key)
+    if index.membership.problems.get(group):  # a malformed MCP_BRIDGE["GROUPS"] rule (E050)
+        raise ToolSetError(group, version, index.membership.problems[group])
+    spectacular_messages: list[str] = []
+    try:
+        document, sources = generate_group_schema(
+            group,
+            api_version=version,
+            urlconf=urlconf_key,
+            index=index,
+            messages=spectacular_messages,
+        )
+    except Exception as exc:  # the project's schema code can raise anything
+        raise ToolSetError(
+            group,
+            version,
+            [
+                Problem(
+                    "mcp_bridge.E004",
+                    f"drf-spectacular could not generate the schema of group {group!r}: "
+                    f"{type(exc).__name__}: {exc}",
+                    "Run `manage.py spectacular --validate` to see the failing view, and fix it.",
+                )
+            ],
+        ) from exc
+    components = convert_components(document)
+    methods = build_methods(sources, components)
+    problems = [problem for method in methods for problem in method.problems]
+    name_errors, name_warnings = check_names(
+        methods, strict=bridge_settings.PORTABLE_TOOL_NAMES == "error"
+    )
+    name_warnings += spectacular_problems(spectacular_messages)
+    problems += name_errors
+    tools = []
+    checked: set[str] = set()  # subschemas found valid, shared by the tools of the build
+    seen: dict[int, Any] = {}  # schema objects already walked (the shared $defs entries)
+    shared_defs: dict[
+        str, dict[str, Any]
+    ] = {}  # $defs entries, one object per component and direction
+    refs_of: dict[int, tuple[Any, list[str]]] = {}  # the $ref values of each shared $defs entry
+    if not problems:
+        for method in methods:
+            try:
+                tool = build_tool(
+                    method,
+                    components,
+                    shared_defs,
+                    output_schema=declares_output_schema(group, method),
+                )
+            except MissingReference as exc:
+                problems.append(_missing_reference_problem(method, exc))
+                continue
+            problems += _check_schemas(tool, checked, seen)
+            problems += _check_refs(tool, refs_of)
+            tools.append(tool)
+    if problems:
+        raise ToolSetError(group, version, problems)
+    info_version = version or str(spectacular_settings.VERSION or "")
+    openrpc = build_document(methods, components, title=f"{group}", version=info_version)
+    toolset = ToolSet(group, version, tools, {t.name: t for t in tools}, methods, openrpc)
+    toolset.warnings = name_warnings + [
+        warning for method in methods for warning in method.warnings
+    ]
+    return toolset
+
+
+def _missing_reference_problem(method: Method, exc: MissingReference) -> Problem:
+    return Problem(
+        "mcp_bridge.E020",
+        f"Tool {method.name!r} ({method.source.view_label}, {method.source.method} {method.source.path}): "
+        f"its schema holds the reference {exc.ref!r}, which names no component of the group's "
+        f"OpenAPI document ({exc}).",
+        "Hand-written schemas (@extend_schema(operation=...), request=/responses= dicts, "
+        "OpenApiSerializerExtension.map_serializer) must reference components that drf-spectacular "
+        "registers: use a serializer instead of a raw {'$ref': ...}, or register the component.",
+        method.source.culprit,
+    )
+
+
+def _check_refs(tool: Tool, refs_of: dict[int, tuple[Any, list[str]]]) -> list[Problem]:
+    """Every ``$ref`` of the tool must resolve inside the tool (the metaschema check does
+    not look at what a reference points to)."""
+    problems = []
+    schemas = (("inputSchema", tool.input_schema), ("outputSchema", tool.output_schema))
+    for label, schema in schemas:
+        missing = unresolved_refs(schema, refs_of) if schema is not None else []
+        if missing:
+            problems.append(
+                Problem(
+                    "mcp_bridge.E021",
+                    f"The {label} of tool {tool.name!r} ({tool.method.source.view_label}) holds "
+                    f"references that do not resolve inside the tool: {', '.join(missing)}.",
+                    "A client cannot resolve them either; check the hand-written schemas of this view "
+                    "(@extend_schema, OpenApiSerializerExtension) and report the input if they have none.",
+                    tool.method.source.culprit,
+                )
+            )
+    return problems
+
+
+def _check_schemas(tool: Tool, checked: set[str], seen: dict[int, Any]) -> list[Problem]:
+    problems = []
+    schemas = (
+        ("inputSchema", tool.input_schema),
+        ("outputSchema", tool.output_schema),
+        ("2026-07-28 outputSchema", tool.result_schema),
+    )
+    for label, schema in schemas:
+        if schema is None:
+            continue
+        try:
+            check_schema(schema, checked, seen)
+        except SchemaError as exc:
+            seen.clear()  # the next tools are walked whole, so that each reports its fault
+            problems.append(
+                Problem(
+                    "mcp_bridge.E005",
+                    f"The {label} of tool {tool.name!r} ({tool.method.source.view_label}) is not "
+                    f"valid JSON Schema 2020-12: {exc.message}",
+                    "Check the serializer fields and @extend_schema overrides of this view.",
+                    tool.method.source.culprit,
+                )
+            )
+    return problems
+
+
+def page_size() -> int | None:
+    """Tools per ``tools/list`` page; ``None``: one page."""
+    return bridge_settings.PAGE_SIZE

@@ -1,0 +1,281 @@
+"""Step 3 of the pipeline: OpenRPC-style methods to MCP tools.
+
+Each :class:`Tool` is self-contained: the ``#/components/schemas`` references
+of its method are rewritten to ``#/$defs/...`` and only the definitions it
+reaches are copied in (MCP spec 2025-11-25, "Tools" → "Tool"; JSON Schema
+2020-12 §8.2.4).
+
+* ``inputSchema``: ``{"type": "object", "properties": {...}, "required": [...],
+  "additionalProperties": false, "$defs": {...}}``; read-only fields are left out,
+  and values are written as the view takes them (choice keys that are not JSON
+  as their text, decimals as a string or a number: :func:`~mcp_bridge.toolset.schema.input_transform`).
+* ``outputSchema``, up to 2025-11-25: ``{"type": "object", "properties":
+  {"result": <2xx schema>}, "required": ["result"]}``, because it had to be an
+  object; from 2026-07-28 on (SEP-2106), the 2xx response schema itself, which
+  may be an array or a scalar. Write-only fields are left out; there is none
+  when the response schema is unknown or empty.
+* ``annotations``: all four hints, derived from the HTTP method (RFC 9110 §9.2:
+  GET/HEAD are safe, PUT/DELETE idempotent; DELETE and PUT destructive) and
+  ``MCP_BRIDGE["OPEN_WORLD"]``, overridden per hint by :func:`~mcp_bridge.mcp_tool`.
+* ``title``: the decorator's or the operation summary, else made from the name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.encoding import EncodedJSON
+from mcp_bridge.toolset.openrpc import Method
+from mcp_bridge.toolset.profiles import DEFS, convert_schema
+from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
+from mcp_bridge.toolset.schema import collect_defs, input_transform, output_transform
+from mcp_bridge.toolset.validators import SchemaValidator
+
+__all__ = ["Tool", "build_tool", "default_title", "method_annotations"]
+
+#: The hints of each HTTP method (RFC 9110 §9.2: GET/HEAD are safe, PUT/DELETE idempotent).
+#: DELETE removes and PUT replaces (the fields left out are reset): destructive. POST and
+#: PATCH add or change what they are given: not destructive unless the view says so with
+#: ``@mcp_tool(destructive=True)``. A method not listed is treated like POST.
+_METHOD_ANNOTATIONS: dict[str, dict[str, bool]] = {
+    "GET": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True},
+    "HEAD": {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True},
+    "PUT": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True},
+    "DELETE": {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True},
+    "POST": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False},
+    "PATCH": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False},
+}
+#: What a tool declared read-only implies, unless the decorator says otherwise.
+_READ_ONLY = {"destructiveHint": False, "idempotentHint": True}
+
+
+def method_annotations(method: Method) -> dict[str, bool]:
+    """The tool's ``annotations``: all four hints, always explicit.
+
+    The ChatGPT app directory and Anthropic's connector directory ask for every hint set
+    (the MCP defaults, e.g. ``destructiveHint: true``, are the cautious guesses of a
+    client that was told nothing). From the HTTP method (:data:`_METHOD_ANNOTATIONS`),
+    ``openWorldHint`` from ``MCP_BRIDGE["OPEN_WORLD"]``, then the decorator's hints.
+    """
+    given = method.source.metadata.get("annotations", {})
+    derived = {**_METHOD_ANNOTATIONS.get(method.source.method, _METHOD_ANNOTATIONS["POST"])}
+    if given.get("readOnlyHint"):
+        derived.update(_READ_ONLY)
+    derived["openWorldHint"] = bool(bridge_settings.OPEN_WORLD)
+    derived.update(given)
+    return derived
+
+
+def default_title(name: str) -> str:
+    """A readable title made from a tool name: ``products_list`` → ``Products list``."""
+    words = re.sub(r"[_.\-]+", " ", name).strip()
+    return words[:1].upper() + words[1:] if words else name
+
+
+@dataclass
+class Tool:
+    """One MCP tool, ready to list and to call.
+
+    Attributes:
+        name, title, description: the tool's texts (title defaults to the name).
+        input_schema: self-contained JSON Schema 2020-12.
+        output_schema: the ``{"result": ...}`` wrapper (handshake era), or ``None``.
+        result_schema: the raw response schema (2026-07-28), or ``None``.
+        annotations: ``ToolAnnotations`` hints.
+        method: the method the tool was built from (how to call the view).
+
+    The validators of the schemas are compiled on first use (a tool that is
+    listed but never called costs no compilation) and kept for the life of
+    the tool.
+    """
+
+    name: str
+    title: str
+    description: str | None
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None
+    result_schema: dict[str, Any] | None
+    annotations: dict[str, bool]
+    method: Method
+    # Not copied by dataclasses.replace(): a copy (a translation) compiles its own input
+    # validator, since its inputSchema may differ; output schemas are the same objects.
+    _input_validator: SchemaValidator | None = field(
+        repr=False, compare=False, default=None, init=False
+    )
+    _output_validators: dict[str, SchemaValidator | None] = field(
+        repr=False, compare=False, default_factory=dict
+    )
+    # Schemas written in a profile (mcp_bridge.toolset.profiles), made once per profile: the input
+    # ones per copy (a translation's inputSchema differs), the output ones shared by the
+    # copies, keyed by the identity of the exact schema they were made from.
+    _profiled_input: dict[str, Any] = field(
+        repr=False, compare=False, default_factory=dict, init=False
+    )
+    _profiled_outputs: dict[tuple[int, str], Any] = field(
+        repr=False, compare=False, default_factory=dict
+    )
+
+    @property
+    def validator(self) -> SchemaValidator:
+        """The compiled validator of ``input_schema`` (formats asserted), built on first use."""
+        if self._input_validator is None:
+            self._input_validator = SchemaValidator(
+                self.input_schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+            )
+        return self._input_validator
+
+    def output_schema_for(self, revision: str) -> dict[str, Any] | None:
+        """The ``outputSchema`` sent to (and enforced for) a client of ``revision``."""
+        if not supports_titles_and_output(revision):
+            return None
+        return (
+            self.result_schema
+            if structured_content_may_be_any_json(revision)
+            else self.output_schema
+        )
+
+    def structured_content(self, data: Any, revision: str) -> Any:
+        """The ``structuredContent`` of a successful call for ``revision``: the data
+        itself from 2026-07-28 on, ``{"result": data}`` before (it had to be an object)."""
+        return data if structured_content_may_be_any_json(revision) else {"result": data}
+
+    def encoded_structured_content(self, text: str, revision: str) -> EncodedJSON:
+        """:meth:`structured_content` as JSON text, from the JSON ``text`` of the data
+        (already encoded for the text block), so that the data is not encoded twice."""
+        return EncodedJSON(
+            text if structured_content_may_be_any_json(revision) else '{"result":' + text + "}"
+        )
+
+    def output_validator(self, revision: str) -> SchemaValidator | None:
+        """The compiled validator of :meth:`output_schema_for`, built once per era.
+
+        Formats are annotations here, as JSON Schema 2020-12 defines them by default:
+        the API's own serializers already produced the values.
+        """
+        # Looked up by revision (read on every call); the revisions of one era send the very
+        # same schema object, and share one compiled validator.
+        if revision in self._output_validators:
+            return self._output_validators[revision]
+        schema = self.output_schema_for(revision)
+        validator = None
+        if schema is not None:
+            compiled = (
+                v for v in self._output_validators.values() if v is not None and v.schema is schema
+            )
+            validator = next(compiled, None) or SchemaValidator(schema)
+        self._output_validators[revision] = validator
+        return validator
+
+    def input_schema_in(self, profile: str) -> dict[str, Any]:
+        """``input_schema`` written in a schema profile (:mod:`mcp_bridge.toolset.profiles`), made once."""
+        if profile == DEFS:
+            return self.input_schema
+        schema = self._profiled_input.get(profile)
+        if schema is None:
+            schema = self._profiled_input[profile] = convert_schema(self.input_schema, profile)
+        return schema
+
+    def output_schema_in(self, revision: str, profile: str) -> dict[str, Any] | None:
+        """:meth:`output_schema_for` written in a schema profile, made once per era and profile."""
+        exact = self.output_schema_for(revision)
+        if exact is None or profile == DEFS:
+            return exact
+        key = (id(exact), profile)  # the exact schema lives as long as the tool: its id is stable
+        schema = self._profiled_outputs.get(key)
+        if schema is None:
+            schema = self._profiled_outputs[key] = convert_schema(exact, profile)
+        return schema
+
+    def as_mcp(self, revision: str, profile: str = DEFS) -> dict[str, Any]:
+        """The ``Tool`` object of ``tools/list`` for a protocol revision and schema profile.
+
+        ``title`` and ``outputSchema`` exist from 2025-06-18 on; they are left
+        out for 2025-03-26 clients. See :meth:`output_schema_for`. The schemas
+        are written in ``profile`` (:mod:`mcp_bridge.toolset.profiles`); validation
+        always uses the exact ones.
+        """
+        tool: dict[str, Any] = {"name": self.name}
+        if supports_titles_and_output(revision):
+            tool["title"] = self.title
+        if self.description:
+            tool["description"] = self.description
+        tool["inputSchema"] = self.input_schema_in(profile)
+        output_schema = self.output_schema_in(revision, profile)
+        if output_schema is not None:
+            tool["outputSchema"] = output_schema
+        if supports_titles_and_output(revision):
+            tool["annotations"] = self.annotations
+        else:  # 2025-03-26 has no top-level title, but ToolAnnotations.title
+            tool["annotations"] = {"title": self.title, **self.annotations}
+        return tool
+
+
+def build_tool(
+    method: Method,
+    components: dict[str, Any],
+    shared_defs: dict[str, dict[str, Any]] | None = None,
+    *,
+    output_schema: bool = True,
+) -> Tool:
+    """Build the tool of one method.
+
+    Args:
+        method: from :func:`mcp_bridge.toolset.openrpc.build_methods`.
+        components: the converted ``components/schemas`` of the same document.
+        shared_defs: a dict kept by the caller for the tools of one build: their
+            ``$defs`` entries are then shared objects, made once per component and
+            direction (see :func:`~mcp_bridge.toolset.schema.collect_defs`).
+        output_schema: ``False``: the tool declares no ``outputSchema`` (see
+            :func:`mcp_bridge.toolcall.output.declares_output_schema`).
+
+    Raises:
+        MissingReference: a reference names a missing component (a hand-written
+            schema or a drf-spectacular bug); the registry reports it as E020.
+    """
+    properties: dict[str, Any] = {}
+    required = []
+    for param in method.params:
+        schema = dict(param.schema)
+        if param.description and "description" not in schema:
+            schema["description"] = param.description
+        properties[param.name] = schema
+        if param.required:
+            required.append(param.name)
+    input_root: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        input_root["required"] = required
+    input_root["additionalProperties"] = False
+    shared_defs = {} if shared_defs is None else shared_defs
+    inputs = shared_defs.setdefault("input", {})
+    input_schema = collect_defs(input_root, components, input_transform, inputs)
+
+    declared_output_schema: dict[str, Any] | None = None
+    result_schema = None
+    if method.result and output_schema:
+        outputs = shared_defs.setdefault("output", {})
+        result_schema = collect_defs(method.result, components, output_transform, outputs)
+        # The handshake era's wrapper around the same schema, sharing its $defs.
+        inner = {key: value for key, value in result_schema.items() if key != "$defs"}
+        declared_output_schema = {
+            "type": "object",
+            "properties": {"result": inner},
+            "required": ["result"],
+        }
+        if "$defs" in result_schema:
+            declared_output_schema["$defs"] = result_schema["$defs"]
+
+    return Tool(
+        name=method.name,
+        title=method.title or default_title(method.name),
+        description=method.description or method.summary,
+        input_schema=input_schema,
+        output_schema=declared_output_schema,
+        result_schema=result_schema,
+        annotations=method_annotations(method),
+        method=method,
+    )

@@ -1,0 +1,547 @@
+"""Localised tool texts: gettext catalogues keyed by tool name, negotiated by ``Accept-Language``.
+
+A tool's ``title``, ``description`` and each argument's ``description`` can be
+translated, or reworded for agents, in gettext catalogues, without touching the
+code. One entry per text (``docs/translation.md`` has the full guide):
+
+* ``msgctxt`` names the field: ``"title"``, ``"description"`` or
+  ``"argument:<argument name>"``;
+* ``msgid`` is the tool name (``"products_search"``), so one translation
+  applies to every API version of the operation;
+* ``msgstr`` is the text.
+
+Catalogues are ordinary ``.po``/``.mo`` files in the locale directories Django
+uses (``LOCALE_PATHS``, then each installed app's ``locale/``), under two
+gettext domains:
+
+* ``mcp_tools`` — the **base** catalogue, for every group:
+  ``<locale dir>/<lang>/LC_MESSAGES/mcp_tools.mo``;
+* ``mcp_tools.<group>`` — the optional **per-group** catalogue:
+  ``<locale dir>/<lang>/LC_MESSAGES/mcp_tools.<group>.mo``. Group names cannot
+  contain a dot, so the two never clash, nor with Django's ``django`` domain.
+
+Each field is resolved on its own, first match wins (:func:`fallback_chain`):
+group + client language, group + ``LANGUAGE_CODE``, base + client language,
+base + ``LANGUAGE_CODE``, then the code's text (``@mcp_tool``,
+``extend_schema``, docstring); a title found nowhere is made
+from the tool name (``products_list`` → ``Products list``).
+
+Only texts change with the language. A translated tool is a copy of the
+untranslated one (:func:`translate_tool`) whose ``inputSchema`` differs in
+top-level ``properties.<name>.description`` values only: names, ``$defs``,
+``$ref`` targets, ``enum`` values and ``required`` lists are the very same
+objects. The schema generator never runs per language: the registry builds a
+group/version once (evaluating lazy strings in ``LANGUAGE_CODE``) and
+:func:`translate_toolset` derives and caches one copy per language.
+
+The client's language is negotiated with Django's own
+:func:`~django.utils.translation.get_language_from_request` (the language
+cookie, then ``Accept-Language``, restricted to ``LANGUAGES``; otherwise
+``LANGUAGE_CODE``), so ``LocaleMiddleware`` is not required.
+
+Sources: Django, "Translation" → "How Django discovers translations";
+Python's :mod:`gettext` (``.mo`` format, ``pgettext`` contexts); GNU gettext
+manual, "Contexts"; RFC 9110 §8.5 (``Content-Language``) and §12.5.5 (``Vary``).
+"""
+
+from __future__ import annotations
+
+import gettext
+import struct
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from functools import lru_cache, wraps
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from django.apps import apps
+from django.conf import settings
+from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.http import HttpRequest, HttpResponseBase
+from django.urls import get_urlconf
+from django.utils.autoreload import file_changed
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import get_language_from_request, to_locale
+
+from mcp_bridge.base.errors import Problem, ToolSetError
+from mcp_bridge.toolset.tools import Tool
+
+if TYPE_CHECKING:
+    from mcp_bridge.toolset.registry import ToolSet
+
+__all__ = [
+    "ARGUMENT_PREFIX",
+    "DESCRIPTION",
+    "DOMAIN",
+    "TITLE",
+    "Catalogue",
+    "CatalogueError",
+    "ToolText",
+    "argument_context",
+    "catalogue_domain",
+    "check_catalogues",
+    "clear_cache",
+    "fallback_chain",
+    "language_negotiated",
+    "load_catalogue",
+    "locale_dirs",
+    "negotiate_language",
+    "tool_texts",
+    "translate_tool",
+    "translate_toolset",
+]
+
+#: The gettext domain of the base catalogue (``mcp_tools.po``/``.mo``).
+DOMAIN = "mcp_tools"
+#: ``msgctxt`` of a tool's title.
+TITLE = "title"
+#: ``msgctxt`` of a tool's description.
+DESCRIPTION = "description"
+#: ``msgctxt`` prefix of an argument's description: ``"argument:q"``.
+ARGUMENT_PREFIX = "argument:"
+
+#: Settings that decide which catalogue files exist and which are consulted.
+_WATCHED_SETTINGS = {
+    "LOCALE_PATHS",
+    "INSTALLED_APPS",
+    "LANGUAGE_CODE",
+    "LANGUAGES",
+    "USE_I18N",
+    "LANGUAGE_COOKIE_NAME",
+}
+
+#: What Python's gettext raises for a file that is not a valid .mo catalogue:
+#: bad magic number or corrupt offsets (OSError), truncated header (struct.error),
+#: undecodable text or bad Plural-Forms (ValueError), unknown charset (LookupError).
+_CORRUPT_CATALOGUE_ERRORS = (OSError, struct.error, ValueError, LookupError)
+
+
+def catalogue_domain(group: str | None = None) -> str:
+    """The gettext domain of a catalogue: ``"mcp_tools"``, or ``"mcp_tools.<group>"`` for one group."""
+    return DOMAIN if group is None else f"{DOMAIN}.{group}"
+
+
+def argument_context(argument: str) -> str:
+    """The ``msgctxt`` of an argument's description: ``"argument:<argument>"``."""
+    return f"{ARGUMENT_PREFIX}{argument}"
+
+
+@dataclass(frozen=True)
+class ToolText:
+    """One translatable text of a tool: a catalogue entry.
+
+    Attributes:
+        context: the ``msgctxt``: :data:`TITLE`, :data:`DESCRIPTION` or
+            :func:`argument_context`.
+        tool: the ``msgid``: the tool name.
+        source: the code's text (step 5 of the chain), ``None`` when the code
+            has none (an argument without description).
+    """
+
+    context: str
+    tool: str
+    source: str | None
+
+
+def tool_texts(tool: Tool) -> list[ToolText]:
+    """Every translatable text of an untranslated tool, in the order a translator reads them.
+
+    The title, the description, then one entry per argument (top-level
+    ``inputSchema`` property), whether or not the code describes it, so that
+    translators can also fill in what the code left out.
+    """
+    texts = [
+        ToolText(TITLE, tool.name, tool.title),
+        ToolText(DESCRIPTION, tool.name, tool.description or None),
+    ]
+    for argument, schema in tool.input_schema.get("properties", {}).items():
+        description = schema.get("description") if isinstance(schema, dict) else None
+        texts.append(ToolText(argument_context(argument), tool.name, description or None))
+    return texts
+
+
+class CatalogueError(ImproperlyConfigured):
+    """A catalogue file cannot be read.
+
+    Attributes:
+        path: the ``.mo`` file.
+        reason: what gettext reported.
+    """
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(
+            f"The gettext catalogue {path} cannot be read: {reason}. Recompile it from its .po "
+            f"file (`manage.py mcp_makemessages --compile` or `manage.py compilemessages`)."
+        )
+
+
+class Catalogue(gettext.GNUTranslations):
+    """One compiled catalogue (``.mo`` file) of tool texts.
+
+    :meth:`lookup` tells a missing entry from a translation, which
+    ``pgettext`` cannot (it answers the msgid for both), and the fallback chain
+    needs to know where to go on.
+
+    Attributes:
+        path: the file it was read from.
+    """
+
+    path: Path
+
+    def lookup(self, context: str, msgid: str) -> str | None:
+        """The ``msgstr`` of (``msgctxt``, ``msgid``); ``None`` when missing or empty.
+
+        An empty ``msgstr`` is "not translated", as ``msgfmt`` treats it.
+        """
+        # GNU gettext stores a context as "<msgctxt>\x04<msgid>" (as Python's pgettext reads it).
+        # Private gettext API: _catalog, the parsed .mo, since pgettext() answers the msgid for a
+        # missing entry and "missing" must be told apart (tests/test_private_apis.py).
+        text = self._catalog.get(f"{context}\x04{msgid}")  # type: ignore[attr-defined]
+        return text if isinstance(text, str) and text else None
+
+    def messages(self) -> dict[tuple[str | None, str], str]:
+        """Every singular entry with a translation: ``{(msgctxt or None, msgid): msgstr}``.
+
+        The header entry (``msgid ""``) is left out; used to compare a ``.mo``
+        with its ``.po``.
+        """
+        found: dict[tuple[str | None, str], str] = {}
+        for key, text in self._catalog.items():  # type: ignore[attr-defined]  # private gettext API, as in lookup()
+            if not isinstance(key, str) or not key or not text:
+                continue
+            context, separator, msgid = key.rpartition("\x04")
+            found[(context if separator else None, msgid)] = text
+        return found
+
+
+def load_catalogue(path: Path) -> Catalogue:
+    """Read one ``.mo`` file.
+
+    Raises:
+        CatalogueError: the file cannot be opened or is not a valid catalogue;
+            the message names the file.
+    """
+    try:
+        with open(path, "rb") as fp:
+            catalogue = Catalogue(fp)
+    except _CORRUPT_CATALOGUE_ERRORS as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise CatalogueError(path, f"{type(exc).__name__}: {reason}") from exc
+    catalogue.path = path
+    return catalogue
+
+
+def locale_dirs() -> list[Path]:
+    """The directories searched for catalogues, highest priority first.
+
+    ``LOCALE_PATHS`` in order, then ``<app>/locale`` of each installed app in
+    ``INSTALLED_APPS`` order: the priority Django gives its own catalogues
+    ("How Django discovers translations").
+    """
+    candidates = [Path(path) for path in settings.LOCALE_PATHS]
+    candidates += [Path(config.path) / "locale" for config in apps.get_app_configs()]
+    return [path for path in dict.fromkeys(candidates) if path.is_dir()]
+
+
+def _catalogue_files(domain: str, language: str) -> list[Path]:
+    global _searched_dirs
+    if _searched_dirs is None:  # the same for every (domain, language): listed once
+        _searched_dirs = locale_dirs()
+    files = []
+    for localedir in _searched_dirs:
+        # gettext.find expands "de-at" → de_AT, de (and normalized variants), as Django's loader does.
+        found = gettext.find(domain, str(localedir), languages=[to_locale(language)], all=True)
+        files += [Path(path) for path in found]
+    return files
+
+
+def fallback_chain(group: str, language: str) -> list[tuple[str, str]]:
+    """The ``(domain, language)`` catalogues consulted for one text, in order (steps 1-4).
+
+    1. the group's catalogue in the client's language;
+    2. the group's catalogue in ``LANGUAGE_CODE``;
+    3. the base catalogue in the client's language;
+    4. the base catalogue in ``LANGUAGE_CODE``.
+
+    Step 5, the code's text, is not a catalogue. When the client's language is
+    ``LANGUAGE_CODE`` the repeated steps are left out.
+    """
+    default = settings.LANGUAGE_CODE
+    group_domain = catalogue_domain(group)
+    steps = [
+        (group_domain, language),
+        (group_domain, default),
+        (DOMAIN, language),
+        (DOMAIN, default),
+    ]
+    return list(dict.fromkeys(steps))
+
+
+_lock = threading.RLock()
+_searched_dirs: list[Path] | None = None
+_catalogues: dict[tuple[str, str], list[Catalogue] | CatalogueError] = {}
+_translated: dict[tuple[Any, str, str | None, str], tuple[ToolSet, ToolSet]] = {}
+
+
+def clear_cache() -> None:
+    """Forget every loaded catalogue, translated tool set and negotiated language (the next
+    request reloads)."""
+    global _searched_dirs
+    with _lock:
+        _searched_dirs = None
+        _catalogues.clear()
+        _translated.clear()
+        _negotiated.cache_clear()
+
+
+@receiver(setting_changed)
+def _on_setting_changed(*, setting: str, **kwargs: Any) -> None:
+    if setting in _WATCHED_SETTINGS:
+        clear_cache()
+
+
+@receiver(file_changed)
+def _on_file_changed(*, file_path: Path, **kwargs: Any) -> None:
+    # runserver's autoreloader reports recompiled .mo files and, thanks to Django's own
+    # receiver, does not restart for them: forget ours too, so a compilemessages shows up.
+    if file_path.suffix == ".mo":
+        clear_cache()
+
+
+def _load(domain: str, language: str) -> list[Catalogue]:
+    key = (domain, language)
+    with _lock:
+        loaded = _catalogues.get(key)
+        if loaded is None:
+            try:
+                loaded = [load_catalogue(path) for path in _catalogue_files(domain, language)]
+            except CatalogueError as exc:
+                loaded = exc  # remembered: a broken file is reported on every request, not re-read
+            _catalogues[key] = loaded
+    if isinstance(loaded, CatalogueError):
+        raise loaded
+    return loaded
+
+
+def _chain_lookup(group: str, language: str) -> Callable[[str, str], str | None] | None:
+    """``(msgctxt, msgid) -> msgstr or None`` over the group's fallback chain, or ``None``
+    when no catalogue of the chain exists."""
+    # A file met twice (with client de-at and default de, both steps reach de/) is asked
+    # once, at its first place, which is where it would win anyway.
+    by_path: dict[Path, Catalogue] = {}
+    for domain, step_language in fallback_chain(group, language):
+        for catalogue in _load(domain, step_language):
+            by_path.setdefault(catalogue.path, catalogue)
+    catalogues = list(by_path.values())
+    if not catalogues:
+        return None
+
+    def lookup(context: str, msgid: str) -> str | None:
+        for catalogue in catalogues:
+            text = catalogue.lookup(context, msgid)
+            if text is not None:
+                return text
+        return None
+
+    return lookup
+
+
+def translate_tool(tool: Tool, lookup: Callable[[str, str], str | None]) -> Tool:
+    """A copy of ``tool`` with the texts ``lookup`` finds, the code's texts elsewhere.
+
+    Args:
+        tool: an untranslated tool (its texts are the code's, step 5).
+        lookup: ``(msgctxt, msgid) -> msgstr or None``, e.g. a catalogue chain.
+
+    Returns:
+        A new :class:`~mcp_bridge.toolset.tools.Tool`; ``tool`` is not changed. Only
+        ``title``, ``description`` and the ``description`` of top-level
+        ``inputSchema`` properties can differ; every other value, and every
+        nested schema object, is shared with ``tool``.
+    """
+    title = lookup(TITLE, tool.name) or tool.title or tool.name
+    description = lookup(DESCRIPTION, tool.name) or tool.description
+    properties = tool.input_schema.get("properties", {})
+    translated: dict[str, Any] = {}
+    for argument, schema in properties.items():
+        text = lookup(argument_context(argument), tool.name)
+        if text is not None and isinstance(schema, dict) and schema.get("description") != text:
+            schema = {**schema, "description": text}
+        translated[argument] = schema
+    changes: dict[str, Any] = {"title": title, "description": description}
+    if any(translated[name] is not properties[name] for name in properties):
+        changes["input_schema"] = {**tool.input_schema, "properties": translated}
+    return replace(tool, **changes)
+
+
+def translate_toolset(toolset: ToolSet, language: str, urlconf_key: Any = None) -> ToolSet:
+    """The tool set with its texts in ``language``, built once per (group, version, language).
+
+    Args:
+        toolset: the untranslated tool set of the registry.
+        language: a language code, as :func:`negotiate_language` returns it.
+            A language without catalogues gets the ``LANGUAGE_CODE`` texts.
+        urlconf_key: the active URLconf, when the caller has it already
+            (:func:`mcp_bridge.toolset.registry.active_urlconf`).
+
+    Raises:
+        ToolSetError: a catalogue of the chain cannot be read (``mcp_bridge.E006``,
+            naming the file).
+    """
+    key = (
+        urlconf_key or get_urlconf() or settings.ROOT_URLCONF,
+        toolset.group,
+        toolset.version,
+        language,
+    )
+    # Read without the lock (a dict lookup is atomic); the lock only serialises the copying.
+    cached = _translated.get(key)
+    if cached is not None and cached[0] is toolset:
+        return cached[1]
+    with _lock:
+        cached = _translated.get(key)
+        # Keyed on the untranslated set's identity too: when the registry rebuilds it
+        # (settings or URLconf changed), the copy made from the old one is stale.
+        if cached is not None and cached[0] is toolset:
+            return cached[1]
+        try:
+            lookup = _chain_lookup(toolset.group, language)
+        except CatalogueError as exc:
+            raise ToolSetError(toolset.group, toolset.version, [_catalogue_problem(exc)]) from exc
+        if lookup is None:  # no catalogue in the chain: every text is the code's already
+            translated = toolset
+        else:
+            tools = [translate_tool(tool, lookup) for tool in toolset.tools]
+            translated = replace(toolset, tools=tools, by_name={tool.name: tool for tool in tools})
+        _translated[key] = (toolset, translated)
+        return translated
+
+
+def _catalogue_problem(exc: CatalogueError) -> Problem:
+    return Problem(
+        "mcp_bridge.E006",
+        str(exc),
+        "Recompile the .mo file from its .po (`manage.py mcp_makemessages --compile`), or delete it.",
+        str(exc.path),
+    )
+
+
+def negotiate_language(request: HttpRequest) -> str:
+    """The language of an MCP request's tool texts: a code of ``LANGUAGES``, or ``LANGUAGE_CODE``.
+
+    Django's :func:`~django.utils.translation.get_language_from_request`
+    (without URL-prefix detection): the ``LANGUAGE_COOKIE_NAME`` cookie, then
+    ``Accept-Language`` in order of preference (``uk-UA`` matches ``uk``);
+    an unknown or missing language gives ``LANGUAGE_CODE``. The result is
+    always one of a bounded set, so the per-language caches stay small.
+
+    Django's answer depends on those two values and the settings only, and a
+    client sends the same ones on every request: it is remembered per pair
+    (256 pairs at most; forgotten when a language setting changes).
+    """
+    cookie = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
+    return _negotiated(cookie, request.META.get("HTTP_ACCEPT_LANGUAGE", ""))
+
+
+@lru_cache(maxsize=256)
+def _negotiated(cookie: str | None, accept_language: str) -> str:
+    probe = HttpRequest()
+    if cookie is not None:
+        probe.COOKIES[settings.LANGUAGE_COOKIE_NAME] = cookie
+    if accept_language:
+        probe.META["HTTP_ACCEPT_LANGUAGE"] = accept_language
+    return get_language_from_request(probe)
+
+
+ViewFunction = Callable[..., HttpResponseBase]
+
+
+def language_negotiated(view: ViewFunction) -> ViewFunction:
+    """Decorate an MCP endpoint view: negotiate the language, then label the response.
+
+    Before the view runs, :func:`negotiate_language` sets
+    ``request.LANGUAGE_CODE`` (as ``LocaleMiddleware`` does, which this makes
+    unnecessary). Every response gets ``Content-Language`` (RFC 9110 §8.5)
+    and ``Accept-Language`` added to ``Vary`` (§12.5.5), so that shared caches
+    keep one answer per language.
+    """
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        language = negotiate_language(request)
+        request.LANGUAGE_CODE = language
+        response = view(request, *args, **kwargs)
+        if "Content-Language" not in response:
+            response["Content-Language"] = language
+        if response.has_header("Vary"):
+            patch_vary_headers(response, ("Accept-Language",))
+        else:  # what patch_vary_headers would write, without parsing anything
+            response.headers["Vary"] = "Accept-Language"
+        return response
+
+    return wrapped
+
+
+def _catalogue_files_everywhere() -> Iterator[tuple[Path, str | None]]:
+    """Every ``mcp_tools`` ``.mo`` file in the locale directories, with its group (``None`` for base)."""
+    for localedir in locale_dirs():
+        for path in sorted(localedir.glob(f"*/LC_MESSAGES/{DOMAIN}*.mo")):
+            domain = path.stem
+            if domain == DOMAIN:
+                yield path, None
+            elif domain.startswith(f"{DOMAIN}."):
+                yield path, domain[len(DOMAIN) + 1 :]
+
+
+def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """System check: every tool-text catalogue can be read and belongs to a group.
+
+    Reports ``mcp_bridge.E006`` for a ``.mo`` file that cannot be read (the
+    endpoints serving a language whose chain includes it answer HTTP 500),
+    ``mcp_bridge.W001`` for a per-group catalogue whose group does not exist
+    (a typo in a file name would otherwise be silently ignored) and
+    ``mcp_bridge.W002`` for a ``.po`` file that has no compiled ``.mo`` beside it.
+    """
+    from mcp_bridge.toolset.registry import get_groups
+
+    messages: list[checks.CheckMessage] = []
+    try:
+        groups: set[str] | None = set(get_groups())
+    except Exception:  # noqa: BLE001 -- any URLconf failure; check_membership reports it (E004)
+        groups = None
+    for path, group in _catalogue_files_everywhere():
+        try:
+            load_catalogue(path)
+        except CatalogueError as exc:
+            problem = _catalogue_problem(exc)
+            messages.append(
+                checks.Error(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
+            )
+        if group is not None and groups is not None and group not in groups:
+            messages.append(
+                checks.Warning(
+                    f"The catalogue {path} is for API group {group!r}, which does not exist, so it is never used.",
+                    hint=f"Rename it after one of the groups ({', '.join(sorted(groups)) or 'none'}): "
+                    f"{DOMAIN}.<group>.po / .mo.",
+                    obj=str(path),
+                    id="mcp_bridge.W001",
+                )
+            )
+    for localedir in locale_dirs():
+        for po_path in sorted(localedir.glob(f"*/LC_MESSAGES/{DOMAIN}*.po")):
+            if not po_path.with_suffix(".mo").exists():
+                messages.append(
+                    checks.Warning(
+                        f"The catalogue {po_path} has no compiled .mo file, so its texts are not used.",
+                        hint="Run `manage.py mcp_makemessages --compile` or `manage.py compilemessages`.",
+                        obj=str(po_path),
+                        id="mcp_bridge.W002",
+                    )
+                )
+    return messages

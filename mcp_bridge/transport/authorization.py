@@ -1,0 +1,546 @@
+"""Step 0 of the pipeline: MCP authorization, the endpoint of a protected group as an OAuth 2.1 resource server.
+
+MCP spec 2025-11-25 and 2026-07-28, "Authorization". The bridge is only the
+resource server; tokens are issued by an authorization server of the project's
+choice that django-oauth-toolkit can validate (its own database when it runs in
+the same project, or its introspection settings for a remote one). Which groups
+are protected, and with which scopes, is set in ``MCP_BRIDGE``
+(``OAUTH_GROUPS``, ``OAUTH_DEFAULT``, ``OAUTH_AUTHORIZATION_SERVERS``,
+``OAUTH_RESOURCE_ORIGIN``; see :mod:`mcp_bridge.base.conf` and docs/authorization.md).
+
+:func:`authorize` runs in the transport before any JSON-RPC handling:
+
+* a public group: nothing happens;
+* ``Authorization: Bearer <token>``: the token must be valid (known, not expired,
+  not revoked, its user active) and issued for this endpoint's resource
+  identifier (RFC 8707: the token's ``resource`` names it exactly, ignoring a
+  trailing slash), else **401** ``error="invalid_token"``; it must carry the
+  group's scopes, else **403** ``error="insufficient_scope"``. An accepted token
+  is consumed here: the ``Authorization`` header is removed from the request, and
+  the token's user and token become DRF's forced authentication of the request
+  (``_force_auth_user``/``_force_auth_token``, which the executor hands to the view,
+  as ``APIClient.force_authenticate`` does). So every view runs as the token's user
+  through its own permissions and throttles, with ``request.auth`` the
+  django-oauth-toolkit ``AccessToken``, exactly what its ``OAuth2Authentication``
+  would have returned: ``TokenHasScope`` and friends work unchanged, although the
+  token's audience is the MCP endpoint and not the view's URL (which
+  ``OAuth2Authentication``'s own resource check would compare). The token itself
+  never reaches a view, and so never travels further;
+* any other credential (DRF ``Token``, ``Basic``, a session): DRF's
+  ``DEFAULT_AUTHENTICATION_CLASSES`` are asked, and a credential one of them
+  accepts passes untouched, as before (the view authenticates it again itself);
+* nothing accepted: **401**.
+
+Every 401 and 403 carries ``WWW-Authenticate: Bearer resource_metadata="<URL>",
+scope="<scopes>"`` (RFC 6750 §3, RFC 9728 §5.1), the URL being the endpoint's
+Protected Resource Metadata (RFC 9728 §3.1, the path-inserted well-known URL:
+``/.well-known/oauth-protected-resource/mcp/backoffice/`` for ``/mcp/backoffice/``),
+served by :func:`protected_resource_metadata` once the project includes
+``mcp_bridge.urls.well_known`` at the site root. A protected group whose
+configuration is incomplete answers 500 and logs why; the system checks
+(:func:`check_authorization`, ``mcp_bridge.E060``-``E063``, ``W060``-``W061``)
+report the same problems at startup.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.util import find_spec
+from typing import Any
+from urllib.parse import urlsplit
+
+from django.apps import apps
+from django.core import checks
+from django.core.exceptions import ImproperlyConfigured
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.urls import (
+    NoReverseMatch,
+    Resolver404,
+    get_resolver,
+    get_script_prefix,
+    resolve,
+    reverse,
+)
+from rest_framework import exceptions
+from rest_framework.parsers import BaseParser
+from rest_framework.request import Request
+from rest_framework.settings import api_settings
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.encoding import dumps_bytes
+from mcp_bridge.base.protocol import INTERNAL_ERROR, INVALID_REQUEST
+from mcp_bridge.toolset.registry import get_groups
+
+__all__ = [
+    "METADATA_URL_NAME",
+    "Protection",
+    "authorize",
+    "check_authorization",
+    "group_protection",
+    "protected_resource_metadata",
+    "resource_identifier",
+]
+
+logger = logging.getLogger("mcp_bridge.authorization")
+
+#: The URL name of the metadata documents (namespace of ``mcp_bridge.urls.well_known``).
+METADATA_URL_NAME = "mcp_bridge_well_known:oauth-protected-resource"
+_WELL_KNOWN = "/.well-known/oauth-protected-resource"
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+@dataclass(frozen=True)
+class Protection:
+    """How a protected group is protected: the scopes every token must carry."""
+
+    scopes: tuple[str, ...]
+
+
+def _scopes_entry(value: Any, where: str) -> Protection | None:
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)) and all(
+        isinstance(scope, str) and scope and " " not in scope for scope in value
+    ):
+        return Protection(tuple(value))
+    raise ImproperlyConfigured(
+        f"settings.MCP_BRIDGE[{where}] is {value!r}: use None (a public group) or a list of "
+        "OAuth scope names without spaces (a protected group)."
+    )
+
+
+def group_protection(group: str) -> Protection | None:
+    """The :class:`Protection` of ``group``, or ``None`` when it is public.
+
+    Raises:
+        ImproperlyConfigured: ``OAUTH_GROUPS`` or ``OAUTH_DEFAULT`` holds a wrong value.
+    """
+    groups = bridge_settings.OAUTH_GROUPS
+    if not isinstance(groups, dict):
+        raise ImproperlyConfigured(
+            f"settings.MCP_BRIDGE['OAUTH_GROUPS'] is {groups!r}: use a dict {{group: scopes}}."
+        )
+    if group in groups:
+        return _scopes_entry(groups[group], f"'OAUTH_GROUPS'][{group!r}")
+    return _scopes_entry(bridge_settings.OAUTH_DEFAULT, "'OAUTH_DEFAULT'")
+
+
+def _origin(request: HttpRequest) -> str:
+    configured = bridge_settings.OAUTH_RESOURCE_ORIGIN
+    if configured:
+        return str(configured).rstrip("/")
+    return f"{request.scheme}://{request.get_host()}"
+
+
+def resource_identifier(request: HttpRequest, path: str | None = None) -> str:
+    """The resource identifier (RFC 8707, RFC 9728 ``resource``) of the endpoint at ``path``
+    (default: the request's own path): ``OAUTH_RESOURCE_ORIGIN`` or the request's origin, then the path."""
+    return _origin(request) + (request.path if path is None else path)
+
+
+def _authorization_servers(request: HttpRequest) -> list[str]:
+    servers = bridge_settings.OAUTH_AUTHORIZATION_SERVERS
+    return [_origin(request) + server if server.startswith("/") else server for server in servers]
+
+
+def _canonical(uri: str) -> tuple[str, str, int | None, str] | None:
+    """``uri`` as compared for audience: scheme and host lowercased, default port made
+    explicit, trailing slash ignored (as the MCP SDK compares resources)."""
+    try:
+        parts = urlsplit(uri)
+        port = parts.port
+    except (ValueError, TypeError, AttributeError):
+        return None
+    if not parts.scheme or not parts.hostname:
+        return None
+    scheme = parts.scheme.lower()
+    return (
+        scheme,
+        parts.hostname.lower(),
+        port or _DEFAULT_PORTS.get(scheme),
+        parts.path.rstrip("/"),
+    )
+
+
+def _issued_for(token_resources: Sequence[str], resource: str) -> bool:
+    wanted = _canonical(resource)
+    return wanted is not None and any(
+        _canonical(candidate) == wanted for candidate in token_resources or ()
+    )
+
+
+# --- The challenge --------------------------------------------------------------------------------
+
+
+def _quoted(value: str) -> str:
+    return (
+        '"'
+        + value.replace("\\", "\\\\").replace('"', '\\"').replace("\r", "").replace("\n", "")
+        + '"'
+    )
+
+
+def _challenge(
+    request: HttpRequest,
+    protection: Protection,
+    status: int,
+    error: str | None = None,
+    description: str = "",
+) -> HttpResponse:
+    """A 401/403 with its ``WWW-Authenticate: Bearer`` header and a JSON-RPC error body."""
+    metadata_url = _origin(request) + reverse(
+        METADATA_URL_NAME, kwargs={"resource_path": request.path_info.lstrip("/")}
+    )
+    params = []
+    if error is not None:
+        params += [f"error={_quoted(error)}", f"error_description={_quoted(description)}"]
+    params.append(f"resource_metadata={_quoted(metadata_url)}")
+    if protection.scopes:
+        params.append(f"scope={_quoted(' '.join(protection.scopes))}")
+    message = (
+        description
+        or "Unauthorized: this endpoint needs an OAuth access token (see resource_metadata)."
+    )
+    response = HttpResponse(
+        dumps_bytes(
+            {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
+        ),
+        status=status,
+        content_type="application/json",
+    )
+    response["WWW-Authenticate"] = "Bearer " + ", ".join(params)
+    return response
+
+
+def _misconfigured(reason: str) -> HttpResponse:
+    logger.error("MCP authorization is misconfigured: %s", reason)
+    body = {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": INTERNAL_ERROR,
+            "message": "Internal error: this MCP endpoint is misconfigured; see the server log.",
+        },
+    }
+    return HttpResponse(dumps_bytes(body), status=500, content_type="application/json")
+
+
+# --- The door ---------------------------------------------------------------------------------------
+
+
+def authorize(request: HttpRequest, group: str) -> HttpResponse | None:
+    """Admit the request to ``group``'s endpoint, or answer it (see the module docstring).
+
+    Returns:
+        ``None`` when the request may go on (the group is public, or it carries an accepted
+        credential; an accepted OAuth token has become the request's forced DRF
+        authentication), else the 401/403 challenge, or a 500 when the protection is
+        incomplete (no authorization server, django-oauth-toolkit missing, the metadata
+        URL not included).
+
+    Raises:
+        ImproperlyConfigured: a wrong ``MCP_BRIDGE`` value (as every setting does).
+    """
+    protection = group_protection(group)  # a wrong setting raises, as every setting does
+    if protection is None:
+        return None
+    problem = _configuration_problem()
+    if problem is not None:
+        return _misconfigured(problem)
+    try:
+        scheme, _, credentials = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
+        if scheme.lower() == "bearer":
+            return _admit_bearer(request, protection, credentials.strip())
+        if _static_credential_accepted(request):
+            return None
+        return _challenge(request, protection, 401)
+    except NoReverseMatch:
+        return _misconfigured(
+            "the Protected Resource Metadata URL cannot be reversed: add "
+            'path("", include(mcp_bridge.urls.well_known)) to the root URLconf (mcp_bridge.E060).'
+        )
+
+
+def _configuration_problem() -> str | None:
+    if not bridge_settings.OAUTH_AUTHORIZATION_SERVERS:
+        return "a group is protected but MCP_BRIDGE['OAUTH_AUTHORIZATION_SERVERS'] is empty (mcp_bridge.E061)."
+    if find_spec("oauth2_provider") is None or not apps.is_installed("oauth2_provider"):
+        return (
+            "a group is protected but django-oauth-toolkit, which validates the tokens, is not in "
+            "INSTALLED_APPS (mcp_bridge.E062)."
+        )
+    return None
+
+
+def _admit_bearer(request: HttpRequest, protection: Protection, token: str) -> HttpResponse | None:
+    # django-oauth-toolkit needs the app registry: imported here, once it is ready, and only
+    # by projects that protect a group (it is an optional dependency).
+    from oauth2_provider.settings import oauth2_settings
+    from oauthlib.common import Request as OAuthlibRequest
+
+    resource = resource_identifier(request)
+    core_request = OAuthlibRequest(resource)
+    # Its validator knows expiry, revocation (a revoked token is deleted), the hashed storage
+    # and the introspection of a remote authorization server. Scopes are checked below, so
+    # that a missing scope gets its own 403.
+    valid = bool(token) and oauth2_settings.OAUTH2_VALIDATOR_CLASS().validate_bearer_token(
+        token, [], core_request
+    )
+    access_token = getattr(core_request, "access_token", None) if valid else None
+    if access_token is None:
+        return _challenge(
+            request,
+            protection,
+            401,
+            "invalid_token",
+            "The access token is invalid, expired or revoked.",
+        )
+    # RFC 8707 and the MCP spec: a token is accepted only by the resource it was issued for.
+    # A token without any resource was issued for every server, so not for this one.
+    if not _issued_for(access_token.resource, resource):
+        return _challenge(
+            request,
+            protection,
+            401,
+            "invalid_token",
+            "The access token was not issued for this resource.",
+        )
+    user = access_token.user
+    if user is None or not user.is_active:
+        return _challenge(
+            request, protection, 401, "invalid_token", "The access token has no active user."
+        )
+    if not access_token.allow_scopes(protection.scopes):
+        return _challenge(
+            request,
+            protection,
+            403,
+            "insufficient_scope",
+            f"The access token lacks the scopes {' '.join(protection.scopes)}.",
+        )
+    _become(request, user, access_token)
+    return None
+
+
+def _become(request: HttpRequest, user: Any, access_token: Any) -> None:
+    """Make the token's user and token the request's DRF authentication, and drop the token."""
+    del request.META["HTTP_AUTHORIZATION"]
+    request.__dict__.pop("headers", None)  # request.headers is cached from META
+    request._force_auth_user = user  # type: ignore[attr-defined]
+    request._force_auth_token = access_token  # type: ignore[attr-defined]
+    request.user = user
+
+    async def auser() -> Any:
+        return user
+
+    request.auser = auser
+
+
+class _BodyLeftUnread(BaseParser):
+    """The parser of the authenticators' request: SessionAuthentication's CSRF check asks for
+    ``request.POST``, and the JSON-RPC body must stay unread for the transport."""
+
+    media_type = "*/*"
+
+    def parse(
+        self, stream: Any, media_type: str | None = None, parser_context: Any = None
+    ) -> dict[str, Any]:
+        return {}
+
+
+def _static_credential_accepted(request: HttpRequest) -> bool:
+    """Whether one of DRF's default authenticators accepts the request's credential."""
+    authenticators = [cls() for cls in api_settings.DEFAULT_AUTHENTICATION_CLASSES]  # type: ignore[operator]
+    # DRF's Request writes the user it finds onto the wrapped request; the view authenticates
+    # again on its own request, so the MCP request is left as it came.
+    saved: dict[str, Any] = {
+        name: request.__dict__[name] for name in ("user", "auth") if name in request.__dict__
+    }
+    try:
+        drf_request = Request(request, parsers=[_BodyLeftUnread()], authenticators=authenticators)
+        return bool(drf_request.user.is_authenticated)
+    except exceptions.PermissionDenied:
+        # SessionAuthentication's CSRF refusal: the session was recognised, and the view
+        # answers the call with the same refusal, as it always did.
+        return True
+    except exceptions.APIException:  # AuthenticationFailed: a wrong or inactive credential
+        return False
+    finally:
+        for name in ("user", "auth"):
+            request.__dict__.pop(name, None)
+        request.__dict__.update(saved)
+
+
+# --- RFC 9728 Protected Resource Metadata --------------------------------------------------------
+
+
+def protected_resource_metadata(
+    request: HttpRequest, resource_path: str, endpoint: Callable[..., Any]
+) -> HttpResponse:
+    """``GET /.well-known/oauth-protected-resource/<endpoint path>``: the metadata of a protected endpoint.
+
+    ``endpoint`` is the MCP endpoint view (:func:`mcp_bridge.transport.endpoint.mcp_endpoint`), given by
+    ``mcp_bridge.urls.well_known``: the path must resolve to it, for a protected group.
+
+    Returns:
+        ``{"resource", "authorization_servers", "scopes_supported", "bearer_methods_supported"}``
+        (RFC 9728 §2), with ``Access-Control-Allow-Origin: *`` for browser-based clients.
+
+    Raises:
+        Http404: the path is not the endpoint of a protected group.
+    """
+    if request.method not in ("GET", "HEAD"):
+        response = HttpResponse(status=405)
+        response["Allow"] = "GET, HEAD"
+        return response
+    path = "/" + resource_path
+    try:
+        match = resolve(path, getattr(request, "urlconf", None))
+    except Resolver404:
+        raise Http404("No MCP endpoint at this path.") from None
+    if match.func is not endpoint:
+        raise Http404("No MCP endpoint at this path.")
+    protection = group_protection(match.kwargs["group"])
+    if protection is None:
+        raise Http404("This MCP endpoint is public.")
+    document = {
+        "resource": resource_identifier(
+            request, request.path[: len(request.path) - len(request.path_info)] + path
+        ),
+        "authorization_servers": _authorization_servers(request),
+        "scopes_supported": list(protection.scopes),
+        "bearer_methods_supported": ["header"],
+    }
+    response = JsonResponse(document)
+    response["Access-Control-Allow-Origin"] = "*"
+    return response
+
+
+# --- System checks -----------------------------------------------------------------------------------
+
+
+def check_authorization(endpoint: Callable[..., Any]) -> list[checks.CheckMessage]:
+    """The configuration of MCP authorization: ``mcp_bridge.E060``-``E063``, ``W060``-``W061``.
+
+    ``endpoint`` is the MCP endpoint view, whose mounts in the URLconf must all have their
+    metadata served (:func:`mcp_bridge.checks.check_authorization` passes it).
+    """
+    try:
+        groups = get_groups()
+    except Exception:  # noqa: BLE001 - check_tool_sets reports it (mcp_bridge.E004)
+        return []
+    messages: list[checks.CheckMessage] = []
+    protected: dict[str, Protection] = {}
+    for group in sorted(set(groups) | set(bridge_settings.OAUTH_GROUPS or {})):
+        try:
+            protection = group_protection(group)
+        except ImproperlyConfigured as exc:
+            messages.append(
+                checks.Error(str(exc), hint="See docs/authorization.md.", id="mcp_bridge.E063")
+            )
+            return messages
+        if protection is not None:
+            protected[group] = protection
+        if group not in groups:
+            messages.append(
+                checks.Warning(
+                    f"MCP_BRIDGE['OAUTH_GROUPS'] names the group {group!r}, which has no view.",
+                    hint=f"Known groups: {', '.join(groups) or 'none'}. Fix the name or remove the entry.",
+                    id="mcp_bridge.W060",
+                )
+            )
+    if not protected:
+        return messages
+    if not bridge_settings.OAUTH_AUTHORIZATION_SERVERS:
+        messages.append(
+            checks.Error(
+                f"The groups {', '.join(protected)} are protected, but no authorization server is named.",
+                hint='Set MCP_BRIDGE["OAUTH_AUTHORIZATION_SERVERS"], e.g. ["/o"] for django-oauth-toolkit at o/.',
+                id="mcp_bridge.E061",
+            )
+        )
+    if find_spec("oauth2_provider") is None or not apps.is_installed("oauth2_provider"):
+        messages.append(
+            checks.Error(
+                "Protected groups need django-oauth-toolkit to validate their tokens.",
+                hint='pip install "mcp-bridge[oauth]" and add "oauth2_provider" to INSTALLED_APPS.',
+                id="mcp_bridge.E062",
+            )
+        )
+    else:
+        messages += _unknown_scopes(protected)
+    messages += _missing_metadata(protected, _endpoint_paths(endpoint, protected, groups))
+    return messages
+
+
+def _unknown_scopes(protected: dict[str, Protection]) -> list[checks.CheckMessage]:
+    from oauth2_provider.settings import oauth2_settings
+
+    available = set(oauth2_settings.SCOPES_BACKEND_CLASS().get_all_scopes())
+    return [
+        checks.Warning(
+            f"Group {group!r} requires the scope {scope!r}, which django-oauth-toolkit does not know.",
+            hint='Add it to OAUTH2_PROVIDER["SCOPES"], or no token will ever carry it.',
+            id="mcp_bridge.W061",
+        )
+        for group, protection in protected.items()
+        for scope in protection.scopes
+        if scope not in available
+    ]
+
+
+def _endpoint_paths(
+    endpoint: Callable[..., Any],
+    protected: dict[str, Protection],
+    groups: dict[str, list[str | None]],
+) -> list[tuple[str, str]]:
+    """``(group, path)`` of every endpoint of a protected group in the root URLconf."""
+    paths = []
+    for group in protected:  # include("mcp_bridge.urls")
+        for version in groups.get(group, []):
+            name, kwargs = (
+                ("mcp_bridge:endpoint", {"group": group})
+                if version is None
+                else ("mcp_bridge:endpoint-version", {"group": group, "version": version})
+            )
+            try:
+                paths.append((group, reverse(name, kwargs=kwargs)))
+            except NoReverseMatch:
+                pass
+    # mcp_bridge.urls.endpoint() mounts: unnamed, reversible by their view, the group fixed.
+    for possibilities, _pattern, defaults, _converters in get_resolver().reverse_dict.getlist(
+        endpoint
+    ):
+        group = defaults.get("group")
+        for template, params in possibilities:
+            if group in protected and not params:
+                paths.append((group, get_script_prefix() + template))
+    return paths
+
+
+def _missing_metadata(
+    protected: dict[str, Protection], paths: list[tuple[str, str]]
+) -> list[checks.CheckMessage]:
+    hint = (
+        'Add path("", include(mcp_bridge.urls.well_known)) to the root URLconf, before any other '
+        '".well-known/" pattern (django-oauth-toolkit\'s metadata_urlpatterns included).'
+    )
+    messages: list[checks.CheckMessage] = []
+    for group, path in paths:
+        try:
+            match = resolve(_WELL_KNOWN + path)
+        except Resolver404:
+            match = None
+        if match is None or match.func is not protected_resource_metadata:
+            messages.append(
+                checks.Error(
+                    f"The Protected Resource Metadata of {path} is not served at {_WELL_KNOWN}{path}: "
+                    "clients cannot find how to sign in.",
+                    hint=hint,
+                    obj=group,
+                    id="mcp_bridge.E060",
+                )
+            )
+    return messages
