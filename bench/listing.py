@@ -48,8 +48,9 @@ def _cold_tools_list(group: str, keep_url_index: bool = False) -> tuple[float, b
     from django.test import RequestFactory
 
     from bench.site.urls import MCP_HEADERS, TOOLS_LIST
-    from mcp_bridge import registry, translation
-    from mcp_bridge.transport import mcp_endpoint
+    from mcp_bridge.toolset import registry
+    from mcp_bridge.toolset import translation
+    from mcp_bridge.transport.endpoint import mcp_endpoint
 
     registry.clear_cache()
     translation.clear_cache()
@@ -75,7 +76,7 @@ def _timed(function) -> float:
 
 def _all_operations() -> int:
     """The operations of every group of the bench URLconf (all of its API)."""
-    from mcp_bridge import registry
+    from mcp_bridge.toolset import registry
 
     return sum(len(endpoints) for endpoints in registry.get_url_index().endpoints.values())
 
@@ -179,7 +180,8 @@ def _measure_memory() -> None:
     import tracemalloc
 
     _setup()
-    from mcp_bridge import registry, translation
+    from mcp_bridge.toolset import registry
+    from mcp_bridge.toolset import translation
 
     _cold_tools_list("gen10")  # imports and drf-spectacular's lru caches, outside the figures
     rows = []

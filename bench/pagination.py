@@ -133,7 +133,7 @@ def main() -> None:
     from django.test.utils import override_settings
 
     from bench.site.wsgi import application
-    from mcp_bridge import registry
+    from mcp_bridge.toolset import registry
 
     counting = _Counting(application)
     server = make_server(lib.HOST, 0, counting, server_class=_Server, handler_class=_QuietHandler)

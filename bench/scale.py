@@ -12,7 +12,7 @@ For each size, in one process and side by side:
   JSON size and generation time;
 * the bridge's first ``tools/list`` of the group (index pre-built): build time, and the bytes
   of the whole list and per tool (mean, max) in the handshake era's answer;
-* the same answer gzipped (:mod:`mcp_bridge.compression`), and warm answers with and without.
+* the same answer gzipped (:mod:`mcp_bridge.transport.compression`), and warm answers with and without.
 
 Run directly: ``DJANGO_SETTINGS_MODULE=bench.site.settings python -m bench.scale [1000 5000]``.
 """
@@ -152,8 +152,10 @@ def _measure(size: int) -> dict[str, Any]:
     from django.test import RequestFactory, override_settings
     from drf_spectacular.generators import SchemaGenerator
 
-    from mcp_bridge import registry, translation
-    from mcp_bridge.transport import mcp_endpoint
+    from mcp_bridge.toolset import registry
+
+    from mcp_bridge.toolset import translation
+    from mcp_bridge.transport.endpoint import mcp_endpoint
 
     module = _build_module(size)
     group = f"scale{size}"

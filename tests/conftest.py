@@ -11,7 +11,7 @@ import pytest
 from django.core.cache import caches
 from django.test import Client
 
-from mcp_bridge.registry import clear_cache
+from mcp_bridge.toolset.registry import clear_cache
 from tests.testapp import views as case_views
 
 

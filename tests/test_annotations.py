@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from mcp_bridge import api_group, mcp_tool
-from mcp_bridge.registry import get_toolset
+from mcp_bridge.toolset.registry import get_toolset
 
 
 class NoteSerializer(serializers.Serializer):

@@ -1,4 +1,4 @@
-"""MCP authorization (mcp_bridge.authorization) against real components: django-oauth-toolkit as
+"""MCP authorization (mcp_bridge.transport.authorization) against real components: django-oauth-toolkit as
 the authorization server, real HTTP (live_server), the demo's users, and the official MCP Python
 client's OAuth support running the whole flow (discovery from the 401, dynamic client
 registration, authorization code + PKCE through Django's login page and the consent page,

@@ -17,7 +17,7 @@ from django.test import Client
 from jsonschema import Draft202012Validator
 from rest_framework.test import APIClient
 
-from mcp_bridge.protocol import INVALID_PARAMS
+from mcp_bridge.base.protocol import INVALID_PARAMS
 from tests.conftest import McpClient, error_payload
 from tests.testapp import views
 from tests.testapp.models import Node, Post, Report
@@ -193,7 +193,7 @@ def test_nested_route_names_are_short_valid_and_unique(nodes):
 def test_names_are_stable_across_processes_and_hash_seeds():
     script = (
         "import django, os, json; os.environ['DJANGO_SETTINGS_MODULE']='tests.settings'; django.setup();"
-        "from mcp_bridge.registry import get_toolset;"
+        "from mcp_bridge.toolset.registry import get_toolset;"
         "print(json.dumps([t.name for g in ('nodes', 'cases') for t in get_toolset(g).tools]))"
     )
     outputs = {

@@ -1,12 +1,12 @@
 """check_schema's ``seen`` memo: shared $defs entries are walked once per build, and a fault is
-still reported for every tool that has it (mcp_bridge.validators, mcp_bridge.registry)."""
+still reported for every tool that has it (mcp_bridge.toolset.validators, mcp_bridge.toolset.registry)."""
 
 from __future__ import annotations
 
 import pytest
 from jsonschema.exceptions import SchemaError
 
-from mcp_bridge.validators import check_schema
+from mcp_bridge.toolset.validators import check_schema
 
 
 def test_a_shared_definition_is_walked_once():
@@ -42,8 +42,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mcp_bridge import api_group
-from mcp_bridge.exceptions import ToolSetError
-from mcp_bridge.registry import get_toolset
+from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.toolset.registry import get_toolset
 
 
 @extend_schema_field({"type": "string", "pattern": "("})

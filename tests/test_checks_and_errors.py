@@ -190,7 +190,7 @@ def test_unknown_setting_is_refused(cases, settings):
 
 
 def test_kept_settings_follow_setting_changed(cases, settings):
-    from mcp_bridge.conf import bridge_settings
+    from mcp_bridge.base.conf import bridge_settings
 
     # Read once (and kept) with the defaults, then changed: the change must be seen.
     assert bridge_settings.MAX_BODY_BYTES == 1_048_576

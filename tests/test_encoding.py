@@ -1,4 +1,4 @@
-"""The JSON text of the answers (mcp_bridge.encoding): the text DRF's JSON encoder writes,
+"""The JSON text of the answers (mcp_bridge.base.encoding): the text DRF's JSON encoder writes,
 with or without orjson, and EncodedJSON spliced in verbatim."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from django.utils.translation import gettext_lazy
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.utils.serializer_helpers import ReturnDict, ReturnList
 
-from mcp_bridge import encoding
-from mcp_bridge.encoding import EncodedJSON
+from mcp_bridge.base import encoding
+from mcp_bridge.base.encoding import EncodedJSON
 
 try:
     import orjson

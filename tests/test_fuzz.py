@@ -31,8 +31,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
-from mcp_bridge.protocol import HANDSHAKE_REVISIONS, MODERN_REVISIONS
-from mcp_bridge.registry import get_toolset
+from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS, MODERN_REVISIONS
+from mcp_bridge.toolset.registry import get_toolset
 
 ROOT = str(Path(__file__).resolve().parent.parent)
 #: Demo groups and the test app's (``cases`` has views that raise, on purpose).

@@ -16,8 +16,8 @@ from django.db import connection
 from django.db.backends.sqlite3.base import DatabaseWrapper as SqliteWrapper
 from jsonschema import Draft202012Validator
 
-from mcp_bridge.registry import get_groups
-from mcp_bridge.schema import iter_refs
+from mcp_bridge.toolset.registry import get_groups
+from mcp_bridge.toolset.schema import iter_refs
 from tests.conftest import McpClient
 
 GOLDEN = Path(__file__).parent / "golden"

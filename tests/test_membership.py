@@ -27,7 +27,7 @@ from django.test import Client
 from django.urls import include, path
 from rest_framework.test import APIClient
 
-from mcp_bridge import registry
+from mcp_bridge.toolset import registry
 from mcp_bridge.checks import check_membership
 from tests.conftest import McpClient
 from tests.thirdparty.models import Book, Shelf
@@ -507,7 +507,7 @@ def test_mcp_tools_validate_passes_with_warnings_unless_told(db, settings):
 def test_the_new_check_ids_are_registered_and_documented():
     from pathlib import Path
 
-    from mcp_bridge.exceptions import CHECK_IDS
+    from mcp_bridge.base.errors import CHECK_IDS
 
     settings_doc = (Path(__file__).parent.parent / "docs" / "settings.md").read_text()
     for check_id in ("mcp_bridge.E050", "mcp_bridge.E081", "mcp_bridge.W050"):

@@ -61,7 +61,7 @@ def run(
 
 def _beyond_first_four(settings) -> list[str]:
     """The names of the shelf list and the stats tools (after the 4th by name)."""
-    from mcp_bridge.registry import get_toolset
+    from mcp_bridge.toolset.registry import get_toolset
 
     names = [tool.name for tool in get_toolset("library").tools]
     called = [n for n in names if n.startswith(("shelf.list", "shelf_list", "stats"))]

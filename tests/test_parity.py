@@ -19,7 +19,7 @@ import pytest
 from django.test import Client
 from rest_framework.views import APIView
 
-from mcp_bridge.registry import get_toolset
+from mcp_bridge.toolset.registry import get_toolset
 from tests.conftest import McpClient
 
 GROUPS = ("catalog", "orders", "backoffice")

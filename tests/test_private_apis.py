@@ -21,14 +21,14 @@ LOCALE = Path(mcp_bridge.__file__).parent / "locale"
 
 
 def test_django_basehandler_make_view_atomic():
-    """mcp_bridge.executor: ATOMIC_REQUESTS applied to the view of a tool call."""
+    """mcp_bridge.toolcall.executor: ATOMIC_REQUESTS applied to the view of a tool call."""
     view = BaseHandler().make_view_atomic(lambda request: "ran")
     assert view(HttpRequest()) == "ran"
 
 
 @pytest.mark.django_db  # close() sends request_finished, which closes database connections
 def test_django_response_resource_closers():
-    """mcp_bridge.events: tool_call_delivered runs when the response is closed."""
+    """mcp_bridge.toolcall.events: tool_call_delivered runs when the response is closed."""
     ran = []
     response = HttpResponse()
     response._resource_closers.append(lambda: ran.append(True))
@@ -37,7 +37,7 @@ def test_django_response_resource_closers():
 
 
 def test_gettext_catalog_of_a_parsed_mo():
-    """mcp_bridge.translation.Catalogue: msgctxt entries read from ``_catalog``."""
+    """mcp_bridge.toolset.translation.Catalogue: msgctxt entries read from ``_catalog``."""
     mo = next(LOCALE.glob("*/LC_MESSAGES/*.mo"))
     with mo.open("rb") as handle:
         catalogue = gettext.GNUTranslations(handle)
@@ -46,7 +46,7 @@ def test_gettext_catalog_of_a_parsed_mo():
 
 @pytest.mark.django_db
 def test_drf_request_reads_force_auth_user(django_user_model):
-    """mcp_bridge.executor and mcp_stdio --user: DRF's forced authentication."""
+    """mcp_bridge.toolcall.executor and mcp_stdio --user: DRF's forced authentication."""
     user = django_user_model.objects.create_user("forced")
     http = HttpRequest()
     http._force_auth_user = user
@@ -56,7 +56,7 @@ def test_drf_request_reads_force_auth_user(django_user_model):
 
 
 def test_drf_spectacular_private_hooks():
-    """mcp_bridge.openapi: the generator's URL walk and list/detail decision."""
+    """mcp_bridge.toolset.openapi: the generator's URL walk and list/detail decision."""
     assert callable(EndpointEnumerator._get_api_endpoints)
     assert callable(SchemaGenerator._initialise_endpoints)
     assert callable(SchemaGenerator._get_paths_and_endpoints)
@@ -64,7 +64,7 @@ def test_drf_spectacular_private_hooks():
 
 
 def test_drf_spectacular_generator_stats_caches():
-    """mcp_bridge.openapi: the messages of one get_schema(), read from GENERATOR_STATS."""
+    """mcp_bridge.toolset.openapi: the messages of one get_schema(), read from GENERATOR_STATS."""
     GENERATOR_STATS.reset()
     with GENERATOR_STATS.silence(), add_trace_message(AutoSchema):
         warn("a warning")

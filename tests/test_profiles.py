@@ -1,4 +1,4 @@
-"""Schema profiles (mcp_bridge.profiles): the rewrites, the setting, ``?schema=`` on the
+"""Schema profiles (mcp_bridge.toolset.profiles): the rewrites, the setting, ``?schema=`` on the
 endpoint and the OpenRPC document, the per-profile page cache, and the demo's tool lists
 for every group and profile.
 
@@ -16,8 +16,8 @@ from django.core.management import call_command
 from django.test import Client
 from jsonschema import Draft202012Validator
 
-from mcp_bridge.conf import bridge_settings
-from mcp_bridge.profiles import (
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.toolset.profiles import (
     DEFS,
     INLINE,
     PORTABLE,
@@ -28,8 +28,8 @@ from mcp_bridge.profiles import (
     convert,
     convert_schema,
 )
-from mcp_bridge.registry import get_groups, get_toolset
-from mcp_bridge.schema import iter_refs
+from mcp_bridge.toolset.registry import get_groups, get_toolset
+from mcp_bridge.toolset.schema import iter_refs
 from tests.conftest import McpClient, error_payload
 from tests.test_protocol_2026 import MODERN, modern_post
 

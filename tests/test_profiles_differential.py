@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 
-from mcp_bridge.profiles import INLINE, PORTABLE, convert
-from mcp_bridge.registry import get_groups, get_toolset
+from mcp_bridge.toolset.profiles import INLINE, PORTABLE, convert
+from mcp_bridge.toolset.registry import get_groups, get_toolset
 from tests.test_profiles import BROKEN_GROUPS, subschemas
 
 #: Formats hypothesis-jsonschema can generate; the others are dropped from the copy used

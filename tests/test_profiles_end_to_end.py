@@ -11,7 +11,7 @@ import json
 import httpx2
 import pytest
 
-from mcp_bridge.profiles import INLINE, PORTABLE
+from mcp_bridge.toolset.profiles import INLINE, PORTABLE
 from tests.test_end_to_end import demo_data, run_client  # noqa: F401 -- demo_data is a fixture
 from tests.test_profiles import assert_profile_shape
 

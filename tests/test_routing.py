@@ -1,4 +1,4 @@
-"""The request of a tool call's view: its path resolved (mcp_bridge.routing: Django's
+"""The request of a tool call's view: its path resolved (mcp_bridge.toolcall.routing: Django's
 answer, remembered only where it cannot change between requests) and its scheme."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from django.urls import (
 from rest_framework import routers, viewsets
 from rest_framework.response import Response
 
-from mcp_bridge.routing import (
+from mcp_bridge.toolcall.routing import (
     CACHED_FILLED_PATHS,
     _is_static,
     _resolved,
@@ -176,8 +176,8 @@ def test_the_views_request_has_the_scheme_of_the_mcp_request(
 ):
     from django.test import RequestFactory
 
-    from mcp_bridge import executor
-    from mcp_bridge.registry import get_toolset
+    from mcp_bridge.toolcall import executor
+    from mcp_bridge.toolset.registry import get_toolset
 
     settings.SECURE_PROXY_SSL_HEADER = proxy_header
     tool = next(

@@ -24,10 +24,10 @@ from rest_framework.decorators import api_view
 from rest_framework.response import Response
 
 from mcp_bridge import api_group, mcp_tool
-from mcp_bridge.exceptions import ToolSetError
-from mcp_bridge.openapi import GroupSchemaGenerator
-from mcp_bridge.registry import get_toolset
-from mcp_bridge.translation import (
+from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.toolset.openapi import GroupSchemaGenerator
+from mcp_bridge.toolset.registry import get_toolset
+from mcp_bridge.toolset.translation import (
     DOMAIN,
     catalogue_domain,
     check_catalogues,

@@ -40,7 +40,7 @@ def prebytes(request: HttpRequest, group: str) -> HttpResponse:
     """
     body = _prebytes.get(group)
     if body is None:
-        from mcp_bridge.transport import mcp_endpoint
+        from mcp_bridge.transport.endpoint import mcp_endpoint
 
         factory = RequestFactory()
         mcp_request = factory.post(

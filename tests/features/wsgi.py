@@ -9,6 +9,6 @@ application = get_wsgi_application()
 
 # Built once in the master, before the workers fork, so that no worker spends its first
 # call generating the schema while the tests measure timing.
-from mcp_bridge.registry import get_toolset
+from mcp_bridge.toolset.registry import get_toolset
 
 get_toolset("features", None)
