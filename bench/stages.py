@@ -21,9 +21,9 @@ from django.urls import resolve
 from rest_framework.renderers import JSONRenderer
 
 from bench import lib
+from mcp_bridge.base.encoding import dumps
 from mcp_bridge.toolcall import executor
 from mcp_bridge.transport import endpoint as transport
-from mcp_bridge.base.encoding import dumps
 
 N = 2000
 

@@ -35,12 +35,12 @@ from typing import Any
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
-from mcp_bridge.transport import authorization
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem, ToolSetError
 from mcp_bridge.toolcall.output import check_omit_rules
 from mcp_bridge.toolset.preflight import configuration_problems, reported_by_checks
 from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
+from mcp_bridge.transport import authorization
 from mcp_bridge.transport.endpoint import mcp_endpoint
 
 __all__ = ["TAG", "check_authorization", "check_membership", "check_tool_sets"]

@@ -38,8 +38,8 @@ from django.views import View
 from drf_spectacular.generators import EndpointEnumerator
 from rest_framework.views import APIView
 
-from mcp_bridge.decorators import DECORATED, METADATA_ATTR, get_metadata
 from mcp_bridge.base.errors import Problem
+from mcp_bridge.decorators import DECORATED, METADATA_ATTR, get_metadata
 from mcp_bridge.toolset.openapi import _url_patterns
 from mcp_bridge.toolset.preflight import configuration_problems
 from mcp_bridge.transport.endpoint import mcp_endpoint

@@ -15,8 +15,8 @@ import httpx2
 import pytest
 from django.test import Client as DjangoClient
 
-from mcp_bridge.transport.compression import accepts_gzip, gzip_body
 from mcp_bridge.base.encoding import EncodedJSON, dumps_bytes
+from mcp_bridge.transport.compression import accepts_gzip, gzip_body
 from tests.test_end_to_end import run_client
 
 LIST = {"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {}}

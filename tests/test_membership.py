@@ -27,8 +27,8 @@ from django.test import Client
 from django.urls import include, path
 from rest_framework.test import APIClient
 
-from mcp_bridge.toolset import registry
 from mcp_bridge.checks import check_membership
+from mcp_bridge.toolset import registry
 from tests.conftest import McpClient
 from tests.thirdparty.models import Book, Shelf
 

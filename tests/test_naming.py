@@ -25,8 +25,8 @@ from rest_framework.urlpatterns import format_suffix_patterns
 from rest_framework.views import APIView
 
 from mcp_bridge import api_group, mcp_tool
-from mcp_bridge.checks import check_tool_sets
 from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.checks import check_tool_sets
 from mcp_bridge.toolset.naming import copy_qualifiers, portable_name
 from mcp_bridge.toolset.registry import get_groups, get_toolset
 

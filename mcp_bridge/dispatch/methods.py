@@ -31,11 +31,8 @@ from django.http import HttpRequest
 from drf_spectacular.settings import spectacular_settings
 
 import mcp_bridge
-from mcp_bridge.toolcall import events
-from mcp_bridge.toolcall import executor
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import EncodedJSON
-from mcp_bridge.dispatch.envelope import check_envelope
 from mcp_bridge.base.limits import capped, shorten
 from mcp_bridge.base.protocol import (
     INVALID_PARAMS,
@@ -49,6 +46,8 @@ from mcp_bridge.base.protocol import (
     supports_titles_and_output,
     validation_errors_are_tool_results,
 )
+from mcp_bridge.dispatch.envelope import check_envelope
+from mcp_bridge.toolcall import events, executor
 from mcp_bridge.toolset.registry import ToolSet
 
 __all__ = ["Call", "echoed_id", "handle_message"]

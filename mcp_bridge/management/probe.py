@@ -23,8 +23,8 @@ from django.http import HttpRequest
 from django.test.utils import override_settings
 
 from mcp_bridge.base.conf import bridge_settings
-from mcp_bridge.dispatch.methods import Call, handle_message
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
+from mcp_bridge.dispatch.methods import Call, handle_message
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.toolset.tools import Tool
 

@@ -30,11 +30,11 @@ from django.dispatch import Signal
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.exceptions import APIException
 
-from mcp_bridge.toolcall import executor
-from mcp_bridge.caching import is_cache_hit
 from mcp_bridge.base.limits import shorten
 from mcp_bridge.base.protocol import MESSAGE_CHARS, JsonRpcError
+from mcp_bridge.caching import is_cache_hit
 from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivered, tool_call_failed
+from mcp_bridge.toolcall import executor
 from mcp_bridge.toolset.tools import Tool
 
 __all__ = [

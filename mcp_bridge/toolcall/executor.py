@@ -46,14 +46,14 @@ from django.http import HttpRequest, HttpResponseBase
 from django.urls import Resolver404
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
-from mcp_bridge.toolcall import events
 from mcp_bridge.base.encoding import dumps, dumps_bytes, dumps_data
+from mcp_bridge.base.limits import shorten, unencodable_text
+from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
+from mcp_bridge.toolcall import events
 from mcp_bridge.toolcall.files import accepted_media_types, file_result, is_file_response
 from mcp_bridge.toolcall.identity import ViewRequest
 from mcp_bridge.toolcall.invocation import call_view
-from mcp_bridge.base.limits import shorten, unencodable_text
 from mcp_bridge.toolcall.output import mismatch_result
-from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.toolcall.routing import OperationNotFound, resolve_operation
 from mcp_bridge.toolset.tools import Tool
 

@@ -65,8 +65,8 @@ from typing import Any
 
 from rest_framework.views import APIView
 
-from mcp_bridge.decorators import GROUP_NAME_PATTERN
 from mcp_bridge.base.errors import Problem
+from mcp_bridge.decorators import GROUP_NAME_PATTERN
 
 __all__ = ["DECORATOR", "Membership", "Operation", "Reason", "Rule", "compile_rules"]
 

@@ -30,9 +30,9 @@ from jsonschema import Draft202012Validator
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import EncodedJSON
+from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.toolset.openrpc import Method
 from mcp_bridge.toolset.profiles import DEFS, convert_schema
-from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.toolset.schema import collect_defs, input_transform, output_transform
 from mcp_bridge.toolset.validators import SchemaValidator
 

@@ -28,9 +28,9 @@ import dataclasses
 from typing import Any
 
 from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.protocol import INVALID_REQUEST, JsonRpcError
 from mcp_bridge.dispatch.methods import Call, echoed_id, handle_message
 from mcp_bridge.toolcall.identity import restore
-from mcp_bridge.base.protocol import INVALID_REQUEST, JsonRpcError
 
 __all__ = ["BATCH_REVISION", "handle_batch"]
 

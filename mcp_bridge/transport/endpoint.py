@@ -46,18 +46,10 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.settings import api_settings
 
-from mcp_bridge.transport.authorization import authorize
-from mcp_bridge.transport.batch import handle_batch
-from mcp_bridge.transport.bodies import BodyRefused, check_depth, decode_message, read_body
-from mcp_bridge.transport.compression import json_answer
 from mcp_bridge.base.conf import bridge_settings
-from mcp_bridge.dispatch.methods import Call, echoed_id, handle_message
 from mcp_bridge.base.encoding import dumps_bytes
-from mcp_bridge.toolcall.events import deliver_after_response
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.limits import shorten
-from mcp_bridge.toolset.preflight import answers_misconfiguration
-from mcp_bridge.toolset.profiles import PROFILES, QUERY_PARAMETER, ProfileError, profile_from_request
 from mcp_bridge.base.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,
@@ -68,9 +60,22 @@ from mcp_bridge.base.protocol import (
     PROTOCOL_VERSION_META_KEY,
     JsonRpcError,
 )
+from mcp_bridge.dispatch.methods import Call, echoed_id, handle_message
+from mcp_bridge.toolcall.events import deliver_after_response
+from mcp_bridge.toolset.preflight import answers_misconfiguration
+from mcp_bridge.toolset.profiles import (
+    PROFILES,
+    QUERY_PARAMETER,
+    ProfileError,
+    profile_from_request,
+)
 from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_toolset, get_url_index
-from mcp_bridge.transport.security import origin_allowed
 from mcp_bridge.toolset.translation import language_negotiated
+from mcp_bridge.transport.authorization import authorize
+from mcp_bridge.transport.batch import handle_batch
+from mcp_bridge.transport.bodies import BodyRefused, check_depth, decode_message, read_body
+from mcp_bridge.transport.compression import json_answer
+from mcp_bridge.transport.security import origin_allowed
 
 __all__ = ["mcp_endpoint", "openrpc_document", "unknown_endpoint"]
 

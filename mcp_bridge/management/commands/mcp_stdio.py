@@ -32,12 +32,7 @@ from django.core import signals
 from django.core.management.base import BaseCommand, CommandError
 from django.http import HttpRequest
 
-from mcp_bridge.transport.batch import handle_batch
-from mcp_bridge.dispatch.methods import Call, handle_message
-from mcp_bridge.toolcall.events import deliver_pending
 from mcp_bridge.base.errors import ToolSetError
-from mcp_bridge.toolcall.executor import dumps
-from mcp_bridge.toolset.profiles import PROFILES
 from mcp_bridge.base.protocol import (
     DEFAULT_HEADER_REVISION,
     HANDSHAKE_REVISIONS,
@@ -46,8 +41,13 @@ from mcp_bridge.base.protocol import (
     PROTOCOL_VERSION_META_KEY,
     JsonRpcError,
 )
+from mcp_bridge.dispatch.methods import Call, handle_message
+from mcp_bridge.toolcall.events import deliver_pending
+from mcp_bridge.toolcall.executor import dumps
+from mcp_bridge.toolset.profiles import PROFILES
 from mcp_bridge.toolset.registry import get_groups, get_toolset
 from mcp_bridge.toolset.translation import negotiate_language
+from mcp_bridge.transport.batch import handle_batch
 
 
 class Command(BaseCommand):

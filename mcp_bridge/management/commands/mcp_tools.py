@@ -43,13 +43,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_supported_language_variant
 
-from mcp_bridge.checks import TAG
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import ToolSetError
-from mcp_bridge.toolset.naming import is_portable
-from mcp_bridge.management.probe import probe_toolset
-from mcp_bridge.toolset.profiles import PROFILES, QUERY_PARAMETER
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
+from mcp_bridge.checks import TAG
+from mcp_bridge.management.probe import probe_toolset
+from mcp_bridge.toolset.naming import is_portable
+from mcp_bridge.toolset.profiles import PROFILES, QUERY_PARAMETER
 from mcp_bridge.toolset.registry import get_groups, get_toolset
 
 
