@@ -1,21 +1,36 @@
 """mcp_bridge: publish the operations of a Django REST Framework API as MCP servers.
 
-The pipeline, one module per step, in the order a request flows through it:
+Two pipelines, over a shared base; a reader can open the modules of each in order.
 
-* :mod:`mcp_bridge.transport.endpoint` — the Streamable HTTP endpoint (a plain Django view);
-* :mod:`mcp_bridge.transport.authorization` — OAuth 2.1 for protected groups (the resource server),
-  before any JSON-RPC handling;
-* :mod:`mcp_bridge.dispatch.methods` — JSON-RPC messages and MCP methods;
-* :mod:`mcp_bridge.toolset.registry` — the cached tool set of a group/version;
-* :mod:`mcp_bridge.toolset.openapi` — drf-spectacular's operations for a group (its URL walk reads
-  group membership from the decorators and from :mod:`mcp_bridge.toolset.membership`, the
-  ``MCP_BRIDGE["GROUPS"]`` rules);
-* :mod:`mcp_bridge.toolset.schema` — OpenAPI 3.0 schemas to JSON Schema 2020-12;
-* :mod:`mcp_bridge.toolset.openrpc` — operations to OpenRPC-style method descriptions;
-* :mod:`mcp_bridge.toolset.tools` — methods to MCP tools (``$defs`` rewriting, annotations);
-* :mod:`mcp_bridge.toolcall.executor` — ``tools/call`` through the real DRF view.
+**Build** (:mod:`mcp_bridge.toolset`): the operations of one API group (and version) to
+its tool set, once per process:
+membership (:mod:`~mcp_bridge.toolset.membership`) → OpenAPI from drf-spectacular
+(:mod:`~mcp_bridge.toolset.openapi`, :mod:`~mcp_bridge.toolset.schema`) → OpenRPC-style
+methods (:mod:`~mcp_bridge.toolset.openrpc`) → MCP tools (:mod:`~mcp_bridge.toolset.tools`)
+→ schema profiles and translation (:mod:`~mcp_bridge.toolset.profiles`,
+:mod:`~mcp_bridge.toolset.translation`) → the tool set (:mod:`~mcp_bridge.toolset.registry`).
 
-The public API is small: :func:`api_group` and :func:`mcp_tool`.
+**Call**: one HTTP request to the answer:
+URL (:mod:`mcp_bridge.urls`) → transport (:mod:`mcp_bridge.transport`: the endpoint, the
+``Origin`` check, the body) → authorization (:mod:`~mcp_bridge.transport.authorization`)
+→ dispatch (:mod:`mcp_bridge.dispatch`: JSON-RPC messages and MCP methods) → executor
+(:mod:`mcp_bridge.toolcall`: one ``tools/call`` through the real DRF view) → view → result.
+
+**Base** (:mod:`mcp_bridge.base`): settings, errors, JSON encoding, protocol facts, limits.
+Above both sit the Django app's own modules: :mod:`~mcp_bridge.apps`,
+:mod:`~mcp_bridge.checks` (every system check) and the management commands. The layers are
+import-linter contracts in ``pyproject.toml``, checked by CI (``lint-imports``).
+
+**Public API** (docs/reference.md); everything else is internal and may change in any
+release:
+
+* :mod:`mcp_bridge`: :func:`api_group`, :func:`mcp_tool`;
+* :mod:`mcp_bridge.caching`: ``@cached`` and cache invalidation;
+* :mod:`mcp_bridge.locking`: ``@locked`` and the lock backends;
+* :mod:`mcp_bridge.signals`: the tool-call signals, and the
+  :class:`~mcp_bridge.toolset.tools.Tool` each one carries (its documented attributes);
+* :mod:`mcp_bridge.urls`: the URL include, ``endpoint(group)`` and ``well_known``;
+* the ``MCP_BRIDGE`` settings (docs/settings.md) and the ``mcp_*`` management commands.
 """
 
 from mcp_bridge.decorators import api_group, mcp_tool
