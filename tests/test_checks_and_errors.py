@@ -17,9 +17,8 @@ from django.test import Client
 from rest_framework.views import APIView
 
 from mcp_bridge import api_group, mcp_tool
-from mcp_bridge.checks import check_membership, check_tool_sets
+from mcp_bridge.checks import check_membership, check_setup, check_tool_sets
 from mcp_bridge.decorators import METADATA_ATTR, get_metadata
-from mcp_bridge.diagnostics import check_setup
 from tests.conftest import McpClient
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
