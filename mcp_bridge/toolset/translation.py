@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache, wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from django.apps import apps
 from django.conf import settings
@@ -69,9 +69,6 @@ from django.utils.translation import get_language_from_request, to_locale
 from mcp_bridge.base.errors import Problem, ToolSetError
 from mcp_bridge.toolset.tools import Tool
 
-if TYPE_CHECKING:
-    from mcp_bridge.toolset.registry import ToolSet
-
 __all__ = [
     "ARGUMENT_PREFIX",
     "DESCRIPTION",
@@ -80,6 +77,7 @@ __all__ = [
     "Catalogue",
     "CatalogueError",
     "ToolText",
+    "TranslatableToolSet",
     "argument_context",
     "catalogue_domain",
     "clear_cache",
@@ -282,10 +280,31 @@ def fallback_chain(group: str, language: str) -> list[tuple[str, str]]:
     return list(dict.fromkeys(steps))
 
 
+class TranslatableToolSet(Protocol):
+    """What :func:`translate_toolset` reads of a tool set: the registry's
+    :class:`~mcp_bridge.toolset.registry.ToolSet` (a dataclass, copied with
+    ``dataclasses.replace``). Translation comes before the tool set in the build, so it names
+    the fields it needs rather than importing the registry, which imports it."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def group(self) -> str: ...
+
+    @property
+    def version(self) -> str | None: ...
+
+    @property
+    def tools(self) -> list[Tool]: ...
+
+
+_ToolSetT = TypeVar("_ToolSetT", bound=TranslatableToolSet)
+
 _lock = threading.RLock()
 _searched_dirs: list[Path] | None = None
 _catalogues: dict[tuple[str, str], list[Catalogue] | CatalogueError] = {}
-_translated: dict[tuple[Any, str, str | None, str], tuple[ToolSet, ToolSet]] = {}
+#: (urlconf, group, version, language) -> (the untranslated tool set, its translated copy).
+_translated: dict[tuple[Any, str, str | None, str], tuple[Any, Any]] = {}
 
 
 def clear_cache() -> None:
@@ -379,7 +398,7 @@ def translate_tool(tool: Tool, lookup: Callable[[str, str], str | None]) -> Tool
     return replace(tool, **changes)
 
 
-def translate_toolset(toolset: ToolSet, language: str, urlconf_key: Any = None) -> ToolSet:
+def translate_toolset(toolset: _ToolSetT, language: str, urlconf_key: Any = None) -> _ToolSetT:
     """The tool set with its texts in ``language``, built once per (group, version, language).
 
     Args:
