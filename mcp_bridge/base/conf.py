@@ -5,9 +5,9 @@ An attribute of :data:`bridge_settings` is looked up on first access and kept
 ``MCP_BRIDGE``, as DRF's ``api_settings`` does: ``override_settings(MCP_BRIDGE=...)``
 works in tests without patching. Every key has its default in :data:`DEFAULTS`
 and one validator in :data:`VALIDATORS`; an unknown key or a wrong value raises
-:class:`django.core.exceptions.ImproperlyConfigured` on every access, and
-:meth:`BridgeSettings.validate` raises it without reading a value (the system
-check ``mcp_bridge.E081`` reports it; a typo must not be silently ignored).
+:class:`django.core.exceptions.ImproperlyConfigured` on every access (a typo
+must not be silently ignored); :meth:`BridgeSettings.validate` checks them all at
+once, for the system check ``mcp_bridge.E081`` and the endpoint's JSON-RPC error.
 
 Keys and defaults:
 
@@ -165,6 +165,7 @@ DEFAULTS: dict[str, Any] = {
     "LOCK_OPTIONS": {},
     # Schema profiles (mcp_bridge.toolset.profiles).
     "SCHEMA_PROFILE": DEFS,
+    # Group membership from settings (mcp_bridge.toolset.membership).
     "GROUPS": {},
     # MCP authorization (mcp_bridge.transport.authorization): protected groups, their scopes, and where
     # their tokens come from.

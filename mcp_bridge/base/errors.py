@@ -17,7 +17,7 @@ __all__ = ["Problem", "ToolSetError"]
 
 @dataclass(frozen=True)
 class Problem:
-    """One configuration fault of a group.
+    """One configuration fault: of a group, of the setup or of a setting.
 
     Attributes:
         id: a key of the check catalogue, :data:`mcp_bridge.checks.CHECK_IDS`

@@ -11,9 +11,9 @@
 
 :func:`configuration_problems` is called by the registry before each build (the problems
 become the :class:`~mcp_bridge.base.errors.ToolSetError` of every group) and by the system
-checks (:func:`mcp_bridge.checks.check_setup` reports them); :func:`answers_misconfiguration` turns the
-``ImproperlyConfigured`` an invalid ``MCP_BRIDGE`` raises at its first read into a JSON-RPC
-error, not Django's HTML error page.
+checks (:func:`mcp_bridge.checks.check_setup` reports them);
+:func:`answers_misconfiguration` turns the ``ImproperlyConfigured`` an invalid ``MCP_BRIDGE``
+raises at its first read into a JSON-RPC error, not Django's HTML error page.
 """
 
 from __future__ import annotations
