@@ -1,35 +1,48 @@
-"""Django system checks, in two tiers.
+"""Every Django system check of mcp_bridge, registered here, with the catalogue of their ids.
 
-**Every command** (``check``, ``migrate``, ``runserver``...): :mod:`mcp_bridge.diagnostics`
-(the setup, ``E080``-``E082``, ``W080``-``W084``) and :func:`check_membership`, which read the settings and walk the URLconf once
-(decorators and ``MCP_BRIDGE["GROUPS"]`` rules), without generating any schema:
+As in django-cors-headers, this is the one module that speaks Django's check framework. The
+modules that find faults return :class:`~mcp_bridge.base.errors.Problem` values (the same
+values the registry raises in a :class:`~mcp_bridge.base.errors.ToolSetError`, so that an
+endpoint answers HTTP 500 with the ids ``manage.py check`` shows); each check below asks them,
+passing what they need (the groups, the endpoint view), and turns every problem into a
+``checks.Warning`` (a ``W`` id) or a ``checks.Error`` (an ``E`` id). :data:`CHECK_IDS` names
+every id once, with its one fault: an id is never reused for another fault.
 
-* ``mcp_bridge.E004``: the URLconf or a view cannot be loaded;
-* ``mcp_bridge.E050``: a malformed membership rule; ``mcp_bridge.W050``: a rule that
-  matches nothing.
+Each check is registered when this module is imported (``McpBridgeConfig.ready``), in two
+tiers.
+
+**Every command** (``check``, ``migrate``, ``runserver``...): cheap checks that read the
+settings and walk the URLconf once, without generating any schema:
+
+* :func:`check_setup`: the schema class and ``MCP_BRIDGE`` (``E080``, ``E081``,
+  :mod:`mcp_bridge.toolset.preflight`), reported once, then the decorators' tags and the
+  endpoint's inclusion (``W080``-``W084``, :mod:`mcp_bridge.diagnostics`);
+* :func:`check_membership`: the ``MCP_BRIDGE["GROUPS"]`` rules (``E050``, ``W050``,
+  :mod:`mcp_bridge.toolset.membership`), or ``E007`` when the URLconf or a view cannot be
+  loaded, so that the API's views cannot be enumerated;
+* :func:`check_authorization`: MCP authorization's configuration (``E060``-``E063``,
+  ``W060``-``W061``, :mod:`mcp_bridge.transport.authorization`);
+* :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
+  ``W001``, ``W002``, :mod:`mcp_bridge.toolset.translation`).
 
 **Deployment and validation** (``check --deploy``, ``manage.py mcp_tools --validate``):
 :func:`check_tool_sets` builds every group/version as the endpoint does
-(drf-spectacular's generation and the whole pipeline) and reports each
-:class:`~mcp_bridge.base.errors.Problem` of a group that cannot be built (``E001``-``E005``,
-``E010``, ``E020``, ``E021``) as an error with its id, a ``hint`` and the culprit view as
-``obj``, and each warning of a built tool set (``W010``, ``W020``, ``W040``...) as a
-warning. It is a deployment check because it costs as much as generating the API's schema:
-a broken group must not slow down or stop ``migrate`` and every other command. It still
-fails loudly: every request to the group's endpoint answers HTTP 500 (system checks do not
-run under WSGI/ASGI), and ``mcp_tools --validate`` exits with status 1.
+(drf-spectacular's generation and the whole build pipeline) and reports each problem of a
+group that cannot be built (``E001``-``E005``, ``E010``, ``E020``, ``E021``) with its
+``hint`` and the culprit view as ``obj``, each warning of a built tool set (``W010``,
+``W020``, ``W085``), and the ``OMIT_OUTPUT_SCHEMA`` entries that name nothing (``W040``,
+:mod:`mcp_bridge.toolset.tools`). It is a deployment check because it costs as much as
+generating the API's schema: a broken group must not slow down or stop ``migrate`` and every
+other command. It still fails loudly: every request to the group's endpoint answers HTTP 500
+(system checks do not run under WSGI/ASGI), and ``mcp_tools --validate`` exits with status 1.
 
-All are tagged ``mcp_bridge`` (and ``urls``: they need the URLconf), so that
-``check --deploy --tag mcp_bridge`` runs them alone.
-
-**MCP authorization** (every command): :func:`check_authorization` checks the configuration
-of protected groups (``mcp_bridge.E060``-``E063``, ``W060``-``W061``,
-:mod:`mcp_bridge.transport.authorization`).
-
+All are tagged ``mcp_bridge`` (and ``urls``, since they need the URLconf, or
+``translation``), so that ``check --deploy --tag mcp_bridge`` runs them alone.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.core import checks
@@ -37,45 +50,128 @@ from django.core.exceptions import ImproperlyConfigured
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem, ToolSetError
-from mcp_bridge.toolcall.output import check_omit_rules
+from mcp_bridge.diagnostics import find_setup_problems
 from mcp_bridge.toolset.preflight import configuration_problems, reported_by_checks
 from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
-from mcp_bridge.transport import authorization
+from mcp_bridge.toolset.tools import find_omit_rule_problems
+from mcp_bridge.toolset.translation import find_catalogue_problems
+from mcp_bridge.transport.authorization import find_authorization_problems
 from mcp_bridge.transport.endpoint import mcp_endpoint
 
-__all__ = ["TAG", "check_authorization", "check_membership", "check_tool_sets"]
+__all__ = [
+    "CHECK_IDS",
+    "TAG",
+    "check_authorization",
+    "check_catalogues",
+    "check_membership",
+    "check_setup",
+    "check_tool_sets",
+]
 
 #: The tag of every mcp_bridge check.
 TAG = "mcp_bridge"
+
+#: Every check id, once each, with its one fault (and the module that finds it): an id is
+#: never reused for another fault. ``E`` ids are errors, ``W`` ids warnings.
+CHECK_IDS = {
+    # The build of a group (mcp_bridge.toolset: naming, openrpc, registry, translation).
+    "mcp_bridge.E001": "a tool name does not match the MCP name pattern",
+    "mcp_bridge.E002": "two operations of one group have the same tool name",
+    "mcp_bridge.E003": "two arguments of one tool would have the same name",
+    "mcp_bridge.E004": "the group's schema could not be generated",
+    "mcp_bridge.E005": "a tool's schema is not valid JSON Schema 2020-12",
+    "mcp_bridge.E006": "a tool-text gettext catalogue (.mo) cannot be read",
+    # Every command (check_membership, check_tool_sets).
+    "mcp_bridge.E007": "the API's views cannot be enumerated (the URLconf or a view fails to load)",
+    "mcp_bridge.E010": "a tool name is valid MCP but not portable, with PORTABLE_TOOL_NAMES = 'error'",
+    "mcp_bridge.W001": "a per-group tool-text catalogue names a group that does not exist",
+    "mcp_bridge.W002": "a tool-text .po catalogue has no compiled .mo beside it",
+    "mcp_bridge.W010": "a tool name is valid MCP but not portable (a dot, or over 64 characters)",
+    # Schema patterns (a block of its own, for merges).
+    "mcp_bridge.E020": "a $ref of the group's OpenAPI document names no component",
+    "mcp_bridge.E021": "a tool's schema holds a $ref that does not resolve inside the tool",
+    "mcp_bridge.W020": "a tool requires a request body that it cannot send (the view parses no JSON)",
+    # OMIT_OUTPUT_SCHEMA (mcp_bridge.toolset.tools).
+    "mcp_bridge.W040": "OMIT_OUTPUT_SCHEMA names a group or tool that does not exist",
+    # Membership rules and settings (mcp_bridge.toolset.membership).
+    "mcp_bridge.E050": "a MCP_BRIDGE['GROUPS'] membership rule or group entry is malformed",
+    "mcp_bridge.W050": "a membership rule matches nothing (an exclude rule: takes nothing out of its group)",
+    # The setup (mcp_bridge.toolset.preflight, mcp_bridge.diagnostics, mcp_bridge.urls).
+    "mcp_bridge.E080": "REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is not drf-spectacular's AutoSchema",
+    "mcp_bridge.E081": "settings.MCP_BRIDGE cannot be read (unknown key, value outside its choices)",
+    "mcp_bridge.E082": "mcp_bridge.urls is included but mcp_bridge is not in INSTALLED_APPS",
+    "mcp_bridge.W080": "@mcp_tool on an operation in no API group",
+    "mcp_bridge.W081": "@api_group on a view, viewset or action that no URL pattern routes to",
+    "mcp_bridge.W082": "@api_group/@mcp_tool on a class that is not a DRF view",
+    "mcp_bridge.W083": "@api_group/@mcp_tool on an async def handler of a DRF view that is not adrf's",
+    "mcp_bridge.W084": "mcp_bridge.urls is included nowhere in the URLconf",
+    "mcp_bridge.W085": "a drf-spectacular warning or error met while generating a group",
+    # MCP authorization (mcp_bridge.transport.authorization).
+    "mcp_bridge.E060": "a protected group's Protected Resource Metadata URL is not served (well_known include missing)",
+    "mcp_bridge.E061": "groups are protected but no authorization server is named",
+    "mcp_bridge.E062": "groups are protected but django-oauth-toolkit is not installed",
+    "mcp_bridge.E063": "OAUTH_GROUPS or OAUTH_DEFAULT holds a wrong value",
+    "mcp_bridge.W060": "OAUTH_GROUPS names a group that has no view",
+    "mcp_bridge.W061": "a protected group requires a scope the authorization server does not know",
+}
 
 #: Reported by check_membership, which runs with every command, deployment checks included.
 _MEMBERSHIP_IDS = {"mcp_bridge.E050", "mcp_bridge.W050"}
 
 
+@checks.register(checks.Tags.urls, TAG)
+def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The setup, with every command: E080/E081 alone when one of them stops every group
+    (each group would only fail again, with the same cause), else W080-W084."""
+    return _messages(configuration_problems() or find_setup_problems(mcp_endpoint))
+
+
+@checks.register(checks.Tags.urls, TAG)
 def check_membership(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """Walk the URLconf once and check the ``MCP_BRIDGE["GROUPS"]`` rules (E050, W050)."""
+    """Walk the URLconf once and check the ``MCP_BRIDGE["GROUPS"]`` rules (E050, W050), or E007."""
     try:
-        bridge_settings._resolved()
+        bridge_settings.validate()
     except ImproperlyConfigured:
-        return []  # mcp_bridge.diagnostics.check_setup reports it (E081)
+        return []  # check_setup reports it (E081)
     try:
         index = get_url_index()
     except Exception as exc:  # noqa: BLE001 -- the URLconf or a view class failed to load
-        return [_enumeration_error(exc)]
+        return _messages([_enumeration_problem(exc)])
     problems = [problem for found in index.membership.problems.values() for problem in found]
     problems += index.membership.unused_rule_problems()
-    return [_message(problem) for problem in problems]
+    return _messages(problems)
 
 
+@checks.register(checks.Tags.urls, TAG)
+def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """MCP authorization's configuration (E060-E063, W060-W061)."""
+    try:
+        groups = get_groups()
+    except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007
+        return []
+    return _messages(find_authorization_problems(mcp_endpoint, groups))
+
+
+@checks.register(checks.Tags.translation, TAG)
+def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The tool-text catalogues (E006, W001, W002)."""
+    try:
+        groups: set[str] | None = set(get_groups())
+    except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007
+        groups = None
+    return _messages(find_catalogue_problems(groups))
+
+
+@checks.register(checks.Tags.urls, TAG, deploy=True)
 def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Build the tools of every group/version and report what stops them (a deployment check)."""
     if configuration_problems():
-        return []  # E080/E081 stop every group: mcp_bridge.diagnostics.check_setup says it once
+        return []  # E080/E081 stop every group: check_setup says it once
     try:
         groups = get_groups()
     except Exception as exc:  # noqa: BLE001 -- the URLconf or a view class failed to load
-        return [_enumeration_error(exc)]
-    messages: list[checks.CheckMessage] = []
+        return _messages([_enumeration_problem(exc)])
+    problems: list[Problem] = []
     tool_names: dict[str, set[str]] = {}
     for group, versions in groups.items():
         tool_names[group] = set()
@@ -85,35 +181,33 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
                     toolset = get_toolset(group, version)
                 tool_names[group].update(toolset.by_name)
             except ToolSetError as exc:
-                messages.extend(
-                    _message(problem)
-                    for problem in exc.problems
-                    if problem.id not in _MEMBERSHIP_IDS
+                problems.extend(
+                    problem for problem in exc.problems if problem.id not in _MEMBERSHIP_IDS
                 )
             else:
-                messages.extend(_message(problem) for problem in toolset.warnings)
-    messages += check_omit_rules(tool_names)
+                problems.extend(toolset.warnings)
+    problems += find_omit_rule_problems(tool_names)
     # One problem, one message: a view shared by several groups or versions is reported once.
-    unique: list[checks.CheckMessage] = []
-    for message in messages:
-        if message not in unique:
-            unique.append(message)
-    return unique
+    unique: list[Problem] = []
+    for problem in problems:
+        if problem not in unique:
+            unique.append(problem)
+    return _messages(unique)
 
 
-def _message(problem: Problem) -> checks.CheckMessage:
-    level = checks.Warning if problem.id.startswith("mcp_bridge.W") else checks.Error
-    return level(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
+def _messages(problems: Iterable[Problem]) -> list[checks.CheckMessage]:
+    """Each problem as a check message: a warning for a ``W`` id, an error for an ``E`` id."""
+    return [
+        (checks.Warning if problem.id.startswith("mcp_bridge.W") else checks.Error)(
+            problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id
+        )
+        for problem in problems
+    ]
 
 
-def _enumeration_error(exc: Exception) -> checks.CheckMessage:
-    return checks.Error(
+def _enumeration_problem(exc: Exception) -> Problem:
+    return Problem(
+        "mcp_bridge.E007",
         f"mcp_bridge could not enumerate the API's views: {type(exc).__name__}: {exc}",
-        hint="Fix the URLconf or view named in the message; `manage.py spectacular` shows more.",
-        id="mcp_bridge.E004",
+        "Fix the URLconf or view named in the message; `manage.py spectacular` shows more.",
     )
-
-
-def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """MCP authorization's configuration (:func:`mcp_bridge.transport.authorization.check_authorization`)."""
-    return authorization.check_authorization(mcp_endpoint)

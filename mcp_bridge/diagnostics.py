@@ -1,16 +1,14 @@
 """How the project set the bridge up: the mistakes that used to pass without a word.
 
-The tool sets themselves are checked by :mod:`mcp_bridge.checks` (a deployment check); this
-module checks what lies around them, with every command (:func:`check_setup`):
+The tool sets themselves are checked by a deployment check
+(:func:`mcp_bridge.checks.check_tool_sets`); this module finds what lies around them, as
+:class:`~mcp_bridge.base.errors.Problem` values that :func:`mcp_bridge.checks.check_setup`
+reports with every command (:func:`find_setup_problems`). The setup's errors come first, from
+elsewhere: ``E080`` and ``E081`` (the schema class or ``MCP_BRIDGE`` stops every group) from
+:mod:`mcp_bridge.toolset.preflight`, and ``E082`` (``mcp_bridge.urls`` included but
+``"mcp_bridge"`` not in ``INSTALLED_APPS``) is raised as ``ImproperlyConfigured`` when the
+URLconf is loaded (:mod:`mcp_bridge.urls`), since without the app no check of it runs.
 
-``mcp_bridge.E080``, ``mcp_bridge.E081``
-    The schema class or ``MCP_BRIDGE`` stops every group (:mod:`mcp_bridge.toolset.preflight`):
-    reported once; the tool-set checks skip it, since each group would only fail again with
-    the same cause.
-``mcp_bridge.E082``
-    ``mcp_bridge.urls`` is included but ``"mcp_bridge"`` is not in ``INSTALLED_APPS``: raised
-    as ``ImproperlyConfigured`` when the URLconf is loaded (:mod:`mcp_bridge.urls`), since
-    without the app no check of it runs.
 ``mcp_bridge.W080``
     ``@mcp_tool`` on an operation that is in no API group: it publishes nothing by itself.
 ``mcp_bridge.W081``
@@ -31,9 +29,9 @@ A decorator put *below* ``@api_view`` is refused earlier, with a ``TypeError`` a
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
-from django.core import checks
 from django.views import View
 from drf_spectacular.generators import EndpointEnumerator
 from rest_framework.views import APIView
@@ -41,37 +39,31 @@ from rest_framework.views import APIView
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.decorators import DECORATED, METADATA_ATTR, get_metadata
 from mcp_bridge.toolset.openapi import _url_patterns
-from mcp_bridge.toolset.preflight import configuration_problems
-from mcp_bridge.transport.endpoint import mcp_endpoint
 
-__all__ = ["check_setup", "find_tag_problems"]
+__all__ = ["find_setup_problems", "find_tag_problems"]
 
 
-def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """The setup (this module), with every command; the groups' tools are a deployment
-    check of their own (:func:`mcp_bridge.checks.check_tool_sets`)."""
-    setup = configuration_problems()
-    messages: list[checks.CheckMessage] = [
-        checks.Error(p.msg, hint=p.hint, obj=p.obj, id=p.id) for p in setup
-    ]
-    if setup:  # every group would fail again, with the same cause
-        return messages
+def find_setup_problems(endpoint: Callable[..., Any]) -> list[Problem]:
+    """W080-W084: the decorators' tags that publish nothing, and an endpoint included nowhere.
+
+    Args:
+        endpoint: the MCP endpoint view, whose absence from the URLconf is ``W084``
+            (:func:`mcp_bridge.checks.check_setup` passes it).
+    """
     patterns = [
         (regex, callback)
         for regex, callback, _, _ in _url_patterns(EndpointEnumerator().patterns, "", "", ())
     ]
-    messages += [
-        checks.Warning(p.msg, hint=p.hint, obj=p.obj, id=p.id) for p in find_tag_problems(patterns)
-    ]
-    if not any(_is_endpoint(callback) for _, callback in patterns):
-        messages.append(
-            checks.Warning(
+    problems = find_tag_problems(patterns)
+    if not any(callback is endpoint for _, callback in patterns):
+        problems.append(
+            Problem(
+                "mcp_bridge.W084",
                 "mcp_bridge.urls is not included in the URLconf: no MCP endpoint serves the API groups.",
-                hint='Add path("mcp/", include("mcp_bridge.urls")) to urlpatterns in your urls.py.',
-                id="mcp_bridge.W084",
+                'Add path("mcp/", include("mcp_bridge.urls")) to urlpatterns in your urls.py.',
             )
         )
-    return messages
+    return problems
 
 
 def _is_adrf(cls: type) -> bool:
@@ -87,10 +79,6 @@ def _runs_async_handlers(target: Any, routed: list[tuple[type, dict[str, str] | 
         cls for cls, _ in routed if any(target in vars(klass).values() for klass in cls.__mro__)
     ]
     return bool(owners) and all(_is_adrf(cls) for cls in owners)
-
-
-def _is_endpoint(callback: Any) -> bool:
-    return callback is mcp_endpoint
 
 
 def find_tag_problems(patterns: list[tuple[str, Any]]) -> list[Problem]:

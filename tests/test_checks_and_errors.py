@@ -8,18 +8,32 @@ that finds them is a deployment check (``check --deploy``, ``mcp_tools --validat
 
 from __future__ import annotations
 
+import ast
 import io
+import re
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.test import Client
 from rest_framework.views import APIView
 
+import mcp_bridge
 from mcp_bridge import api_group, mcp_tool
-from mcp_bridge.checks import check_membership, check_tool_sets
+from mcp_bridge.base.conf import DEFAULTS, VALIDATORS, bridge_settings
+from mcp_bridge.checks import (
+    CHECK_IDS,
+    TAG,
+    check_authorization,
+    check_catalogues,
+    check_membership,
+    check_setup,
+    check_tool_sets,
+)
 from mcp_bridge.decorators import METADATA_ATTR, get_metadata
-from mcp_bridge.diagnostics import check_setup
 from tests.conftest import McpClient
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
@@ -73,6 +87,151 @@ def test_an_invalid_mcp_bridge_setting_is_a_check_error(db, settings):
     assert check_membership() == [] and check_tool_sets() == []  # reported once, by check_setup
     settings.MCP_BRIDGE = {"PAGE_SIZE": 0}
     assert [m.id for m in check_setup()] == ["mcp_bridge.E081"]
+
+
+# --- The check catalogue and registration (mcp_bridge.checks) ------------------------------------
+
+PACKAGE = Path(mcp_bridge.__file__).parent
+CHECK_ID = re.compile(r"mcp_bridge\.[EW]\d{3}")
+
+
+def _catalogue_node() -> ast.Dict:
+    """The ``CHECK_IDS = {...}`` literal of mcp_bridge/checks.py, as written."""
+    for node in ast.parse((PACKAGE / "checks.py").read_text()).body:
+        target = node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+        if isinstance(target, ast.Name) and target.id == "CHECK_IDS":
+            assert isinstance(node.value, ast.Dict)
+            return node.value
+    raise AssertionError("mcp_bridge/checks.py defines no CHECK_IDS literal")
+
+
+def _code_strings(tree: ast.AST, skip: ast.AST | None) -> Iterator[str]:
+    """The string constants of a module but its docstrings (and ``skip``'s own)."""
+    docstrings = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr):
+            docstrings.add(id(body[0].value))
+    skipped = {id(node) for node in ast.walk(skip)} if skip is not None else set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings | skipped
+        ):
+            yield node.value
+
+
+def test_the_catalogue_names_each_id_once_with_one_fault():
+    keys = [key.value for key in _catalogue_node().keys if isinstance(key, ast.Constant)]
+    faults = [value.value for value in _catalogue_node().values if isinstance(value, ast.Constant)]
+    assert len(keys) == len(CHECK_IDS) == len(faults)  # a repeated key would vanish from the dict
+    assert len(set(keys)) == len(keys), [key for key in keys if keys.count(key) > 1]
+    assert len(set(faults)) == len(faults), [fault for fault in faults if faults.count(fault) > 1]
+    assert all(CHECK_ID.fullmatch(key) for key in keys)
+
+
+def test_every_check_id_of_the_package_is_in_the_catalogue_and_every_one_is_used():
+    named: set[str] = set()
+    used: set[str] = set()
+    catalogue = _catalogue_node()
+    for path in PACKAGE.rglob("*.py"):
+        source = path.read_text()
+        named.update(CHECK_ID.findall(source))  # code, docstrings and comments alike
+        tree = ast.parse(source)
+        skip = catalogue if path == PACKAGE / "checks.py" else None
+        for text in _code_strings(tree, skip):
+            used.update(CHECK_ID.findall(text))
+    assert named - set(CHECK_IDS) == set(), "ids used but not in mcp_bridge.checks.CHECK_IDS"
+    assert set(CHECK_IDS) - used == set(), "ids in the catalogue that no code reports"
+
+
+def test_every_check_id_is_documented():
+    docs = "".join(path.read_text() for path in (PACKAGE.parent / "docs").rglob("*.md"))
+    assert [check_id for check_id in CHECK_IDS if f"`{check_id}`" not in docs] == []
+
+
+def test_every_check_is_registered_by_mcp_bridge_checks():
+    from django.core.checks.registry import registry
+
+    ours = {
+        check
+        for check in registry.get_checks(include_deployment_checks=True)
+        if check.__module__.startswith("mcp_bridge")
+    }
+    assert ours == {
+        check_setup,
+        check_membership,
+        check_authorization,
+        check_catalogues,
+        check_tool_sets,
+    }
+    assert {check.__module__ for check in ours} == {"mcp_bridge.checks"}
+    assert all(TAG in check.tags for check in ours)
+    assert "translation" in check_catalogues.tags
+    assert all("urls" in check.tags for check in ours - {check_catalogues})
+
+
+def test_views_that_cannot_be_enumerated_are_e007_not_e004(db, settings):
+    settings.ROOT_URLCONF = "tests.no_such_urlconf"
+    [error] = check_membership()
+    assert error.id == "mcp_bridge.E007" and error.is_serious()
+    assert "could not enumerate the API's views" in error.msg and "no_such_urlconf" in error.msg
+    assert [m.id for m in check_tool_sets()] == ["mcp_bridge.E007"]
+    assert check_authorization() == []  # said once, by check_membership
+
+
+def test_every_setting_has_one_validator():
+    assert set(VALIDATORS) == set(DEFAULTS)
+    assert all(callable(validator) for validator in VALIDATORS.values())
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (
+            {"OUTPUT_VALIDATION": "loud"},
+            "settings.MCP_BRIDGE['OUTPUT_VALIDATION'] is 'loud'; use one of ('error', 'warn', 'off').",
+        ),
+        (
+            {"SCHEMA_PROFILE": "flat"},
+            "settings.MCP_BRIDGE['SCHEMA_PROFILE'] is 'flat'; use one of ('defs', 'inline', 'portable').",
+        ),
+        (
+            {"PAGE_SIZE": 0},
+            "settings.MCP_BRIDGE['PAGE_SIZE'] is 0; use a positive integer, or None for one page.",
+        ),
+        (
+            {"MAX_FILE_BYTES": -1},
+            'settings.MCP_BRIDGE["MAX_FILE_BYTES"] must be a number of bytes (an int >= 0).',
+        ),
+        (
+            {"OMIT_OUTPUT_SCHEMA": {"g": "x"}},
+            'settings.MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"] must map group names',
+        ),
+        ({"PAGESIZE": 4}, "Unknown key(s) in settings.MCP_BRIDGE: PAGESIZE."),
+    ],
+)
+def test_validate_raises_what_reading_a_setting_raises(settings, value, message):
+    settings.MCP_BRIDGE = value
+    with pytest.raises(ImproperlyConfigured) as raised:
+        bridge_settings.validate()
+    assert str(raised.value).startswith(message)
+    with pytest.raises(ImproperlyConfigured) as read:
+        bridge_settings.SERVER_NAME  # noqa: B018
+    assert str(read.value) == str(raised.value)
+
+
+def test_a_setting_is_kept_after_its_first_read_and_reloaded_when_it_changes(settings):
+    settings.MCP_BRIDGE = {"PAGE_SIZE": 3}
+    assert bridge_settings.PAGE_SIZE == 3
+    assert bridge_settings.__dict__["PAGE_SIZE"] == 3  # no second lookup
+    settings.MCP_BRIDGE = {"PAGE_SIZE": 4}
+    assert "PAGE_SIZE" not in bridge_settings.__dict__
+    assert bridge_settings.PAGE_SIZE == 4
+    bridge_settings.validate()  # a valid MCP_BRIDGE: nothing raised
 
 
 @pytest.mark.parametrize("group", ["badnames", "dupes"])

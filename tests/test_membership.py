@@ -507,7 +507,7 @@ def test_mcp_tools_validate_passes_with_warnings_unless_told(db, settings):
 def test_the_new_check_ids_are_registered_and_documented():
     from pathlib import Path
 
-    from mcp_bridge.base.errors import CHECK_IDS
+    from mcp_bridge.checks import CHECK_IDS
 
     settings_doc = (Path(__file__).parent.parent / "docs" / "settings.md").read_text()
     for check_id in ("mcp_bridge.E050", "mcp_bridge.E081", "mcp_bridge.W050"):

@@ -17,8 +17,8 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from mcp_bridge import api_group, mcp_tool
-from mcp_bridge.base.errors import CHECK_IDS, ToolSetError
-from mcp_bridge.checks import check_tool_sets
+from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.checks import CHECK_IDS, check_tool_sets
 from mcp_bridge.toolset.registry import _check_refs, get_toolset
 from tests.conftest import McpClient
 

@@ -25,12 +25,12 @@ from rest_framework.response import Response
 
 from mcp_bridge import api_group, mcp_tool
 from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.checks import check_catalogues
 from mcp_bridge.toolset.openapi import GroupSchemaGenerator
 from mcp_bridge.toolset.registry import get_toolset
 from mcp_bridge.toolset.translation import (
     DOMAIN,
     catalogue_domain,
-    check_catalogues,
     fallback_chain,
     load_catalogue,
     negotiate_language,

@@ -3,9 +3,11 @@
 An attribute of :data:`bridge_settings` is looked up on first access and kept
 (it is read on every request) until the ``setting_changed`` signal names
 ``MCP_BRIDGE``, as DRF's ``api_settings`` does: ``override_settings(MCP_BRIDGE=...)``
-works in tests without patching. An unknown key or a wrong value raises
+works in tests without patching. Every key has its default in :data:`DEFAULTS`
+and one validator in :data:`VALIDATORS`; an unknown key or a wrong value raises
 :class:`django.core.exceptions.ImproperlyConfigured` on every access (a typo
-must not be silently ignored).
+must not be silently ignored); :meth:`BridgeSettings.validate` checks them all at
+once, for the system check ``mcp_bridge.E081`` and the endpoint's JSON-RPC error.
 
 Keys and defaults:
 
@@ -122,6 +124,7 @@ MCP authorization (:mod:`mcp_bridge.transport.authorization`, docs/authorization
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -129,9 +132,15 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-from mcp_bridge.toolset.profiles import PROFILES
+__all__ = ["DEFAULTS", "PROFILES", "VALIDATORS", "bridge_settings"]
 
-__all__ = ["DEFAULTS", "bridge_settings"]
+#: The schema profiles of :mod:`mcp_bridge.toolset.profiles`, in the order the docs present
+#: them: the choices of ``SCHEMA_PROFILE``. Named here so that the settings, in the base, need
+#: not import the build; the profiles module imports them from here.
+DEFS = "defs"
+INLINE = "inline"
+PORTABLE = "portable"
+PROFILES = (DEFS, INLINE, PORTABLE)
 
 DEFAULTS: dict[str, Any] = {
     "SERVER_NAME": "mcp-bridge",
@@ -155,9 +164,8 @@ DEFAULTS: dict[str, Any] = {
     "LOCK_BACKEND": "mcp_bridge.locking.FileLockBackend",
     "LOCK_OPTIONS": {},
     # Schema profiles (mcp_bridge.toolset.profiles).
-    "SCHEMA_PROFILE": PROFILES[0],
-    # Group membership from settings (mcp_bridge.toolset.membership); validated by its own
-    # system checks (E050/W050), not here, so that one bad rule breaks only its group.
+    "SCHEMA_PROFILE": DEFS,
+    # Group membership from settings (mcp_bridge.toolset.membership).
     "GROUPS": {},
     # MCP authorization (mcp_bridge.transport.authorization): protected groups, their scopes, and where
     # their tokens come from.
@@ -170,20 +178,99 @@ DEFAULTS: dict[str, Any] = {
     "MAX_BATCH_SIZE": 50,
 }
 
-#: Allowed values of the settings that take one of a few words.
-CHOICES = {
-    "OUTPUT_VALIDATION": ("error", "warn", "off"),
-    "TOOLS_LIST_CACHE_SCOPE": (None, "public", "private"),
-    "PORTABLE_TOOL_NAMES": ("warn", "error"),
-    "OPEN_WORLD": (False, True),
-    "SCHEMA_PROFILE": PROFILES,
+#: ``validator(key, value)`` raises ``ImproperlyConfigured`` when ``value`` is wrong for ``key``.
+Validator = Callable[[str, Any], None]
+
+
+def _any_value(name: str, value: Any) -> None:
+    """Not checked when the settings are read: used as given, or checked where it is used."""
+
+
+def _one_of(*choices: Any) -> Validator:
+    """A setting that takes one of a few words (or ``None``/booleans)."""
+
+    def validate(name: str, value: Any) -> None:
+        if value not in choices:
+            raise ImproperlyConfigured(
+                f"settings.MCP_BRIDGE[{name!r}] is {value!r}; use one of {choices}."
+            )
+
+    return validate
+
+
+def _omit_rules(name: str, value: Any) -> None:
+    if not isinstance(value, dict) or not all(
+        rule is True or (isinstance(rule, (list, tuple)) and all(isinstance(n, str) for n in rule))
+        for rule in value.values()
+    ):
+        raise ImproperlyConfigured(
+            f'settings.MCP_BRIDGE["{name}"] must map group names to True or to a list of '
+            'tool names, e.g. {"catalog": True, "orders": ["orders_retrieve"]}.'
+        )
+
+
+def _byte_count(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ImproperlyConfigured(
+            f'settings.MCP_BRIDGE["{name}"] must be a number of bytes (an int >= 0).'
+        )
+
+
+def _page_size(name: str, value: Any) -> None:
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise ImproperlyConfigured(
+            f"settings.MCP_BRIDGE[{name!r}] is {value!r}; use a positive integer, or None for one page."
+        )
+
+
+#: One validator per key of :data:`DEFAULTS`, run in this order: the first wrong value is the
+#: one an error names.
+VALIDATORS: dict[str, Validator] = {
+    "OUTPUT_VALIDATION": _one_of("error", "warn", "off"),
+    "TOOLS_LIST_CACHE_SCOPE": _one_of(None, "public", "private"),
+    "PORTABLE_TOOL_NAMES": _one_of("warn", "error"),
+    "OPEN_WORLD": _one_of(False, True),
+    "SCHEMA_PROFILE": _one_of(*PROFILES),
+    "OMIT_OUTPUT_SCHEMA": _omit_rules,
+    "MAX_FILE_BYTES": _byte_count,
+    "PAGE_SIZE": _page_size,
+    "SERVER_NAME": _any_value,
+    "SERVER_TITLE": _any_value,
+    "SERVER_VERSION": _any_value,
+    "INSTRUCTIONS": _any_value,
+    "SPECTACULAR_SETTINGS": _any_value,
+    "MAX_BODY_BYTES": _any_value,
+    "TOOLS_LIST_TTL_MS": _any_value,
+    "ALLOWED_ORIGINS": _any_value,
+    "CACHE_ALIAS": _any_value,
+    "LOCK_BACKEND": _any_value,
+    "LOCK_OPTIONS": _any_value,
+    # Checked by the membership rules' own system checks (E050/W050), not here, so that one
+    # bad rule breaks only its group.
+    "GROUPS": _any_value,
+    # Checked when a group's protection is read (mcp_bridge.transport.authorization, E063).
+    "OAUTH_GROUPS": _any_value,
+    "OAUTH_DEFAULT": _any_value,
+    "OAUTH_AUTHORIZATION_SERVERS": _any_value,
+    "OAUTH_RESOURCE_ORIGIN": _any_value,
+    "MAX_JSON_DEPTH": _any_value,
+    "MAX_BATCH_SIZE": _any_value,
 }
 
 
 class BridgeSettings:
     """Attribute access to ``settings.MCP_BRIDGE`` with defaults."""
 
-    def _resolved(self) -> dict[str, Any]:
+    def validate(self) -> None:
+        """Check ``settings.MCP_BRIDGE``: a dict of known keys, each value passed by its validator.
+
+        Raises:
+            ImproperlyConfigured: ``MCP_BRIDGE`` is not a dict, has a key not in
+                :data:`DEFAULTS`, or a value its :data:`VALIDATORS` entry refuses.
+        """
+        self._values()
+
+    def _values(self) -> dict[str, Any]:
         user = getattr(settings, "MCP_BRIDGE", None) or {}
         if not isinstance(user, dict):
             raise ImproperlyConfigured("settings.MCP_BRIDGE must be a dict.")
@@ -193,24 +280,15 @@ class BridgeSettings:
                 f"Unknown key(s) in settings.MCP_BRIDGE: {', '.join(unknown)}. "
                 f"Valid keys are: {', '.join(sorted(DEFAULTS))}."
             )
-        resolved = {**DEFAULTS, **user}
-        for name, choices in CHOICES.items():
-            if resolved[name] not in choices:
-                raise ImproperlyConfigured(
-                    f"settings.MCP_BRIDGE[{name!r}] is {resolved[name]!r}; use one of {choices}."
-                )
-        _check_shapes(resolved)
-        size = resolved["PAGE_SIZE"]
-        if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
-            raise ImproperlyConfigured(
-                f"settings.MCP_BRIDGE['PAGE_SIZE'] is {size!r}; use a positive integer, or None for one page."
-            )
-        return resolved
+        values = {**DEFAULTS, **user}
+        for name, validate in VALIDATORS.items():
+            validate(name, values[name])
+        return values
 
     def __getattr__(self, name: str) -> Any:
         if name not in DEFAULTS:
             raise AttributeError(f"Invalid mcp_bridge setting: {name!r}")
-        value = self._resolved()[name]
+        value = self._values()[name]
         # Kept as an instance attribute: __getattr__ is not called again for this name
         # (reading an absent MCP_BRIDGE costs Django an AttributeError every time).
         setattr(self, name, value)
@@ -220,23 +298,6 @@ class BridgeSettings:
         """Forget the kept values: the next access reads ``settings.MCP_BRIDGE`` again."""
         for name in DEFAULTS:
             self.__dict__.pop(name, None)
-
-
-def _check_shapes(resolved: dict[str, Any]) -> None:
-    omit = resolved["OMIT_OUTPUT_SCHEMA"]
-    if not isinstance(omit, dict) or not all(
-        rule is True or (isinstance(rule, (list, tuple)) and all(isinstance(n, str) for n in rule))
-        for rule in omit.values()
-    ):
-        raise ImproperlyConfigured(
-            'settings.MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"] must map group names to True or to a list of '
-            'tool names, e.g. {"catalog": True, "orders": ["orders_retrieve"]}.'
-        )
-    size = resolved["MAX_FILE_BYTES"]
-    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-        raise ImproperlyConfigured(
-            'settings.MCP_BRIDGE["MAX_FILE_BYTES"] must be a number of bytes (an int >= 0).'
-        )
 
 
 bridge_settings = BridgeSettings()

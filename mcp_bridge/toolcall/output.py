@@ -45,7 +45,6 @@ import json
 import logging
 from typing import Any
 
-from django.core import checks
 from jsonschema.exceptions import ValidationError
 
 from mcp_bridge.base.conf import bridge_settings
@@ -54,7 +53,6 @@ from mcp_bridge.toolset.openrpc import Method
 from mcp_bridge.toolset.tools import Tool
 
 __all__ = [
-    "check_omit_rules",
     "declares_output_schema",
     "mismatch_message",
     "mismatch_result",
@@ -233,31 +231,3 @@ def _describe(value: Any) -> str:
             else "an empty object"
         )
     return type(value).__name__
-
-
-def check_omit_rules(tool_names: dict[str, set[str]]) -> list[checks.CheckMessage]:
-    """``mcp_bridge.W040``: ``OMIT_OUTPUT_SCHEMA`` names a group that does not exist, or a
-    tool that no version of its group has (a typo would leave the schema declared).
-
-    Args:
-        tool_names: every group's tool names, all versions together.
-    """
-    messages: list[checks.CheckMessage] = []
-    for group, rule in bridge_settings.OMIT_OUTPUT_SCHEMA.items():
-        if group not in tool_names:
-            unknown = [f"group {group!r}"]
-        else:
-            unknown = [
-                f"tool {name!r} of group {group!r}"
-                for name in ([] if rule is True else rule)
-                if name not in tool_names[group]
-            ]
-        messages.extend(
-            checks.Warning(
-                f'MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"] names {what}, which does not exist.',
-                hint="Use the names `manage.py mcp_tools` prints.",
-                id="mcp_bridge.W040",
-            )
-            for what in unknown
-        )
-    return messages

@@ -11,9 +11,9 @@
 
 :func:`configuration_problems` is called by the registry before each build (the problems
 become the :class:`~mcp_bridge.base.errors.ToolSetError` of every group) and by the system
-check of :mod:`mcp_bridge.diagnostics`; :func:`answers_misconfiguration` turns the
-``ImproperlyConfigured`` an invalid ``MCP_BRIDGE`` raises at its first read into a JSON-RPC
-error, not Django's HTML error page.
+checks (:func:`mcp_bridge.checks.check_setup` reports them);
+:func:`answers_misconfiguration` turns the ``ImproperlyConfigured`` an invalid ``MCP_BRIDGE``
+raises at its first read into a JSON-RPC error, not Django's HTML error page.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def configuration_problems() -> list[Problem]:
     """The settings that stop every group (E080, E081); empty when none does."""
     problems = []
     try:
-        bridge_settings._resolved()  # what every access of a bridge setting reads
+        bridge_settings.validate()  # what every first access of a bridge setting checks
     except ImproperlyConfigured as exc:
         problems.append(
             Problem(

@@ -61,6 +61,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_bridge.base.conf import DEFS, INLINE, PORTABLE, PROFILES
 from mcp_bridge.toolset.schema import (
     COMPONENTS_PREFIX,
     DEFS_PREFIX,
@@ -86,11 +87,6 @@ __all__ = [
     "profile_from_request",
 ]
 
-DEFS = "defs"
-INLINE = "inline"
-PORTABLE = "portable"
-#: Every profile, in the order the docs present them.
-PROFILES = (DEFS, INLINE, PORTABLE)
 #: The URL query parameter that picks a profile: ``/mcp/<group>/?schema=inline``.
 QUERY_PARAMETER = "schema"
 #: How many times a recursive definition is expanded along one path in ``portable``

@@ -53,11 +53,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import lru_cache, wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from django.apps import apps
 from django.conf import settings
-from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
@@ -70,9 +69,6 @@ from django.utils.translation import get_language_from_request, to_locale
 from mcp_bridge.base.errors import Problem, ToolSetError
 from mcp_bridge.toolset.tools import Tool
 
-if TYPE_CHECKING:
-    from mcp_bridge.toolset.registry import ToolSet
-
 __all__ = [
     "ARGUMENT_PREFIX",
     "DESCRIPTION",
@@ -81,11 +77,12 @@ __all__ = [
     "Catalogue",
     "CatalogueError",
     "ToolText",
+    "TranslatableToolSet",
     "argument_context",
     "catalogue_domain",
-    "check_catalogues",
     "clear_cache",
     "fallback_chain",
+    "find_catalogue_problems",
     "language_negotiated",
     "load_catalogue",
     "locale_dirs",
@@ -283,10 +280,31 @@ def fallback_chain(group: str, language: str) -> list[tuple[str, str]]:
     return list(dict.fromkeys(steps))
 
 
+class TranslatableToolSet(Protocol):
+    """What :func:`translate_toolset` reads of a tool set: the registry's
+    :class:`~mcp_bridge.toolset.registry.ToolSet` (a dataclass, copied with
+    ``dataclasses.replace``). Translation comes before the tool set in the build, so it names
+    the fields it needs rather than importing the registry, which imports it."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def group(self) -> str: ...
+
+    @property
+    def version(self) -> str | None: ...
+
+    @property
+    def tools(self) -> list[Tool]: ...
+
+
+_ToolSetT = TypeVar("_ToolSetT", bound=TranslatableToolSet)
+
 _lock = threading.RLock()
 _searched_dirs: list[Path] | None = None
 _catalogues: dict[tuple[str, str], list[Catalogue] | CatalogueError] = {}
-_translated: dict[tuple[Any, str, str | None, str], tuple[ToolSet, ToolSet]] = {}
+#: (urlconf, group, version, language) -> (the untranslated tool set, its translated copy).
+_translated: dict[tuple[Any, str, str | None, str], tuple[Any, Any]] = {}
 
 
 def clear_cache() -> None:
@@ -380,7 +398,7 @@ def translate_tool(tool: Tool, lookup: Callable[[str, str], str | None]) -> Tool
     return replace(tool, **changes)
 
 
-def translate_toolset(toolset: ToolSet, language: str, urlconf_key: Any = None) -> ToolSet:
+def translate_toolset(toolset: _ToolSetT, language: str, urlconf_key: Any = None) -> _ToolSetT:
     """The tool set with its texts in ``language``, built once per (group, version, language).
 
     Args:
@@ -499,49 +517,43 @@ def _catalogue_files_everywhere() -> Iterator[tuple[Path, str | None]]:
                 yield path, domain[len(DOMAIN) + 1 :]
 
 
-def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """System check: every tool-text catalogue can be read and belongs to a group.
+def find_catalogue_problems(groups: set[str] | None) -> list[Problem]:
+    """Every tool-text catalogue can be read and belongs to a group.
 
-    Reports ``mcp_bridge.E006`` for a ``.mo`` file that cannot be read (the
-    endpoints serving a language whose chain includes it answer HTTP 500),
-    ``mcp_bridge.W001`` for a per-group catalogue whose group does not exist
-    (a typo in a file name would otherwise be silently ignored) and
-    ``mcp_bridge.W002`` for a ``.po`` file that has no compiled ``.mo`` beside it.
+    ``mcp_bridge.E006`` for a ``.mo`` file that cannot be read (the endpoints serving a
+    language whose chain includes it answer HTTP 500), ``mcp_bridge.W001`` for a per-group
+    catalogue whose group does not exist (a typo in a file name would otherwise be silently
+    ignored) and ``mcp_bridge.W002`` for a ``.po`` file that has no compiled ``.mo`` beside it.
+
+    Args:
+        groups: the API groups (:func:`mcp_bridge.checks.check_catalogues` asks the registry),
+            or ``None`` when they cannot be enumerated: no ``W001`` then.
     """
-    from mcp_bridge.toolset.registry import get_groups
-
-    messages: list[checks.CheckMessage] = []
-    try:
-        groups: set[str] | None = set(get_groups())
-    except Exception:  # noqa: BLE001 -- any URLconf failure; check_membership reports it (E004)
-        groups = None
+    problems: list[Problem] = []
     for path, group in _catalogue_files_everywhere():
         try:
             load_catalogue(path)
         except CatalogueError as exc:
-            problem = _catalogue_problem(exc)
-            messages.append(
-                checks.Error(problem.msg, hint=problem.hint, obj=problem.obj, id=problem.id)
-            )
+            problems.append(_catalogue_problem(exc))
         if group is not None and groups is not None and group not in groups:
-            messages.append(
-                checks.Warning(
+            problems.append(
+                Problem(
+                    "mcp_bridge.W001",
                     f"The catalogue {path} is for API group {group!r}, which does not exist, so it is never used.",
-                    hint=f"Rename it after one of the groups ({', '.join(sorted(groups)) or 'none'}): "
+                    f"Rename it after one of the groups ({', '.join(sorted(groups)) or 'none'}): "
                     f"{DOMAIN}.<group>.po / .mo.",
-                    obj=str(path),
-                    id="mcp_bridge.W001",
+                    str(path),
                 )
             )
     for localedir in locale_dirs():
         for po_path in sorted(localedir.glob(f"*/LC_MESSAGES/{DOMAIN}*.po")):
             if not po_path.with_suffix(".mo").exists():
-                messages.append(
-                    checks.Warning(
+                problems.append(
+                    Problem(
+                        "mcp_bridge.W002",
                         f"The catalogue {po_path} has no compiled .mo file, so its texts are not used.",
-                        hint="Run `manage.py mcp_makemessages --compile` or `manage.py compilemessages`.",
-                        obj=str(po_path),
-                        id="mcp_bridge.W002",
+                        "Run `manage.py mcp_makemessages --compile` or `manage.py compilemessages`.",
+                        str(po_path),
                     )
                 )
-    return messages
+    return problems

@@ -37,9 +37,9 @@ Protected Resource Metadata (RFC 9728 §3.1, the path-inserted well-known URL:
 ``/.well-known/oauth-protected-resource/mcp/backoffice/`` for ``/mcp/backoffice/``),
 served by :func:`protected_resource_metadata` once the project includes
 ``mcp_bridge.urls.well_known`` at the site root. A protected group whose
-configuration is incomplete answers 500 and logs why; the system checks
-(:func:`check_authorization`, ``mcp_bridge.E060``-``E063``, ``W060``-``W061``)
-report the same problems at startup.
+configuration is incomplete answers 500 and logs why; :func:`find_authorization_problems`
+finds the same problems at startup (``mcp_bridge.E060``-``E063``, ``W060``-``W061``, reported by
+the system check :func:`mcp_bridge.checks.check_authorization`).
 """
 
 from __future__ import annotations
@@ -52,7 +52,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.apps import apps
-from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import (
@@ -70,14 +69,14 @@ from rest_framework.settings import api_settings
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import dumps_bytes
+from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import INTERNAL_ERROR, INVALID_REQUEST
-from mcp_bridge.toolset.registry import get_groups
 
 __all__ = [
     "METADATA_URL_NAME",
     "Protection",
     "authorize",
-    "check_authorization",
+    "find_authorization_problems",
     "group_protection",
     "protected_resource_metadata",
     "resource_identifier",
@@ -418,72 +417,71 @@ def protected_resource_metadata(
     return response
 
 
-# --- System checks -----------------------------------------------------------------------------------
+# --- Configuration problems (reported by the system checks) ------------------------------------------
 
 
-def check_authorization(endpoint: Callable[..., Any]) -> list[checks.CheckMessage]:
+def find_authorization_problems(
+    endpoint: Callable[..., Any], groups: dict[str, list[str | None]]
+) -> list[Problem]:
     """The configuration of MCP authorization: ``mcp_bridge.E060``-``E063``, ``W060``-``W061``.
 
-    ``endpoint`` is the MCP endpoint view, whose mounts in the URLconf must all have their
-    metadata served (:func:`mcp_bridge.checks.check_authorization` passes it).
+    Args:
+        endpoint: the MCP endpoint view, whose mounts in the URLconf must all have their
+            metadata served.
+        groups: every group's versions, from the registry
+            (:func:`mcp_bridge.checks.check_authorization` passes both).
     """
-    try:
-        groups = get_groups()
-    except Exception:  # noqa: BLE001 - check_tool_sets reports it (mcp_bridge.E004)
-        return []
-    messages: list[checks.CheckMessage] = []
+    problems: list[Problem] = []
     protected: dict[str, Protection] = {}
     for group in sorted(set(groups) | set(bridge_settings.OAUTH_GROUPS or {})):
         try:
             protection = group_protection(group)
         except ImproperlyConfigured as exc:
-            messages.append(
-                checks.Error(str(exc), hint="See docs/authorization.md.", id="mcp_bridge.E063")
-            )
-            return messages
+            problems.append(Problem("mcp_bridge.E063", str(exc), "See docs/authorization.md."))
+            return problems
         if protection is not None:
             protected[group] = protection
         if group not in groups:
-            messages.append(
-                checks.Warning(
+            problems.append(
+                Problem(
+                    "mcp_bridge.W060",
                     f"MCP_BRIDGE['OAUTH_GROUPS'] names the group {group!r}, which has no view.",
-                    hint=f"Known groups: {', '.join(groups) or 'none'}. Fix the name or remove the entry.",
-                    id="mcp_bridge.W060",
+                    f"Known groups: {', '.join(groups) or 'none'}. Fix the name or remove the entry.",
                 )
             )
     if not protected:
-        return messages
+        return problems
     if not bridge_settings.OAUTH_AUTHORIZATION_SERVERS:
-        messages.append(
-            checks.Error(
+        problems.append(
+            Problem(
+                "mcp_bridge.E061",
                 f"The groups {', '.join(protected)} are protected, but no authorization server is named.",
-                hint='Set MCP_BRIDGE["OAUTH_AUTHORIZATION_SERVERS"], e.g. ["/o"] for django-oauth-toolkit at o/.',
-                id="mcp_bridge.E061",
+                'Set MCP_BRIDGE["OAUTH_AUTHORIZATION_SERVERS"], e.g. ["/o"] for django-oauth-toolkit at o/.',
             )
         )
     if find_spec("oauth2_provider") is None or not apps.is_installed("oauth2_provider"):
-        messages.append(
-            checks.Error(
+        problems.append(
+            Problem(
+                "mcp_bridge.E062",
                 "Protected groups need django-oauth-toolkit to validate their tokens.",
-                hint='pip install "mcp-bridge[oauth]" and add "oauth2_provider" to INSTALLED_APPS.',
-                id="mcp_bridge.E062",
+                'pip install "mcp-bridge[oauth]" and add "oauth2_provider" to INSTALLED_APPS.',
             )
         )
     else:
-        messages += _unknown_scopes(protected)
-    messages += _missing_metadata(protected, _endpoint_paths(endpoint, protected, groups))
-    return messages
+        problems += _unknown_scopes(protected)
+    problems += _missing_metadata(protected, _endpoint_paths(endpoint, protected, groups))
+    return problems
 
 
-def _unknown_scopes(protected: dict[str, Protection]) -> list[checks.CheckMessage]:
+def _unknown_scopes(protected: dict[str, Protection]) -> list[Problem]:
     from oauth2_provider.settings import oauth2_settings
 
     available = set(oauth2_settings.SCOPES_BACKEND_CLASS().get_all_scopes())
     return [
-        checks.Warning(
+        Problem(
+            "mcp_bridge.W061",
             f"Group {group!r} requires the scope {scope!r}, which django-oauth-toolkit does not know.",
-            hint='Add it to OAUTH2_PROVIDER["SCOPES"], or no token will ever carry it.',
-            id="mcp_bridge.W061",
+            'Add it to OAUTH2_PROVIDER["SCOPES"], or no token will ever carry it.',
         )
         for group, protection in protected.items()
         for scope in protection.scopes
@@ -522,25 +520,25 @@ def _endpoint_paths(
 
 def _missing_metadata(
     protected: dict[str, Protection], paths: list[tuple[str, str]]
-) -> list[checks.CheckMessage]:
+) -> list[Problem]:
     hint = (
         'Add path("", include(mcp_bridge.urls.well_known)) to the root URLconf, before any other '
         '".well-known/" pattern (django-oauth-toolkit\'s metadata_urlpatterns included).'
     )
-    messages: list[checks.CheckMessage] = []
+    problems: list[Problem] = []
     for group, path in paths:
         try:
             match = resolve(_WELL_KNOWN + path)
         except Resolver404:
             match = None
         if match is None or match.func is not protected_resource_metadata:
-            messages.append(
-                checks.Error(
+            problems.append(
+                Problem(
+                    "mcp_bridge.E060",
                     f"The Protected Resource Metadata of {path} is not served at {_WELL_KNOWN}{path}: "
                     "clients cannot find how to sign in.",
-                    hint=hint,
-                    obj=group,
-                    id="mcp_bridge.E060",
+                    hint,
+                    group,
                 )
             )
-    return messages
+    return problems
