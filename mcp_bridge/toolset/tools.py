@@ -36,7 +36,7 @@ from mcp_bridge.toolset.profiles import DEFS, convert_schema
 from mcp_bridge.toolset.schema import collect_defs, input_transform, output_transform
 from mcp_bridge.toolset.validators import SchemaValidator
 
-__all__ = ["Tool", "build_tool", "default_title", "method_annotations"]
+__all__ = ["Tool", "build_tool", "declares_output_schema", "default_title", "method_annotations"]
 
 #: The hints of each HTTP method (RFC 9110 §9.2: GET/HEAD are safe, PUT/DELETE idempotent).
 #: DELETE removes and PUT replaces (the fields left out are reset): destructive. POST and
@@ -69,6 +69,19 @@ def method_annotations(method: Method) -> dict[str, bool]:
     derived["openWorldHint"] = bool(bridge_settings.OPEN_WORLD)
     derived.update(given)
     return derived
+
+
+def declares_output_schema(group: str, method: Method) -> bool:
+    """Whether the tool of ``method`` in ``group`` has an ``outputSchema``.
+
+    No, when ``@mcp_tool(output_schema=False)`` is on the operation (or its view
+    class), or ``MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"]`` names the group (``{group: True}``)
+    or the tool (``{group: ["tool_name", ...]}``).
+    """
+    if method.source.metadata.get("output_schema") is False:
+        return False
+    rule = bridge_settings.OMIT_OUTPUT_SCHEMA.get(group)
+    return not (rule is True or (rule and method.name in rule))
 
 
 def default_title(name: str) -> str:
@@ -231,7 +244,7 @@ def build_tool(
             ``$defs`` entries are then shared objects, made once per component and
             direction (see :func:`~mcp_bridge.toolset.schema.collect_defs`).
         output_schema: ``False``: the tool declares no ``outputSchema`` (see
-            :func:`mcp_bridge.toolcall.output.declares_output_schema`).
+            :func:`declares_output_schema`).
 
     Raises:
         MissingReference: a reference names a missing component (a hand-written
