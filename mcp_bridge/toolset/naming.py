@@ -82,9 +82,10 @@ _METHOD_ACTIONS = {
 
 
 class NamedOperation(Protocol):
-    """What the naming rules read of an operation: the facts an
-    :class:`~mcp_bridge.toolset.openapi.OperationSource` carries. A protocol, so that the rules
-    sit below the OpenAPI step that uses them (:func:`copy_qualifiers`) and need none of it."""
+    """What the naming rules read of an operation: facts an
+    :class:`~mcp_bridge.toolset.openapi.OperationSource` carries. A protocol, because the
+    OpenAPI step uses these rules (:func:`copy_qualifiers`, in its URL walk): naming cannot
+    import its types back."""
 
     @property
     def path(self) -> str: ...

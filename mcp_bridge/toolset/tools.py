@@ -36,7 +36,7 @@ from mcp_bridge.toolset.profiles import DEFS, convert_schema
 from mcp_bridge.toolset.schema import collect_defs, input_transform, output_transform
 from mcp_bridge.toolset.validators import SchemaValidator
 
-__all__ = ["Tool", "build_tool", "declares_output_schema", "default_title", "method_annotations"]
+__all__ = ["Tool", "build_tool", "default_title", "method_annotations"]
 
 #: The hints of each HTTP method (RFC 9110 §9.2: GET/HEAD are safe, PUT/DELETE idempotent).
 #: DELETE removes and PUT replaces (the fields left out are reset): destructive. POST and
