@@ -509,12 +509,12 @@ class GroupSchemaGenerator(SchemaGenerator):
         Otherwise the result, its shape and its order are upstream's.
         """
         # Private drf-spectacular API, overridden above: only the group's endpoints get a view
-        # (test_private_apis.py::test_drf_spectacular_private_hooks).
+        # (tests/test_private_apis.py).
         self._initialise_endpoints()
         endpoints = [
             (path, path_regex, method, view)
             # Private drf-spectacular API: the endpoints with their view instances
-            # (test_private_apis.py::test_drf_spectacular_private_hooks).
+            # (tests/test_private_apis.py).
             for path, path_regex, method, view in self._get_paths_and_endpoints()
             if self._membership(path_regex, method)
         ]
@@ -543,8 +543,8 @@ class GroupSchemaGenerator(SchemaGenerator):
                         self.inspector.patterns, method, path, view, version
                     )
                 else:  # QueryParameterVersioning: emulate ?version=... on the mock request
-                    # Private DRF API Request._request, whose GET the version is read from (fails:
-                    # test_versioning.py::test_each_version_has_an_endpoint_and_reaches_the_view).
+                    # Private DRF API Request._request, whose GET the version is read from
+                    # (tests/test_private_apis.py; test_versioning.py fails by-query without it).
                     query = view.request._request.GET.copy()
                     query[versioning_class.version_param] = version
                     view.request._request.GET = query
@@ -569,15 +569,15 @@ class GroupSchemaGenerator(SchemaGenerator):
                 # returns its hand-written operation without calling it (so does a project's own
                 # get_operation that never calls super()): then nothing was derived from the view,
                 # and an operationId, if any, was written by hand.
-                # Private drf-spectacular API, the instance attribute path_prefix (fails:
-                # test_private_apis.py::test_drf_spectacular_get_operation_sets_path_prefix).
+                # Private drf-spectacular API, the instance attribute path_prefix
+                # (tests/test_private_apis.py; without it test_golden_and_schemas.py fails).
                 hand_written = "path_prefix" not in vars(inspector)
                 # Otherwise, the base implementation's id, computed on the same inspector state:
                 # when the operation's id differs, the project chose it.
                 default_id = None if hand_written else AutoSchema.get_operation_id(inspector)
                 operation_id = operation.get("operationId") or ""
-                # Private drf-spectacular API: its own list/detail decision (fails:
-                # test_results.py::test_probe_output_as_a_user_follows_list_tools_to_retrieve).
+                # Private drf-spectacular API: its own list/detail decision
+                # (tests/test_private_apis.py; without it test_results.py's probe test fails).
                 is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
             handler_name, handler = _handler(view, method)
             sibling_methods, copy_qualifier = index.naming.get(
