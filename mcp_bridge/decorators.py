@@ -23,8 +23,6 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from mcp_bridge.toolset.naming import check_name_mapping
-
 __all__ = ["GROUP_NAME_PATTERN", "METADATA_ATTR", "api_group", "get_metadata", "mcp_tool"]
 
 METADATA_ATTR = "_mcp_bridge"
@@ -34,6 +32,9 @@ GROUP_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 #: MCP ``ToolAnnotations`` hints that the decorator accepts (MCP spec, "Tools" → "Tool").
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+#: The HTTP methods a key of an ``@mcp_tool(name={...})`` mapping may name.
+_HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE"})
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -61,6 +62,34 @@ def _check_not_below_api_view(view: Any, decorator: str) -> None:
         f"        ...\n\n"
         f"Only DRF views are published: a plain Django view needs @api_view (or an APIView)."
     )
+
+
+def split_name_key(key: str) -> tuple[str, str]:
+    """A key of an ``@mcp_tool(name={...})`` mapping as ``(HTTP method or "", path pattern
+    or "")``: ``"POST"``, ``"/api/dcim/status/"`` or ``"POST /api/dcim/status/"``. The naming
+    rules (:func:`mcp_bridge.toolset.naming.explicit_name`) read the keys with it too."""
+    if key.startswith("/"):
+        return "", key
+    method, _, path = key.partition(" ")
+    return method.upper(), path
+
+
+def _check_name_mapping(names: Mapping[str, str]) -> None:
+    """Refuse a malformed ``@mcp_tool(name={...})`` mapping at decoration time.
+
+    Raises:
+        TypeError: a key is neither an HTTP method, a path starting with ``/``, nor
+            ``"METHOD /path"``, or a value is not a string.
+    """
+    for key, value in names.items():
+        method, path = split_name_key(key) if isinstance(key, str) else ("?", "")
+        ok = (not method or method in _HTTP_METHODS) and (not path or path.startswith("/"))
+        if not ok or not isinstance(value, str):
+            raise TypeError(
+                f"mcp_tool(name={{...}}): {key!r}: {value!r} is not a valid entry. Keys are an HTTP "
+                f"method ('POST'), a path ('/api/dcim/status/', wildcards allowed) or both "
+                f"('POST /api/dcim/status/'); values are tool names."
+            )
 
 
 def _target(obj: Any) -> Any:
@@ -177,7 +206,7 @@ def mcp_tool(
     }
     changes: dict[str, Any] = {"annotations": {k: v for k, v in hints.items() if v is not None}}
     if isinstance(name, Mapping):
-        check_name_mapping(name)
+        _check_name_mapping(name)
         name = dict(name)
     if name is not None:
         changes["name"] = name

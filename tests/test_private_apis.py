@@ -5,6 +5,10 @@ somewhere deep in a tool call. Each use carries a comment pointing here."""
 from __future__ import annotations
 
 import gettext
+import hashlib
+import inspect
+import textwrap
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -13,7 +17,11 @@ from django.http import HttpRequest, HttpResponse
 from drf_spectacular.drainage import GENERATOR_STATS, add_trace_message, error, warn
 from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import ComponentRegistry
+from drf_spectacular.settings import spectacular_settings
 from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 import mcp_bridge
 
@@ -73,3 +81,42 @@ def test_drf_spectacular_generator_stats_caches():
     assert "[AutoSchema]: a warning" in next(iter(GENERATOR_STATS._warn_cache))
     assert "an error" in next(iter(GENERATOR_STATS._error_cache))
     GENERATOR_STATS.reset()
+
+
+def test_drf_spectacular_get_operation_sets_path_prefix():
+    """mcp_bridge.toolset.openapi: an operation derived from the view leaves the instance
+    attribute ``path_prefix`` on its inspector (a hand-written one never sets it)."""
+
+    class Echo(APIView):
+        def get(self, request):
+            return Response({})
+
+    view = Echo()
+    view.request = spectacular_settings.GET_MOCK_REQUEST("GET", "/echo/", view, None)
+    view.args, view.kwargs, view.format_kwarg = (), {}, None
+    inspector = view.schema
+    assert "path_prefix" not in vars(inspector)
+    assert inspector.get_operation("/echo/", "^echo/$", "^/", "GET", ComponentRegistry())
+    assert vars(inspector)["path_prefix"] == "^/"
+
+
+#: sha256 of drf-spectacular's ``SchemaGenerator.parse`` source (dedented), per release range:
+#: the releases whose ``parse`` mcp_bridge.toolset.openapi.GroupSchemaGenerator.parse was
+#: compared with, line by line. 0.29.0 and 0.30.0 (the floor, and the newest release as of
+#: this writing) have the same ``parse``; 0.28.0's differs, and is below the floor.
+KNOWN_PARSE_SOURCES = {
+    "4ceb8b683d54019ce111c999cfc93dae0b57dd72746033dbafa508517b09bbdc": "0.29.0 - 0.30.0",
+}
+
+
+def test_drf_spectacular_schema_generator_parse_is_the_one_copied():
+    """mcp_bridge.toolset.openapi.GroupSchemaGenerator.parse copies SchemaGenerator.parse with
+    the differences its docstring lists: an upgrade that changes upstream's fails here, so that
+    whoever upgrades re-reads the copy."""
+    source = textwrap.dedent(inspect.getsource(SchemaGenerator.parse))
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    assert digest in KNOWN_PARSE_SOURCES, (
+        f"drf-spectacular's SchemaGenerator.parse changed (installed version "
+        f"{version('drf-spectacular')}): re-read mcp_bridge.toolset.openapi.GroupSchemaGenerator"
+        f".parse, which copies it, then update the hash (KNOWN_PARSE_SOURCES, sha256 {digest})."
+    )

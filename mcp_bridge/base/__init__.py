@@ -5,6 +5,7 @@
   :class:`~mcp_bridge.base.errors.ToolSetError`;
 * :mod:`~mcp_bridge.base.encoding`: the JSON writer of every answer;
 * :mod:`~mcp_bridge.base.protocol`: MCP revisions, eras and JSON-RPC error codes;
+* :mod:`~mcp_bridge.base.media`: which media types are files, not text;
 * :mod:`~mcp_bridge.base.limits`: bounds on what a request holds and an answer echoes;
 * :mod:`~mcp_bridge.base.handlers`: wrapping a DRF handler (for ``@cached`` and ``@locked``).
 

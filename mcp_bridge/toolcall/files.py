@@ -19,29 +19,15 @@ one is not read further, and the call answers ``isError`` with ``{"code": 413,
 from __future__ import annotations
 
 import base64
-from functools import lru_cache
 from typing import Any
 
 from django.http import HttpResponseBase, StreamingHttpResponse
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import dumps
+from mcp_bridge.base.media import is_binary_media_type
 
-__all__ = ["accepted_media_types", "file_result", "is_binary_media_type", "is_file_response"]
-
-#: Media types that are text, JSON or XML: everything else is a file.
-_TEXT_SUBTYPES = ("json", "xml", "yaml", "javascript", "x-www-form-urlencoded")
-
-
-@lru_cache(maxsize=256)
-def is_binary_media_type(media_type: str) -> bool:
-    """Whether a response of this media type is a file, not text (``image/png``,
-    ``application/pdf``, ``application/octet-stream``; not ``application/json``,
-    ``application/problem+json``, ``text/csv``)."""
-    main = media_type.split(";")[0].strip().lower()
-    if main.startswith("text/") or main in ("", "*/*"):
-        return False
-    return not any(main.endswith(sub) or f"+{sub}" in main for sub in _TEXT_SUBTYPES)
+__all__ = ["accepted_media_types", "file_result", "is_file_response"]
 
 
 def accepted_media_types(operation: dict[str, Any]) -> list[str]:

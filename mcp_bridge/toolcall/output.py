@@ -36,7 +36,7 @@ The remedies: fix the schema (drf-spectacular's ``@extend_schema_field`` on
 the field, ``@extend_schema(responses=...)`` on the view), or declare no
 ``outputSchema`` for the tool: ``@mcp_tool(output_schema=False)``, or
 ``MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"]`` per group or tool
-(:func:`declares_output_schema`).
+(:func:`mcp_bridge.toolset.tools.declares_output_schema`).
 """
 
 from __future__ import annotations
@@ -49,11 +49,9 @@ from jsonschema.exceptions import ValidationError
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import EncodedJSON, dumps, loads
-from mcp_bridge.toolset.openrpc import Method
 from mcp_bridge.toolset.tools import Tool
 
 __all__ = [
-    "declares_output_schema",
     "mismatch_message",
     "mismatch_result",
     "output_errors",
@@ -74,19 +72,6 @@ REMEDIES = (
     '(@mcp_tool(output_schema=False), or MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"]); see docs/tools.md, '
     '"Output schemas".'
 )
-
-
-def declares_output_schema(group: str, method: Method) -> bool:
-    """Whether the tool of ``method`` in ``group`` has an ``outputSchema``.
-
-    No, when ``@mcp_tool(output_schema=False)`` is on the operation (or its view
-    class), or ``MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"]`` names the group (``{group: True}``)
-    or the tool (``{group: ["tool_name", ...]}``).
-    """
-    if method.source.metadata.get("output_schema") is False:
-        return False
-    rule = bridge_settings.OMIT_OUTPUT_SCHEMA.get(group)
-    return not (rule is True or (rule and method.name in rule))
 
 
 def output_errors(tool: Tool, data: Any, text: str, revision: str) -> list[ValidationError]:

@@ -42,20 +42,16 @@ import fnmatch
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from mcp_bridge.base.errors import Problem
-
-if TYPE_CHECKING:
-    from mcp_bridge.toolset.openapi import OperationSource
-    from mcp_bridge.toolset.openrpc import Method
+from mcp_bridge.decorators import split_name_key
 
 __all__ = [
     "MAX_PORTABLE_LENGTH",
     "MCP_NAME_PATTERN",
     "PORTABLE_NAME_PATTERN",
-    "check_name_mapping",
     "check_names",
     "copy_qualifiers",
     "is_portable",
@@ -76,7 +72,6 @@ REFUSING_CLIENTS = (
     "Claude Desktop and claude.ai (which then hide every tool of the server), ChatGPT and Codex"
 )
 
-_HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE"})
 #: The viewset action an HTTP method stands for (DRF's router conventions).
 _METHOD_ACTIONS = {
     "post": "create",
@@ -84,6 +79,52 @@ _METHOD_ACTIONS = {
     "patch": "partial_update",
     "delete": "destroy",
 }
+
+
+class NamedOperation(Protocol):
+    """What the naming rules read of an operation: facts an
+    :class:`~mcp_bridge.toolset.openapi.OperationSource` carries. A protocol, because the
+    OpenAPI step uses these rules (:func:`copy_qualifiers`, in its URL walk): naming cannot
+    import its types back."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def view_class(self) -> type: ...
+    @property
+    def handler_name(self) -> str: ...
+    @property
+    def is_viewset(self) -> bool: ...
+    @property
+    def basename(self) -> str | None: ...
+    @property
+    def metadata(self) -> dict[str, Any]: ...
+    @property
+    def operation_id(self) -> str: ...
+    @property
+    def explicit_operation_id(self) -> bool: ...
+    @property
+    def is_list(self) -> bool: ...
+    @property
+    def sibling_methods(self) -> int: ...
+    @property
+    def copy_qualifier(self) -> str | None: ...
+    @property
+    def view_label(self) -> str: ...
+    @property
+    def culprit(self) -> Any: ...
+
+
+class NamedMethod(Protocol):
+    """What :func:`check_names` reads of a method: its tool name and operation (an
+    :class:`~mcp_bridge.toolset.openrpc.Method` has both)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def source(self) -> NamedOperation: ...
 
 
 def _slug(text: str) -> str:
@@ -114,14 +155,14 @@ def is_portable(name: str) -> bool:
     return bool(PORTABLE_NAME_PATTERN.match(name))
 
 
-def _action_of(source: OperationSource) -> str:
+def _action_of(source: NamedOperation) -> str:
     method = source.method.lower()
     if method == "get":
         return "list" if source.is_list else "retrieve"
     return _METHOD_ACTIONS.get(method, method)
 
 
-def explicit_name(source: OperationSource) -> str | None:
+def explicit_name(source: NamedOperation) -> str | None:
     """The name ``@mcp_tool`` gives this operation, if any.
 
     ``name`` is a string, or a mapping whose keys are an HTTP method (``"POST"``), a
@@ -133,7 +174,7 @@ def explicit_name(source: OperationSource) -> str | None:
         return given
     best: tuple[int, str] | None = None
     for key, name in given.items():
-        method, path = _split_key(key)
+        method, path = split_name_key(key)
         if method and method != source.method:
             continue
         if path and not fnmatch.fnmatchcase(source.path, path):
@@ -144,33 +185,7 @@ def explicit_name(source: OperationSource) -> str | None:
     return best[1] if best else None
 
 
-def _split_key(key: str) -> tuple[str, str]:
-    """A name mapping key as ``(HTTP method or "", path pattern or "")``."""
-    if key.startswith("/"):
-        return "", key
-    method, _, path = key.partition(" ")
-    return method.upper(), path
-
-
-def check_name_mapping(names: Mapping[str, str]) -> None:
-    """Refuse a malformed ``@mcp_tool(name={...})`` mapping at decoration time.
-
-    Raises:
-        TypeError: a key is neither an HTTP method, a path starting with ``/``, nor
-            ``"METHOD /path"``, or a value is not a string.
-    """
-    for key, value in names.items():
-        method, path = _split_key(key) if isinstance(key, str) else ("?", "")
-        ok = (not method or method in _HTTP_METHODS) and (not path or path.startswith("/"))
-        if not ok or not isinstance(value, str):
-            raise TypeError(
-                f"mcp_tool(name={{...}}): {key!r}: {value!r} is not a valid entry. Keys are an HTTP "
-                f"method ('POST'), a path ('/api/dcim/status/', wildcards allowed) or both "
-                f"('POST /api/dcim/status/'); values are tool names."
-            )
-
-
-def tool_name(source: OperationSource) -> str:
+def tool_name(source: NamedOperation) -> str:
     """The tool name of one operation: explicit if given, else the default rule."""
     name = explicit_name(source)
     if name is not None:
@@ -216,7 +231,9 @@ def copy_qualifiers(paths: list[str]) -> list[str]:
     return unique
 
 
-def check_names(methods: list[Method], strict: bool) -> tuple[list[Problem], list[Problem]]:
+def check_names(
+    methods: Sequence[NamedMethod], strict: bool
+) -> tuple[list[Problem], list[Problem]]:
     """The name problems of one build: ``(errors, warnings)``.
 
     Errors: a name outside MCP's pattern (E001), a name used twice (E002), and with
@@ -225,7 +242,7 @@ def check_names(methods: list[Method], strict: bool) -> tuple[list[Problem], lis
     """
     errors: list[Problem] = []
     warnings: list[Problem] = []
-    by_name: dict[str, list[Method]] = defaultdict(list)
+    by_name: dict[str, list[NamedMethod]] = defaultdict(list)
     for method in methods:
         by_name[method.name].append(method)
     for name, same in sorted(by_name.items()):

@@ -457,12 +457,64 @@ class GroupSchemaGenerator(SchemaGenerator):
         return self.index.reasons.get(self.group, {}).get((path_regex, method.upper()), ())
 
     def parse(self, input_request: Any, public: bool) -> dict[str, Any]:
-        # The loop of SchemaGenerator.parse(), narrowed to the group and recording each
-        # operation's view. Permission filtering is not applied: the tool list does not
-        # depend on the caller, and the view's permissions run on every call.
+        """``{path: {method: operation}}`` of the group, and :attr:`sources` filled in.
+
+        A copy of drf-spectacular's ``SchemaGenerator.parse`` (``drf_spectacular/generators.py``,
+        0.30.0; ``tests/test_private_apis.py`` holds the hash of its source and fails when an
+        upgrade changes it: then re-read this list). The differences, in the order of
+        upstream's lines:
+
+        1. **Endpoints:** only those the URL walk put in the group (:meth:`_membership` of
+           ``(path_regex, method)``); upstream takes every endpoint of
+           ``_get_paths_and_endpoints()``.
+        2. **Path prefix:** :attr:`UrlIndex.path_prefix`, estimated over every published URL
+           pattern of the *whole URLconf* (before ``PREPROCESSING_HOOKS``); upstream estimates it
+           over the endpoints being generated (here one group's), which would give an operation
+           another operationId in each group it is in. ``SCHEMA_PATH_PREFIX``, when set, is used
+           by both alike.
+        3. **Queued messages:** the ``warnings``/``errors`` overrides queued at decoration are
+           emitted inside ``add_trace_message(type(view))``, so each names its view; upstream
+           emits them without a trace.
+        4. **Permissions:** no ``has_view_permissions()`` filter (upstream applies it unless
+           ``public``): the tool list does not depend on the caller, and the view's permissions
+           run on every call.
+        5. **Versioning:** :func:`supports_versioning` decides, not ``is_versioning_supported``
+           alone, so ``QueryParameterVersioning`` is versioned too: instead of
+           ``modify_for_versioning``, the version is set as ``?version=`` on the mock request's
+           query string and as ``request.version`` (upstream warns that the class is unsupported
+           and generates it unversioned). A class neither supports (``HostNameVersioning``, a
+           project's own) is generated unversioned *without* upstream's "using unsupported
+           versioning class" warning. The class and version are recorded on the source
+           (``None`` when unversioned).
+        6. **Schema class:** no ``assert isinstance(view.schema, AutoSchema)``, and ``view.schema``
+           is read once (DRF's ``DefaultSchema`` descriptor hands out a new inspector on each
+           access; the same one must answer ``get_operation`` and the operationId and list
+           questions below).
+        7. **Trace:** ``add_trace_message`` also covers the ``exclude=True`` test and the
+           operationId/list decisions below, not only ``get_operation``; it is given
+           ``type(view)`` (upstream's ``getattr(view, '__class__', view)``, the same for a view).
+        8. **Operation facts recorded** (none upstream), on the same inspector: whether the
+           operation was hand-written (``@extend_schema(operation={...})``: ``get_operation``
+           never set ``path_prefix`` on the inspector), the base ``AutoSchema.get_operation_id``
+           to tell a chosen operationId from the default (:func:`explicit_operation_id`), and
+           ``_is_list_view()`` for GET.
+        9. **Path rewriting:** no ``SCHEMA_PATH_PREFIX_TRIM``, ``SCHEMA_PATH_PREFIX_INSERT`` or
+           ``CAMELIZE_NAMES`` branches: :func:`generate_group_schema` forces them off
+           (``_REQUIRED_SPECTACULAR_SETTINGS``), so paths stay executable URL paths. The leading
+           ``/`` is still added, as upstream does.
+        10. **Sources:** one :class:`OperationSource` per kept operation is appended to
+            :attr:`sources` (reset first), with the view class, handler, metadata, membership
+            reasons and the URL walk's naming facts (sibling methods, copy qualifier).
+
+        Otherwise the result, its shape and its order are upstream's.
+        """
+        # Private drf-spectacular API, overridden above: only the group's endpoints get a view
+        # (tests/test_private_apis.py).
         self._initialise_endpoints()
         endpoints = [
             (path, path_regex, method, view)
+            # Private drf-spectacular API: the endpoints with their view instances
+            # (tests/test_private_apis.py).
             for path, path_regex, method, view in self._get_paths_and_endpoints()
             if self._membership(path_regex, method)
         ]
@@ -491,7 +543,8 @@ class GroupSchemaGenerator(SchemaGenerator):
                         self.inspector.patterns, method, path, view, version
                     )
                 else:  # QueryParameterVersioning: emulate ?version=... on the mock request
-                    # Request._request: DRF's wrapped HttpRequest, whose GET the version is read from.
+                    # Private DRF API Request._request, whose GET the version is read from
+                    # (tests/test_private_apis.py; test_versioning.py fails by-query without it).
                     query = view.request._request.GET.copy()
                     query[versioning_class.version_param] = version
                     view.request._request.GET = query
@@ -516,12 +569,15 @@ class GroupSchemaGenerator(SchemaGenerator):
                 # returns its hand-written operation without calling it (so does a project's own
                 # get_operation that never calls super()): then nothing was derived from the view,
                 # and an operationId, if any, was written by hand.
+                # Private drf-spectacular API, the instance attribute path_prefix
+                # (tests/test_private_apis.py; without it test_golden_and_schemas.py fails).
                 hand_written = "path_prefix" not in vars(inspector)
                 # Otherwise, the base implementation's id, computed on the same inspector state:
                 # when the operation's id differs, the project chose it.
                 default_id = None if hand_written else AutoSchema.get_operation_id(inspector)
                 operation_id = operation.get("operationId") or ""
-                # Private drf-spectacular API: its own list/detail decision (tests/test_private_apis.py).
+                # Private drf-spectacular API: its own list/detail decision
+                # (tests/test_private_apis.py; without it test_results.py's probe test fails).
                 is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
             handler_name, handler = _handler(view, method)
             sibling_methods, copy_qualifier = index.naming.get(

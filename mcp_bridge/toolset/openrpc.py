@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from mcp_bridge.base.errors import Problem
-from mcp_bridge.toolcall.files import is_binary_media_type
+from mcp_bridge.base.media import is_binary_media_type
 from mcp_bridge.toolset.naming import tool_name
 from mcp_bridge.toolset.openapi import OperationSource
 from mcp_bridge.toolset.schema import COMPONENTS_PREFIX, allow_null, to_json_schema

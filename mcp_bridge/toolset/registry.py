@@ -37,14 +37,13 @@ from jsonschema.exceptions import SchemaError
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem, ToolSetError
-from mcp_bridge.toolcall.output import declares_output_schema
 from mcp_bridge.toolset.naming import MCP_NAME_PATTERN, check_names
 from mcp_bridge.toolset.openapi import UrlIndex, build_url_index, generate_group_schema
 from mcp_bridge.toolset.openrpc import Method, build_document, build_methods, convert_components
 from mcp_bridge.toolset.preflight import configuration_problems, spectacular_problems
 from mcp_bridge.toolset.profiles import convert_document
 from mcp_bridge.toolset.schema import MissingReference, unresolved_refs
-from mcp_bridge.toolset.tools import Tool, build_tool
+from mcp_bridge.toolset.tools import Tool, build_tool, declares_output_schema
 from mcp_bridge.toolset.translation import translate_toolset
 from mcp_bridge.toolset.validators import check_schema
 

@@ -78,6 +78,19 @@ def method_annotations(method: Method) -> dict[str, bool]:
     return derived
 
 
+def declares_output_schema(group: str, method: Method) -> bool:
+    """Whether the tool of ``method`` in ``group`` has an ``outputSchema``.
+
+    No, when ``@mcp_tool(output_schema=False)`` is on the operation (or its view
+    class), or ``MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"]`` names the group (``{group: True}``)
+    or the tool (``{group: ["tool_name", ...]}``).
+    """
+    if method.source.metadata.get("output_schema") is False:
+        return False
+    rule = bridge_settings.OMIT_OUTPUT_SCHEMA.get(group)
+    return not (rule is True or (rule and method.name in rule))
+
+
 def default_title(name: str) -> str:
     """A readable title made from a tool name: ``products_list`` → ``Products list``."""
     words = re.sub(r"[_.\-]+", " ", name).strip()
@@ -238,7 +251,7 @@ def build_tool(
             ``$defs`` entries are then shared objects, made once per component and
             direction (see :func:`~mcp_bridge.toolset.schema.collect_defs`).
         output_schema: ``False``: the tool declares no ``outputSchema`` (see
-            :func:`mcp_bridge.toolcall.output.declares_output_schema`).
+            :func:`declares_output_schema`).
 
     Raises:
         MissingReference: a reference names a missing component (a hand-written
