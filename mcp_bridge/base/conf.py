@@ -49,7 +49,7 @@ Keys and defaults:
     the tool's ``outputSchema``. For a read (GET/HEAD/OPTIONS): ``"error"``
     answers ``isError`` ``{"code": 500, "message": <tool, path, schema part,
     remedies>, "data": {"status": 500, "errors": [...]}}`` (the spec says
-    structured results MUST conform); ``"warn"`` logs on ``mcp_bridge.toolcall.executor``
+    structured results MUST conform); ``"warn"`` logs on ``mcp_bridge.executor``
     and sends the result as if it matched. For a write that answered 2xx,
     ``"error"`` and ``"warn"`` both answer ``isError`` ``{"code": <its 2xx
     status>, "message": "Applied: ...", "data": {"status": ..., "applied":

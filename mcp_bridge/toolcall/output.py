@@ -17,7 +17,7 @@ What a call with a mismatch answers (``MCP_BRIDGE["OUTPUT_VALIDATION"]``):
   ``{"code": 500, "message": <the mismatch, see below>, "data": {"status": 500,
   "errors": [...]}}``;
 * ``"warn"``, a read: the result as if it matched (``structuredContent`` and
-  all); the mismatch is logged on ``mcp_bridge.toolcall.executor``. Clients that check
+  all); the mismatch is logged on ``mcp_bridge.executor``. Clients that check
   results themselves will still refuse it;
 * ``"error"`` or ``"warn"``, a write (any other method) that answered 2xx: the
   write happened, so the answer never says it failed. It is ``isError`` (a

@@ -56,7 +56,7 @@ def spectacular_problems(messages: list[str]) -> list[Problem]:
 
     Each names the view and its file (the generator's trace, see
     :func:`mcp_bridge.toolset.openapi.generate_group_schema`); ``manage.py check`` reports each once,
-    and the first build that meets one logs it on ``mcp_bridge.toolset.openapi`` (once per process),
+    and the first build that meets one logs it on ``mcp_bridge.openapi`` (once per process),
     so that it is seen under runserver, WSGI or ASGI too.
     """
     problems = []
