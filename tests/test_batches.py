@@ -12,7 +12,7 @@ import pytest
 from django.core.cache import caches
 from django.test import Client
 
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 from tests.features.views import CALLS
 
 

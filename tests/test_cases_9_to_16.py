@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from rest_framework.test import APIClient
 
 from mcp_bridge.base.protocol import INVALID_PARAMS
-from tests.conftest import McpClient, error_payload
+from tests.mcp_client import McpClient, error_payload
 from tests.testapp import views
 from tests.testapp.models import Node, Post, Report
 

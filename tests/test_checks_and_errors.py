@@ -20,7 +20,7 @@ from mcp_bridge import api_group, mcp_tool
 from mcp_bridge.checks import check_membership, check_tool_sets
 from mcp_bridge.decorators import METADATA_ATTR, get_metadata
 from mcp_bridge.diagnostics import check_setup
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 

@@ -15,7 +15,7 @@ import json
 import pytest
 from django.test import Client
 
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 from tests.test_end_to_end import run_client
 from tests.testapp import middleware
 from tests.testapp.models import Ledger

@@ -32,7 +32,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mcp_bridge import api_group, mcp_tool
-from tests.conftest import McpClient, error_payload
+from tests.mcp_client import McpClient, error_payload
 
 URLS = "tests._inputs_urls"
 RECEIVED: list[dict[str, Any]] = []

@@ -22,7 +22,7 @@ from mcp_bridge.locking import (
     get_lock_backend,
     locked,
 )
-from tests.conftest import McpClient, error_payload
+from tests.mcp_client import McpClient, error_payload
 from tests.features.views import CALLS
 from tests.services import REDIS_URL, require_redis
 

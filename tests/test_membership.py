@@ -29,7 +29,7 @@ from rest_framework.test import APIClient
 
 from mcp_bridge.checks import check_membership
 from mcp_bridge.toolset import registry
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 from tests.thirdparty.models import Book, Shelf
 
 urlpatterns = [

@@ -20,7 +20,7 @@ from mcp_bridge import api_group, mcp_tool
 from mcp_bridge.base.errors import CHECK_IDS, ToolSetError
 from mcp_bridge.checks import check_tool_sets
 from mcp_bridge.toolset.registry import _check_refs, get_toolset
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
 

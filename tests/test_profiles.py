@@ -30,7 +30,7 @@ from mcp_bridge.toolset.profiles import (
 )
 from mcp_bridge.toolset.registry import get_groups, get_toolset
 from mcp_bridge.toolset.schema import iter_refs
-from tests.conftest import McpClient, error_payload
+from tests.mcp_client import McpClient, error_payload
 from tests.test_protocol_2026 import MODERN, modern_post
 
 #: Groups of the test URLconf that are deliberately broken (see test_checks_and_errors.py).

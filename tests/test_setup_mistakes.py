@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 from mcp_bridge import api_group, mcp_tool
 from mcp_bridge.checks import check_tool_sets
 from mcp_bridge.diagnostics import check_setup
-from tests.conftest import McpClient, error_payload
+from tests.mcp_client import McpClient, error_payload
 
 # --- views of this module's URLconf -------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-from tests.conftest import error_payload
+from tests.mcp_client import error_payload
 
 
 def test_list_and_call(cases):

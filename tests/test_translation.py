@@ -36,7 +36,7 @@ from mcp_bridge.toolset.translation import (
     negotiate_language,
     tool_texts,
 )
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 
 CODE_TITLE = "Code title"
 CODE_DESCRIPTION = "Code description."

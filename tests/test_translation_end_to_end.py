@@ -17,7 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from demo_project import settings as demo_settings
 from demo_project.shop.models import Product
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

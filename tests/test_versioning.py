@@ -17,7 +17,7 @@ from rest_framework.versioning import (
 from rest_framework.views import APIView
 
 from mcp_bridge import api_group, mcp_tool
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 
 
 class VersionSerializer(serializers.Serializer):
