@@ -21,8 +21,8 @@ from django.test import Client
 from rest_framework.exceptions import PermissionDenied
 
 from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivered, tool_call_failed
-from tests.mcp_client import McpClient, error_payload
 from tests.features.views import CALLS, ReportViewSet
+from tests.mcp_client import McpClient, error_payload
 
 SIGNALS = {
     "pre": pre_tool_call,
