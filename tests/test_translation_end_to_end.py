@@ -128,9 +128,9 @@ def _strip_texts(tool: dict) -> dict:
 def test_the_structure_is_the_same_in_every_language(group):
     client = McpClient(DjangoClient(), f"/mcp/{group}/")
     listings = {
-        language: client.post(
-            {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": language}
-        ).json()["result"]["tools"]
+        language: client.request("tools/list", id=1, **{"Accept-Language": language}).json()[
+            "result"
+        ]["tools"]
         for language in ("en", "uk", "de")
     }
 
