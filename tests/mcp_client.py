@@ -43,13 +43,13 @@ CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
 _DEFAULT: Any = object()
 
 
-def envelope(revision: str = MODERN) -> dict[str, Any]:
-    """The ``_meta`` of a stateless-era request: revision, capabilities and client info."""
-    return {
-        PROTOCOL_VERSION_META: revision,
-        CLIENT_CAPABILITIES_META: {},
-        CLIENT_INFO_META: dict(CLIENT_INFO),
-    }
+def envelope(revision: str = MODERN, *, client_info: bool = True) -> dict[str, Any]:
+    """The ``_meta`` of a stateless-era request: revision, capabilities and (optional in the
+    spec) client info."""
+    meta: dict[str, Any] = {PROTOCOL_VERSION_META: revision, CLIENT_CAPABILITIES_META: {}}
+    if client_info:
+        meta[CLIENT_INFO_META] = dict(CLIENT_INFO)
+    return meta
 
 
 def message(method: Any, params: Any = None, *, id: Any = 1) -> dict[str, Any]:
