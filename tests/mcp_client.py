@@ -81,9 +81,10 @@ def tool_call(name: str, arguments: Any = None) -> dict[str, Any]:
 class McpClient:
     """Posts JSON-RPC messages to the MCP endpoint at ``path``.
 
-    ``client`` is a Django test ``Client`` (a new one when omitted) or the base URL of a live
-    server (``live_server.url``), for the tests that need real HTTP. ``revision`` picks the
-    protocol era (module docstring); ``headers`` go with every request.
+    ``client`` is a Django test ``Client`` (a new one when omitted), Django's ``AsyncClient``
+    (then :meth:`post`, :meth:`request`, :meth:`notify` and :meth:`initialize` return awaitables)
+    or the base URL of a live server (``live_server.url``), for the tests that need real HTTP.
+    ``revision`` picks the protocol era (module docstring); ``headers`` go with every request.
     """
 
     _ids = itertools.count(1)
