@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from tests.mcp_client import McpClient
-from tests.services import REDIS_URL, redis_unavailable
+from tests.services import REDIS_URL, require_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKERS = 4
@@ -94,8 +94,8 @@ BACKENDS = {
 
 @pytest.fixture(scope="module", params=list(BACKENDS))
 def server(request, tmp_path_factory):
-    if request.param == "redis" and redis_unavailable():
-        pytest.skip(redis_unavailable())
+    if request.param == "redis":
+        require_redis()
     directory = tmp_path_factory.mktemp(f"gunicorn-{request.param}")
     options = (
         {"directory": str(directory / "locks")}
