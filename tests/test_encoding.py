@@ -84,6 +84,7 @@ def test_encoded_json_is_spliced_verbatim():
 
 @needs_orjson
 def test_orjson_is_the_path_taken_when_installed(monkeypatch):
+    assert encoding.orjson is orjson
     # The one value the two paths write differently (module docstring): a NaN or infinite float
     # is null for orjson, NaN/Infinity (not JSON) for the standard library.
     value = {"nan": float("nan"), "inf": float("-inf"), "page": EncodedJSON("[1]")}
