@@ -26,7 +26,7 @@ import json
 from typing import Any
 
 import httpx2
-from django.test import Client
+from django.test import AsyncClient, Client
 
 HANDSHAKE_REVISIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
 #: The newest handshake revision: what a client gets unless it asks for another.
@@ -91,7 +91,7 @@ class McpClient:
 
     def __init__(
         self,
-        client: Client | str | None = None,
+        client: Client | AsyncClient | str | None = None,
         path: str = "/mcp/cases/",
         revision: str | None = HANDSHAKE,
         *,
