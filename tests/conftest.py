@@ -1,9 +1,7 @@
-"""Shared fixtures: a JSON-RPC client for the MCP endpoints, users and tokens."""
+"""Shared fixtures: the MCP test client of the ``cases`` group (tests/mcp_client.py), users and tokens."""
 
 from __future__ import annotations
 
-import itertools
-import json
 import os
 from typing import Any
 
@@ -12,66 +10,8 @@ from django.core.cache import caches
 from django.test import Client
 
 from mcp_bridge.toolset.registry import clear_cache
+from tests.mcp_client import McpClient
 from tests.testapp import views as case_views
-
-
-class McpClient:
-    """Posts JSON-RPC messages to one MCP endpoint through Django's test client.
-
-    Every request goes through the real URLconf, middleware and transport view.
-    """
-
-    _ids = itertools.count(1)
-
-    def __init__(
-        self, client: Client, path: str, revision: str = "2025-11-25", **headers: str
-    ) -> None:
-        self.client = client
-        self.path = path
-        self.revision = revision
-        self.headers = headers
-
-    def post(self, payload: Any, **headers: str):
-        merged = {"Accept": "application/json, text/event-stream"}
-        if self.revision:
-            merged["MCP-Protocol-Version"] = self.revision
-        merged.update(self.headers)
-        merged.update(headers)
-        body = payload if isinstance(payload, (str, bytes)) else json.dumps(payload)
-        return self.client.post(self.path, body, content_type="application/json", headers=merged)
-
-    def rpc(self, method: str, params: dict | None = None, **headers: str) -> dict:
-        message = {"jsonrpc": "2.0", "id": next(self._ids), "method": method}
-        if params is not None:
-            message["params"] = params
-        response = self.post(message, **headers)
-        assert response.status_code == 200, response.content
-        return response.json()
-
-    def list_tools(self) -> list[dict]:
-        tools, cursor = [], None
-        while True:
-            reply = self.rpc("tools/list", {"cursor": cursor} if cursor else {})
-            tools += reply["result"]["tools"]
-            cursor = reply["result"].get("nextCursor")
-            if not cursor:
-                return tools
-
-    def tool(self, name: str) -> dict:
-        return next(t for t in self.list_tools() if t["name"] == name)
-
-    def call(self, name: str, arguments: dict | None = None, **headers: str) -> dict:
-        """The ``result`` of a ``tools/call`` (fails the test on a JSON-RPC error)."""
-        reply = self.rpc("tools/call", {"name": name, "arguments": arguments or {}}, **headers)
-        assert "result" in reply, reply
-        return reply["result"]
-
-
-def error_payload(result: dict) -> dict:
-    """The ``{"code", "message", "data"}`` JSON of an ``isError`` result."""
-    assert result["isError"] is True, result
-    assert "structuredContent" not in result
-    return json.loads(result["content"][0]["text"])
 
 
 def _database_unavailable() -> str | None:

@@ -1,16 +1,24 @@
 """The real services some tests need, each probed once per test run.
 
-Redis is expected at 127.0.0.1:6379 (as on CI). When it is absent, or redis-py
-is not installed, the tests that need it are skipped with the reason.
+Redis is read from ``MCP_BRIDGE_TEST_REDIS_URL`` (default ``redis://127.0.0.1:6379/15``: the
+last of a default server's 16 databases, away from the database 0 that applications use
+first). The tests write only keys under a prefix of their own and delete those, so a server
+shared with other users is safe.
+
+When Redis is absent, or redis-py is not installed, the tests that need it are skipped with the
+reason, unless ``MCP_BRIDGE_REQUIRE_PEERS=1`` (set by ``.ci/run``) makes the absence a failure,
+as it does for the PostgreSQL server (tests/conftest.py) and the Node peers
+(tests/test_real_peers.py).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 
 import pytest
 
-REDIS_URL = "redis://127.0.0.1:6379/0"
+REDIS_URL = os.environ.get("MCP_BRIDGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
 @functools.cache
@@ -23,12 +31,15 @@ def redis_unavailable() -> str | None:
     try:
         redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1, socket_timeout=1).ping()
     except redis.RedisError as exc:
-        return f"no Redis server at {REDIS_URL} ({exc})"
+        return f"no Redis server at {REDIS_URL} ({exc}); MCP_BRIDGE_TEST_REDIS_URL points elsewhere"
     return None
 
 
 def require_redis() -> None:
-    """Skip the current test, with the reason, when Redis cannot be used."""
+    """Skip the current test, with the reason, when Redis cannot be used; fail it instead
+    under ``MCP_BRIDGE_REQUIRE_PEERS=1`` (on CI)."""
     reason = redis_unavailable()
+    if reason and os.environ.get("MCP_BRIDGE_REQUIRE_PEERS") == "1":
+        pytest.fail(reason, pytrace=False)
     if reason:
         pytest.skip(reason)

@@ -36,26 +36,19 @@ from oauth2_provider.models import get_access_token_model
 
 from demo_project.shop.demo_data import DEMO_PASSWORDS, DEMO_TOKENS
 from mcp_bridge.checks import check_authorization
+from tests.mcp_client import (
+    ACCEPT,
+    HANDSHAKE,
+    McpClient,
+    initialize_params,
+    message,
+    tool_call,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PROTECTED = {"backoffice": ["backoffice"], "orders": ["orders"], "oauthview": ["backoffice"]}
 REDIRECT_URI = "http://localhost:3030/callback"
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
-HEADERS = {
-    "Accept": "application/json, text/event-stream",
-    "Content-Type": "application/json",
-    "MCP-Protocol-Version": "2025-11-25",
-}
 
 
 @pytest.fixture
@@ -325,13 +318,10 @@ def issue(
     return anyio.run(main)
 
 
-def post(
-    server: str, path: str, token: str | None = None, scheme: str = "Bearer", body: Any = INITIALIZE
-) -> httpx2.Response:
-    headers = dict(HEADERS)
-    if token is not None:
-        headers["Authorization"] = f"{scheme} {token}"
-    return httpx2.post(f"{server}{path}", headers=headers, json=body, timeout=30)
+def mcp(server: str, path: str, token: str | None = None, scheme: str = "Bearer") -> McpClient:
+    """The MCP test client of ``path`` on the live server, with ``Authorization: <scheme>
+    <token>`` when a token is given."""
+    return McpClient(server, path, Authorization=None if token is None else f"{scheme} {token}")
 
 
 def challenge(response: httpx2.Response) -> dict[str, str]:
@@ -344,7 +334,7 @@ def challenge(response: httpx2.Response) -> dict[str, str]:
 
 
 def test_anonymous_request_gets_the_challenge_and_the_metadata_names_the_endpoint(server):
-    answer = post(server, "/mcp/backoffice/")
+    answer = mcp(server, "/mcp/backoffice/").initialize()
     assert answer.status_code == 401
     params = challenge(answer)
     assert "error" not in params and params["scope"] == "backoffice"
@@ -369,7 +359,7 @@ def test_anonymous_request_gets_the_challenge_and_the_metadata_names_the_endpoin
 
 
 def test_public_group_and_unprotected_paths_are_unaffected(server):
-    answer = post(server, "/mcp/catalog/")
+    answer = mcp(server, "/mcp/catalog/").initialize()
     assert answer.status_code == 200 and answer.json()["result"]["protocolVersion"] == "2025-11-25"
     assert (
         httpx2.get(f"{server}/.well-known/oauth-protected-resource/mcp/catalog/").status_code == 404
@@ -380,31 +370,36 @@ def test_public_group_and_unprotected_paths_are_unaffected(server):
 
 
 def test_invalid_expired_and_wrong_audience_tokens_get_invalid_token(server):
-    assert challenge(post(server, "/mcp/backoffice/", "not-a-token"))["error"] == "invalid_token"
+    assert (
+        challenge(mcp(server, "/mcp/backoffice/", "not-a-token").initialize())["error"]
+        == "invalid_token"
+    )
 
     issued = issue(server)
-    assert post(server, "/mcp/backoffice/", issued["access_token"]).status_code == 200
+    assert mcp(server, "/mcp/backoffice/", issued["access_token"]).initialize().status_code == 200
     get_access_token_model().objects.filter(application__client_id=issued["client_id"]).update(
         expires=timezone.now() - timedelta(seconds=1)
     )
-    expired = post(server, "/mcp/backoffice/", issued["access_token"])
+    expired = mcp(server, "/mcp/backoffice/", issued["access_token"]).initialize()
     assert expired.status_code == 401 and challenge(expired)["error"] == "invalid_token"
 
     for_orders = issue(server, scope="backoffice orders", resource="orders")
-    assert post(server, "/mcp/orders/", for_orders["access_token"]).status_code == 200
-    elsewhere = post(server, "/mcp/backoffice/", for_orders["access_token"])
+    assert mcp(server, "/mcp/orders/", for_orders["access_token"]).initialize().status_code == 200
+    elsewhere = mcp(server, "/mcp/backoffice/", for_orders["access_token"]).initialize()
     assert elsewhere.status_code == 401 and challenge(elsewhere)["error"] == "invalid_token"
 
     unrestricted = issue(server, resource=None)  # issued for every resource, so not for this one
     assert (
-        challenge(post(server, "/mcp/backoffice/", unrestricted["access_token"]))["error"]
+        challenge(mcp(server, "/mcp/backoffice/", unrestricted["access_token"]).initialize())[
+            "error"
+        ]
         == "invalid_token"
     )
 
 
 def test_missing_scope_gets_403_insufficient_scope(server):
     issued = issue(server, scope="orders")
-    answer = post(server, "/mcp/backoffice/", issued["access_token"])
+    answer = mcp(server, "/mcp/backoffice/", issued["access_token"]).initialize()
     assert answer.status_code == 403
     params = challenge(answer)
     assert params["error"] == "insufficient_scope" and params["scope"] == "backoffice"
@@ -423,35 +418,30 @@ def test_refreshed_token_works_and_revoked_token_does_not(server):
     assert refreshed.status_code == 200, refreshed.text
     token = refreshed.json()["access_token"]
     assert token != issued["access_token"]
-    assert post(server, "/mcp/backoffice/", token).status_code == 200
+    assert mcp(server, "/mcp/backoffice/", token).initialize().status_code == 200
 
     revoked = httpx2.post(
         f"{server}/o/revoke_token/", data={"token": token, "client_id": issued["client_id"]}
     )
     assert revoked.status_code == 200
-    answer = post(server, "/mcp/backoffice/", token)
+    answer = mcp(server, "/mcp/backoffice/", token).initialize()
     assert answer.status_code == 401 and challenge(answer)["error"] == "invalid_token"
 
 
 def test_static_credentials_work_as_before(server):
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "shop_stats", "arguments": {}},
-    }
-    staff = post(server, "/mcp/backoffice/", DEMO_TOKENS["alice"], scheme="Token", body=call)
+    call = ("tools/call", tool_call("shop_stats"))
+    staff = mcp(server, "/mcp/backoffice/", DEMO_TOKENS["alice"], scheme="Token").request(*call)
     assert staff.status_code == 200 and staff.json()["result"]["isError"] is False
-    customer = post(server, "/mcp/backoffice/", DEMO_TOKENS["bob"], scheme="Token", body=call)
+    customer = mcp(server, "/mcp/backoffice/", DEMO_TOKENS["bob"], scheme="Token").request(*call)
     assert (
         customer.status_code == 200
         and json.loads(customer.json()["result"]["content"][0]["text"])["code"] == 403
     )
-    wrong = post(server, "/mcp/backoffice/", "0" * 40, scheme="Token")
+    wrong = mcp(server, "/mcp/backoffice/", "0" * 40, scheme="Token").initialize()
     assert wrong.status_code == 401 and "error" not in challenge(wrong)
     # Basic is not among the demo's DRF authentication classes: challenged, as the view would refuse it.
     basic = base64.b64encode(f"alice:{DEMO_PASSWORDS['alice']}".encode()).decode()
-    assert post(server, "/mcp/backoffice/", basic, scheme="Basic", body=call).status_code == 401
+    assert mcp(server, "/mcp/backoffice/", basic, scheme="Basic").request(*call).status_code == 401
 
 
 def test_basic_credential_passes_where_drf_accepts_it(server, settings):
@@ -462,19 +452,24 @@ def test_basic_credential_passes_where_drf_accepts_it(server, settings):
             "rest_framework.authentication.TokenAuthentication",
         ],
     }
-    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
     basic = base64.b64encode(f"alice:{DEMO_PASSWORDS['alice']}".encode()).decode()
-    answer = post(server, "/mcp/backoffice/", basic, scheme="Basic", body=listing)
+    answer = mcp(server, "/mcp/backoffice/", basic, scheme="Basic").request("tools/list", id=2)
     assert answer.status_code == 200 and answer.json()["result"]["tools"]
     wrong = base64.b64encode(b"alice:wrong").decode()
-    assert post(server, "/mcp/backoffice/", wrong, scheme="Basic", body=listing).status_code == 401
+    refused = mcp(server, "/mcp/backoffice/", wrong, scheme="Basic").request("tools/list", id=2)
+    assert refused.status_code == 401
 
 
 def test_session_credential_passes(server):
     async def main():
         browser = Browser(server, "alice")
         await browser.sign_in()
-        answer = await browser.http.post("/mcp/backoffice/", headers=HEADERS, json=INITIALIZE)
+        # The browser's own httpx2 client: it carries the session cookie.
+        answer = await browser.http.post(
+            "/mcp/backoffice/",
+            headers={"Accept": ACCEPT, "MCP-Protocol-Version": HANDSHAKE},
+            json=message("initialize", initialize_params(HANDSHAKE)),
+        )
         await browser.http.aclose()
         return answer
 
@@ -483,13 +478,7 @@ def test_session_credential_passes(server):
 
 def test_view_with_oauth2_authentication_and_token_has_scope_works_through_a_tool(server):
     issued = issue(server, resource="oauthview")
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "whoami", "arguments": {}},
-    }
-    answer = post(server, "/mcp/oauthview/", issued["access_token"], body=call).json()["result"]
+    answer = mcp(server, "/mcp/oauthview/", issued["access_token"]).call("whoami")
     assert answer["isError"] is False, answer
     assert answer["structuredContent"]["result"] == {"username": "alice", "scopes": ["backoffice"]}
     # Over REST the same token is refused by the view's own resource check: its audience is the
@@ -501,14 +490,21 @@ def test_view_with_oauth2_authentication_and_token_has_scope_works_through_a_too
 
 
 def test_endpoint_mounted_at_a_path_of_ones_choice(server):
-    answer = post(server, "/mcp-backoffice/")
+    answer = mcp(server, "/mcp-backoffice/").initialize()
     assert answer.status_code == 401
     metadata_url = challenge(answer)["resource_metadata"]
     assert metadata_url == f"{server}/.well-known/oauth-protected-resource/mcp-backoffice/"
     assert httpx2.get(metadata_url).json()["resource"] == f"{server}/mcp-backoffice/"
     token = issue(server)["access_token"]  # issued for /mcp/backoffice/
-    assert challenge(post(server, "/mcp-backoffice/", token))["error"] == "invalid_token"
-    assert post(server, "/mcp-backoffice/", DEMO_TOKENS["alice"], scheme="Token").status_code == 200
+    assert (
+        challenge(mcp(server, "/mcp-backoffice/", token).initialize())["error"] == "invalid_token"
+    )
+    assert (
+        mcp(server, "/mcp-backoffice/", DEMO_TOKENS["alice"], scheme="Token")
+        .initialize()
+        .status_code
+        == 200
+    )
     openrpc = httpx2.get(f"{server}/mcp-backoffice/openrpc.json").json()
     assert "shop_stats" in [method["name"] for method in openrpc["methods"]]
 
@@ -556,10 +552,10 @@ def test_check_finds_the_missing_include_for_an_endpoint_mounted_at_its_own_path
 
 def test_misconfigured_protection_answers_500(server, settings):
     settings.MCP_BRIDGE = {"OAUTH_GROUPS": PROTECTED}  # no authorization server
-    assert post(server, "/mcp/backoffice/").status_code == 500
+    assert mcp(server, "/mcp/backoffice/").initialize().status_code == 500
     settings.MCP_BRIDGE = {"OAUTH_GROUPS": PROTECTED, "OAUTH_AUTHORIZATION_SERVERS": ["/o"]}
     settings.ROOT_URLCONF = "tests.urls"
-    assert post(server, "/mcp/backoffice/").status_code == 500
+    assert mcp(server, "/mcp/backoffice/").initialize().status_code == 500
 
 
 def test_project_default_protects_unlisted_groups_and_origin_is_configurable(client, settings):
@@ -570,9 +566,7 @@ def test_project_default_protects_unlisted_groups_and_origin_is_configurable(cli
         "OAUTH_AUTHORIZATION_SERVERS": ["https://auth.example.com/tenant"],
         "OAUTH_RESOURCE_ORIGIN": "https://api.example.com",
     }
-    answer = client.post(
-        "/mcp/orders/", INITIALIZE, content_type="application/json", headers=HEADERS
-    )
+    answer = McpClient(client, "/mcp/orders/").initialize()
     assert answer.status_code == 401
     params = challenge(answer)
     assert params["scope"] == "shop"
@@ -583,9 +577,4 @@ def test_project_default_protects_unlisted_groups_and_origin_is_configurable(cli
     document = client.get("/.well-known/oauth-protected-resource/mcp/orders/").json()
     assert document["resource"] == "https://api.example.com/mcp/orders/"
     assert document["authorization_servers"] == ["https://auth.example.com/tenant"]
-    assert (
-        client.post(
-            "/mcp/catalog/", INITIALIZE, content_type="application/json", headers=HEADERS
-        ).status_code
-        == 200
-    )
+    assert McpClient(client, "/mcp/catalog/").initialize().status_code == 200

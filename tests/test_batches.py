@@ -12,8 +12,8 @@ import pytest
 from django.core.cache import caches
 from django.test import Client
 
-from tests.conftest import McpClient
 from tests.features.views import CALLS
+from tests.mcp_client import McpClient, initialize_params, message, notification, tool_call
 
 
 @pytest.fixture
@@ -25,23 +25,16 @@ def mcp(settings) -> McpClient:
 
 
 def call(request_id, key: str) -> dict:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {"name": "reports_retrieve", "arguments": {"id": key}},
-    }
+    return message("tools/call", tool_call("reports_retrieve", {"id": key}), id=request_id)
 
 
-NOTIFICATION = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+NOTIFICATION = notification("notifications/initialized")
 
 
 @pytest.mark.parametrize("revision", [None, "2025-03-26"])
 def test_members_run_in_order_and_answers_keep_it(mcp, revision):
     mcp.revision = revision
-    response = mcp.post(
-        [call("x", "a"), NOTIFICATION, {"jsonrpc": "2.0", "id": 7, "method": "ping"}, call(3, "b")]
-    )
+    response = mcp.post([call("x", "a"), NOTIFICATION, message("ping", id=7), call(3, "b")])
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"
     replies = response.json()
@@ -74,7 +67,7 @@ def test_only_notifications_get_202(mcp):
     response = mcp.post(
         [
             NOTIFICATION,
-            {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}},
+            notification("notifications/cancelled", {"requestId": 1}),
         ]
     )
     assert response.status_code == 202
@@ -97,16 +90,7 @@ def test_invalid_members_get_errors_in_place(mcp):
 
 
 def test_initialize_must_not_be_batched(mcp):
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-03-26",
-            "capabilities": {},
-            "clientInfo": {"name": "t", "version": "1"},
-        },
-    }
+    initialize = message("initialize", initialize_params("2025-03-26"), id=1)
     replies = mcp.post([initialize, call(2, "a")]).json()
     assert replies[0] == {
         "jsonrpc": "2.0",
@@ -120,12 +104,7 @@ def test_errors_of_members_stay_members(mcp):
     replies = mcp.post(
         [
             call(1, "missing"),
-            {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "method": "tools/call",
-                "params": {"name": "reports_retrieve", "arguments": {"nope": 1}},
-            },
+            message("tools/call", tool_call("reports_retrieve", {"nope": 1}), id=2),
         ]
     ).json()
     assert json.loads(replies[0]["result"]["content"][0]["text"])["code"] == 404

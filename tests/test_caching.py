@@ -16,8 +16,8 @@ from django.db import transaction
 from django.test import Client
 
 from mcp_bridge.caching import cached, invalidate_tags
-from tests.conftest import McpClient, error_payload
 from tests.features.views import CALLS
+from tests.mcp_client import McpClient, error_payload
 from tests.services import REDIS_URL, require_redis
 
 pytestmark = pytest.mark.django_db

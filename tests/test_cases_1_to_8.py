@@ -25,7 +25,7 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from mcp_bridge.toolcall import executor
-from tests.conftest import error_payload
+from tests.mcp_client import error_payload
 from tests.testapp import views
 from tests.testapp.models import Account, Author, Member, Note, Page, Post
 

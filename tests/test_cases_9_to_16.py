@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from rest_framework.test import APIClient
 
 from mcp_bridge.base.protocol import INVALID_PARAMS
-from tests.conftest import McpClient, error_payload
+from tests.mcp_client import McpClient, error_payload, message
 from tests.testapp import views
 from tests.testapp.models import Node, Post, Report
 
@@ -226,17 +226,7 @@ def test_each_name_reaches_the_right_action_and_row(nodes):
 
 # --- Case 15: Streamable HTTP headers ---------------------------------------------------------
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "t", "version": "1"},
-    },
-}
-PING = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+PING = message("ping", id=2)
 
 
 def test_accept_json_only(cases):
@@ -267,8 +257,8 @@ def test_unsupported_protocol_version_header_is_400(cases, version):
 
 
 def test_no_protocol_version_header_is_taken_as_2025_03_26(db):
-    client = McpClient(Client(), "/mcp/cases/", revision="")
-    response = client.post({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+    client = McpClient(Client(), "/mcp/cases/", revision=None)
+    response = client.request("tools/list", id=3)
     assert response.status_code == 200
     tools = response.json()["result"]["tools"]
     # 2025-03-26 has neither titles nor output schemas.
@@ -276,8 +266,7 @@ def test_no_protocol_version_header_is_taken_as_2025_03_26(db):
 
 
 def test_initialize_counter_offers_a_supported_version(cases):
-    future = {**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": "2099-01-01"}}
-    response = cases.post(future)
+    response = cases.initialize("2099-01-01", id=1)
     assert response.status_code == 200
     result = response.json()["result"]
     assert result["protocolVersion"] == "2025-11-25"
@@ -291,8 +280,7 @@ def test_initialize_counter_offers_a_supported_version(cases):
 
 @pytest.mark.parametrize("revision", ["2025-03-26", "2025-06-18", "2025-11-25"])
 def test_initialize_keeps_a_supported_client_version(cases, revision):
-    asked = {**INITIALIZE, "params": {**INITIALIZE["params"], "protocolVersion": revision}}
-    assert cases.post(asked).json()["result"]["protocolVersion"] == revision
+    assert cases.initialize(revision, id=1).json()["result"]["protocolVersion"] == revision
 
 
 # --- Case 16: GET and notifications -----------------------------------------------------------
@@ -306,7 +294,7 @@ def test_get_and_delete_are_405_with_allow(cases, method):
 
 
 def test_notification_is_202_with_empty_body(cases):
-    response = cases.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    response = cases.notify("notifications/initialized")
     assert response.status_code == 202
     assert response.content == b""
 

@@ -34,9 +34,9 @@ from mcp_bridge.checks import (
     check_tool_sets,
 )
 from mcp_bridge.decorators import METADATA_ATTR, get_metadata
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient, message, notification
 
-PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+PING = message("ping", id=1)
 
 
 def test_check_ids_of_the_broken_groups(db):
@@ -235,12 +235,10 @@ def test_a_setting_is_kept_after_its_first_read_and_reloaded_when_it_changes(set
 
 
 @pytest.mark.parametrize("group", ["badnames", "dupes"])
-@pytest.mark.parametrize(
-    "message", [PING, {"jsonrpc": "2.0", "method": "notifications/initialized"}]
-)
-def test_every_request_to_a_broken_group_is_500(db, settings, group, message):
+@pytest.mark.parametrize("sent", [PING, notification("notifications/initialized")])
+def test_every_request_to_a_broken_group_is_500(db, settings, group, sent):
     settings.DEBUG = False
-    response = McpClient(Client(), f"/mcp/{group}/").post(message)
+    response = McpClient(Client(), f"/mcp/{group}/").post(sent)
     assert response.status_code == 500
     assert "bad:name" not in response.content.decode()
     assert "same.name" not in response.content.decode()
@@ -299,20 +297,18 @@ def test_unknown_method(cases):
 
 
 def test_wrong_content_type_is_415(cases):
-    response = cases.client.post(
-        "/mcp/cases/",
+    response = cases.post(
         "x=1",
         content_type="application/x-www-form-urlencoded",
-        headers={"Accept": "application/json"},
+        Accept="application/json",
+        **{"MCP-Protocol-Version": None},
     )
     assert response.status_code == 415
 
 
 def test_oversized_body_is_413(cases, settings):
     settings.MCP_BRIDGE = {"MAX_BODY_BYTES": 100}
-    response = cases.post(
-        {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 200}}
-    )
+    response = cases.request("ping", {"pad": "x" * 200}, id=1)
     assert response.status_code == 413
 
 
@@ -342,7 +338,7 @@ def test_tools_list_pages_with_an_opaque_cursor(cases, settings):
 
 def test_unknown_setting_is_refused(cases, settings):
     settings.MCP_BRIDGE = {"PAGESIZE": 4}
-    response = cases.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    response = cases.request("tools/list", id=1)
     # A JSON-RPC error the client can read, not Django's HTML page (mcp_bridge.diagnostics).
     assert response.status_code == 500 and response["Content-Type"] == "application/json"
     assert [p["id"] for p in response.json()["error"]["data"]["problems"]] == ["mcp_bridge.E081"]
@@ -353,20 +349,10 @@ def test_kept_settings_follow_setting_changed(cases, settings):
 
     # Read once (and kept) with the defaults, then changed: the change must be seen.
     assert bridge_settings.MAX_BODY_BYTES == 1_048_576
-    assert (
-        cases.post(
-            {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 200}}
-        ).status_code
-        == 200
-    )
+    assert cases.request("ping", {"pad": "x" * 200}, id=1).status_code == 200
     settings.MCP_BRIDGE = {"MAX_BODY_BYTES": 100}
     assert bridge_settings.MAX_BODY_BYTES == 100
-    assert (
-        cases.post(
-            {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * 200}}
-        ).status_code
-        == 413
-    )
+    assert cases.request("ping", {"pad": "x" * 200}, id=1).status_code == 413
     # A wrong value is refused on every access, never kept.
     settings.MCP_BRIDGE = {"OUTPUT_VALIDATION": "loud"}
     for _ in range(2):

@@ -10,20 +10,13 @@ import gzip
 import json
 import zlib
 
-import anyio
-import httpx2
 import pytest
 from django.test import Client as DjangoClient
 
 from mcp_bridge.base.encoding import EncodedJSON, dumps_bytes
 from mcp_bridge.transport.compression import accepts_gzip, gzip_body
+from tests.mcp_client import McpClient, tool_call
 from tests.test_end_to_end import run_client
-
-LIST = {"jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": {}}
-HEADERS = {
-    "HTTP_ACCEPT": "application/json, text/event-stream",
-    "HTTP_MCP_PROTOCOL_VERSION": "2025-11-25",
-}
 
 
 def first_member(data: bytes) -> bytes:
@@ -65,15 +58,9 @@ def test_a_spliced_page_is_one_valid_gzip_member():
 
 
 def test_tools_list_is_gzipped_when_accepted(db):
-    client = DjangoClient()
-    plain = client.post("/mcp/catalog/", LIST, content_type="application/json", **HEADERS)
-    zipped = client.post(
-        "/mcp/catalog/",
-        LIST,
-        content_type="application/json",
-        HTTP_ACCEPT_ENCODING="gzip",
-        **HEADERS,
-    )
+    catalog = McpClient(DjangoClient(), "/mcp/catalog/")
+    plain = catalog.request("tools/list", {}, id=7)
+    zipped = catalog.request("tools/list", {}, id=7, **{"Accept-Encoding": "gzip"})
     assert "Content-Encoding" not in plain and "Accept-Encoding" in plain["Vary"]
     assert zipped["Content-Encoding"] == "gzip" and "Accept-Encoding" in zipped["Vary"]
     assert first_member(zipped.content) == plain.content
@@ -81,18 +68,8 @@ def test_tools_list_is_gzipped_when_accepted(db):
 
 
 def test_tool_results_are_never_compressed(db):
-    call = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": "categories_list", "arguments": {}},
-    }
-    response = DjangoClient().post(
-        "/mcp/catalog/",
-        call,
-        content_type="application/json",
-        HTTP_ACCEPT_ENCODING="gzip",
-        **HEADERS,
+    response = McpClient(DjangoClient(), "/mcp/catalog/").request(
+        "tools/call", tool_call("categories_list"), id=1, **{"Accept-Encoding": "gzip"}
     )
     assert response.status_code == 200 and "Content-Encoding" not in response
 
@@ -101,14 +78,11 @@ def test_tool_results_are_never_compressed(db):
 def test_real_clients_read_the_gzipped_list(live_server):
     url = f"{live_server.url}/mcp/backoffice/"
 
-    async def raw():
-        async with httpx2.AsyncClient(timeout=30) as http:
-            response = await http.post(
-                url, json=LIST, headers={"Accept": "application/json", "Accept-Encoding": "gzip"}
-            )
-            return response.headers.get("content-encoding"), response.json()
-
-    encoding, answer = anyio.run(raw)
+    # Real HTTP through httpx2, which decodes the gzip body itself; no MCP-Protocol-Version.
+    response = McpClient(live_server.url, "/mcp/backoffice/", None).request(
+        "tools/list", {}, id=7, Accept="application/json", **{"Accept-Encoding": "gzip"}
+    )
+    encoding, answer = response.headers.get("content-encoding"), response.json()
     assert encoding == "gzip" and answer["id"] == 7 and answer["result"]["tools"]
 
     async def work(client):

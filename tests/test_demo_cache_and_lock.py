@@ -8,7 +8,7 @@ from django.core.management import call_command
 from demo_project.shop.demo_data import DEMO_TOKENS
 from demo_project.shop.models import Category, Order
 from mcp_bridge.locking import get_lock_backend
-from tests.conftest import McpClient, error_payload
+from tests.mcp_client import McpClient, error_payload
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from django.test import Client
 from jsonschema import Draft202012Validator
 
 from mcp_bridge.toolset.schema import collect_defs, iter_refs, to_json_schema, unresolved_refs
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 from tests.testapp import views
 from tests.testapp.models import ArtProject, Document, DocumentNote, Label, Project, ResearchProject
 from tests.testapp.pattern_serializers import BASIC_PLAN, PRO_PLAN

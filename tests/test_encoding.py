@@ -83,8 +83,25 @@ def test_encoded_json_is_spliced_verbatim():
 
 
 @needs_orjson
-def test_orjson_is_the_path_taken_when_installed():
+def test_orjson_is_the_path_taken_when_installed(monkeypatch):
     assert encoding.orjson is orjson
+    # The one value the two paths write differently (module docstring): a NaN or infinite float
+    # is null for orjson, NaN/Infinity (not JSON) for the standard library.
+    value = {"nan": float("nan"), "inf": float("-inf"), "page": EncodedJSON("[1]")}
+    assert encoding._standard_dumps(value) == '{"nan":NaN,"inf":-Infinity,"page":[1]}'
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append(args[0])
+        return orjson_dumps(*args, **kwargs)
+
+    orjson_dumps = orjson.dumps
+    monkeypatch.setattr(orjson, "dumps", spy)
+    assert encoding.dumps(value) == '{"nan":null,"inf":null,"page":[1]}'
+    assert encoding.dumps_bytes(value) == b'{"nan":null,"inf":null,"page":[1]}'
+    data = {"nan": float("nan"), "n": 1}
+    assert encoding.dumps_data(data) == orjson_dumps(data).decode() == '{"nan":null,"n":1}'
+    assert calls == [value, value, data]  # every answer, written by orjson
 
 
 @needs_orjson

@@ -33,6 +33,8 @@ from hypothesis_jsonschema import from_schema
 
 from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS, MODERN_REVISIONS
 from mcp_bridge.toolset.registry import get_toolset
+from tests.mcp_client import McpClient, envelope, initialize_params, notification, tool_call
+from tests.mcp_client import message as mcp_message
 
 ROOT = str(Path(__file__).resolve().parent.parent)
 #: Demo groups and the test app's (``cases`` has views that raise, on purpose).
@@ -134,22 +136,10 @@ def requests(draw: Any, tools: dict[str, list[Any]]) -> tuple[str, bytes, dict[s
         name = draw(st.sampled_from([tool.name, tool.name, tool.name + "x", ""]))
         params = {"name": name, "arguments": draw(_arguments(tool))}
     elif method == "initialize":
-        params = {
-            "protocolVersion": revision,
-            "capabilities": {},
-            "clientInfo": {"name": "fuzz", "version": "0"},
-        }
+        params = initialize_params(revision)
     if modern:
-        params["_meta"] = {
-            "io.modelcontextprotocol/protocolVersion": revision,
-            "io.modelcontextprotocol/clientCapabilities": {},
-        }
-    message: Any = {
-        "jsonrpc": "2.0",
-        "id": draw(st.integers(0, 10**6)),
-        "method": method,
-        "params": params,
-    }
+        params["_meta"] = envelope(revision, client_info=False)
+    message: Any = mcp_message(method, params, id=draw(st.integers(0, 10**6)))
 
     mutation = draw(
         st.sampled_from(
@@ -183,7 +173,7 @@ def requests(draw: Any, tools: dict[str, list[Any]]) -> tuple[str, bytes, dict[s
         message = [
             message,
             draw(json_values),
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            notification("notifications/initialized"),
         ]
     elif mutation == "deep":
         depth = draw(st.sampled_from([50, 70, 800, 3_000, 50_000]))
@@ -308,8 +298,9 @@ def test_fuzzed_requests_are_answered_cleanly(fuzz_client):
     def run(request: tuple[str, bytes, dict[str, str], Any]) -> None:
         path, body, headers, message = request
         content_type = headers.pop("Content-Type", None)
-        response = fuzz_client.generic(
-            "POST", path, body, content_type=content_type or "", headers=headers
+        # No MCP-Protocol-Version of the client's own: the drawn headers carry it, or not.
+        response = McpClient(fuzz_client, path, None).post(
+            body, content_type=content_type or "", **headers
         )
         _check_answer(
             response.status_code, response.get("Content-Type", ""), response.content, message
@@ -322,12 +313,9 @@ def test_fuzzed_requests_are_answered_cleanly(fuzz_client):
 def valid_calls(draw: Any, tools: dict[str, list[Any]]) -> tuple[str, dict[str, Any]]:
     group = draw(st.sampled_from(GROUPS))
     tool = draw(st.sampled_from(tools[group]))
-    return group, {
-        "jsonrpc": "2.0",
-        "id": draw(st.integers(1, 10**6)),
-        "method": "tools/call",
-        "params": {"name": tool.name, "arguments": draw(from_schema(_drawable(tool.input_schema)))},
-    }
+    request_id = draw(st.integers(1, 10**6))  # drawn before the arguments, as it always was
+    arguments = draw(from_schema(_drawable(tool.input_schema)))
+    return group, mcp_message("tools/call", tool_call(tool.name, arguments), id=request_id)
 
 
 def test_valid_arguments_always_reach_an_answer(fuzz_client):
@@ -338,12 +326,7 @@ def test_valid_arguments_always_reach_an_answer(fuzz_client):
     @given(valid_calls(tools))
     def run(call: tuple[str, dict[str, Any]]) -> None:
         group, message = call
-        response = fuzz_client.post(
-            f"/mcp/{group}/",
-            json.dumps(message),
-            content_type="application/json",
-            headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"},
-        )
+        response = McpClient(fuzz_client, f"/mcp/{group}/", Accept="application/json").post(message)
         _check_answer(response.status_code, response["Content-Type"], response.content, message)
         answer = response.json()
         assert "result" in answer, answer

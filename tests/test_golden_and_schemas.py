@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 
 from mcp_bridge.toolset.registry import get_groups
 from mcp_bridge.toolset.schema import iter_refs
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 
 GOLDEN = Path(__file__).parent / "golden"
 DEMO_GROUPS = ["catalog", "orders", "backoffice"]

@@ -15,7 +15,7 @@ import json
 import pytest
 from django.test import Client
 
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient, message, tool_call
 from tests.test_end_to_end import run_client
 from tests.testapp import middleware
 from tests.testapp.models import Ledger
@@ -93,12 +93,7 @@ def test_a_batch_does_not_carry_one_calls_user_into_the_next(make_user, db):
     mcp = McpClient(Client(), "/mcp/ledger/", revision="2025-03-26", Authorization=f"Token {token}")
 
     def call(request_id: int, name: str, arguments: dict) -> dict:
-        return {
-            "jsonrpc": "2.0",
-            "id": request_id,
-            "method": "tools/call",
-            "params": {"name": name, "arguments": arguments},
-        }
+        return message("tools/call", tool_call(name, arguments), id=request_id)
 
     replies = mcp.post(
         [

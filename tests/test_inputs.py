@@ -32,7 +32,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from mcp_bridge import api_group, mcp_tool
-from tests.conftest import McpClient, error_payload
+from tests.mcp_client import McpClient, error_payload, message, tool_call
 
 URLS = "tests._inputs_urls"
 RECEIVED: list[dict[str, Any]] = []
@@ -259,25 +259,14 @@ def test_async_views_run_under_asgi(db):
     RECEIVED.clear()
 
     async def scenario():
-        client = AsyncClient()
+        client = McpClient(AsyncClient(), "/mcp/inputs/", Accept="application/json")
         replies = []
         for name, arguments in (
             ("async_item", {"key": "a b"}),
             ("async_things", {}),
             ("item_get", {"key": "x"}),
         ):
-            message = {
-                "jsonrpc": "2.0",
-                "id": 5,
-                "method": "tools/call",
-                "params": {"name": name, "arguments": arguments},
-            }
-            response = await client.post(
-                "/mcp/inputs/",
-                json.dumps(message),
-                content_type="application/json",
-                headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"},
-            )
+            response = await client.request("tools/call", tool_call(name, arguments), id=5)
             replies.append((response.status_code, json.loads(response.content)))
         return replies
 
@@ -316,9 +305,7 @@ def test_data_that_cannot_be_written_is_an_error_result(inputs):
 
 
 def test_a_group_that_cannot_be_built_answers_json_500_with_the_id(db):
-    response = McpClient(Client(), "/mcp/brokenref/").post(
-        {"jsonrpc": "2.0", "id": "x-1", "method": "tools/list"}
-    )
+    response = McpClient(Client(), "/mcp/brokenref/").request("tools/list", id="x-1")
     assert response.status_code == 500
     assert response.json()["id"] == "x-1"
     assert response.json()["error"]["code"] == -32603
@@ -387,14 +374,8 @@ def test_a_lone_surrogate_is_an_argument_error_naming_the_argument(inputs, value
 def test_many_unknown_arguments_get_a_short_answer(inputs, caplog):
     arguments = {f"u{i}": i for i in range(60_000)}
     arguments["key"] = "k"
-    message = {
-        "jsonrpc": "2.0",
-        "id": 4,
-        "method": "tools/call",
-        "params": {"name": "item_get", "arguments": arguments},
-    }
     with caplog.at_level(logging.INFO):
-        response = inputs.post(message)
+        response = inputs.request("tools/call", tool_call("item_get", arguments), id=4)
     assert len(response.content) < 20_000
     payload = error_payload(response.json()["result"])
     assert payload["code"] == -32602
@@ -404,22 +385,16 @@ def test_many_unknown_arguments_get_a_short_answer(inputs, caplog):
 
 
 def test_a_huge_wrong_value_is_quoted_briefly(inputs):
-    message = {
-        "jsonrpc": "2.0",
-        "id": 4,
-        "method": "tools/call",
-        "params": {"name": "item_get", "arguments": {"key": ["x" * 1000] * 500}},
-    }
-    response = inputs.post(message)
+    response = inputs.request(
+        "tools/call", tool_call("item_get", {"key": ["x" * 1000] * 500}), id=4
+    )
     assert len(response.content) < 5_000
     assert error_payload(response.json()["result"])["data"]["errors"][0]["argument"] == "key"
 
 
 def test_a_huge_unknown_tool_name_is_quoted_briefly(inputs, caplog):
     with caplog.at_level(logging.INFO):
-        response = inputs.post(
-            {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "n" * 500_000}}
-        )
+        response = inputs.request("tools/call", {"name": "n" * 500_000}, id=4)
     assert len(response.content) < 5_000
     assert response.json()["error"]["code"] == -32602
     assert caplog.records and max(len(r.getMessage()) for r in caplog.records) < 10_000
@@ -427,13 +402,12 @@ def test_a_huge_unknown_tool_name_is_quoted_briefly(inputs, caplog):
 
 def test_a_batch_over_max_batch_size_is_refused(inputs, settings):
     settings.MCP_BRIDGE = {"MAX_BATCH_SIZE": 3}
-    ping = {"jsonrpc": "2.0", "method": "ping"}
     ok = inputs.post(
-        [{**ping, "id": i} for i in range(3)], **{"MCP-Protocol-Version": "2025-03-26"}
+        [message("ping", id=i) for i in range(3)], **{"MCP-Protocol-Version": "2025-03-26"}
     )
     assert ok.status_code == 200 and len(ok.json()) == 3
     refused = inputs.post(
-        [{**ping, "id": i} for i in range(4)], **{"MCP-Protocol-Version": "2025-03-26"}
+        [message("ping", id=i) for i in range(4)], **{"MCP-Protocol-Version": "2025-03-26"}
     )
     assert refused.status_code == 400
     assert refused.json()["error"]["code"] == -32600
@@ -472,7 +446,7 @@ def _endpoint_answer(request: Any) -> tuple[int, dict]:
 
 
 def test_a_chunked_body_is_read_when_the_server_delimits_it(inputs, settings):
-    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    ping = json.dumps(message("ping", id=1)).encode()
     assert _endpoint_answer(_chunked_request(ping, terminated=True)) == (
         200,
         {"jsonrpc": "2.0", "id": 1, "result": {}},
@@ -485,7 +459,7 @@ def test_a_chunked_body_is_read_when_the_server_delimits_it(inputs, settings):
 def test_a_chunked_body_the_server_cannot_delimit_gets_411(live_server):
     """Django's development/live server reads at most Content-Length bytes (PEP 3333)."""
     host, port = live_server.url.removeprefix("http://").split(":")
-    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    ping = json.dumps(message("ping", id=1)).encode()
     head = (
         f"POST /mcp/inputs/ HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
         "Accept: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
@@ -515,9 +489,7 @@ def test_an_odd_mcp_path_gets_the_json_404_naming_the_groups(inputs, path, metho
 @pytest.mark.urls("tests.urls")
 @pytest.mark.parametrize("request_id", [1, "abc"])
 def test_a_broken_group_answers_with_the_request_id(db, request_id):
-    response = McpClient(Client(), "/mcp/badnames/").post(
-        {"jsonrpc": "2.0", "id": request_id, "method": "ping"}
-    )
+    response = McpClient(Client(), "/mcp/badnames/").request("ping", id=request_id)
     assert response.status_code == 500
     assert response.json()["id"] == request_id
 
@@ -529,20 +501,14 @@ def test_an_invalid_request_with_an_id_answers_with_it(inputs):
 
 
 def test_content_type_missing_is_read_as_json_and_a_wrong_one_refused(inputs):
-    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    ping = json.dumps(message("ping", id=1))
     request = _wsgi_request(ping.encode(), drop="CONTENT_TYPE")
     assert _endpoint_answer(request) == (200, {"jsonrpc": "2.0", "id": 1, "result": {}})
+    mcp = McpClient(Client(), "/mcp/inputs/", None, Accept="application/json")
     for content_type in ("text/plain", "application/x-www-form-urlencoded", "application/json-rpc"):
-        response = Client().post(
-            "/mcp/inputs/", ping, content_type=content_type, headers={"Accept": "application/json"}
-        )
+        response = mcp.post(ping, content_type=content_type)
         assert response.status_code == 415, content_type
-    response = Client().post(
-        "/mcp/inputs/",
-        ping,
-        content_type="application/json; charset=utf-8",
-        headers={"Accept": "application/json"},
-    )
+    response = mcp.post(ping, content_type="application/json; charset=utf-8")
     assert response.status_code == 200
 
 
@@ -634,10 +600,8 @@ def _post_chunked(address: tuple[str, int], body: bytes) -> tuple[int, dict]:
 
 @pytest.mark.urls("tests.urls")
 def test_gunicorn_reads_a_chunked_body_up_to_the_limit(gunicorn_url):
-    ping = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode()
+    ping = json.dumps(message("ping", id=1)).encode()
     assert _post_chunked(gunicorn_url, ping) == (200, {"jsonrpc": "2.0", "id": 1, "result": {}})
-    padded = json.dumps(
-        {"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {"pad": "x" * 1_100_000}}
-    ).encode()
+    padded = json.dumps(message("ping", {"pad": "x" * 1_100_000}, id=2)).encode()
     status, answer = _post_chunked(gunicorn_url, padded)
     assert status == 413 and answer["error"]["code"] == -32600

@@ -22,8 +22,8 @@ from mcp_bridge.locking import (
     get_lock_backend,
     locked,
 )
-from tests.conftest import McpClient, error_payload
 from tests.features.views import CALLS
+from tests.mcp_client import McpClient, error_payload
 from tests.services import REDIS_URL, require_redis
 
 

@@ -28,7 +28,8 @@ from typing import Any
 
 import pytest
 
-from tests.services import REDIS_URL, redis_unavailable
+from tests.mcp_client import McpClient
+from tests.services import REDIS_URL, require_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKERS = 4
@@ -49,23 +50,8 @@ class Server:
             return error.code, json.loads(error.read())
 
     def mcp(self, name: str, arguments: dict, timeout: float = 30) -> dict:
-        message = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "tools/call",
-            "params": {"name": name, "arguments": arguments},
-        }
-        request = urllib.request.Request(
-            f"{self.url}/mcp/features/",
-            data=json.dumps(message).encode(),
-            headers={
-                "Content-Type": "application/json",
-                "Accept": "application/json",
-                "MCP-Protocol-Version": "2025-11-25",
-            },
-        )
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return json.loads(response.read())["result"]
+        client = McpClient(self.url, "/mcp/features/", timeout=timeout, Accept="application/json")
+        return client.call(name, arguments)
 
     def call(self, via: str, action: str, job: str, sleep: float) -> tuple[bool, int]:
         """One call of a job action; returns (succeeded, status or MCP code)."""
@@ -108,8 +94,8 @@ BACKENDS = {
 
 @pytest.fixture(scope="module", params=list(BACKENDS))
 def server(request, tmp_path_factory):
-    if request.param == "redis" and redis_unavailable():
-        pytest.skip(redis_unavailable())
+    if request.param == "redis":
+        require_redis()
     directory = tmp_path_factory.mktemp(f"gunicorn-{request.param}")
     options = (
         {"directory": str(directory / "locks")}

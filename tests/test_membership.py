@@ -29,7 +29,7 @@ from rest_framework.test import APIClient
 
 from mcp_bridge.checks import check_membership
 from mcp_bridge.toolset import registry
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 from tests.thirdparty.models import Book, Shelf
 
 urlpatterns = [
@@ -394,9 +394,7 @@ def test_a_malformed_rule_is_e050_and_breaks_only_its_group(db, settings, rule):
     assert [m.id for m in messages] == ["mcp_bridge.E050"]
     assert messages[0].obj == 'GROUPS["broken"]["include"][1]' and messages[0].hint
     settings.DEBUG = True
-    response = McpClient(Client(), "/mcp/broken/").post(
-        {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    )
+    response = McpClient(Client(), "/mcp/broken/").request("ping", id=1)
     assert response.status_code == 500
     assert [p["id"] for p in response.json()["error"]["data"]["problems"]] == ["mcp_bridge.E050"]
     # The other groups keep working.

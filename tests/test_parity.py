@@ -20,7 +20,7 @@ from django.test import Client
 from rest_framework.views import APIView
 
 from mcp_bridge.toolset.registry import get_toolset
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 
 GROUPS = ("catalog", "orders", "backoffice")
 STRINGS = [

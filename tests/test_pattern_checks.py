@@ -20,9 +20,9 @@ from mcp_bridge import api_group, mcp_tool
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.checks import CHECK_IDS, check_tool_sets
 from mcp_bridge.toolset.registry import _check_refs, get_toolset
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient, message
 
-PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
+PING = message("ping", id=1)
 
 
 @api_group("dangling")

@@ -30,8 +30,7 @@ from mcp_bridge.toolset.profiles import (
 )
 from mcp_bridge.toolset.registry import get_groups, get_toolset
 from mcp_bridge.toolset.schema import iter_refs
-from tests.conftest import McpClient, error_payload
-from tests.test_protocol_2026 import MODERN, modern_post
+from tests.mcp_client import MODERN, McpClient, error_payload, message
 
 #: Groups of the test URLconf that are deliberately broken (see test_checks_and_errors.py).
 BROKEN_GROUPS = {"badnames", "dupes"}
@@ -111,9 +110,7 @@ def assert_profile_shape(schema: dict, profile: str, label: str) -> None:
 
 
 def list_tools(path: str, revision: str) -> list[dict]:
-    """``tools/list`` of an endpoint (one page: the groups have fewer tools than PAGE_SIZE)."""
-    if revision == MODERN:
-        return modern_post(Client(), "tools/list", path=path).json()["result"]["tools"]
+    """``tools/list`` of an endpoint, in the era of ``revision``."""
     return McpClient(Client(), path, revision=revision).list_tools()
 
 
@@ -359,7 +356,7 @@ def test_unknown_profile_in_the_url_is_a_400_naming_the_profiles(db, path):
     if "openrpc" in path:
         response = client.get(path)
     else:
-        response = McpClient(client, path).post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        response = McpClient(client, path).request("tools/list", id=1)
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["code"] == -32600
@@ -432,8 +429,7 @@ def test_mcp_tools_command_shows_and_takes_the_profile(db):
 
 
 def test_mcp_stdio_serves_the_profile(db, monkeypatch, capsys):
-    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
-    monkeypatch.setattr("sys.stdin", StringIO(json.dumps(message) + "\n"))
+    monkeypatch.setattr("sys.stdin", StringIO(json.dumps(message("tools/list", id=1)) + "\n"))
     call_command("mcp_stdio", "catalog", "--schema", "portable")
     tools = json.loads(capsys.readouterr().out)["result"]["tools"]
     assert len(tools) == 7

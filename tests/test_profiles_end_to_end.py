@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 
-import httpx2
 import pytest
 
 from mcp_bridge.toolset.profiles import INLINE, PORTABLE
+from tests.mcp_client import McpClient
 from tests.test_end_to_end import demo_data, run_client  # noqa: F401 -- demo_data is a fixture
 from tests.test_profiles import assert_profile_shape
 
@@ -41,13 +41,8 @@ def test_client_lists_and_calls_through_a_profile_url(live_server, demo_data, pr
 
 
 def test_an_unknown_profile_is_an_http_400_naming_the_profiles(live_server):
-    response = httpx2.post(
-        f"{live_server.url}/mcp/catalog/?schema=compact",
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-        headers={
-            "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": "2025-11-25",
-        },
+    response = McpClient(live_server.url, "/mcp/catalog/?schema=compact").request(
+        "tools/list", id=1
     )
     assert response.status_code == 400
     assert response.json()["error"]["data"] == {

@@ -16,40 +16,11 @@ from django.test import Client
 from mcp_types.methods import validate_server_result
 from rest_framework.authtoken.models import Token
 
+from tests.mcp_client import MODERN, McpClient, envelope, initialize_params, tool_call
 from tests.testapp.models import Report
 
-MODERN = "2026-07-28"
-META = {
-    "io.modelcontextprotocol/protocolVersion": MODERN,
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "tests", "version": "1"},
-}
+META = envelope(MODERN)
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"
-
-
-def modern_post(
-    client: Client,
-    method: str,
-    params: dict | None = None,
-    *,
-    path: str = "/mcp/cases/",
-    headers: dict | None = None,
-    meta: dict | None = META,
-):
-    params = dict(params or {})
-    if meta is not None:
-        params["_meta"] = meta
-    sent = {
-        "Accept": "application/json, text/event-stream",
-        "MCP-Protocol-Version": MODERN,
-        "Mcp-Method": method,
-    }
-    if method == "tools/call" and "name" in params:
-        sent["Mcp-Name"] = params["name"]
-    sent.update(headers or {})
-    sent = {k: v for k, v in sent.items() if v is not None}
-    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-    return client.post(path, json.dumps(body), content_type="application/json", headers=sent)
 
 
 def result_of(response, method: str) -> dict:
@@ -74,11 +45,17 @@ def client(db) -> Client:
     return Client()
 
 
+@pytest.fixture
+def mcp(client) -> McpClient:
+    """The ``cases`` group in the stateless era."""
+    return McpClient(client, "/mcp/cases/", MODERN)
+
+
 # --- Discovery and listing ------------------------------------------------------------------------
 
 
-def test_discover(client):
-    result = result_of(modern_post(client, "server/discover"), "server/discover")
+def test_discover(mcp):
+    result = result_of(mcp.request("server/discover"), "server/discover")
     assert result["_meta"][SERVER_INFO]["name"] == "tests"
     assert result["supportedVersions"] == ["2025-03-26", "2025-06-18", "2025-11-25", MODERN]
     assert result["capabilities"] == {
@@ -90,91 +67,85 @@ def test_discover(client):
     assert result["cacheScope"] == "public"
 
 
-def test_tools_list_carries_cache_hints(client, settings):
-    result = result_of(modern_post(client, "tools/list"), "tools/list")
+def test_tools_list_carries_cache_hints(mcp, settings):
+    result = result_of(mcp.request("tools/list"), "tools/list")
     assert result["ttlMs"] == 300_000 and result["cacheScope"] in ("public", "private")
     settings.MCP_BRIDGE = {"TOOLS_LIST_TTL_MS": 1234, "TOOLS_LIST_CACHE_SCOPE": "private"}
-    result = result_of(modern_post(client, "tools/list"), "tools/list")
+    result = result_of(mcp.request("tools/list"), "tools/list")
     assert (result["ttlMs"], result["cacheScope"]) == (1234, "private")
 
 
-def test_cache_scope_is_public_with_one_language(client, settings):
+def test_cache_scope_is_public_with_one_language(mcp, settings):
     settings.LANGUAGES = [("en", "English")]
-    assert result_of(modern_post(client, "tools/list"), "tools/list")["cacheScope"] == "public"
+    assert result_of(mcp.request("tools/list"), "tools/list")["cacheScope"] == "public"
     settings.LANGUAGES = [("en", "English"), ("uk", "Ukrainian")]
-    assert result_of(modern_post(client, "tools/list"), "tools/list")["cacheScope"] == "private"
+    assert result_of(mcp.request("tools/list"), "tools/list")["cacheScope"] == "private"
 
 
 @pytest.mark.parametrize("method", ["prompts/list", "resources/list", "resources/templates/list"])
-def test_other_listings_are_empty_with_hints(client, method):
-    result = result_of(modern_post(client, method), method)
+def test_other_listings_are_empty_with_hints(mcp, method):
+    result = result_of(mcp.request(method), method)
     assert result["ttlMs"] == 300_000
 
 
 # --- The envelope ---------------------------------------------------------------------------------
 
 
-def test_missing_meta_is_invalid_params_400(client):
-    error_of(modern_post(client, "tools/list", meta=None), 400, -32602)
+def test_missing_meta_is_invalid_params_400(mcp):
+    error_of(mcp.request("tools/list", {}, meta=None), 400, -32602)
 
 
 @pytest.mark.parametrize(
     "missing",
     ["io.modelcontextprotocol/protocolVersion", "io.modelcontextprotocol/clientCapabilities"],
 )
-def test_missing_required_meta_field_is_400(client, missing):
+def test_missing_required_meta_field_is_400(mcp, missing):
     meta = {k: v for k, v in META.items() if k != missing}
-    error_of(modern_post(client, "tools/list", meta=meta), 400, -32602)
+    error_of(mcp.request("tools/list", meta=meta), 400, -32602)
 
 
-def test_client_info_is_optional(client):
+def test_client_info_is_optional(mcp):
     meta = {k: v for k, v in META.items() if k != "io.modelcontextprotocol/clientInfo"}
-    result_of(modern_post(client, "tools/list", meta=meta), "tools/list")
+    result_of(mcp.request("tools/list", meta=meta), "tools/list")
 
 
 @pytest.mark.parametrize(
     "headers",
     [{"Mcp-Method": None}, {"Mcp-Method": "tools/call"}, {"MCP-Protocol-Version": "2025-11-25"}],
 )
-def test_routing_header_mismatch_is_32020(client, headers):
-    error_of(modern_post(client, "tools/list", headers=headers), 400, -32020)
+def test_routing_header_mismatch_is_32020(mcp, headers):
+    error_of(mcp.request("tools/list", **headers), 400, -32020)
 
 
-def test_tool_name_header_must_match(client):
+def test_tool_name_header_must_match(mcp):
     error_of(
-        modern_post(
-            client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": "reports_crash"}
-        ),
+        mcp.request("tools/call", {"name": "reports_list"}, **{"Mcp-Name": "reports_crash"}),
         400,
         -32020,
     )
     error_of(
-        modern_post(client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": None}),
+        mcp.request("tools/call", {"name": "reports_list"}, **{"Mcp-Name": None}),
         400,
         -32020,
     )
 
 
-def test_tool_name_header_may_be_base64_and_padded(client):
+def test_tool_name_header_may_be_base64_and_padded(mcp):
     encoded = "=?base64?" + b64encode(b"reports_list").decode() + "?="
     result_of(
-        modern_post(client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": encoded}),
+        mcp.request("tools/call", {"name": "reports_list"}, **{"Mcp-Name": encoded}),
         "tools/call",
     )
     result_of(
-        modern_post(
-            client, "tools/call", {"name": "reports_list"}, headers={"Mcp-Name": "  reports_list "}
-        ),
+        mcp.request("tools/call", {"name": "reports_list"}, **{"Mcp-Name": "  reports_list "}),
         "tools/call",
     )
 
 
-def test_unsupported_version_is_32022_with_supported(client):
+def test_unsupported_version_is_32022_with_supported(mcp):
     meta = {**META, "io.modelcontextprotocol/protocolVersion": "2099-01-01"}
     error = error_of(
-        modern_post(
-            client, "tools/list", meta=meta, headers={"MCP-Protocol-Version": "2099-01-01"}
-        ),
+        mcp.request("tools/list", meta=meta, **{"MCP-Protocol-Version": "2099-01-01"}),
         400,
         -32022,
     )
@@ -182,31 +153,23 @@ def test_unsupported_version_is_32022_with_supported(client):
 
 
 @pytest.mark.parametrize("method", ["initialize", "ping", "logging/setLevel", "no/such"])
-def test_unknown_or_removed_methods_are_404(client, method):
-    error_of(modern_post(client, method), 404, -32601)
+def test_unknown_or_removed_methods_are_404(mcp, method):
+    error_of(mcp.request(method), 404, -32601)
 
 
-def test_notification_is_202(client):
-    response = client.post(
-        "/mcp/cases/",
-        json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled"}),
-        content_type="application/json",
-        headers={"Accept": "application/json", "MCP-Protocol-Version": MODERN},
-    )
+def test_notification_is_202(mcp):
+    response = mcp.notify("notifications/cancelled", Accept="application/json")
     assert response.status_code == 202 and response.content == b""
 
 
-def test_both_eras_share_the_endpoint(client):
-    legacy = client.post(
-        "/mcp/cases/",
-        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
-        content_type="application/json",
-        headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"},
+def test_both_eras_share_the_endpoint(client, mcp):
+    legacy = McpClient(client, "/mcp/cases/", "2025-11-25").request(
+        "tools/list", Accept="application/json"
     )
     assert legacy.status_code == 200
     validate_server_result("tools/list", "2025-11-25", legacy.json()["result"])
     assert "resultType" not in legacy.json()["result"]
-    modern = result_of(modern_post(client, "tools/list"), "tools/list")
+    modern = result_of(mcp.request("tools/list"), "tools/list")
     assert [t["name"] for t in modern["tools"]] == [
         t["name"] for t in legacy.json()["result"]["tools"]
     ]
@@ -215,25 +178,21 @@ def test_both_eras_share_the_endpoint(client):
 # --- Structured output per revision ---------------------------------------------------------------
 
 
-def test_modern_list_result_is_raw_and_matches_its_schema(client):
+def test_modern_list_result_is_raw_and_matches_its_schema(mcp):
     Report.objects.create(name="a")
-    tools = {
-        t["name"]: t for t in result_of(modern_post(client, "tools/list"), "tools/list")["tools"]
-    }
+    tools = {t["name"]: t for t in result_of(mcp.request("tools/list"), "tools/list")["tools"]}
     assert tools["reports_list"]["outputSchema"]["type"] == "array"
-    result = result_of(modern_post(client, "tools/call", {"name": "reports_list"}), "tools/call")
+    result = result_of(mcp.request("tools/call", {"name": "reports_list"}), "tools/call")
     rows = [{"id": r.id, "name": r.name} for r in Report.objects.all()]
     assert result["structuredContent"] == rows
     assert json.loads(result["content"][0]["text"]) == rows
     assert result["isError"] is False
 
 
-def test_modern_empty_result_has_no_structured_content(client):
+def test_modern_empty_result_has_no_structured_content(mcp):
     report = Report.objects.create(name="gone")
     result = result_of(
-        modern_post(
-            client, "tools/call", {"name": "reports_destroy", "arguments": {"id": report.id}}
-        ),
+        mcp.request("tools/call", {"name": "reports_destroy", "arguments": {"id": report.id}}),
         "tools/call",
     )
     assert result["isError"] is False
@@ -241,45 +200,34 @@ def test_modern_empty_result_has_no_structured_content(client):
     assert result["content"][0]["text"] == "null"
 
 
-def test_modern_tool_errors_are_results(client):
+def test_modern_tool_errors_are_results(mcp):
     result = result_of(
-        modern_post(client, "tools/call", {"name": "posts_retrieve", "arguments": {"id": 9}}),
+        mcp.request("tools/call", {"name": "posts_retrieve", "arguments": {"id": 9}}),
         "tools/call",
     )
     assert result["isError"] is True and json.loads(result["content"][0]["text"])["code"] == 404
 
 
-def test_modern_invalid_arguments_are_tool_results(client):
+def test_modern_invalid_arguments_are_tool_results(mcp):
     result = result_of(
-        modern_post(client, "tools/call", {"name": "posts_create", "arguments": {}}), "tools/call"
+        mcp.request("tools/call", {"name": "posts_create", "arguments": {}}), "tools/call"
     )
     assert result["isError"] is True
 
 
-def test_unknown_tool_is_invalid_params_400(client):
-    error_of(modern_post(client, "tools/call", {"name": "nope"}), 400, -32602)
+def test_unknown_tool_is_invalid_params_400(mcp):
+    error_of(mcp.request("tools/call", {"name": "nope"}), 400, -32602)
 
 
 # --- Output validation ----------------------------------------------------------------------------
 
 
 def call_broken(client, revision: str):
+    mcp = McpClient(client, "/mcp/cases/", revision)
     if revision == MODERN:
-        return result_of(
-            modern_post(client, "tools/call", {"name": "reports_broken"}), "tools/call"
-        )
-    response = client.post(
-        "/mcp/cases/",
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": "reports_broken", "arguments": {}},
-            }
-        ),
-        content_type="application/json",
-        headers={"Accept": "application/json", "MCP-Protocol-Version": revision},
+        return result_of(mcp.request("tools/call", {"name": "reports_broken"}), "tools/call")
+    response = mcp.request(
+        "tools/call", tool_call("reports_broken"), id=1, Accept="application/json"
     )
     validate_server_result("tools/call", revision, response.json()["result"])
     return response.json()["result"]
@@ -314,18 +262,8 @@ def test_output_validation_can_be_off(client, settings, caplog):
 
 def test_invalid_output_validation_setting_is_refused(client, settings):
     settings.MCP_BRIDGE = {"OUTPUT_VALIDATION": "loud"}
-    response = client.post(
-        "/mcp/cases/",
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": "reports_broken", "arguments": {}},
-            }
-        ),
-        content_type="application/json",
-        headers={"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"},
+    response = McpClient(client, "/mcp/cases/", "2025-11-25").request(
+        "tools/call", tool_call("reports_broken"), id=1, Accept="application/json"
     )
     assert response.status_code == 500  # a JSON-RPC error naming the setting's check id
     assert [p["id"] for p in response.json()["error"]["data"]["problems"]] == ["mcp_bridge.E081"]
@@ -333,15 +271,11 @@ def test_invalid_output_validation_setting_is_refused(client, settings):
 
 # --- Transport security ---------------------------------------------------------------------------
 
-PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
-
 
 def ping_with(client, **headers):
-    return client.post(
-        "/mcp/cases/",
-        PING,
-        content_type="application/json",
-        headers={"Accept": "application/json", **headers},
+    """A ``ping`` with no ``MCP-Protocol-Version`` header."""
+    return McpClient(client, "/mcp/cases/", None).request(
+        "ping", id=1, Accept="application/json", **headers
     )
 
 
@@ -373,16 +307,9 @@ def test_session_authenticated_browser_needs_the_csrf_token(db):
     browser = Client(enforce_csrf_checks=True)
     browser.login(username="ann", password="pw")
     report = Report.objects.create(name="keep")
-    call = json.dumps(
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "tools/call",
-            "params": {"name": "reports_destroy", "arguments": {"id": report.id}},
-        }
-    )
-    headers = {"Accept": "application/json", "MCP-Protocol-Version": "2025-11-25"}
-    refused = browser.post("/mcp/cases/", call, content_type="application/json", headers=headers)
+    mcp = McpClient(browser, "/mcp/cases/", "2025-11-25", Accept="application/json")
+    call = mcp.message("tools/call", tool_call("reports_destroy", {"id": report.id}), id=1)
+    refused = mcp.post(call)
     payload = json.loads(refused.json()["result"]["content"][0]["text"])
     assert payload["code"] == 403 and "CSRF" in payload["message"]
     assert Report.objects.filter(id=report.id).exists()
@@ -392,12 +319,7 @@ def test_session_authenticated_browser_needs_the_csrf_token(db):
 
     token = _get_new_csrf_string()
     browser.cookies["csrftoken"] = token
-    accepted = browser.post(
-        "/mcp/cases/",
-        call,
-        content_type="application/json",
-        headers={**headers, "X-CSRFToken": token},
-    )
+    accepted = mcp.post(call, **{"X-CSRFToken": token})
     assert accepted.json()["result"]["isError"] is False
     assert not Report.objects.filter(id=report.id).exists()
 
@@ -407,18 +329,12 @@ def test_token_clients_need_no_csrf_token(db):
     token = Token.objects.create(user=user)
     report = Report.objects.create(name="x")
     client = Client(enforce_csrf_checks=True)
-    response = client.post(
-        "/mcp/cases/",
-        json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": "reports_destroy", "arguments": {"id": report.id}},
-            }
-        ),
-        content_type="application/json",
-        headers={"Accept": "application/json", "Authorization": f"Token {token.key}"},
+    response = McpClient(client, "/mcp/cases/", None).request(
+        "tools/call",
+        tool_call("reports_destroy", {"id": report.id}),
+        id=1,
+        Accept="application/json",
+        Authorization=f"Token {token.key}",
     )
     assert response.json()["result"]["isError"] is False
 
@@ -429,16 +345,9 @@ def test_token_clients_need_no_csrf_token(db):
 @pytest.mark.parametrize("revision", ["2025-03-26", "2025-06-18", "2025-11-25"])
 def test_handshake_results_match_their_wire_model(client, revision):
     Report.objects.create(name="a")
-    headers = {"Accept": "application/json", "MCP-Protocol-Version": revision}
+    mcp = McpClient(client, "/mcp/cases/", revision, Accept="application/json")
     calls = [
-        (
-            "initialize",
-            {
-                "protocolVersion": revision,
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        ),
+        ("initialize", initialize_params(revision)),
         ("ping", {}),
         ("tools/list", {}),
         ("tools/call", {"name": "reports_list", "arguments": {}}),
@@ -447,9 +356,6 @@ def test_handshake_results_match_their_wire_model(client, revision):
         ("resources/list", {}),
     ]
     for method, params in calls:
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-        response = client.post(
-            "/mcp/cases/", body, content_type="application/json", headers=headers
-        )
+        response = mcp.request(method, params, id=1)
         assert response.status_code == 200, response.content
         validate_server_result(method, revision, response.json()["result"])

@@ -22,6 +22,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from demo_project.shop.demo_data import DEMO_TOKENS
+from tests.mcp_client import message, tool_call
 
 REPO = Path(__file__).resolve().parent.parent
 PEERS = REPO / "tests" / "peers" / "node_modules"
@@ -295,16 +296,11 @@ def test_stdio_takes_a_2025_03_26_batch_and_language(demo_db):
             [
                 json.dumps(
                     [
-                        {"jsonrpc": "2.0", "id": 1, "method": "ping"},
-                        {
-                            "jsonrpc": "2.0",
-                            "id": 2,
-                            "method": "tools/call",
-                            "params": {"name": "products_search", "arguments": {"q": "lamp"}},
-                        },
+                        message("ping", id=1),
+                        message("tools/call", tool_call("products_search", {"q": "lamp"}), id=2),
                     ]
                 ),
-                json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}),
+                json.dumps(message("tools/list", id=3)),
                 "{not json",
             ]
         )

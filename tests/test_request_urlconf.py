@@ -4,7 +4,6 @@ path resolution of ``NamespaceVersioning`` views."""
 
 from __future__ import annotations
 
-import json
 import sys
 import types
 
@@ -18,8 +17,11 @@ from rest_framework.versioning import NamespaceVersioning
 from rest_framework.views import APIView
 
 from mcp_bridge import api_group
+from tests.mcp_client import McpClient, tool_call
 
 TENANT_URLCONF = "tests._tenant_urls"
+#: The header that TenantMiddleware reads to switch to the tenant URLconf.
+TENANT_A = {"X-Tenant": "a"}
 
 
 class ThingSerializer(serializers.Serializer):
@@ -82,34 +84,20 @@ class TenantMiddleware:
         return self.get_response(request)
 
 
-def _rpc(client, method, params=None, path="/mcp/tenant/", **headers):
-    response = client.post(
-        path,
-        json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}),
-        content_type="application/json",
-        HTTP_ACCEPT="application/json, text/event-stream",
-        HTTP_MCP_PROTOCOL_VERSION="2025-11-25",
-        **headers,
-    )
-    return response
-
-
 def test_groups_of_the_request_urlconf_are_listed_and_called(db, settings):
     with override_settings(
         MIDDLEWARE=[*settings.MIDDLEWARE, "tests.test_request_urlconf.TenantMiddleware"]
     ):
-        client = Client()
-        listed = _rpc(client, "tools/list", HTTP_X_TENANT="a").json()
+        mcp = McpClient(Client(), "/mcp/tenant/")
+        listed = mcp.request("tools/list", {}, id=1, **TENANT_A).json()
         assert [tool["name"] for tool in listed["result"]["tools"]] == ["things"]
-        called = _rpc(
-            client, "tools/call", {"name": "things", "arguments": {}}, HTTP_X_TENANT="a"
-        ).json()
+        called = mcp.request("tools/call", tool_call("things"), id=1, **TENANT_A).json()
         assert called["result"]["isError"] is False
         assert called["result"]["structuredContent"] == {
             "result": [{"name": "thing of testserver"}]
         }
         # The same endpoint without the tenant: ROOT_URLCONF, which has no such group.
-        assert _rpc(client, "tools/list").status_code == 404
+        assert mcp.request("tools/list", {}, id=1).status_code == 404
 
 
 def test_namespace_versioning_of_the_request_urlconf_publishes_every_version(db, settings):
@@ -118,15 +106,9 @@ def test_namespace_versioning_of_the_request_urlconf_publishes_every_version(db,
     ):
         client = Client()
         for version in ("v1", "v2"):
-            endpoint = f"/mcp/tenant-versions/{version}/"
-            listed = _rpc(client, "tools/list", path=endpoint, HTTP_X_TENANT="a").json()
+            mcp = McpClient(client, f"/mcp/tenant-versions/{version}/", **TENANT_A)
+            listed = mcp.request("tools/list", {}, id=1).json()
             [tool] = listed["result"]["tools"]
-            called = _rpc(
-                client,
-                "tools/call",
-                {"name": tool["name"], "arguments": {}},
-                path=endpoint,
-                HTTP_X_TENANT="a",
-            ).json()
+            called = mcp.request("tools/call", tool_call(tool["name"]), id=1).json()
             assert called["result"]["isError"] is False, called
             assert called["result"]["structuredContent"] == {"result": {"version": version}}

@@ -16,7 +16,7 @@ from mcp.types import EmbeddedResource, ImageContent
 from mcp_bridge.checks import check_tool_sets
 from mcp_bridge.toolcall.executor import argument_errors
 from mcp_bridge.toolset.validators import SchemaValidator
-from tests.conftest import McpClient, error_payload
+from tests.mcp_client import McpClient, error_payload
 from tests.test_end_to_end import run_client
 from tests.testapp import results_views
 from tests.testapp.models import Ledger, Report
@@ -160,7 +160,7 @@ def test_omit_output_schema_naming_nothing_is_warned_about(settings, db):
 @pytest.mark.parametrize("bad", [[], {"results": "loose_rows"}, {"results": [1]}])
 def test_omit_output_schema_of_the_wrong_shape_fails_loudly(results, settings, bad):
     settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "OMIT_OUTPUT_SCHEMA": bad}
-    response = results.post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    response = results.request("tools/list", id=1)
     # An unreadable MCP_BRIDGE (mcp_bridge.E081) answers a JSON 500, not Django's HTML page.
     assert response.status_code == 500
     assert [p["id"] for p in response.json()["error"]["data"]["problems"]] == ["mcp_bridge.E081"]

@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from mcp_bridge import api_group, mcp_tool
 from mcp_bridge.checks import check_setup, check_tool_sets
-from tests.conftest import McpClient, error_payload
+from tests.mcp_client import McpClient, error_payload
 
 # --- views of this module's URLconf -------------------------------------------------------------
 

@@ -8,11 +8,9 @@ uses a real HTTP server to show that it comes only after the client has the byte
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
-import urllib.request
 
 import pytest
 from django.core.cache import caches
@@ -21,8 +19,8 @@ from django.test import Client
 from rest_framework.exceptions import PermissionDenied
 
 from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivered, tool_call_failed
-from tests.conftest import McpClient, error_payload
 from tests.features.views import CALLS, ReportViewSet
+from tests.mcp_client import McpClient, error_payload, message, notification, tool_call
 
 SIGNALS = {
     "pre": pre_tool_call,
@@ -91,15 +89,10 @@ def test_a_single_call(record, mcp):
 def test_a_batch_of_three(record, mcp):
     mcp.revision = None  # no MCP-Protocol-Version header: 2025-03-26, the revision with batches
     batch = [
-        {
-            "jsonrpc": "2.0",
-            "id": n,
-            "method": "tools/call",
-            "params": {"name": "reports_retrieve", "arguments": {"id": key}},
-        }
+        message("tools/call", tool_call("reports_retrieve", {"id": key}), id=n)
         for n, key in enumerate("abc", 1)
     ]
-    batch.insert(1, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    batch.insert(1, notification("notifications/initialized"))
     response = mcp.post(batch)
     assert response.status_code == 200
     assert [reply["id"] for reply in response.json()] == [1, 2, 3]
@@ -254,23 +247,8 @@ def test_delivery_comes_after_the_client_has_the_response(features, live_server)
 
     tool_call_delivered.connect(on_delivered)
     try:
-        message = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "tools/call",
-            "params": {"name": "reports_retrieve", "arguments": {"id": "live"}},
-        }
-        request = urllib.request.Request(
-            f"{live_server.url}/mcp/features/",
-            data=json.dumps(message).encode(),
-            headers={
-                "Content-Type": "application/json",
-                "Accept": "application/json, text/event-stream",
-                "MCP-Protocol-Version": "2025-11-25",
-            },
-        )
-        with urllib.request.urlopen(request, timeout=10) as response:
-            reply = json.loads(response.read())
+        live = McpClient(live_server.url, "/mcp/features/", timeout=10)  # real HTTP
+        reply = live.rpc("tools/call", tool_call("reports_retrieve", {"id": "live"}))
         received_at = time.monotonic()
         client_has_response.set()
         assert done.wait(timeout=10)

@@ -36,7 +36,7 @@ from mcp_bridge.toolset.translation import (
     negotiate_language,
     tool_texts,
 )
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 
 CODE_TITLE = "Code title"
 CODE_DESCRIPTION = "Code description."
@@ -399,12 +399,8 @@ def fb(locale_dir, db) -> McpClient:
 def test_the_endpoint_answers_in_the_negotiated_language(fb, locale_dir):
     write_catalogue(locale_dir, "uk", None, {("title", "lookup"): "Пошук"})
 
-    uk = fb.post(
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": "uk-UA,uk;q=0.9"}
-    )
-    unknown = fb.post(
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": "fr"}
-    )
+    uk = fb.request("tools/list", id=1, **{"Accept-Language": "uk-UA,uk;q=0.9"})
+    unknown = fb.request("tools/list", id=1, **{"Accept-Language": "fr"})
 
     assert uk["Content-Language"] == "uk"
     assert unknown["Content-Language"] == "en"
@@ -465,9 +461,7 @@ def test_a_broken_catalogue_makes_the_endpoint_fail_loudly(fb, locale_dir, setti
     broken.parent.mkdir(parents=True)
     broken.write_bytes(b"garbage")
 
-    response = fb.post(
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": "uk"}
-    )
+    response = fb.request("tools/list", id=1, **{"Accept-Language": "uk"})
 
     assert response.status_code == 500
     error = response.json()["error"]

@@ -17,7 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from demo_project import settings as demo_settings
 from demo_project.shop.models import Product
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -128,9 +128,9 @@ def _strip_texts(tool: dict) -> dict:
 def test_the_structure_is_the_same_in_every_language(group):
     client = McpClient(DjangoClient(), f"/mcp/{group}/")
     listings = {
-        language: client.post(
-            {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, **{"Accept-Language": language}
-        ).json()["result"]["tools"]
+        language: client.request("tools/list", id=1, **{"Accept-Language": language}).json()[
+            "result"
+        ]["tools"]
         for language in ("en", "uk", "de")
     }
 

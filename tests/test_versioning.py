@@ -17,7 +17,7 @@ from rest_framework.versioning import (
 from rest_framework.views import APIView
 
 from mcp_bridge import api_group, mcp_tool
-from tests.conftest import McpClient
+from tests.mcp_client import McpClient
 
 
 class VersionSerializer(serializers.Serializer):
@@ -125,9 +125,7 @@ def test_each_version_has_an_endpoint_and_reaches_the_view(group, version):
 
 
 def test_unknown_version_is_404():
-    response = McpClient(Client(), "/mcp/versioned/v9/").post(
-        {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    )
+    response = McpClient(Client(), "/mcp/versioned/v9/").request("ping", id=1)
     assert response.status_code == 404
     assert "v1, v2" in response.json()["error"]["message"]
 
@@ -144,9 +142,7 @@ def test_unversioned_url_serves_the_default_version():
 
 
 def test_unversioned_url_without_default_lists_the_versions():
-    response = McpClient(Client(), "/mcp/versioned/").post(
-        {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-    )
+    response = McpClient(Client(), "/mcp/versioned/").request("ping", id=1)
     assert response.status_code == 404
     assert "versioned/v1/" in response.json()["error"]["message"]
 
@@ -161,9 +157,4 @@ def test_a_group_from_settings_is_served_per_version(settings, rule):
     for version in ("v1", "v2"):
         result = McpClient(Client(), f"/mcp/from-settings/{version}/").call("which_version")
         assert result["structuredContent"] == {"result": {"version": version}}
-    assert (
-        McpClient(Client(), "/mcp/from-settings/v9/")
-        .post({"jsonrpc": "2.0", "id": 1, "method": "ping"})
-        .status_code
-        == 404
-    )
+    assert McpClient(Client(), "/mcp/from-settings/v9/").request("ping", id=1).status_code == 404
