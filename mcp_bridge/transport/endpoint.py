@@ -143,6 +143,7 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
 
 
 def _respond(request: HttpRequest, group: str, version: str | None) -> HttpResponse:
+    """The four steps of the module docstring, in order; the first answer ends the request."""
     answer_as = refuse(request, group)
     if isinstance(answer_as, HttpResponse):
         return answer_as
