@@ -61,7 +61,7 @@ def _column(tool, arguments, path, factory, auth) -> list[str]:
 def main() -> None:
     factory = RequestFactory(HTTP_HOST="127.0.0.1")
     auth = {"HTTP_AUTHORIZATION": f"Token {lib.TOKEN}"}
-    toolset, _ = transport._load_toolset("bench", None, "en")
+    toolset = transport.read_toolset(factory.get("/"), "bench", None, "en")
     columns = [
         _column(toolset.by_name[name], arguments, path, factory, auth)
         for name, arguments, path in (

@@ -9,7 +9,7 @@ Three hooks, one per layer:
   :func:`mcp_bridge.toolcall.executor.call_tool`: :data:`~mcp_bridge.signals.pre_tool_call`,
   then :data:`~mcp_bridge.signals.post_tool_call` or
   :data:`~mcp_bridge.signals.tool_call_failed`;
-* :func:`deliver_after_response` decorates the transport's view: it hands the
+* :func:`deliver_after_response` is called by the transport's view: it hands the
   calls that succeeded to the response's ``close()``, which the WSGI/ASGI
   server calls once the body is sent, to send
   :data:`~mcp_bridge.signals.tool_call_delivered`.
@@ -248,11 +248,9 @@ def call_ended(
     return result
 
 
-def deliver_after_response(
-    view: Callable[..., HttpResponseBase],
-) -> Callable[..., HttpResponseBase]:
-    """Decorate the transport's view: send the queued :data:`~mcp_bridge.signals.tool_call_delivered`
-    when the response is closed.
+def deliver_after_response(request: HttpRequest, response: HttpResponseBase) -> None:
+    """Send the queued :data:`~mcp_bridge.signals.tool_call_delivered` of ``request`` when
+    ``response`` is closed; the transport's view calls it on the response it returns.
 
     The WSGI and ASGI servers call ``HttpResponse.close()`` after the body has
     been sent (PEP 3333's ``close()``; Django's ``ASGIHandler`` does the same),
@@ -260,19 +258,12 @@ def deliver_after_response(
     ``request_finished``: the signals go out after delivery, while the database
     connection is still open.
     """
-
-    @functools.wraps(view)
-    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        response = view(request, *args, **kwargs)
-        pending = request.__dict__.pop(_PENDING_ATTR, None)
-        if pending:
-            # Private Django API: _resource_closers is how Django itself ties work to close()
-            # (FileResponse, ASGIHandler); there is no public hook that runs per response.
-            # tests/test_private_apis.py fails if it disappears.
-            response._resource_closers.append(functools.partial(_deliver, pending))  # type: ignore[attr-defined]
-        return response
-
-    return wrapper
+    pending = request.__dict__.pop(_PENDING_ATTR, None)
+    if pending:
+        # Private Django API: _resource_closers is how Django itself ties work to close()
+        # (FileResponse, ASGIHandler); there is no public hook that runs per response.
+        # tests/test_private_apis.py fails if it disappears.
+        response._resource_closers.append(functools.partial(_deliver, pending))  # type: ignore[attr-defined]
 
 
 def _deliver(pending: list[Callable[[], None]]) -> None:

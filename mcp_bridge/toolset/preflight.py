@@ -10,35 +10,28 @@
     its file named (:func:`spectacular_problems`); reported once.
 
 :func:`configuration_problems` is called by the registry before each build (the problems
-become the :class:`~mcp_bridge.base.errors.ToolSetError` of every group) and by the system
-checks (:func:`mcp_bridge.checks.check_setup` reports them);
-:func:`answers_misconfiguration` turns the ``ImproperlyConfigured`` an invalid ``MCP_BRIDGE``
-raises at its first read into a JSON-RPC error, not Django's HTML error page.
+become the :class:`~mcp_bridge.base.errors.ToolSetError` of every group), by the system
+checks (:func:`mcp_bridge.checks.check_setup` reports them), and by the transport, whose
+JSON-RPC error for the ``ImproperlyConfigured`` an invalid ``MCP_BRIDGE`` raises at its first
+read lists their ids (:func:`mcp_bridge.transport.endpoint.misconfigured`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import threading
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
-from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from drf_spectacular.openapi import AutoSchema
 from rest_framework.settings import api_settings
 
 from mcp_bridge.base.conf import bridge_settings
-from mcp_bridge.base.encoding import dumps_bytes
 from mcp_bridge.base.errors import Problem
-from mcp_bridge.base.protocol import INTERNAL_ERROR
 
-__all__ = ["answers_misconfiguration", "configuration_problems", "spectacular_problems"]
+__all__ = ["configuration_problems", "spectacular_problems"]
 
-logger = logging.getLogger("mcp_bridge.transport")
 openapi_logger = logging.getLogger("mcp_bridge.openapi")
 
 #: drf-spectacular messages already logged by this process: a view in several groups, or
@@ -119,41 +112,3 @@ def configuration_problems() -> list[Problem]:
             )
         )
     return problems
-
-
-ViewFunction = Callable[..., HttpResponseBase]
-
-
-def answers_misconfiguration(view: ViewFunction) -> ViewFunction:
-    """Decorate an endpoint view: a settings error becomes a JSON-RPC error with HTTP 500.
-
-    Without it, ``ImproperlyConfigured`` (an invalid ``MCP_BRIDGE``, read on the first access
-    of a setting) escapes to Django, which answers its HTML error page: a client cannot read
-    that. The full message is sent when ``DEBUG`` is on and always logged on
-    ``mcp_bridge.transport.endpoint``; ``error.data.problems`` lists the check ids (E080, E081).
-    """
-
-    @functools.wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        try:
-            return view(request, *args, **kwargs)
-        except ImproperlyConfigured as exc:
-            logger.error("The MCP endpoint is misconfigured: %s", exc)
-            problems = configuration_problems()
-            error: dict[str, Any] = {
-                "code": INTERNAL_ERROR,
-                "message": str(exc)
-                if settings.DEBUG
-                else "Internal error: this MCP endpoint is misconfigured; see the server log.",
-                "data": {
-                    "problems": [
-                        {"id": p.id}
-                        | ({"message": p.msg, "hint": p.hint} if settings.DEBUG else {})
-                        for p in problems
-                    ]
-                },
-            }
-            body = dumps_bytes({"jsonrpc": "2.0", "id": None, "error": error})
-            return HttpResponse(body, status=500, content_type="application/json")
-
-    return wrapped

@@ -37,11 +37,12 @@ group/version once (evaluating lazy strings in ``LANGUAGE_CODE``) and
 The client's language is negotiated with Django's own
 :func:`~django.utils.translation.get_language_from_request` (the language
 cookie, then ``Accept-Language``, restricted to ``LANGUAGES``; otherwise
-``LANGUAGE_CODE``), so ``LocaleMiddleware`` is not required.
+``LANGUAGE_CODE``), so ``LocaleMiddleware`` is not required
+(:func:`negotiate_language`; the transport labels its answers with the result).
 
 Sources: Django, "Translation" → "How Django discovers translations";
 Python's :mod:`gettext` (``.mo`` format, ``pgettext`` contexts); GNU gettext
-manual, "Contexts"; RFC 9110 §8.5 (``Content-Language``) and §12.5.5 (``Vary``).
+manual, "Contexts".
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ import struct
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
-from functools import lru_cache, wraps
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -60,10 +61,9 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpRequest
 from django.urls import get_urlconf
 from django.utils.autoreload import file_changed
-from django.utils.cache import patch_vary_headers
 from django.utils.translation import get_language_from_request, to_locale
 
 from mcp_bridge.base.errors import Problem, ToolSetError
@@ -83,7 +83,6 @@ __all__ = [
     "clear_cache",
     "fallback_chain",
     "find_catalogue_problems",
-    "language_negotiated",
     "load_catalogue",
     "locale_dirs",
     "negotiate_language",
@@ -475,35 +474,6 @@ def _negotiated(cookie: str | None, accept_language: str) -> str:
     if accept_language:
         probe.META["HTTP_ACCEPT_LANGUAGE"] = accept_language
     return get_language_from_request(probe)
-
-
-ViewFunction = Callable[..., HttpResponseBase]
-
-
-def language_negotiated(view: ViewFunction) -> ViewFunction:
-    """Decorate an MCP endpoint view: negotiate the language, then label the response.
-
-    Before the view runs, :func:`negotiate_language` sets
-    ``request.LANGUAGE_CODE`` (as ``LocaleMiddleware`` does, which this makes
-    unnecessary). Every response gets ``Content-Language`` (RFC 9110 §8.5)
-    and ``Accept-Language`` added to ``Vary`` (§12.5.5), so that shared caches
-    keep one answer per language.
-    """
-
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
-        language = negotiate_language(request)
-        request.LANGUAGE_CODE = language
-        response = view(request, *args, **kwargs)
-        if "Content-Language" not in response:
-            response["Content-Language"] = language
-        if response.has_header("Vary"):
-            patch_vary_headers(response, ("Accept-Language",))
-        else:  # what patch_vary_headers would write, without parsing anything
-            response.headers["Vary"] = "Accept-Language"
-        return response
-
-    return wrapped
 
 
 def _catalogue_files_everywhere() -> Iterator[tuple[Path, str | None]]:

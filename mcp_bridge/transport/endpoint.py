@@ -5,29 +5,51 @@ protocol eras are served on the same endpoint; the ``MCP-Protocol-Version``
 header routes a request (absent or a handshake revision: handshake era; any
 other value: the stateless 2026-07-28 era, see :mod:`mcp_bridge.dispatch.envelope`).
 
-* A foreign ``Origin`` gets 403 (:mod:`mcp_bridge.transport.security`).
-* A protected group's endpoint answers 401/403 with a ``WWW-Authenticate``
-  challenge to a request without an accepted credential
-  (:mod:`mcp_bridge.transport.authorization`).
+:func:`mcp_endpoint` reads like Django's ``BaseHandler._get_response``: four functions,
+called in order, each returning what the next one needs or the answer that ends the
+request; none calls back up.
 
-* ``POST`` carries one JSON-RPC message. A request is answered with
-  ``application/json``, or with a one-event ``text/event-stream`` when the
-  client accepts only that; a notification or a response gets 202 and an
-  empty body.
-* ``GET`` and ``DELETE`` get 405 with ``Allow: POST``: the server offers no
-  server-initiated stream and issues no sessions.
-* ``Accept`` allowing neither JSON nor an event stream gets 406; a
-  ``Content-Type`` other than ``application/json`` 415 (a missing one is read as
-  JSON, see docs/endpoint.md); a body over ``MAX_BODY_BYTES`` 413, an undelimited
-  one the server cannot read 411 (:mod:`mcp_bridge.transport.bodies`).
-* A JSON-RPC error answers with the request's ``id`` whenever it has a usable one.
-* An unsupported ``MCP-Protocol-Version`` header gets 400; without the header
-  the request is taken as 2025-03-26.
-* ``?schema=<profile>`` picks how the tool schemas are written
-  (:mod:`mcp_bridge.toolset.profiles`), on the endpoint and on its OpenRPC document;
-  an unknown profile gets 400.
-* In the stateless era, JSON-RPC errors travel with the HTTP status the
-  revision assigns (400 for -32602/-32020/-32022, 404 for -32601).
+:func:`refuse` what HTTP rules out, in this order:
+
+* a foreign ``Origin``: 403 (:mod:`mcp_bridge.transport.security`);
+* a protected group's endpoint without an accepted credential: 401/403 with a
+  ``WWW-Authenticate`` challenge (:mod:`mcp_bridge.transport.authorization`);
+* ``GET``, ``DELETE`` or any method but ``POST``: 405 with ``Allow: POST`` (the server
+  offers no server-initiated stream and issues no sessions);
+* an ``Accept`` allowing neither JSON nor an event stream: 406;
+* a ``Content-Type`` other than ``application/json``: 415 (a missing one is read as
+  JSON, see docs/endpoint.md).
+
+:func:`read_exchange`: what the request carries, as an :class:`Exchange`:
+
+* the body, one JSON-RPC message: over ``MAX_BODY_BYTES`` 413, undelimited 411
+  (:mod:`mcp_bridge.transport.bodies`), not JSON -32700;
+* ``?schema=<profile>``, how the tool schemas are written
+  (:mod:`mcp_bridge.toolset.profiles`; also read by the OpenRPC document): an unknown
+  profile gets 400;
+* the tool set of the group and version (404 for an unknown version, a JSON-RPC 500
+  when it cannot be built);
+* the protocol revision, decided in :func:`protocol_revision` alone: without the
+  header, 2025-03-26; an unsupported one goes to the stateless era, whose envelope
+  check answers it with a 400.
+
+:func:`handle` it: the message's depth (``MAX_JSON_DEPTH``, -32600), then one message
+(:mod:`mcp_bridge.dispatch.methods`) or a 2025-03-26 batch
+(:mod:`mcp_bridge.transport.batch`).
+
+:func:`encode` the answer: a request's answer as ``application/json`` (gzipped by
+:mod:`mcp_bridge.transport.compression`), or as a one-event ``text/event-stream`` when
+the client accepts only that; 202 and an empty body for a notification or a response.
+In the stateless era, JSON-RPC errors travel with the HTTP status the revision assigns
+(400 for -32602/-32020/-32022, 404 for -32601). A JSON-RPC error answers with the
+request's ``id`` whenever it has a usable one.
+
+Around the four, in the view itself: the language of the tool texts is negotiated
+first (:func:`negotiated_language`) and labels every answer (:func:`labelled`:
+``Content-Language``, ``Vary``); the ``tool_call_delivered`` signals of the calls are
+tied to the response's ``close()`` (:func:`mcp_bridge.toolcall.events.deliver_after_response`);
+an invalid ``MCP_BRIDGE`` is answered with a JSON-RPC 500 (:func:`misconfigured`), not
+Django's HTML error page.
 
 The endpoint is CSRF-exempt because it is not a form target: it authenticates
 nobody itself. Each tool call runs the real DRF view, whose
@@ -39,10 +61,13 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework.settings import api_settings
 
@@ -62,7 +87,7 @@ from mcp_bridge.base.protocol import (
 )
 from mcp_bridge.dispatch.methods import Call, echoed_id, handle_message
 from mcp_bridge.toolcall.events import deliver_after_response
-from mcp_bridge.toolset.preflight import answers_misconfiguration
+from mcp_bridge.toolset.preflight import configuration_problems
 from mcp_bridge.toolset.profiles import (
     PROFILES,
     QUERY_PARAMETER,
@@ -70,7 +95,7 @@ from mcp_bridge.toolset.profiles import (
     profile_from_request,
 )
 from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_toolset, get_url_index
-from mcp_bridge.toolset.translation import language_negotiated
+from mcp_bridge.toolset.translation import negotiate_language
 from mcp_bridge.transport.authorization import authorize
 from mcp_bridge.transport.batch import handle_batch
 from mcp_bridge.transport.bodies import BodyRefused, check_depth, decode_message, read_body
@@ -81,140 +106,63 @@ __all__ = ["mcp_endpoint", "openrpc_document", "unknown_endpoint"]
 
 logger = logging.getLogger("mcp_bridge.transport")
 
-
-def _error_response(
-    code: int, message: str, status: int, data: Any = None, request_id: Any = None
-) -> HttpResponse:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return HttpResponse(
-        dumps_bytes({"jsonrpc": "2.0", "id": request_id, "error": error}),
-        status=status,
-        content_type="application/json",
-    )
+#: How the answer to an accepted request is written: JSON, or a one-event SSE stream.
+AnswerFormat = Literal["json", "sse"]
+#: What handling a message gives: one JSON-RPC response, a batch's, or none (a notification).
+Reply = dict[str, Any] | list[dict[str, Any]] | None
 
 
-def _resolve_version(
-    group: str, version: str | None, urlconf: Any
-) -> tuple[str | None, HttpResponse | None]:
-    groups = get_url_index(urlconf).versions
-    versions = groups.get(group)
-    if versions is None:
-        return None, unknown_group_response(group, groups)
-    if versions == [None]:
-        if version is not None:
-            return None, _error_response(
-                INVALID_REQUEST, f"API group {group!r} is not versioned; use /{group}/.", 404
-            )
-        return None, None
-    if version is None:
-        default = api_settings.DEFAULT_VERSION
-        if default in versions:
-            return default, None
-        return None, _error_response(
-            INVALID_REQUEST,
-            f"API group {group!r} is versioned: use one of the endpoints "
-            + ", ".join(f"{group}/{v}/" for v in versions if v)
-            + ".",
-            404,
-        )
-    if version not in versions:
-        return None, _error_response(
-            INVALID_REQUEST,
-            f"API group {group!r} has no version {version!r}. Versions: {', '.join(v for v in versions if v)}.",
-            404,
-        )
-    return version, None
+@dataclass(slots=True)
+class Exchange:
+    """What :func:`read_exchange` read from an accepted request.
 
+    Attributes:
+        call: what the message is handled with (the request, the tool set, the revision,
+            the schema profile).
+        message: the decoded JSON-RPC message (an array: a batch).
+        body: the body it was decoded from.
+        answer_as: the format of the answer, decided by :func:`refuse` from ``Accept``.
+    """
 
-def unknown_group_response(group: str, groups: Any) -> HttpResponse:
-    """The JSON 404 of a path that names no API group, listing the known ones."""
-    return _error_response(
-        INVALID_REQUEST,
-        f"Unknown API group {shorten(repr(group))}. Known groups: {', '.join(groups) or 'none'}.",
-        404,
-    )
+    call: Call
+    message: Any
+    body: bytes
+    answer_as: AnswerFormat
 
 
 @csrf_exempt
-def unknown_endpoint(request: HttpRequest, path: str) -> HttpResponse:
-    """Any other path under the MCP URLs (``/mcp/CATALOG/``, ``/mcp/a/b/c/``): the JSON 404
-    naming the known groups, for every method, rather than Django's HTML page."""
-    return unknown_group_response(
-        path.split("/")[0], get_url_index(active_urlconf(request)).versions
-    )
-
-
-def _load_toolset(
-    group: str,
-    version: str | None,
-    language: str | None = None,
-    request: HttpRequest | None = None,
-    request_id: Any = None,
-) -> tuple[ToolSet | None, HttpResponse | None]:
-    urlconf = active_urlconf(request)  # once per request: every cache below is keyed on it
-    version, failure = _resolve_version(group, version, urlconf)
-    if failure is not None:
-        return None, failure
-    try:
-        return get_toolset(group, version, language, urlconf), None
-    except ToolSetError as exc:
-        logger.error("%s", exc)
-        data = (
-            {"problems": [{"id": p.id, "message": p.msg, "hint": p.hint} for p in exc.problems]}
-            if settings.DEBUG
-            else None
-        )
-        message = (
-            str(exc)
-            if settings.DEBUG
-            else "Internal error: this MCP endpoint is misconfigured; see the server log."
-        )
-        return None, _error_response(INTERNAL_ERROR, message, 500, data, request_id)
-    except Exception:  # a view or schema the build trips over: still the endpoint's JSON 500
-        logger.exception(
-            "The tools of API group %r (version %r) could not be built.", group, version
-        )
-        return None, _error_response(
-            INTERNAL_ERROR,
-            "Internal error: this MCP endpoint is misconfigured; see the server log.",
-            500,
-            None,
-            request_id,
-        )
-
-
-def _wants(request: HttpRequest) -> str | None:
-    # The answer depends on the Accept header alone, and clients send the same one every time.
-    return _answer_format(request.META.get("HTTP_ACCEPT", "*/*"))
-
-
-@functools.lru_cache(maxsize=64)
-def _answer_format(accept: str) -> str | None:
-    probe = HttpRequest()
-    probe.META["HTTP_ACCEPT"] = accept  # Django's own Accept parsing and matching
-    if probe.accepts("application/json"):
-        return "json"
-    if probe.accepts("text/event-stream"):
-        return "sse"
-    return None
-
-
-def _claims_modern_envelope(message: Any) -> bool:
-    params = message.get("params") if isinstance(message, dict) else None
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta
-
-
-@csrf_exempt
-@answers_misconfiguration  # an invalid MCP_BRIDGE: a JSON-RPC error, not Django's HTML 500
-@language_negotiated  # sets request.LANGUAGE_CODE; Content-Language and Vary on every response
-@deliver_after_response  # tool_call_delivered once the response is sent (mcp_bridge.toolcall.events)
 def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The MCP endpoint of one API group (and version): ``/mcp/<group>/[<version>/]``."""
+    try:
+        language = negotiated_language(request)
+        response = _respond(request, group, version)
+    except ImproperlyConfigured as exc:  # an invalid MCP_BRIDGE, read on its first access
+        return misconfigured(exc)
+    deliver_after_response(request, response)
+    return labelled(response, language)
+
+
+def _respond(request: HttpRequest, group: str, version: str | None) -> HttpResponse:
+    """The four steps of the module docstring, in order; the first answer ends the request."""
+    answer_as = refuse(request, group)
+    if isinstance(answer_as, HttpResponse):
+        return answer_as
+    exchange = read_exchange(request, group, version, answer_as)
+    if isinstance(exchange, HttpResponse):
+        return exchange
+    return encode(exchange, handle(exchange))
+
+
+def refuse(request: HttpRequest, group: str) -> HttpResponse | AnswerFormat:
+    """The answer to a request HTTP rules out (see the module docstring), checked in order:
+    origin, authorization, method, ``Accept``, ``Content-Type``.
+
+    Returns:
+        The refusal, or, for a request none of them rules out, the format its answer takes
+        (``Accept``), which the refusal of an unacceptable one had to decide anyway.
+    """
     if not origin_allowed(request):
-        return _error_response(
+        return error_answer(
             INVALID_REQUEST,
             f"Forbidden: Origin {request.headers['Origin']!r} is not allowed to use this endpoint.",
             403,
@@ -226,96 +174,289 @@ def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -
         not_allowed = HttpResponse(status=405)
         not_allowed["Allow"] = "POST"
         return not_allowed
-
-    answer_as = _wants(request)
+    # The answer depends on the Accept header alone, and clients send the same one every time.
+    answer_as = _answer_format(request.META.get("HTTP_ACCEPT", "*/*"))
     if answer_as is None:
-        return _error_response(
+        return error_answer(
             INVALID_REQUEST,
             "Not Acceptable: the Accept header must allow application/json or text/event-stream.",
             406,
         )
     if request.content_type and request.content_type != "application/json":
-        return _error_response(
+        return error_answer(
             INVALID_REQUEST,
             f"Unsupported Media Type {request.content_type!r}: send the JSON-RPC message as application/json.",
             415,
         )
-    # The era is routed by the header, as the reference SDKs do: a handshake revision
-    # (or none: 2025-03-26) is the handshake era; any other value goes to the stateless
-    # era, whose envelope check rejects an unknown or malformed revision with a 400.
-    header_revision = request.META.get(
-        "HTTP_MCP_PROTOCOL_VERSION"
-    )  # request.headers would parse them all
-    revision = header_revision or DEFAULT_HEADER_REVISION
-    if revision not in HANDSHAKE_REVISIONS and revision not in MODERN_REVISIONS:
-        revision = MODERN_REVISIONS[-1]
+    return answer_as
+
+
+def read_exchange(
+    request: HttpRequest, group: str, version: str | None, answer_as: AnswerFormat
+) -> Exchange | HttpResponse:
+    """The body, the schema profile, the tool set and the revision of an accepted request,
+    or the answer to the first that cannot be read (see the module docstring)."""
     try:
         body = read_body(request)
         message = decode_message(body)
     except BodyRefused as exc:
-        return _error_response(INVALID_REQUEST, exc.message, exc.status)
+        return error_answer(INVALID_REQUEST, exc.message, exc.status)
     except JsonRpcError as exc:
-        return _error_response(exc.code, exc.message, exc.http_status, exc.data)
-
-    profile, failure = _schema_profile(request)
-    if failure is not None:
-        return failure
-    toolset, failure = _load_toolset(
-        group, version, request.LANGUAGE_CODE, request, echoed_id(message)
+        return error_answer(exc.code, exc.message, exc.http_status, exc.data)
+    profile = read_profile(request)
+    if isinstance(profile, HttpResponse):
+        return profile
+    toolset = read_toolset(request, group, version, request.LANGUAGE_CODE, message)
+    if isinstance(toolset, HttpResponse):
+        return toolset
+    call = Call(
+        request=request,
+        toolset=toolset,
+        revision=protocol_revision(request, message),
+        schema_profile=profile,
     )
-    if failure is not None:
-        return failure
+    return Exchange(call, message, body, answer_as)
 
-    if revision in HANDSHAKE_REVISIONS and _claims_modern_envelope(message):
-        # A 2026-07-28 envelope under a handshake-era header contradicts itself; the
-        # stateless era's envelope check answers it with a header mismatch (-32020).
-        revision = MODERN_REVISIONS[-1]
-    assert toolset is not None  # _load_toolset answers a failure otherwise
-    call = Call(request=request, toolset=toolset, revision=revision, schema_profile=profile)
+
+def handle(exchange: Exchange) -> Reply | JsonRpcError:
+    """The JSON-RPC reply to the exchange's message, or the error that stops it whole
+    (too deep, not a JSON-RPC message, a batch empty, too long or outside 2025-03-26)."""
     try:
-        check_depth(message, body)  # MAX_JSON_DEPTH, before anything walks the message
-        # An array is a JSON-RPC batch: 2025-03-26 only (mcp_bridge.transport.batch).
-        response: dict[str, Any] | list[dict[str, Any]] | None = (
-            handle_batch(message, call)
-            if isinstance(message, list)
-            else handle_message(message, call)
-        )
+        check_depth(exchange.message, exchange.body)  # before anything walks the message
+        if isinstance(exchange.message, list):  # a JSON-RPC batch: 2025-03-26 only
+            return handle_batch(exchange.message, exchange.call)
+        return handle_message(exchange.message, exchange.call)
     except JsonRpcError as exc:
-        return _error_response(exc.code, exc.message, exc.http_status, exc.data, echoed_id(message))
-    if response is None:
+        return exc
+
+
+def encode(exchange: Exchange, reply: Reply | JsonRpcError) -> HttpResponse:
+    """The HTTP answer that carries ``reply`` (see the module docstring)."""
+    if isinstance(reply, JsonRpcError):
+        return error_answer(
+            reply.code, reply.message, reply.http_status, reply.data, echoed_id(exchange.message)
+        )
+    if reply is None:
         return HttpResponse(status=202)
     status = 200
-    if call.modern and isinstance(response, dict) and "error" in response:
-        status = MODERN_ERROR_HTTP_STATUS.get(response["error"]["code"], 200)
-    if answer_as == "sse" and status == 200:
+    if exchange.call.modern and isinstance(reply, dict) and "error" in reply:
+        status = MODERN_ERROR_HTTP_STATUS.get(reply["error"]["code"], 200)
+    if exchange.answer_as == "sse" and status == 200:
         return HttpResponse(
-            b"event: message\ndata: " + dumps_bytes(response) + b"\n\n",
+            b"event: message\ndata: " + dumps_bytes(reply) + b"\n\n",
             content_type="text/event-stream",
         )
-    return json_answer(request, response, status)
+    return json_answer(exchange.call.request, reply, status)
 
 
-@answers_misconfiguration
 def openrpc_document(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The OpenRPC document of one group/version: ``/mcp/<group>/[<version>/]openrpc.json``."""
-    profile, failure = _schema_profile(request)
-    if failure is not None:
-        return failure
-    toolset, failure = _load_toolset(group, version, request=request)
-    if failure is not None:
-        return failure
-    assert toolset is not None  # _load_toolset answers a failure otherwise
-    return JsonResponse(toolset.openrpc_in(profile), json_dumps_params={"ensure_ascii": False})
+    try:
+        profile = read_profile(request)
+        if isinstance(profile, HttpResponse):
+            return profile
+        toolset = read_toolset(request, group, version)
+        if isinstance(toolset, HttpResponse):
+            return toolset
+        return JsonResponse(toolset.openrpc_in(profile), json_dumps_params={"ensure_ascii": False})
+    except ImproperlyConfigured as exc:
+        return misconfigured(exc)
 
 
-def _schema_profile(request: HttpRequest) -> tuple[str, HttpResponse | None]:
+@csrf_exempt
+def unknown_endpoint(request: HttpRequest, path: str) -> HttpResponse:
+    """Any other path under the MCP URLs (``/mcp/CATALOG/``, ``/mcp/a/b/c/``): the JSON 404
+    naming the known groups, for every method, rather than Django's HTML page."""
+    return unknown_group_response(
+        path.split("/")[0], get_url_index(active_urlconf(request)).versions
+    )
+
+
+def unknown_group_response(group: str, groups: Any) -> HttpResponse:
+    """The JSON 404 of a path that names no API group, listing the known ones."""
+    return error_answer(
+        INVALID_REQUEST,
+        f"Unknown API group {shorten(repr(group))}. Known groups: {', '.join(groups) or 'none'}.",
+        404,
+    )
+
+
+def error_answer(
+    code: int, message: str, status: int, data: Any = None, request_id: Any = None
+) -> HttpResponse:
+    """A JSON-RPC error answered with HTTP ``status``."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return HttpResponse(
+        dumps_bytes({"jsonrpc": "2.0", "id": request_id, "error": error}),
+        status=status,
+        content_type="application/json",
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _answer_format(accept: str) -> AnswerFormat | None:
+    probe = HttpRequest()
+    probe.META["HTTP_ACCEPT"] = accept  # Django's own Accept parsing and matching
+    if probe.accepts("application/json"):
+        return "json"
+    if probe.accepts("text/event-stream"):
+        return "sse"
+    return None
+
+
+def protocol_revision(request: HttpRequest, message: Any) -> str:
+    """The revision ``message`` is handled in: its ``MCP-Protocol-Version`` header, routed
+    as the reference SDKs do.
+
+    A handshake revision (or none: 2025-03-26) is the handshake era; any other value goes
+    to the stateless era, whose envelope check rejects an unknown or malformed revision
+    with a 400. A 2026-07-28 envelope under a handshake-era header contradicts itself; the
+    stateless era's envelope check answers it with a header mismatch (-32020).
+    """
+    # request.headers would parse them all
+    revision = request.META.get("HTTP_MCP_PROTOCOL_VERSION") or DEFAULT_HEADER_REVISION
+    if revision in HANDSHAKE_REVISIONS:
+        return MODERN_REVISIONS[-1] if _claims_modern_envelope(message) else revision
+    return revision if revision in MODERN_REVISIONS else MODERN_REVISIONS[-1]
+
+
+def _claims_modern_envelope(message: Any) -> bool:
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta
+
+
+def read_profile(request: HttpRequest) -> str | HttpResponse:
     """The schema profile of the request (``?schema=``, else the setting); 400 for an unknown one."""
     try:
-        return profile_from_request(request, bridge_settings.SCHEMA_PROFILE), None
+        return profile_from_request(request, bridge_settings.SCHEMA_PROFILE)
     except ProfileError as exc:
-        return "", _error_response(
+        return error_answer(
             INVALID_REQUEST,
             str(exc),
             400,
             data={QUERY_PARAMETER: exc.value, "profiles": list(PROFILES)},
         )
+
+
+def read_toolset(
+    request: HttpRequest,
+    group: str,
+    version: str | None,
+    language: str | None = None,
+    message: Any = None,
+) -> ToolSet | HttpResponse:
+    """The tool set of ``group``/``version`` in ``language``, or the JSON answer saying why
+    there is none: 404 for an unknown version, a JSON-RPC 500 (with ``message``'s ``id``)
+    when it cannot be built."""
+    urlconf = active_urlconf(request)  # once per request: every cache below is keyed on it
+    resolved = _resolve_version(group, version, urlconf)
+    if isinstance(resolved, HttpResponse):
+        return resolved
+    try:
+        return get_toolset(group, resolved, language, urlconf)
+    except ToolSetError as exc:
+        logger.error("%s", exc)
+        data = (
+            {"problems": [{"id": p.id, "message": p.msg, "hint": p.hint} for p in exc.problems]}
+            if settings.DEBUG
+            else None
+        )
+        message_text = (
+            str(exc)
+            if settings.DEBUG
+            else "Internal error: this MCP endpoint is misconfigured; see the server log."
+        )
+        return error_answer(INTERNAL_ERROR, message_text, 500, data, echoed_id(message))
+    except Exception:  # a view or schema the build trips over: still the endpoint's JSON 500
+        logger.exception(
+            "The tools of API group %r (version %r) could not be built.", group, resolved
+        )
+        return error_answer(
+            INTERNAL_ERROR,
+            "Internal error: this MCP endpoint is misconfigured; see the server log.",
+            500,
+            None,
+            echoed_id(message),
+        )
+
+
+def _resolve_version(group: str, version: str | None, urlconf: Any) -> str | None | HttpResponse:
+    groups = get_url_index(urlconf).versions
+    versions = groups.get(group)
+    if versions is None:
+        return unknown_group_response(group, groups)
+    if versions == [None]:
+        if version is not None:
+            return error_answer(
+                INVALID_REQUEST, f"API group {group!r} is not versioned; use /{group}/.", 404
+            )
+        return None
+    if version is None:
+        default = api_settings.DEFAULT_VERSION
+        if default in versions:
+            return default
+        return error_answer(
+            INVALID_REQUEST,
+            f"API group {group!r} is versioned: use one of the endpoints "
+            + ", ".join(f"{group}/{v}/" for v in versions if v)
+            + ".",
+            404,
+        )
+    if version not in versions:
+        return error_answer(
+            INVALID_REQUEST,
+            f"API group {group!r} has no version {version!r}. Versions: {', '.join(v for v in versions if v)}.",
+            404,
+        )
+    return version
+
+
+def negotiated_language(request: HttpRequest) -> str:
+    """Negotiate the language of the tool texts (:func:`~mcp_bridge.toolset.translation.negotiate_language`)
+    and set it as ``request.LANGUAGE_CODE``, as ``LocaleMiddleware`` does (which this makes
+    unnecessary)."""
+    language = negotiate_language(request)
+    request.LANGUAGE_CODE = language
+    return language
+
+
+def labelled(response: HttpResponse, language: str) -> HttpResponse:
+    """``response`` with ``Content-Language`` (RFC 9110 §8.5) and ``Accept-Language`` added to
+    ``Vary`` (§12.5.5), so that shared caches keep one answer per language."""
+    if "Content-Language" not in response:
+        response["Content-Language"] = language
+    if response.has_header("Vary"):
+        patch_vary_headers(response, ("Accept-Language",))
+    else:  # what patch_vary_headers would write, without parsing anything
+        response.headers["Vary"] = "Accept-Language"
+    return response
+
+
+def misconfigured(exc: ImproperlyConfigured) -> HttpResponse:
+    """The JSON-RPC error (HTTP 500) of a settings error met while answering.
+
+    ``ImproperlyConfigured`` (an invalid ``MCP_BRIDGE``, raised on the first access of a
+    setting) would otherwise reach Django, which answers its HTML error page: a client
+    cannot read that. The full message is sent when ``DEBUG`` is on and always logged on
+    ``mcp_bridge.transport``; ``error.data.problems`` lists the check ids (E080, E081,
+    :func:`mcp_bridge.toolset.preflight.configuration_problems`).
+    """
+    logger.error("The MCP endpoint is misconfigured: %s", exc)
+    problems = configuration_problems()
+    error: dict[str, Any] = {
+        "code": INTERNAL_ERROR,
+        "message": str(exc)
+        if settings.DEBUG
+        else "Internal error: this MCP endpoint is misconfigured; see the server log.",
+        "data": {
+            "problems": [
+                {"id": p.id} | ({"message": p.msg, "hint": p.hint} if settings.DEBUG else {})
+                for p in problems
+            ]
+        },
+    }
+    body = dumps_bytes({"jsonrpc": "2.0", "id": None, "error": error})
+    return HttpResponse(body, status=500, content_type="application/json")
