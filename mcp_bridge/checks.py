@@ -58,16 +58,6 @@ from mcp_bridge.toolset.translation import find_catalogue_problems
 from mcp_bridge.transport.authorization import find_authorization_problems
 from mcp_bridge.transport.endpoint import mcp_endpoint
 
-__all__ = [
-    "CHECK_IDS",
-    "TAG",
-    "check_authorization",
-    "check_catalogues",
-    "check_membership",
-    "check_setup",
-    "check_tool_sets",
-]
-
 #: The tag of every mcp_bridge check.
 TAG = "mcp_bridge"
 

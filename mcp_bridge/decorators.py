@@ -23,8 +23,6 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-__all__ = ["GROUP_NAME_PATTERN", "METADATA_ATTR", "api_group", "get_metadata", "mcp_tool"]
-
 METADATA_ATTR = "_mcp_bridge"
 
 #: Group names become URL segments (``/mcp/<group>/``) and translation domains.

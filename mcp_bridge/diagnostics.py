@@ -40,8 +40,6 @@ from mcp_bridge.base.errors import Problem
 from mcp_bridge.decorators import DECORATED, METADATA_ATTR, get_metadata
 from mcp_bridge.toolset.openapi import _url_patterns
 
-__all__ = ["find_setup_problems", "find_tag_problems"]
-
 
 def find_setup_problems(endpoint: Callable[..., Any]) -> list[Problem]:
     """W080-W084: the decorators' tags that publish nothing, and an endpoint included nowhere.

@@ -132,8 +132,6 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-__all__ = ["DEFAULTS", "PROFILES", "VALIDATORS", "bridge_settings"]
-
 #: The schema profiles of :mod:`mcp_bridge.toolset.profiles`, in the order the docs present
 #: them: the choices of ``SCHEMA_PROFILE``. Named here so that the settings, in the base, need
 #: not import the build; the profiles module imports them from here.

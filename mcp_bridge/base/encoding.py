@@ -31,8 +31,6 @@ try:  # the optional extra "fast"
 except ImportError:  # pragma: no cover - depends on the installation
     orjson = None  # type: ignore[assignment]
 
-__all__ = ["EncodedJSON", "dumps", "dumps_bytes", "dumps_data", "loads"]
-
 
 class EncodedJSON:
     """A JSON text that :func:`dumps` inserts verbatim where this object stands.

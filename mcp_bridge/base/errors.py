@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Problem", "ToolSetError"]
-
 
 @dataclass(frozen=True)
 class Problem:

@@ -22,8 +22,6 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.request import Request
 
-__all__ = ["HandlerCall", "is_success", "run_after_commit", "wrap_handler"]
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ECHO_CHARS", "ERROR_ITEMS", "capped", "shorten", "too_deep", "unencodable_text"]
-
 #: How many faults an error lists (the others are counted).
 ERROR_ITEMS = 20
 #: How many characters of a client's value an error message quotes.

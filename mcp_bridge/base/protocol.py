@@ -19,29 +19,6 @@ from typing import Any
 
 from mcp_bridge.base.limits import shorten
 
-__all__ = [
-    "DEFAULT_HEADER_REVISION",
-    "HANDSHAKE_REVISIONS",
-    "HEADER_MISMATCH",
-    "INTERNAL_ERROR",
-    "INVALID_PARAMS",
-    "INVALID_REQUEST",
-    "LATEST_HANDSHAKE_REVISION",
-    "METHOD_NOT_FOUND",
-    "MISSING_REQUIRED_CLIENT_CAPABILITY",
-    "MODERN_ERROR_HTTP_STATUS",
-    "MODERN_REVISIONS",
-    "PARSE_ERROR",
-    "SUPPORTED_REVISIONS",
-    "UNSUPPORTED_PROTOCOL_VERSION",
-    "JsonRpcError",
-    "is_modern",
-    "negotiate_revision",
-    "structured_content_may_be_any_json",
-    "supports_titles_and_output",
-    "validation_errors_are_tool_results",
-]
-
 #: Handshake-era revisions this server speaks, oldest first.
 HANDSHAKE_REVISIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_HANDSHAKE_REVISION = HANDSHAKE_REVISIONS[-1]

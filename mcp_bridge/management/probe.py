@@ -28,8 +28,6 @@ from mcp_bridge.dispatch.methods import Call, handle_message
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.toolset.tools import Tool
 
-__all__ = ["ProbeReport", "probe_toolset"]
-
 
 @dataclass
 class ProbeReport:

@@ -68,8 +68,6 @@ from rest_framework.views import APIView
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.decorators import GROUP_NAME_PATTERN
 
-__all__ = ["DECORATOR", "Membership", "Operation", "Reason", "Rule", "compile_rules"]
-
 #: The keys of one rule.
 RULE_KEYS = ("path", "path_regex", "namespace", "app_name", "view", "methods")
 #: The keys of one group's entry.

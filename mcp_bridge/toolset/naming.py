@@ -48,17 +48,6 @@ from typing import Any, Protocol
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.decorators import split_name_key
 
-__all__ = [
-    "MAX_PORTABLE_LENGTH",
-    "MCP_NAME_PATTERN",
-    "PORTABLE_NAME_PATTERN",
-    "check_names",
-    "copy_qualifiers",
-    "is_portable",
-    "portable_name",
-    "tool_name",
-]
-
 #: MCP spec 2025-11-25, "Tools" → "Tool names".
 MCP_NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_.-]{1,128}$")
 #: What Claude Desktop/claude.ai and OpenAI-backed clients accept.

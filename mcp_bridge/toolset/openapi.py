@@ -1,4 +1,4 @@
-"""Step 1 of the pipeline: the OpenAPI operations of one API group, from drf-spectacular.
+"""The build, OpenAPI: the OpenAPI operations of one API group, from drf-spectacular.
 
 :class:`GroupSchemaGenerator` is drf-spectacular's ``SchemaGenerator``
 restricted to the views of one group (and one API version). It honours every
@@ -37,15 +37,6 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.decorators import get_metadata
 from mcp_bridge.toolset.membership import Membership, Operation, Reason, compile_rules
 from mcp_bridge.toolset.naming import copy_qualifiers
-
-__all__ = [
-    "GroupSchemaGenerator",
-    "OperationSource",
-    "UrlIndex",
-    "build_url_index",
-    "discover_groups",
-    "generate_group_schema",
-]
 
 #: drf-spectacular settings the bridge needs whatever the project's are:
 #: separate request components, so read-only fields never become inputs, and

@@ -1,4 +1,4 @@
-"""Step 2 of the pipeline: OpenAPI operations to OpenRPC-style method descriptions.
+"""The build, OpenAPI → methods: OpenAPI operations to OpenRPC-style method descriptions.
 
 A :class:`Method` is the transport-neutral description of one operation: its
 name, texts, ``params`` (each with the place it goes in the HTTP request) and
@@ -39,8 +39,6 @@ from mcp_bridge.base.media import is_binary_media_type
 from mcp_bridge.toolset.naming import tool_name
 from mcp_bridge.toolset.openapi import OperationSource
 from mcp_bridge.toolset.schema import COMPONENTS_PREFIX, allow_null, to_json_schema
-
-__all__ = ["Method", "Param", "build_document", "build_methods", "convert_components"]
 
 Location = Literal["path", "query", "body_field", "body"]
 

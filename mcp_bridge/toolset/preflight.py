@@ -30,8 +30,6 @@ from rest_framework.settings import api_settings
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
 
-__all__ = ["configuration_problems", "spectacular_problems"]
-
 openapi_logger = logging.getLogger("mcp_bridge.openapi")
 
 #: drf-spectacular messages already logged by this process: a view in several groups, or

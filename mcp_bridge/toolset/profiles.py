@@ -70,23 +70,6 @@ from mcp_bridge.toolset.schema import (
     SUBSCHEMA_MAP_KEYWORDS,
 )
 
-__all__ = [
-    "DEFS",
-    "INLINE",
-    "PORTABLE",
-    "PORTABLE_KEYWORDS",
-    "PROFILES",
-    "QUERY_PARAMETER",
-    "UNROLL_DEPTH",
-    "Conversion",
-    "ProfileError",
-    "convert",
-    "convert_document",
-    "convert_schema",
-    "parse_profile",
-    "profile_from_request",
-]
-
 #: The URL query parameter that picks a profile: ``/mcp/<group>/?schema=inline``.
 QUERY_PARAMETER = "schema"
 #: How many times a recursive definition is expanded along one path in ``portable``

@@ -47,16 +47,6 @@ from mcp_bridge.toolset.tools import Tool, build_tool, declares_output_schema
 from mcp_bridge.toolset.translation import translate_toolset
 from mcp_bridge.toolset.validators import check_schema
 
-__all__ = [
-    "TOOL_NAME_PATTERN",
-    "ToolSet",
-    "active_urlconf",
-    "clear_cache",
-    "get_groups",
-    "get_toolset",
-    "get_url_index",
-]
-
 #: MCP spec 2025-11-25, "Tools" → "Tool names" (see :mod:`mcp_bridge.toolset.naming`).
 TOOL_NAME_PATTERN = MCP_NAME_PATTERN
 

@@ -42,20 +42,6 @@ from urllib.parse import unquote
 
 from rest_framework.utils.encoders import JSONEncoder
 
-__all__ = [
-    "COMPONENTS_PREFIX",
-    "DEFS_PREFIX",
-    "MissingReference",
-    "allow_null",
-    "collect_defs",
-    "input_transform",
-    "iter_refs",
-    "output_transform",
-    "strip_flagged_properties",
-    "to_json_schema",
-    "unresolved_refs",
-]
-
 COMPONENTS_PREFIX = "#/components/schemas/"
 DEFS_PREFIX = "#/$defs/"
 

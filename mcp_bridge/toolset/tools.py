@@ -1,4 +1,4 @@
-"""Step 3 of the pipeline: OpenRPC-style methods to MCP tools.
+"""The build, methods → tools: OpenRPC-style methods to MCP tools.
 
 Each :class:`Tool` is self-contained: the ``#/components/schemas`` references
 of its method are rewritten to ``#/$defs/...`` and only the definitions it
@@ -36,14 +36,6 @@ from mcp_bridge.toolset.openrpc import Method
 from mcp_bridge.toolset.profiles import DEFS, convert_schema
 from mcp_bridge.toolset.schema import collect_defs, input_transform, output_transform
 from mcp_bridge.toolset.validators import SchemaValidator
-
-__all__ = [
-    "Tool",
-    "build_tool",
-    "default_title",
-    "find_omit_rule_problems",
-    "method_annotations",
-]
 
 #: The hints of each HTTP method (RFC 9110 §9.2: GET/HEAD are safe, PUT/DELETE idempotent).
 #: DELETE removes and PUT replaces (the fields left out are reset): destructive. POST and

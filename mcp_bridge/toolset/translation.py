@@ -69,28 +69,6 @@ from django.utils.translation import get_language_from_request, to_locale
 from mcp_bridge.base.errors import Problem, ToolSetError
 from mcp_bridge.toolset.tools import Tool
 
-__all__ = [
-    "ARGUMENT_PREFIX",
-    "DESCRIPTION",
-    "DOMAIN",
-    "TITLE",
-    "Catalogue",
-    "CatalogueError",
-    "ToolText",
-    "TranslatableToolSet",
-    "argument_context",
-    "catalogue_domain",
-    "clear_cache",
-    "fallback_chain",
-    "find_catalogue_problems",
-    "load_catalogue",
-    "locale_dirs",
-    "negotiate_language",
-    "tool_texts",
-    "translate_tool",
-    "translate_toolset",
-]
-
 #: The gettext domain of the base catalogue (``mcp_tools.po``/``.mo``).
 DOMAIN = "mcp_tools"
 #: ``msgctxt`` of a tool's title.

@@ -37,8 +37,6 @@ try:  # the optional extra django-mcp-bridge[fast]
 except ImportError:  # pragma: no cover - exercised by forcing the fallback in tests
     jsonschema_rs = None  # type: ignore[assignment]
 
-__all__ = ["SchemaValidator", "check_schema", "fast_validation_available"]
-
 
 def fast_validation_available() -> bool:
     """Whether jsonschema-rs is installed (``pip install "django-mcp-bridge[fast]"``)."""

@@ -1,4 +1,4 @@
-"""Step 0 of the pipeline: MCP authorization, the endpoint of a protected group as an OAuth 2.1 resource server.
+"""The call, authorization (after the transport's checks, before dispatch): the endpoint of a protected group as an OAuth 2.1 resource server.
 
 MCP spec 2025-11-25 and 2026-07-28, "Authorization". The bridge is only the
 resource server; tokens are issued by an authorization server of the project's
@@ -71,16 +71,6 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import dumps_bytes
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import INTERNAL_ERROR, INVALID_REQUEST
-
-__all__ = [
-    "METADATA_URL_NAME",
-    "Protection",
-    "authorize",
-    "find_authorization_problems",
-    "group_protection",
-    "protected_resource_metadata",
-    "resource_identifier",
-]
 
 logger = logging.getLogger("mcp_bridge.authorization")
 

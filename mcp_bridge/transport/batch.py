@@ -32,8 +32,6 @@ from mcp_bridge.base.protocol import INVALID_REQUEST, JsonRpcError
 from mcp_bridge.dispatch.methods import Call, echoed_id, handle_message
 from mcp_bridge.toolcall.identity import restore
 
-__all__ = ["BATCH_REVISION", "handle_batch"]
-
 #: The only revision with JSON-RPC batches.
 BATCH_REVISION = "2025-03-26"
 

@@ -34,8 +34,6 @@ from mcp_bridge.base.encoding import loads
 from mcp_bridge.base.limits import too_deep
 from mcp_bridge.base.protocol import INVALID_REQUEST, PARSE_ERROR, JsonRpcError
 
-__all__ = ["BodyRefused", "check_depth", "decode_message", "read_body"]
-
 
 class BodyRefused(Exception):
     """The body is not read: ``status`` (411 or 413) and ``message`` say why."""

@@ -33,8 +33,6 @@ from django.utils.cache import patch_vary_headers
 
 from mcp_bridge.base.encoding import EncodedJSON, dumps_bytes
 
-__all__ = ["MIN_BYTES", "accepts_gzip", "gzip_body", "json_answer", "listed_page"]
-
 #: Smaller answers are sent as they are: gzip's header and trailer would outweigh the gain.
 MIN_BYTES = 2048
 #: zlib level 6 (the default): the page is compressed once per tool set, so the better ratio

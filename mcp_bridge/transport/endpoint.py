@@ -102,8 +102,6 @@ from mcp_bridge.transport.bodies import BodyRefused, check_depth, decode_message
 from mcp_bridge.transport.compression import json_answer
 from mcp_bridge.transport.security import origin_allowed
 
-__all__ = ["mcp_endpoint", "openrpc_document", "unknown_endpoint"]
-
 logger = logging.getLogger("mcp_bridge.transport")
 
 #: How the answer to an accepted request is written: JSON, or a one-event SSE stream.

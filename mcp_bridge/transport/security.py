@@ -29,8 +29,6 @@ from django.http.request import split_domain_port, validate_host
 
 from mcp_bridge.base.conf import bridge_settings
 
-__all__ = ["origin_allowed"]
-
 #: Django's ALLOWED_HOSTS fallback while DEBUG is true and the setting is empty.
 _DEBUG_HOSTS = [".localhost", "127.0.0.1", "[::1]"]
 
