@@ -55,8 +55,6 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.handlers import HandlerCall, is_success, run_after_commit, wrap_handler
 
 __all__ = [
-    "UncacheableRequest",
-    "cache_key",
     "cached",
     "invalidate_tags",
     "invalidate_tags_on_commit",

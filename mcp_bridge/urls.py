@@ -38,6 +38,8 @@ if not apps.is_installed("mcp_bridge"):
         "Add it: INSTALLED_APPS = [..., 'rest_framework', 'drf_spectacular', 'mcp_bridge']."
     )
 
+__all__ = ["app_name", "endpoint", "urlpatterns", "well_known"]
+
 app_name = "mcp_bridge"
 
 _GROUP = r"(?P<group>[a-z0-9][a-z0-9_-]{0,63})"
