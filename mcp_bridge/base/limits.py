@@ -20,7 +20,15 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["ECHO_CHARS", "ERROR_ITEMS", "capped", "shorten", "too_deep", "unencodable_text"]
+__all__ = [
+    "ECHO_CHARS",
+    "ERROR_ITEMS",
+    "capped",
+    "echoed",
+    "shorten",
+    "too_deep",
+    "unencodable_text",
+]
 
 #: How many faults an error lists (the others are counted).
 ERROR_ITEMS = 20
@@ -33,6 +41,16 @@ def shorten(text: str, limit: int = ECHO_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def echoed(value: Any) -> Any:
+    """A client's value as an error's data quotes it: a string shortened, anything else as
+    its shortened ``repr`` unless it is a plain scalar."""
+    if isinstance(value, str):
+        return shorten(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return shorten(repr(value))
 
 
 def capped(items: list[Any], limit: int = ERROR_ITEMS) -> tuple[list[Any], int]:
