@@ -38,7 +38,7 @@ cover it).
 Errors are also logged, one record per failed call, on the
 ``mcp_bridge.calls`` logger: WARNING for client errors (4xx, invalid
 arguments, unknown tool), ERROR for server errors (5xx). Exceptions keep their
-traceback on ``mcp_bridge.toolcall.executor``. An exception raised by a receiver of
+traceback on ``mcp_bridge.executor``. An exception raised by a receiver of
 :data:`post_tool_call`, :data:`tool_call_failed` or :data:`tool_call_delivered`
 is logged on ``mcp_bridge.calls`` and does not change the result: the call has
 already happened.

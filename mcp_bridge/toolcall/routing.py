@@ -1,4 +1,4 @@
-"""Part of step 4 (:mod:`mcp_bridge.toolcall.executor`): resolving the path of a tool call's request.
+"""Resolving the path of the view's request, as Django does (:mod:`mcp_bridge.toolcall.executor`).
 
 A tool call's request is resolved like any other, with Django's own
 :meth:`URLResolver.resolve() <django.urls.URLResolver.resolve>`, against the URLconf
