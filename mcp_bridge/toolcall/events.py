@@ -93,39 +93,10 @@ class ToolCall:
             ToolCallFailed: the call raised; any other exception than a ``ToolCallFailed``
                 is turned into its ``"execution"`` failure (:func:`failure_of`).
         """
-        if exc is None:
-            self._report_result()
-        elif isinstance(exc, Exception):
-            failure = failure_of(exc, self)
-            try:
-                self._report_failure(failure.stage, failure.error_object(), failure.exception)
-            except Exception:  # what happens after the call must not change its answer
-                exception_logger.exception("Tool %r: reporting the failure raised.", self.name)
-            if failure is not exc:
-                raise failure from exc
-
-    def send_pre_tool_call(self) -> None:
-        """Send :data:`~mcp_bridge.signals.pre_tool_call` before the view runs.
-
-        Raises:
-            ToolCallFailed: ``"refused"``: a receiver raised an ``APIException``; the
-                answer is the ``isError`` result the view would have given for it.
-            Exception: whatever else a receiver raised: an ``"execution"`` failure (500).
-        """
-        if not pre_tool_call.receivers:  # the common case: nothing to ask
+        if exc is not None:
+            if isinstance(exc, Exception):  # KeyboardInterrupt and the like go through
+                self._report_exception(exc)
             return
-        try:
-            pre_tool_call.send(
-                sender=_sender(self.tool),
-                tool=self.tool,
-                arguments=self.arguments,
-                request=self.request,
-                revision=self.revision,
-            )
-        except APIException as exc:
-            raise ToolCallFailed("refused", result=refusal_result(exc), exception=exc) from exc
-
-    def _report_result(self) -> None:
         result = self.result
         assert result is not None  # a call that returns has made its result
         if result.get("isError"):
@@ -133,9 +104,8 @@ class ToolCall:
             return
         response = self.response
         cached = is_cache_hit(response)
-        if (
-            post_tool_call.receivers
-        ):  # Signal.send_robust does the same test, after building the kwargs
+        # Signal.send_robust does the same test, after building the kwargs.
+        if post_tool_call.receivers:
             _send_robust(
                 post_tool_call,
                 self.tool,
@@ -159,6 +129,36 @@ class ToolCall:
                     result=result,
                 )
             )
+
+    def send_pre_tool_call(self) -> None:
+        """Send :data:`~mcp_bridge.signals.pre_tool_call` before the view runs.
+
+        Raises:
+            ToolCallFailed: ``"refused"``: a receiver raised an ``APIException``; the
+                answer is the ``isError`` result the view would have given for it.
+            Exception: whatever else a receiver raised: an ``"execution"`` failure (500).
+        """
+        if not pre_tool_call.receivers:  # the common case: nothing to ask
+            return
+        try:
+            pre_tool_call.send(
+                sender=_sender(self.tool),
+                tool=self.tool,
+                arguments=self.arguments,
+                request=self.request,
+                revision=self.revision,
+            )
+        except APIException as exc:
+            raise ToolCallFailed("refused", result=refusal_result(exc), exception=exc) from exc
+
+    def _report_exception(self, exc: Exception) -> None:
+        failure = failure_of(exc, self)
+        try:
+            self._report_failure(failure.stage, failure.error_object(), failure.exception)
+        except Exception:  # what happens after the call must not change its answer
+            exception_logger.exception("Tool %r: reporting the failure raised.", self.name)
+        if failure is not exc:
+            raise failure from exc
 
     def _report_failure(
         self, stage: str, error: dict[str, Any], exception: BaseException | None
