@@ -44,8 +44,8 @@ def _column(tool, arguments, path, factory, auth) -> list[str]:
     data = response.data
     structured = tool.structured_content(data, lib.REVISION)
     validator = tool.output_validator(lib.REVISION)
-    result = executor._encoded_once(
-        tool, executor._response_result(tool, response, view_request, lib.REVISION), lib.REVISION
+    result = executor.encoded_result(
+        tool, executor.response_result(tool, response, view_request, lib.REVISION), lib.REVISION
     )
     return [
         _us(lambda: executor.argument_errors(tool, arguments)),

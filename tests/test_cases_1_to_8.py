@@ -138,13 +138,13 @@ def group_tools(cases) -> dict[str, dict]:
 def view_responses(monkeypatch) -> list:
     """The Django responses the views returned to ``tools/call`` (to see their status codes)."""
     responses = []
-    original = executor._response_result
+    original = executor.response_result
 
     def spy(tool, response, *rest):
         responses.append(response)
         return original(tool, response, *rest)
 
-    monkeypatch.setattr(executor, "_response_result", spy)
+    monkeypatch.setattr(executor, "response_result", spy)
     return responses
 
 

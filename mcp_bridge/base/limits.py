@@ -33,6 +33,16 @@ def shorten(text: str, limit: int = ECHO_CHARS) -> str:
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
 
 
+def echoed(value: Any) -> Any:
+    """A client's value as an error's data quotes it: a string shortened, anything else as
+    its shortened ``repr`` unless it is a plain scalar."""
+    if isinstance(value, str):
+        return shorten(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    return shorten(repr(value))
+
+
 def capped(items: list[Any], limit: int = ERROR_ITEMS) -> tuple[list[Any], int]:
     """The first ``limit`` items and how many were left out."""
     return items[:limit], max(0, len(items) - limit)

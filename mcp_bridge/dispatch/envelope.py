@@ -41,8 +41,6 @@ from mcp_bridge.base.protocol import (
     JsonRpcError,
 )
 
-__all__ = ["Envelope", "check_envelope", "decode_header_value"]
-
 #: Methods whose target is mirrored in the ``Mcp-Name`` header, and the param that holds it.
 NAME_BEARING_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 

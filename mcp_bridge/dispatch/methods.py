@@ -32,8 +32,8 @@ from drf_spectacular.settings import spectacular_settings
 
 import mcp_bridge
 from mcp_bridge.base.conf import bridge_settings
-from mcp_bridge.base.encoding import EncodedJSON
-from mcp_bridge.base.limits import capped, shorten
+from mcp_bridge.base.encoding import EncodedJSON, dumps
+from mcp_bridge.base.limits import echoed, shorten
 from mcp_bridge.base.protocol import (
     INVALID_PARAMS,
     INVALID_REQUEST,
@@ -44,13 +44,10 @@ from mcp_bridge.base.protocol import (
     JsonRpcError,
     negotiate_revision,
     supports_titles_and_output,
-    validation_errors_are_tool_results,
 )
 from mcp_bridge.dispatch.envelope import check_envelope
-from mcp_bridge.toolcall import events, executor
+from mcp_bridge.toolcall import executor
 from mcp_bridge.toolset.registry import ToolSet
-
-__all__ = ["Call", "echoed_id", "handle_message"]
 
 
 @dataclass
@@ -260,7 +257,7 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
     listed = call.toolset.pages.get(key)
     if listed is None:
         listed = call.toolset.pages[key] = EncodedJSON(
-            executor.dumps([tool.as_mcp(call.revision, profile) for tool in page])
+            dumps([tool.as_mcp(call.revision, profile) for tool in page])
         )
     result: dict[str, Any] = {"tools": listed}
     if offset + size < len(tools):
@@ -271,40 +268,9 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
     return result
 
 
-# Errors found here, before the view runs, go to the tool_call_failed signal.
-@events.observe_tools_call
 def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
-    name = params.get("name")
-    if not isinstance(name, str):
-        raise JsonRpcError(
-            INVALID_PARAMS, 'Invalid params: tools/call needs "name", the tool name (a string).'
-        )
-    tool = call.toolset.by_name.get(name)
-    if tool is None:
-        raise JsonRpcError(
-            INVALID_PARAMS,
-            f"Unknown tool: {shorten(repr(name))}. Call tools/list to see the tools of this endpoint.",
-            data={"name": _echo(name)},
-        )
-    arguments = params.get("arguments")
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, dict):
-        raise JsonRpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object.')
-    errors = executor.argument_errors(tool, arguments)
-    if errors:
-        # At most ERROR_ITEMS faults are named (mcp_bridge.base.limits), the others counted.
-        errors, omitted = capped(errors)
-        listed = "; ".join(f"{e['argument']}: {e['message']}" for e in errors)
-        message = f"Invalid arguments for tool {name!r}: {listed}"
-        data: dict[str, Any] = {"errors": errors}
-        if omitted:
-            message += f"; and {omitted} more"
-            data["omitted"] = omitted
-        if validation_errors_are_tool_results(call.revision):
-            return executor.tool_error_result(INVALID_PARAMS, message, data)
-        raise JsonRpcError(INVALID_PARAMS, message, data=data)
-    return executor.call_tool(tool, arguments, call.request, call.revision)
+    # The whole call, its signals and its errors: mcp_bridge.toolcall.executor.
+    return executor.call_tool(params, call.toolset, call.request, call.revision)
 
 
 def _empty_listing(key: str) -> Any:
@@ -331,7 +297,7 @@ def _resource_read(params: dict[str, Any], call: Call) -> dict[str, Any]:
     raise JsonRpcError(
         INVALID_PARAMS,
         f"Resource not found: {shorten(repr(uri))}. This server publishes tools only.",
-        data={"uri": _echo(uri)},
+        data={"uri": echoed(uri)},
     )
 
 
@@ -340,18 +306,8 @@ def _prompt_get(params: dict[str, Any], call: Call) -> dict[str, Any]:
     raise JsonRpcError(
         INVALID_PARAMS,
         f"Unknown prompt: {shorten(repr(name))}. This server publishes tools only.",
-        data={"name": _echo(name)},
+        data={"name": echoed(name)},
     )
-
-
-def _echo(value: Any) -> Any:
-    """A client's value as an error's data quotes it: a string shortened, anything else as
-    its shortened ``repr`` unless it is a plain scalar."""
-    if isinstance(value, str):
-        return shorten(value)
-    if value is None or isinstance(value, (bool, int, float)):
-        return value
-    return shorten(repr(value))
 
 
 _EMPTY_LISTINGS = {

@@ -1,12 +1,15 @@
 """The call pipeline: one ``tools/call`` through the real DRF view.
 
-Open :mod:`~mcp_bridge.toolcall.executor` first: it runs a call in a straight line, and the
-modules below are its steps:
+Open :mod:`~mcp_bridge.toolcall.executor` first: its ``call_tool`` runs a call in a straight
+line (find the tool, check the arguments, ``pre_tool_call``, build the view's request, run
+the view, make the result, encode it), and the modules below are its steps:
 
+* :mod:`~mcp_bridge.toolcall.events`: the tool-call signals, sent around the whole call;
 * :mod:`~mcp_bridge.toolcall.routing`: resolving the operation's path as Django does;
 * :mod:`~mcp_bridge.toolcall.identity`: the caller's identity on the view's request;
 * :mod:`~mcp_bridge.toolcall.invocation`: calling the view as Django's handler does;
-* :mod:`~mcp_bridge.toolcall.output` and :mod:`~mcp_bridge.toolcall.files`: the response as
-  a ``CallToolResult``;
-* :mod:`~mcp_bridge.toolcall.events`: the tool-call signals around the whole call.
+* :mod:`~mcp_bridge.toolcall.output` and :mod:`~mcp_bridge.toolcall.files`: the view's data
+  against the ``outputSchema``, and files as content blocks;
+* :mod:`~mcp_bridge.toolcall.results`: every ``CallToolResult`` (a leaf: it imports only
+  the shared base).
 """

@@ -1,14 +1,17 @@
-"""Sending the tool-call signals of :mod:`mcp_bridge.signals` from the pipeline.
+"""The tool-call signals of :mod:`mcp_bridge.signals`, sent around the whole call.
 
-Three hooks, one per layer:
+What wraps the call pipeline's steps (:mod:`mcp_bridge.toolcall.executor` runs them inside):
 
-* :func:`observe_tools_call` decorates the ``tools/call`` handler of
-  :mod:`mcp_bridge.dispatch.methods`: errors found before the view runs (unknown tool,
-  invalid arguments) become :data:`~mcp_bridge.signals.tool_call_failed`;
-* :func:`call_started` and :func:`call_ended` bracket the view in
-  :func:`mcp_bridge.toolcall.executor.call_tool`: :data:`~mcp_bridge.signals.pre_tool_call`,
-  then :data:`~mcp_bridge.signals.post_tool_call` or
-  :data:`~mcp_bridge.signals.tool_call_failed`;
+* :class:`ToolCall` is the context manager around one ``tools/call``. The executor
+  fills it in as its steps return (the tool, the checked arguments, the view's
+  response, the result), and :meth:`ToolCall.send_pre_tool_call` is the step between
+  the argument check and the view: :data:`~mcp_bridge.signals.pre_tool_call`, whose
+  receivers may refuse the call. On exit it reports how the call ended, once:
+  :data:`~mcp_bridge.signals.post_tool_call` for a successful result, else
+  :data:`~mcp_bridge.signals.tool_call_failed`, with the stage of the
+  :class:`~mcp_bridge.toolcall.results.ToolCallFailed` the call stopped with, or
+  ``"execution"`` for an ``isError`` result or any other exception
+  (:func:`failure_of`);
 * :func:`deliver_after_response` is called by the transport's view: it hands the
   calls that succeeded to the response's ``close()``, which the WSGI/ASGI
   server calls once the body is sent, to send
@@ -18,49 +21,198 @@ Three hooks, one per layer:
 from __future__ import annotations
 
 import functools
-import json
 import logging
 from collections.abc import Callable
-from contextvars import ContextVar
-from dataclasses import dataclass
-from http import HTTPStatus
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
+from django.core import signals
 from django.dispatch import Signal
 from django.http import HttpRequest, HttpResponseBase
+from django.urls import Resolver404
 from rest_framework.exceptions import APIException
 
 from mcp_bridge.base.limits import shorten
-from mcp_bridge.base.protocol import MESSAGE_CHARS, JsonRpcError
+from mcp_bridge.base.protocol import MESSAGE_CHARS
 from mcp_bridge.caching import is_cache_hit
 from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivered, tool_call_failed
-from mcp_bridge.toolcall import executor
+from mcp_bridge.toolcall.results import ToolCallFailed, error_of, exception_result, refusal_result
+from mcp_bridge.toolcall.routing import OperationNotFound
 from mcp_bridge.toolset.tools import Tool
-
-__all__ = [
-    "call_ended",
-    "call_started",
-    "deliver_after_response",
-    "deliver_pending",
-    "observe_tools_call",
-]
 
 #: One record per failed tool call; faulty signal receivers are reported here too.
 logger = logging.getLogger("mcp_bridge.calls")
+#: Exceptions in and around the view, with their traceback (outside DEBUG the client sees none).
+exception_logger = logging.getLogger("mcp_bridge.executor")
 
 #: Calls whose result succeeded, waiting for the response to be delivered.
 _PENDING_ATTR = "_mcp_bridge_delivered"
 
 
-@dataclass
-class _CallState:
-    started: bool = False
+class ToolCall:
+    """One ``tools/call`` as its signals describe it, and the context manager that sends them.
+
+    A batch runs several calls on one request: each has its own.
+
+    Attributes:
+        name: the tool name the client asked for.
+        arguments: the ``arguments`` the client sent; the checked ones (a dict) once
+            the executor has checked them.
+        request: the MCP HTTP request.
+        revision: its protocol revision.
+        tool: the :class:`~mcp_bridge.toolset.tools.Tool` once found, else ``None``.
+        response: the view's response, once it has run.
+        result: the ``CallToolResult`` made of it.
+    """
+
+    __slots__ = ("arguments", "name", "request", "response", "result", "revision", "tool")
+
+    def __init__(self, name: Any, arguments: Any, request: HttpRequest, revision: str) -> None:
+        self.name = name
+        self.arguments = arguments
+        self.request = request
+        self.revision = revision
+        self.tool: Tool | None = None
+        self.response: HttpResponseBase | None = None
+        self.result: dict[str, Any] | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        """Report how the call ended: from its result, or from the exception it raised.
+
+        Raises:
+            ToolCallFailed: the call raised; any other exception than a ``ToolCallFailed``
+                is turned into its ``"execution"`` failure (:func:`failure_of`).
+        """
+        if exc is not None:
+            if isinstance(exc, Exception):  # KeyboardInterrupt and the like go through
+                self._report_exception(exc)
+            return
+        result = self.result
+        assert result is not None  # a call that returns has made its result
+        if result.get("isError"):
+            self._report_failure("execution", error_of(result), None)
+            return
+        response = self.response
+        cached = is_cache_hit(response)
+        # Signal.send_robust does the same test, after building the kwargs.
+        if post_tool_call.receivers:
+            _send_robust(
+                post_tool_call,
+                self.tool,
+                arguments=self.arguments,
+                request=self.request,
+                revision=self.revision,
+                result=result,
+                status=getattr(response, "status_code", 200),
+                cached=cached,
+            )
+        if not cached and tool_call_delivered.receivers:
+            pending = self.request.__dict__.setdefault(_PENDING_ATTR, [])
+            pending.append(
+                functools.partial(
+                    _send_robust,
+                    tool_call_delivered,
+                    self.tool,
+                    arguments=self.arguments,
+                    request=self.request,
+                    revision=self.revision,
+                    result=result,
+                )
+            )
+
+    def send_pre_tool_call(self) -> None:
+        """Send :data:`~mcp_bridge.signals.pre_tool_call` before the view runs.
+
+        Raises:
+            ToolCallFailed: ``"refused"``: a receiver raised an ``APIException``; the
+                answer is the ``isError`` result the view would have given for it.
+            Exception: whatever else a receiver raised: an ``"execution"`` failure (500).
+        """
+        if not pre_tool_call.receivers:  # the common case: nothing to ask
+            return
+        try:
+            pre_tool_call.send(
+                sender=_sender(self.tool),
+                tool=self.tool,
+                arguments=self.arguments,
+                request=self.request,
+                revision=self.revision,
+            )
+        except APIException as exc:
+            raise ToolCallFailed("refused", result=refusal_result(exc), exception=exc) from exc
+
+    def _report_exception(self, exc: Exception) -> None:
+        failure = failure_of(exc, self)
+        try:
+            self._report_failure(failure.stage, failure.error_object(), failure.exception)
+        except Exception:  # what happens after the call must not change its answer
+            exception_logger.exception("Tool %r: reporting the failure raised.", self.name)
+        if failure is not exc:
+            raise failure from exc
+
+    def _report_failure(
+        self, stage: str, error: dict[str, Any], exception: BaseException | None
+    ) -> None:
+        code = error.get("code")
+        level = logging.ERROR if isinstance(code, int) and code >= 500 else logging.WARNING
+        # Both may quote the client's values: bounded in the log as in the answer (mcp_bridge.base.limits).
+        logger.log(
+            level,
+            "Tool call %s failed (%s): code %s, %s",
+            shorten(repr(self.name)),
+            stage,
+            code,
+            shorten(str(error.get("message")), MESSAGE_CHARS),
+        )
+        _send_robust(
+            tool_call_failed,
+            self.tool,
+            name=self.name,
+            arguments=self.arguments,
+            request=self.request,
+            revision=self.revision,
+            error=error,
+            stage=stage,
+            exception=exception,
+        )
 
 
-# Set by observe_tools_call for the duration of one tools/call: tells it whether the executor
-# took over (and so sent the signals itself). A ContextVar, not a request attribute, because a
-# batch runs several calls on one request.
-_current: ContextVar[_CallState | None] = ContextVar("mcp_bridge_tool_call", default=None)
+def failure_of(exc: Exception, call: ToolCall) -> ToolCallFailed:
+    """The failure that ``exc``, raised by ``call``, stands for.
+
+    A :class:`~mcp_bridge.toolcall.results.ToolCallFailed` is its own. Any other
+    exception happened in or around the view: it is logged on ``mcp_bridge.executor``
+    and, unless it is a path that resolves to no view, sent to Django's
+    ``got_request_exception`` (so that error reporters, Sentry or ``mail_admins``, see it
+    as for any view), and answered as a 500 (the client's 404 for
+    :class:`~mcp_bridge.toolcall.routing.OperationNotFound`).
+    """
+    if isinstance(exc, ToolCallFailed):
+        return exc
+    not_found = isinstance(exc, OperationNotFound)
+    if not_found:
+        # The client's value, as REST's 404 for the same path: django.request logs those as warnings.
+        exception_logger.warning(
+            "Tool %r: the path parameters lead to no view of this operation (404).", call.name
+        )
+    elif isinstance(exc, Resolver404) and call.tool is not None:
+        exception_logger.error(
+            "Tool %r: path %r no longer resolves.", call.name, call.tool.method.source.path
+        )
+    else:
+        exception_logger.error("Tool %r raised %s", call.name, type(exc).__name__, exc_info=exc)
+        signals.got_request_exception.send(sender=None, request=call.request)
+    return ToolCallFailed(
+        "execution", result=exception_result(exc, not_found=not_found), exception=exc
+    )
 
 
 def _sender(tool: Tool | None) -> type | None:
@@ -73,179 +225,6 @@ def _send_robust(signal: Signal, tool: Tool | None, **kwargs: Any) -> None:
             logger.error(
                 "Receiver %r of a tool-call signal raised %r.", receiver, outcome, exc_info=outcome
             )
-
-
-def _failed(
-    tool: Tool | None,
-    name: Any,
-    arguments: Any,
-    request: HttpRequest,
-    revision: str,
-    error: dict[str, Any],
-    stage: str,
-    exception: BaseException | None = None,
-) -> None:
-    code = error.get("code")
-    level = logging.ERROR if isinstance(code, int) and code >= 500 else logging.WARNING
-    # Both may quote the client's values: bounded in the log as in the answer (mcp_bridge.base.limits).
-    logger.log(
-        level,
-        "Tool call %s failed (%s): code %s, %s",
-        shorten(repr(name)),
-        stage,
-        code,
-        shorten(str(error.get("message")), MESSAGE_CHARS),
-    )
-    _send_robust(
-        tool_call_failed,
-        tool,
-        name=name,
-        arguments=arguments,
-        request=request,
-        revision=revision,
-        error=error,
-        stage=stage,
-        exception=exception,
-    )
-
-
-def _error_of(result: dict[str, Any]) -> dict[str, Any]:
-    """The ``{"code", "message", "data"}`` object of an ``isError`` result (its text block)."""
-    try:
-        error = json.loads(result["content"][0]["text"])
-    except (KeyError, IndexError, TypeError, ValueError):
-        error = None
-    return (
-        error if isinstance(error, dict) else {"code": None, "message": str(result.get("content"))}
-    )
-
-
-def observe_tools_call(
-    handler: Callable[[dict[str, Any], Any], dict[str, Any]],
-) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
-    """Decorate the ``tools/call`` handler ``handler(params, call)`` of the dispatcher.
-
-    Sends :data:`~mcp_bridge.signals.tool_call_failed` for the errors the
-    handler finds before the executor takes over: a JSON-RPC error it raises
-    (``stage="lookup"``, or ``"arguments"`` when it lists argument errors), or
-    an ``isError`` result it returns itself (invalid arguments from 2025-11-25 on).
-    """
-
-    @functools.wraps(handler)
-    def wrapper(params: dict[str, Any], call: Any) -> dict[str, Any]:
-        state = _CallState()
-        token = _current.set(state)
-        try:
-            result = handler(params, call)
-        except JsonRpcError as exc:
-            if not state.started:
-                stage = (
-                    "arguments" if isinstance(exc.data, dict) and "errors" in exc.data else "lookup"
-                )
-                _failed_before_execution(params, call, exc.as_error(), stage)
-            raise
-        finally:
-            _current.reset(token)
-        if not state.started and result.get("isError"):
-            _failed_before_execution(params, call, _error_of(result), "arguments")
-        return result
-
-    return wrapper
-
-
-def _failed_before_execution(
-    params: dict[str, Any], call: Any, error: dict[str, Any], stage: str
-) -> None:
-    name = params.get("name")
-    tool = call.toolset.by_name.get(name) if isinstance(name, str) else None
-    _failed(tool, name, params.get("arguments"), call.request, call.revision, error, stage)
-
-
-def call_started(
-    tool: Tool, arguments: dict[str, Any], request: HttpRequest, revision: str
-) -> dict[str, Any] | None:
-    """Send :data:`~mcp_bridge.signals.pre_tool_call` before the view runs.
-
-    Returns:
-        ``None`` to go on; the ``isError`` result to send instead when a receiver
-        refused the call with an ``APIException`` (after sending
-        :data:`~mcp_bridge.signals.tool_call_failed`).
-
-    Raises:
-        Exception: whatever else a receiver raised; the executor answers it as an
-            exception around the view (500) and passes it to :func:`call_ended`.
-    """
-    state = _current.get()
-    if state is not None:
-        state.started = True
-    if not pre_tool_call.receivers:  # the common case: nothing to ask
-        return None
-    try:
-        pre_tool_call.send(
-            sender=_sender(tool), tool=tool, arguments=arguments, request=request, revision=revision
-        )
-    except APIException as exc:
-        # The shape DRF's exception handler gives the same exception in a view.
-        detail = exc.detail if isinstance(exc.detail, (list, dict)) else {"detail": exc.detail}
-        message = (
-            str(exc.detail) if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
-        )
-        data: dict[str, Any] = {"status": exc.status_code, "detail": detail}
-        if getattr(exc, "wait", None):
-            data["retryAfter"] = str(int(exc.wait))  # type: ignore[attr-defined]
-        result = executor.tool_error_result(exc.status_code, message, data)
-        _failed(tool, tool.name, arguments, request, revision, _error_of(result), "refused", exc)
-        return result
-    return None
-
-
-def call_ended(
-    tool: Tool,
-    arguments: dict[str, Any],
-    request: HttpRequest,
-    revision: str,
-    result: dict[str, Any],
-    *,
-    response: HttpResponseBase | None = None,
-    exception: BaseException | None = None,
-) -> dict[str, Any]:
-    """Send :data:`~mcp_bridge.signals.post_tool_call` or :data:`~mcp_bridge.signals.tool_call_failed`
-    for the call's final ``result``, and queue :data:`~mcp_bridge.signals.tool_call_delivered`.
-
-    Returns:
-        ``result``, unchanged.
-    """
-    if result.get("isError"):
-        _failed(
-            tool, tool.name, arguments, request, revision, _error_of(result), "execution", exception
-        )
-        return result
-    cached = is_cache_hit(response)
-    if post_tool_call.receivers:  # Signal.send_robust does the same test, after building the kwargs
-        _send_robust(
-            post_tool_call,
-            tool,
-            arguments=arguments,
-            request=request,
-            revision=revision,
-            result=result,
-            status=getattr(response, "status_code", 200),
-            cached=cached,
-        )
-    if not cached and tool_call_delivered.receivers:
-        pending = request.__dict__.setdefault(_PENDING_ATTR, [])
-        pending.append(
-            functools.partial(
-                _send_robust,
-                tool_call_delivered,
-                tool,
-                arguments=arguments,
-                request=request,
-                revision=revision,
-                result=result,
-            )
-        )
-    return result
 
 
 def deliver_after_response(request: HttpRequest, response: HttpResponseBase) -> None:

@@ -1,17 +1,33 @@
-"""Step 4 of the pipeline: ``tools/call`` through the real DRF view.
+"""The executor: one ``tools/call``, from its ``params`` to its answer, through the real DRF view.
 
-A call becomes an ordinary Django request for the operation — its HTTP
-method, the path with the path parameters filled in, the query string and a
-JSON body — carrying the MCP caller's identity (the same headers and cookies,
-and the ``user``/``session`` that middleware attached to the MCP request; the
-user DRF authenticates is written back to the MCP request, see
-:mod:`mcp_bridge.toolcall.identity`). It is resolved as Django's handler resolves it
-(:mod:`mcp_bridge.toolcall.routing`) and the view is called, so the whole DRF pipeline runs: authentication, permissions, throttles, versioning,
-serializer validation, pagination and the exception handler. View classes are
-never patched; ``ATOMIC_REQUESTS`` is honoured as Django's handler does.
+:func:`call_tool` runs the call pipeline's steps in order, as DRF's ``APIView.dispatch``
+runs a request's, each a function that returns:
 
-The view's response becomes an MCP ``CallToolResult`` (MCP spec 2025-11-25,
-"Tools" → "Tool Result"):
+1. find the tool (:func:`find_tool`) and check the arguments against its
+   ``inputSchema`` (:func:`checked_arguments`);
+2. :data:`~mcp_bridge.signals.pre_tool_call`, whose receivers may refuse the call
+   (:meth:`ToolCall.send_pre_tool_call <mcp_bridge.toolcall.events.ToolCall.send_pre_tool_call>`);
+3. build the view's request (:func:`build_request`): an ordinary Django request for the
+   operation (its HTTP method, the path with the path parameters filled in, the query
+   string and a JSON body) carrying the MCP caller's identity (the same headers and
+   cookies, and the ``user``/``session`` that middleware attached to the MCP request;
+   the user DRF authenticates is written back to the MCP request, see
+   :mod:`mcp_bridge.toolcall.identity`), resolved as Django's handler resolves it
+   (:mod:`mcp_bridge.toolcall.routing`);
+4. run the view (:func:`~mcp_bridge.toolcall.invocation.call_view`), so that the whole
+   DRF pipeline runs: authentication, permissions, throttles, versioning, serializer
+   validation, pagination and the exception handler. View classes are never patched;
+   ``ATOMIC_REQUESTS`` is honoured as Django's handler does;
+5. make the result of its response (:func:`response_result`);
+6. encode it (:func:`encoded_result`).
+
+The signals are sent around the whole call by the context manager
+:class:`~mcp_bridge.toolcall.events.ToolCall`, which reports how the call ended. A step
+that stops the call raises :class:`~mcp_bridge.toolcall.results.ToolCallFailed`, which
+carries the answer; one ``try``/``except`` turns every failure into the answer.
+
+The results (MCP spec 2025-11-25, "Tools" → "Tool Result"; their shapes are built in
+:mod:`mcp_bridge.toolcall.results`):
 
 * 2xx: ``{"content": [{"type": "text", "text": <JSON>}],
   "structuredContent": {"result": <data>}, "isError": false}`` up to
@@ -27,40 +43,47 @@ The view's response becomes an MCP ``CallToolResult`` (MCP spec 2025-11-25,
   '{"code": <HTTP status>, "message": ..., "data": {"status": ..., "detail": ...}}'}],
   "isError": true}``. Exception details (class, message, traceback) are added
   to ``data`` only when ``DEBUG`` is true.
+
+An unknown tool, ``params`` of the wrong shape, and invalid arguments before 2025-11-25
+are answered with a JSON-RPC error (-32602) instead; invalid arguments from 2025-11-25
+on with an ``isError`` result (SEP-1303).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import re
-import traceback
 from functools import lru_cache
 from io import BytesIO
 from typing import Any
 from urllib.parse import urlencode
 
-from django.conf import settings
-from django.core import signals
 from django.http import HttpRequest, HttpResponseBase
-from django.urls import Resolver404
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
 from mcp_bridge.base.encoding import dumps, dumps_bytes, dumps_data
-from mcp_bridge.base.limits import shorten, unencodable_text
-from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
+from mcp_bridge.base.limits import capped, echoed, shorten, unencodable_text
+from mcp_bridge.base.protocol import (
+    INVALID_PARAMS,
+    JsonRpcError,
+    structured_content_may_be_any_json,
+    supports_titles_and_output,
+    validation_errors_are_tool_results,
+)
 from mcp_bridge.toolcall import events
 from mcp_bridge.toolcall.files import accepted_media_types, file_result, is_file_response
 from mcp_bridge.toolcall.identity import ViewRequest
 from mcp_bridge.toolcall.invocation import call_view
 from mcp_bridge.toolcall.output import mismatch_result
-from mcp_bridge.toolcall.routing import OperationNotFound, resolve_operation
+from mcp_bridge.toolcall.results import (
+    ToolCallFailed,
+    success_result,
+    tool_error_result,
+    view_error_result,
+)
+from mcp_bridge.toolcall.routing import resolve_operation
+from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.toolset.tools import Tool
-
-__all__ = ["argument_errors", "call_tool", "dumps", "logger", "tool_error_result"]
-
-#: Errors of tool execution are logged here (outside DEBUG the client sees no details).
-logger = logging.getLogger("mcp_bridge.executor")
 
 _PLACEHOLDER = re.compile(r"\{([^}/]+)\}")
 #: CGI variables that describe the server and the client connection, kept as they are.
@@ -86,6 +109,92 @@ _TRANSPORT_HEADERS = frozenset(
     }
 )
 _JSON_ONLY = ["application/json"]
+
+
+def call_tool(
+    params: dict[str, Any], toolset: ToolSet, mcp_request: HttpRequest, revision: str
+) -> dict[str, Any]:
+    """Answer the ``tools/call`` of ``params`` (``name``, ``arguments``) on ``toolset``.
+
+    Returns:
+        The ``CallToolResult``: the view's, or an ``isError`` result for any failure
+        of the view, of anything around it (a signal receiver, reading its response,
+        checking the output), and for invalid arguments from 2025-11-25 on.
+
+    Raises:
+        JsonRpcError: only when the answer is a JSON-RPC error (-32602): an unknown
+            tool, ``params`` of the wrong shape, invalid arguments before 2025-11-25.
+    """
+    call = events.ToolCall(params.get("name"), params.get("arguments"), mcp_request, revision)
+    try:
+        with call:  # the tool-call signals, sent on the way out
+            tool = call.tool = find_tool(toolset, call.name)
+            arguments = call.arguments = checked_arguments(tool, call.arguments, revision)
+            call.send_pre_tool_call()
+            request = build_request(tool, arguments, mcp_request)
+            response = call.response = call_view(request)
+            result = call.result = response_result(tool, response, request, revision)
+        return encoded_result(tool, result, revision)
+    except Exception as exc:  # noqa: BLE001 -- every failure is answered (ToolCallFailed.answer)
+        return events.failure_of(exc, call).answer()
+
+
+def find_tool(toolset: ToolSet, name: Any) -> Tool:
+    """The tool of ``toolset`` called ``name``.
+
+    Raises:
+        ToolCallFailed: ``"lookup"``, a JSON-RPC error: ``name`` is no string, or no tool.
+    """
+    if not isinstance(name, str):
+        raise ToolCallFailed(
+            "lookup",
+            error=JsonRpcError(
+                INVALID_PARAMS, 'Invalid params: tools/call needs "name", the tool name (a string).'
+            ),
+        )
+    tool = toolset.by_name.get(name)
+    if tool is None:
+        raise ToolCallFailed(
+            "lookup",
+            error=JsonRpcError(
+                INVALID_PARAMS,
+                f"Unknown tool: {shorten(repr(name))}. Call tools/list to see the tools of this endpoint.",
+                data={"name": echoed(name)},
+            ),
+        )
+    return tool
+
+
+def checked_arguments(tool: Tool, arguments: Any, revision: str) -> dict[str, Any]:
+    """The call's ``arguments`` (``{}`` when absent or ``null``), valid for ``tool``.
+
+    Raises:
+        ToolCallFailed: ``"lookup"``, a JSON-RPC error: ``arguments`` is no object;
+            ``"arguments"``: they do not match the ``inputSchema`` (:func:`argument_errors`):
+            an ``isError`` result from 2025-11-25 on (SEP-1303), a JSON-RPC error before,
+            both with ``{"code": -32602, "message": ..., "data": {"errors": [...]}}``.
+    """
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise ToolCallFailed(
+            "lookup",
+            error=JsonRpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object.'),
+        )
+    errors = argument_errors(tool, arguments)
+    if not errors:
+        return arguments
+    # At most ERROR_ITEMS faults are named (mcp_bridge.base.limits), the others counted.
+    errors, omitted = capped(errors)
+    listed = "; ".join(f"{e['argument']}: {e['message']}" for e in errors)
+    message = f"Invalid arguments for tool {tool.name!r}: {listed}"
+    data: dict[str, Any] = {"errors": errors}
+    if omitted:
+        message += f"; and {omitted} more"
+        data["omitted"] = omitted
+    if validation_errors_are_tool_results(revision):
+        raise ToolCallFailed("arguments", result=tool_error_result(INVALID_PARAMS, message, data))
+    raise ToolCallFailed("arguments", error=JsonRpcError(INVALID_PARAMS, message, data=data))
 
 
 def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
@@ -138,12 +247,6 @@ def _schema_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
     # One problem, one message: jsonschema can report the same fault from several branches.
     unique = {(e["argument"], e["message"]): e for e in errors}
     return sorted(unique.values(), key=lambda e: e["argument"])
-
-
-def tool_error_result(code: int, message: str, data: dict[str, Any]) -> dict[str, Any]:
-    """An ``isError`` ``CallToolResult`` whose text is ``{"code", "message", "data"}`` JSON."""
-    text = dumps({"code": code, "message": message, "data": data})
-    return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
 def _fill_path(template: str, values: dict[str, Any]) -> str:
@@ -276,57 +379,6 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
     return request
 
 
-def call_tool(
-    tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, revision: str
-) -> dict[str, Any]:
-    """Run the tool's view for the MCP caller and return the ``CallToolResult``.
-
-    ``arguments`` must already be valid (see :func:`argument_errors`). Never
-    raises: a failure of the view, or of anything after it (reading its response,
-    checking the output, a signal receiver), is an ``isError`` result.
-    """
-    response = None
-    ended = False  # call_ended sent: the signals of one call go out once
-    try:
-        # pre_tool_call (mcp_bridge.signals): a receiver may refuse the call.
-        refusal = events.call_started(tool, arguments, mcp_request, revision)
-        if refusal is not None:
-            return refusal
-        request = build_request(tool, arguments, mcp_request)
-        assert request.resolver_match is not None  # build_request resolves or raises
-        response = call_view(request.resolver_match, request)
-        result = _response_result(tool, response, request, revision)
-        ended = True
-        result = events.call_ended(
-            tool, arguments, mcp_request, revision, result, response=response
-        )
-        return _encoded_once(tool, result, revision)
-    except Exception as exc:  # noqa: BLE001 -- call_tool never raises: every failure is an isError result
-        result = _exception_result(tool, exc, mcp_request)
-        if ended:
-            return result
-        try:
-            return events.call_ended(tool, arguments, mcp_request, revision, result, exception=exc)
-        except Exception:  # what happens after the view must not turn the answer into an HTML 500
-            logger.exception("Tool %r: reporting the failure raised.", tool.name)
-            return result
-
-
-def _encoded_once(tool: Tool, result: dict[str, Any], revision: str) -> dict[str, Any]:
-    """The result to answer with: its ``structuredContent`` is the very JSON text of the
-    text block, spliced in by :func:`~mcp_bridge.base.encoding.dumps` instead of being encoded a
-    second time (the spec asks for the data in both places). Signal receivers got the
-    decoded data."""
-    if "structuredContent" not in result:
-        return result
-    return {
-        **result,
-        "structuredContent": tool.encoded_structured_content(
-            result["content"][0]["text"], revision
-        ),
-    }
-
-
 def _response_data(response: HttpResponseBase) -> Any:
     if hasattr(response, "data"):
         return response.data
@@ -344,30 +396,25 @@ def _response_data(response: HttpResponseBase) -> Any:
     return text
 
 
-def _response_result(
+def response_result(
     tool: Tool, response: HttpResponseBase, request: HttpRequest, revision: str
 ) -> dict[str, Any]:
+    """The ``CallToolResult`` of the view's ``response`` to ``request`` (see the module
+    docstring), with ``structuredContent`` as decoded data."""
     status = response.status_code
     if 200 <= status < 300 and is_file_response(response):
         return file_result(tool.name, response, request.build_absolute_uri())
     data = _response_data(response)
-    if 200 <= status < 300:
-        text = dumps_data(data)
-        result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
-        if _sends_structured_content(tool, data, revision):
-            # Checked as the client receives it: the JSON form of the data (mcp_bridge.toolcall.output).
-            mismatch = mismatch_result(tool, data, text, status, revision)
-            if mismatch is not None:
-                return mismatch
-            result["structuredContent"] = tool.structured_content(data, revision)
-        result["isError"] = False
-        return result
-    detail = data.get("detail") if isinstance(data, dict) else None
-    message = str(detail) if isinstance(detail, str) else response.reason_phrase
-    error_data: dict[str, Any] = {"status": status, "detail": data}
-    if response.get("Retry-After"):
-        error_data["retryAfter"] = response["Retry-After"]
-    return tool_error_result(status, message, error_data)
+    if not 200 <= status < 300:
+        return view_error_result(status, response.reason_phrase, data, response.get("Retry-After"))
+    text = dumps_data(data)
+    if not _sends_structured_content(tool, data, revision):
+        return success_result(text)
+    # Checked as the client receives it: the JSON form of the data (mcp_bridge.toolcall.output).
+    mismatch = mismatch_result(tool, data, text, status, revision)
+    if mismatch is not None:
+        return mismatch
+    return success_result(text, tool.structured_content(data, revision))
 
 
 def _sends_structured_content(tool: Tool, data: Any, revision: str) -> bool:
@@ -379,24 +426,16 @@ def _sends_structured_content(tool: Tool, data: Any, revision: str) -> bool:
     return True
 
 
-def _exception_result(tool: Tool, exc: Exception, mcp_request: HttpRequest) -> dict[str, Any]:
-    if isinstance(exc, OperationNotFound):
-        # The client's value, as REST's 404 for the same path: django.request logs those as warnings.
-        logger.warning(
-            "Tool %r: the path parameters lead to no view of this operation (404).", tool.name
-        )
-        return tool_error_result(
-            404, "Not Found", {"status": 404, "detail": {"detail": "Not found."}}
-        )
-    if isinstance(exc, Resolver404):
-        logger.error("Tool %r: path %r no longer resolves.", tool.name, tool.method.source.path)
-    else:
-        logger.error("Tool %r raised %s", tool.name, type(exc).__name__, exc_info=exc)
-        # Lets error reporters (Sentry, mail_admins...) see the failure, as for any view.
-        signals.got_request_exception.send(sender=None, request=mcp_request)
-    data: dict[str, Any] = {"status": 500}
-    if settings.DEBUG:
-        data["exception"] = f"{type(exc).__module__}.{type(exc).__qualname__}"
-        data["message"] = str(exc)
-        data["traceback"] = "".join(traceback.format_exception(exc))
-    return tool_error_result(500, "Internal Server Error", data)
+def encoded_result(tool: Tool, result: dict[str, Any], revision: str) -> dict[str, Any]:
+    """The result to answer with: its ``structuredContent`` is the very JSON text of the
+    text block, spliced in by :func:`~mcp_bridge.base.encoding.dumps` instead of being encoded a
+    second time (the spec asks for the data in both places). Signal receivers got the
+    decoded data."""
+    if "structuredContent" not in result:
+        return result
+    return {
+        **result,
+        "structuredContent": tool.encoded_structured_content(
+            result["content"][0]["text"], revision
+        ),
+    }

@@ -18,16 +18,13 @@ one is not read further, and the call answers ``isError`` with ``{"code": 413,
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
 from django.http import HttpResponseBase, StreamingHttpResponse
 
 from mcp_bridge.base.conf import bridge_settings
-from mcp_bridge.base.encoding import dumps
 from mcp_bridge.base.media import is_binary_media_type
-
-__all__ = ["accepted_media_types", "file_result", "is_file_response"]
+from mcp_bridge.toolcall.results import file_content_result, tool_error_result
 
 
 def accepted_media_types(operation: dict[str, Any]) -> list[str]:
@@ -101,24 +98,9 @@ def file_result(tool_name: str, response: HttpResponseBase, uri: str) -> dict[st
             f"The file returned by tool {tool_name!r} is larger than "
             f'MCP_BRIDGE["MAX_FILE_BYTES"] ({limit} bytes); raise the setting or download it over HTTP.'
         )
-        text = dumps(
-            {
-                "code": 413,
-                "message": message,
-                "data": {
-                    "status": response.status_code,
-                    "limit": limit,
-                    "setting": "MAX_FILE_BYTES",
-                },
-            }
-        )
-        return {"content": [{"type": "text", "text": text}], "isError": True}
+        data = {"status": response.status_code, "limit": limit, "setting": "MAX_FILE_BYTES"}
+        return tool_error_result(413, message, data)
     media_type = (
         response.get("Content-Type", "").split(";")[0].strip() or "application/octet-stream"
     )
-    data = base64.b64encode(content).decode("ascii")
-    if media_type.startswith("image/"):
-        block: dict[str, Any] = {"type": "image", "data": data, "mimeType": media_type}
-    else:
-        block = {"type": "resource", "resource": {"uri": uri, "mimeType": media_type, "blob": data}}
-    return {"content": [block], "isError": False}
+    return file_content_result(content, media_type, uri)

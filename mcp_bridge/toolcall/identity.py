@@ -30,8 +30,6 @@ from typing import Any
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest
 
-__all__ = ["IDENTITY_ATTRIBUTES", "ViewRequest", "restore"]
-
 #: Request attributes set by middleware that identify the caller, copied to the view's request.
 #: ``_force_auth_*`` is DRF's forced authentication (``APIClient.force_authenticate``,
 #: and ``manage.py mcp_stdio --user``): rest_framework.request.Request reads it.

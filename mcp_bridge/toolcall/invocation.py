@@ -1,4 +1,4 @@
-"""Part of step 4 (:mod:`mcp_bridge.toolcall.executor`): calling the operation's view.
+"""Running the view, in the call pipeline's executor (:mod:`mcp_bridge.toolcall.executor`).
 
 The view is called as Django's handler calls it:
 
@@ -17,19 +17,19 @@ from __future__ import annotations
 from asgiref.sync import async_to_sync, iscoroutinefunction
 from django.core.handlers.base import BaseHandler
 from django.http import HttpRequest, HttpResponseBase
-from django.urls import ResolverMatch
-
-__all__ = ["call_view"]
 
 _atomic_handler = BaseHandler()
 
 
-def call_view(match: ResolverMatch, request: HttpRequest) -> HttpResponseBase:
-    """Call the resolved view with the request and the path's arguments; return its response.
+def call_view(request: HttpRequest) -> HttpResponseBase:
+    """Call the view ``request.resolver_match`` resolved to, with the request and the
+    path's arguments; return its response.
 
     Raises:
         Exception: whatever the view raises (the executor turns it into an ``isError`` result).
     """
+    match = request.resolver_match
+    assert match is not None  # the executor's build_request resolves or raises
     # Private Django API: ATOMIC_REQUESTS as Django's handler applies it (per database,
     # honouring non_atomic_requests); tests/test_private_apis.py fails if it disappears.
     view = _atomic_handler.make_view_atomic(match.func)

@@ -48,14 +48,9 @@ from typing import Any
 from jsonschema.exceptions import ValidationError
 
 from mcp_bridge.base.conf import bridge_settings
-from mcp_bridge.base.encoding import EncodedJSON, dumps, loads
+from mcp_bridge.base.encoding import loads
+from mcp_bridge.toolcall.results import applied_write_result, tool_error_result
 from mcp_bridge.toolset.tools import Tool
-
-__all__ = [
-    "mismatch_message",
-    "mismatch_result",
-    "output_errors",
-]
 
 logger = logging.getLogger("mcp_bridge.executor")
 
@@ -108,21 +103,10 @@ def mismatch_result(
     logger.warning("%s", message)
     listed = [_error_entry(error) for error in errors[:_MAX_ERRORS]]
     if tool.method.source.method not in _SAFE_METHODS:
-        applied = (
-            f"Applied: the operation was carried out (HTTP {status}); do not repeat it. Its data is "
-            f"in data.result. {message}"
-        )
-        payload = {
-            "status": status,
-            "applied": True,
-            "result": EncodedJSON(text),
-            "errors": listed,
-            "hint": hint,
-        }
-        return _error_result(status, applied, payload)
+        return applied_write_result(status, message, text, listed, hint)
     if mode == "warn":
         return None
-    return _error_result(500, message, {"status": 500, "errors": listed, "hint": hint})
+    return tool_error_result(500, message, {"status": 500, "errors": listed, "hint": hint})
 
 
 def mismatch_hint(view_label: str, errors: list[ValidationError]) -> str:
@@ -146,12 +130,6 @@ def _expects_object(error: ValidationError) -> bool:
     return error.validator == "type" and "object" in (
         expected if isinstance(expected, list) else [expected]
     )
-
-
-def _error_result(code: int, message: str, data: dict[str, Any]) -> dict[str, Any]:
-    # The shape of mcp_bridge.toolcall.executor.tool_error_result (which imports this module).
-    text = dumps({"code": code, "message": message, "data": data})
-    return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
 def mismatch_message(

@@ -1,4 +1,4 @@
-"""Part of step 4 (:mod:`mcp_bridge.toolcall.executor`): resolving the path of a tool call's request.
+"""Resolving the path of the view's request, as Django does (:mod:`mcp_bridge.toolcall.executor`).
 
 A tool call's request is resolved like any other, with Django's own
 :meth:`URLResolver.resolve() <django.urls.URLResolver.resolve>`, against the URLconf
@@ -49,14 +49,6 @@ from typing import Any
 from django.urls import Resolver404, URLPattern, URLResolver, get_resolver
 from django.urls.converters import DEFAULT_CONVERTERS
 from django.urls.resolvers import RegexPattern, ResolverMatch, RoutePattern
-
-__all__ = [
-    "CACHED_FILLED_PATHS",
-    "CACHED_PATHS",
-    "OperationNotFound",
-    "resolve_operation",
-    "resolve_operation_path",
-]
 
 #: How many resolved paths without parameters a process remembers (~4 KB each).
 CACHED_PATHS = 1024

@@ -32,6 +32,7 @@ from django.core import signals
 from django.core.management.base import BaseCommand, CommandError
 from django.http import HttpRequest
 
+from mcp_bridge.base.encoding import dumps
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import (
     DEFAULT_HEADER_REVISION,
@@ -43,7 +44,6 @@ from mcp_bridge.base.protocol import (
 )
 from mcp_bridge.dispatch.methods import Call, handle_message
 from mcp_bridge.toolcall.events import deliver_pending
-from mcp_bridge.toolcall.executor import dumps
 from mcp_bridge.toolset.profiles import PROFILES
 from mcp_bridge.toolset.registry import get_groups, get_toolset
 from mcp_bridge.toolset.translation import negotiate_language
