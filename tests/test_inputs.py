@@ -573,7 +573,9 @@ def gunicorn_url(tmp_path_factory):
             assert process.poll() is None, log.read_text() if log.exists() else "gunicorn exited"
             text = log.read_text() if log.exists() else ""
             found = re.search(r"Listening at: http://127\.0\.0\.1:(\d+)", text)
-            port = found and "Booting worker" in text and found.group(1)
+            # Gunicorn writes "Listening at" before "Booting worker": keep waiting (None)
+            # until both are there, never stop on the falsy value between the two.
+            port = found.group(1) if found and "Booting worker" in text else None
             time.sleep(0.1)
         assert port, f"gunicorn did not start: {log.read_text() if log.exists() else 'no log'}"
         yield "127.0.0.1", int(port)
