@@ -1,4 +1,5 @@
-"""Instructions per request: ``tools/call`` against the REST request to the same view, counted.
+"""Instructions per request: ``tools/call`` against the REST request to the same view, and
+against its floor, counted.
 
 ``bash bench/run instructions`` (or ``python -m bench.instructions [tiny|list ...]``).
 
@@ -17,9 +18,14 @@ Run once with ``n = FEW`` and once with ``n = MANY``, the difference divided by
 ``MANY - FEW`` is the cost of one request, start-up and warm-up cancelled out. Both
 processes run with ``PYTHONHASHSEED=0``, so the same code gives the same count twice.
 
-Reported: instructions per REST request, per ``tools/call``, their ratio (the in-process
+Three kinds are counted per view: the REST request; the **floor**, the same JSON-RPC POST
+handed to the same view in process with the same result envelope by the least code that
+can do it (``bench.site.urls.floor``: no checks, signals, language or caching); and the
+``tools/call``. Reported: instructions per request of each, MCP/REST (the in-process
 analogue of benchmark 1's latency ratio, without gunicorn and the network, which both
-sides pay alike) and the difference: what the bridge adds to one call.
+sides pay alike), MCP/floor (what the bridge spends above the floor), and the targets:
+MCP ≤ 1.01× the floor for every view, and ≤ 1.06× REST for the tiny view, ≤ 1.01× for the
+20-row list.
 """
 
 from __future__ import annotations
@@ -36,24 +42,28 @@ from bench import lib
 FEW, MANY = 50, 250
 WARM_UP = 50
 CASES = lib.IN_PROCESS_CASES
+KINDS = ("rest", "floor", "mcp")
+#: MCP/REST targets per view; MCP/floor's is FLOOR_TARGET for every view.
+REST_TARGETS = {"tiny": 1.06, "list": 1.01}
+FLOOR_TARGET = 1.01
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 def _child(kind: str, view: str, n: int) -> None:
-    """Inside valgrind: warm up, then send ``n`` requests of ``kind`` (``rest`` or ``mcp``)."""
+    """Inside valgrind: warm up, then send ``n`` requests of ``kind`` (one of :data:`KINDS`)."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.site.settings")
     import django
 
     django.setup()
-    mcp, rest = lib.in_process_senders(view)
+    senders = lib.in_process_senders(view)
 
-    # Both kinds warm up, whichever is measured: the process then holds what a server
-    # worker serving both holds (the tool set, the URL index), and the garbage collector
-    # walks the same heap on either side.
+    # Every kind warms up, whichever is measured: the process then holds what a server
+    # worker serving all of them holds (the tool set, the URL index), and the garbage
+    # collector walks the same heap on every side.
     for _ in range(WARM_UP):
-        mcp()
-        rest()
-    send = mcp if kind == "mcp" else rest
+        for warm in senders.values():
+            warm()
+    send = senders[kind]
     for _ in range(n):
         send()
 
@@ -109,25 +119,39 @@ def run(views: list[str] | None = None) -> str:
     rows = []
     for view in views or list(CASES):
         lib.log(
-            f"instructions: {view} view, REST and tools/call, {FEW} and {MANY} requests each under callgrind"
+            f"instructions: {view} view, REST, floor and tools/call, {FEW} and {MANY} requests each under callgrind"
         )
-        rest = per_request("rest", view)
-        mcp = per_request("mcp", view)
+        rest, floor, mcp = (per_request(kind, view) for kind in KINDS)
         rows.append(
             [
                 view,
                 f"{rest / 1e3:,.0f}",
+                f"{floor / 1e3:,.0f}",
                 f"{mcp / 1e3:,.0f}",
                 f"{mcp / rest:.3f}",
-                f"{(mcp - rest) / 1e3:,.0f}",
+                lib.verdict(mcp / rest, REST_TARGETS.get(view, 1.10)),
+                f"{mcp / floor:.3f}",
+                lib.verdict(mcp / floor, FLOOR_TARGET),
+                f"{(mcp - floor) / 1e3:,.0f}",
             ]
         )
     return lib.table(
         "Instructions per request (callgrind, in process through Django's test client)",
-        ["view", "REST k instr", "tools/call k instr", "MCP/REST", "bridge adds, k instr"],
+        [
+            "view",
+            "REST k instr",
+            "floor k instr",
+            "tools/call k instr",
+            "MCP/REST",
+            "target",
+            "MCP/floor",
+            "target",
+            "above the floor, k instr",
+        ],
         rows,
         f"Per request = (count of {MANY} requests - count of {FEW}) / {MANY - FEW}, after {WARM_UP} of each kind; "
-        "PYTHONHASHSEED=0. Counts repeat run to run, unlike times on a shared host.",
+        "PYTHONHASHSEED=0. Counts repeat run to run, unlike times on a shared host. The floor is "
+        "the same JSON-RPC POST handed to the same view with the same envelope (bench.site.urls.floor).",
     )
 
 

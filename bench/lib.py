@@ -70,12 +70,7 @@ def gunicorn(name: str, *, workers: int = 1, peer: bool = False) -> Iterator[Ser
     """
     port = _free_port()
     venv = PEER_VENV if peer else VENV
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "bench.site.settings_peer" if peer else "bench.site.settings",
-        "PYTHONPATH": str(ROOT),
-    }
-    OUT_DIR.mkdir(exist_ok=True)
+    settings = "bench.site.settings_peer" if peer else "bench.site.settings"
     command = [
         str(venv / "bin" / "gunicorn"),
         "--workers",
@@ -90,19 +85,47 @@ def gunicorn(name: str, *, workers: int = 1, peer: bool = False) -> Iterator[Ser
         "warning",
         "bench.site.wsgi:application",
     ]
-    with open(OUT_DIR / f"gunicorn-{name}.log", "wb") as log:
+    with _serving(f"gunicorn-{name}", command, port, settings) as server:
+        yield server
+
+
+@contextmanager
+def uvicorn(name: str) -> Iterator[Server]:
+    """A uvicorn server (ASGI, one process: :func:`cpu_seconds` reads the process that
+    serves) of the benchmark site on a free loopback port."""
+    port = _free_port()
+    command = [
+        str(VENV / "bin" / "uvicorn"),
+        "--host",
+        HOST,
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+        "bench.site.asgi:application",
+    ]
+    with _serving(f"uvicorn-{name}", command, port, "bench.site.settings") as server:
+        yield server
+
+
+@contextmanager
+def _serving(name: str, command: list[str], port: int, settings: str) -> Iterator[Server]:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings, "PYTHONPATH": str(ROOT)}
+    OUT_DIR.mkdir(exist_ok=True)
+    with open(OUT_DIR / f"{name}.log", "wb") as log:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             for _ in range(200):  # up to 20 s to come up
                 if process.poll() is not None:
-                    raise RuntimeError(f"gunicorn {name} exited; see {log.name}")
+                    raise RuntimeError(f"{name} exited; see {log.name}")
                 try:
                     with socket.create_connection((HOST, port), timeout=0.2):
                         break
                 except OSError:
                     time.sleep(0.1)
             else:
-                raise RuntimeError(f"gunicorn {name} did not start; see {log.name}")
+                raise RuntimeError(f"{name} did not start; see {log.name}")
             yield Server(name, port, process)
         finally:
             process.send_signal(signal.SIGTERM)
@@ -111,6 +134,12 @@ def gunicorn(name: str, *, workers: int = 1, peer: bool = False) -> Iterator[Ser
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+def cpu_seconds(server: Server) -> float:
+    """The CPU time (user + system) the server's own process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{server.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 # --- requests --------------------------------------------------------------------------
@@ -198,10 +227,11 @@ IN_PROCESS_CASES = {
 }
 
 
-def in_process_senders(view: str) -> tuple[Any, Any]:
-    """``(mcp, rest)``: callables sending one ``tools/call`` and one REST request for ``view``
-    (a key of :data:`IN_PROCESS_CASES`) through Django's test client, each checking its answer.
-    Django must be set up."""
+def in_process_senders(view: str) -> dict[str, Any]:
+    """``{"mcp": ..., "floor": ..., "rest": ...}``: callables sending one ``tools/call``, the
+    same JSON-RPC POST to the floor (``bench.site.urls.floor``) and one REST request for
+    ``view`` (a key of :data:`IN_PROCESS_CASES`) through Django's test client, each
+    checking its answer. Django must be set up."""
     from django.test import Client
 
     tool, arguments, path = IN_PROCESS_CASES[view]
@@ -220,11 +250,17 @@ def in_process_senders(view: str) -> tuple[Any, Any]:
             response.content[:300]
         )
 
+    def floor() -> None:
+        response = client.post("/floor/", body, content_type="application/json", **headers)
+        assert response.status_code == 200 and b'"isError":false' in response.content, (
+            response.content[:300]
+        )
+
     def rest() -> None:
         response = client.get(path, HTTP_ACCEPT="application/json", **auth)
         assert response.status_code == 200, response.content[:300]
 
-    return mcp, rest
+    return {"mcp": mcp, "floor": floor, "rest": rest}
 
 
 def interleaved(requests: Sequence[Request], n: int, warmup: int = 20) -> dict[str, list[float]]:

@@ -28,7 +28,8 @@ CASES = lib.IN_PROCESS_CASES
 
 
 def main(view: str = "tiny", n: int = 2000) -> None:
-    mcp, rest = lib.in_process_senders(view)
+    senders = lib.in_process_senders(view)
+    mcp, rest = senders["mcp"], senders["rest"]
     for _ in range(100):
         mcp()
         rest()

@@ -33,7 +33,8 @@ def _child(root: str, view: str, kind: str, n: int) -> None:
     assert mcp_bridge.__file__.startswith(root), mcp_bridge.__file__
     from bench import lib
 
-    mcp, rest = lib.in_process_senders(view)
+    senders = lib.in_process_senders(view)
+    mcp, rest = senders["mcp"], senders["rest"]
     for _ in range(30):
         mcp()
         rest()

@@ -3,14 +3,19 @@
 * ``/api/...``: the REST views, and the generated APIs of the listing benchmark;
 * ``/mcp/bench/``: the measured views as MCP tools; ``/mcp/gen<N>/``: the generated APIs;
 * ``/prebytes/<group>/``: a plain Django view answering the bytes of the group's first
-  ``tools/list`` page, serialised once: the baseline of the warm listing benchmark.
+  ``tools/list`` page, serialised once: the baseline of the warm listing benchmark;
+* ``/floor/``: the floor of a ``tools/call``: the same JSON-RPC POST handed to the same
+  view in process, with the same envelope, by the least code that can do it.
 """
 
 import json
+from io import BytesIO
+from typing import Any
 
+from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
-from django.urls import include, path
+from django.urls import include, path, resolve
 from django.views.decorators.csrf import csrf_exempt
 
 from bench.shop import generated, views
@@ -50,6 +55,58 @@ def prebytes(request: HttpRequest, group: str) -> HttpResponse:
     return HttpResponse(body, content_type="application/json")
 
 
+#: The tools the floor knows: name -> (REST path template, query parameter names).
+FLOOR_TOOLS = {
+    "item_detail": ("/api/items/{id}/", ()),
+    "item_list": ("/api/items/", ("page",)),
+}
+
+
+@csrf_exempt
+def floor(request: HttpRequest) -> HttpResponse:
+    """The least a bridge must do for one ``tools/call``: decode the JSON-RPC message, make
+    the view's GET request (the caller's headers, the path and query from the arguments),
+    resolve and run the view, and answer its data in the bridge's own result envelope
+    (text block and ``structuredContent``, encoded by the bridge's encoder).
+
+    No argument or output checks, no signals, no language, no caching: what the bridge
+    spends above this is the price of what it does beyond it (``bench.instructions``).
+    """
+    from mcp_bridge.base.encoding import dumps_bytes, dumps_data
+
+    message = json.loads(request.body)
+    params = message["params"]
+    template, query_names = FLOOR_TOOLS[params["name"]]
+    arguments: dict[str, Any] = params["arguments"]
+    environ = {key: value for key, value in request.META.items() if key.startswith("HTTP_")}
+    environ.update(
+        {
+            "REQUEST_METHOD": "GET",
+            "PATH_INFO": template.format(**arguments),
+            "QUERY_STRING": "&".join(f"{n}={arguments[n]}" for n in query_names if n in arguments),
+            "HTTP_ACCEPT": "application/json",
+            "SERVER_NAME": request.META["SERVER_NAME"],
+            "SERVER_PORT": request.META["SERVER_PORT"],
+            "wsgi.input": BytesIO(b""),
+            "wsgi.url_scheme": request.scheme,
+        }
+    )
+    inner = WSGIRequest(environ)
+    match = resolve(inner.path_info)
+    response = match.func(inner, *match.args, **match.kwargs)
+    response.render()
+    text = dumps_data(response.data)
+    result = {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": {"result": response.data},
+        "isError": response.status_code >= 400,
+    }
+    return HttpResponse(
+        dumps_bytes({"jsonrpc": "2.0", "id": message["id"], "result": result}),
+        content_type="application/json",
+    )
+
+
 urlpatterns = [
     path("api/items/", views.ItemListView.as_view()),
     path("api/items/<int:pk>/", views.ItemDetailView.as_view()),
@@ -57,5 +114,6 @@ urlpatterns = [
     path("api/top-items/", views.TopItemsView.as_view()),
     *[pattern for patterns in generated.PATTERNS.values() for pattern in patterns],
     path("prebytes/<str:group>/", prebytes),
+    path("floor/", floor),
     path("mcp/", include("mcp_bridge.urls")),
 ]
