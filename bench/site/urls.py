@@ -72,9 +72,9 @@ def floor(request: HttpRequest) -> HttpResponse:
     No argument or output checks, no signals, no language, no caching: what the bridge
     spends above this is the price of what it does beyond it (``bench.instructions``).
     """
-    from mcp_bridge.base.encoding import dumps_bytes, dumps_data
+    from mcp_bridge.base.encoding import dumps_bytes, dumps_data, loads
 
-    message = json.loads(request.body)
+    message = loads(request.body)
     params = message["params"]
     template, query_names = FLOOR_TOOLS[params["name"]]
     arguments: dict[str, Any] = params["arguments"]
@@ -94,7 +94,7 @@ def floor(request: HttpRequest) -> HttpResponse:
     inner = WSGIRequest(environ)
     match = resolve(inner.path_info)
     response = match.func(inner, *match.args, **match.kwargs)
-    response.render()
+    # The data as the view returned it: rendering it too would encode it a third time.
     text = dumps_data(response.data)
     result = {
         "content": [{"type": "text", "text": text}],
