@@ -49,7 +49,7 @@ def _stamps(invoice_id: int) -> tuple[str | None, str | None]:
 
 
 def test_token_writes_are_stamped_by_crum_as_through_rest(make_user):
-    alice, token = make_user("alice")
+    _, token = make_user("alice")
     auth = {"Authorization": f"Token {token}"}
     rest = Client().post(
         "/audit/invoices/", {"number": "R-1"}, content_type="application/json", headers=auth
@@ -95,7 +95,9 @@ def test_the_remote_address_behind_a_proxy_is_the_rest_one(make_user):
     rest = Client().post(
         "/audit/invoices/", {"number": "R-3"}, content_type="application/json", headers=headers
     )
-    created = McpClient(Client(), "/mcp/audit/", **headers).call("invoice_create", {"number": "T-3"})
+    created = McpClient(Client(), "/mcp/audit/", **headers).call(
+        "invoice_create", {"number": "T-3"}
+    )
     row = created["structuredContent"]["result"]["id"]
     assert _entries(rest.json()["id"]) == _entries(row) == [("create", None, "203.0.113.7")]
 

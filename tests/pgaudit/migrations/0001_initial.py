@@ -7,56 +7,102 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('pghistory', '0007_auto_20250421_0444'),
+        ("pghistory", "0007_auto_20250421_0444"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Payment',
+            name="Payment",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('reference', models.CharField(max_length=20)),
-                ('amount', models.DecimalField(decimal_places=2, default=0, max_digits=10)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("reference", models.CharField(max_length=20)),
+                ("amount", models.DecimalField(decimal_places=2, default=0, max_digits=10)),
             ],
         ),
         migrations.CreateModel(
-            name='PaymentEvent',
+            name="PaymentEvent",
             fields=[
-                ('pgh_id', models.AutoField(primary_key=True, serialize=False)),
-                ('pgh_created_at', models.DateTimeField(auto_now_add=True)),
-                ('pgh_label', models.TextField(help_text='The event label.')),
-                ('id', models.BigIntegerField()),
-                ('reference', models.CharField(max_length=20)),
-                ('amount', models.DecimalField(decimal_places=2, default=0, max_digits=10)),
+                ("pgh_id", models.AutoField(primary_key=True, serialize=False)),
+                ("pgh_created_at", models.DateTimeField(auto_now_add=True)),
+                ("pgh_label", models.TextField(help_text="The event label.")),
+                ("id", models.BigIntegerField()),
+                ("reference", models.CharField(max_length=20)),
+                ("amount", models.DecimalField(decimal_places=2, default=0, max_digits=10)),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='payment',
-            trigger=pgtrigger.compiler.Trigger(name='insert_insert', sql=pgtrigger.compiler.UpsertTriggerSql(func='INSERT INTO "pgaudit_paymentevent" ("amount", "id", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reference") VALUES (NEW."amount", NEW."id", _pgh_attach_context(), NOW(), \'insert\', NEW."id", NEW."reference"); RETURN NULL;', hash='dfca05fc779f24aebc6a2cf19c791e3457456735', operation='INSERT', pgid='pgtrigger_insert_insert_5ded5', table='pgaudit_payment', when='AFTER')),
+            model_name="payment",
+            trigger=pgtrigger.compiler.Trigger(
+                name="insert_insert",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func='INSERT INTO "pgaudit_paymentevent" ("amount", "id", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reference") VALUES (NEW."amount", NEW."id", _pgh_attach_context(), NOW(), \'insert\', NEW."id", NEW."reference"); RETURN NULL;',
+                    hash="dfca05fc779f24aebc6a2cf19c791e3457456735",
+                    operation="INSERT",
+                    pgid="pgtrigger_insert_insert_5ded5",
+                    table="pgaudit_payment",
+                    when="AFTER",
+                ),
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='payment',
-            trigger=pgtrigger.compiler.Trigger(name='update_update', sql=pgtrigger.compiler.UpsertTriggerSql(condition='WHEN (OLD.* IS DISTINCT FROM NEW.*)', func='INSERT INTO "pgaudit_paymentevent" ("amount", "id", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reference") VALUES (NEW."amount", NEW."id", _pgh_attach_context(), NOW(), \'update\', NEW."id", NEW."reference"); RETURN NULL;', hash='27439c9a5890e2dd33b16f104e046a419ef6a9d2', operation='UPDATE', pgid='pgtrigger_update_update_0ae7c', table='pgaudit_payment', when='AFTER')),
+            model_name="payment",
+            trigger=pgtrigger.compiler.Trigger(
+                name="update_update",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    condition="WHEN (OLD.* IS DISTINCT FROM NEW.*)",
+                    func='INSERT INTO "pgaudit_paymentevent" ("amount", "id", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reference") VALUES (NEW."amount", NEW."id", _pgh_attach_context(), NOW(), \'update\', NEW."id", NEW."reference"); RETURN NULL;',
+                    hash="27439c9a5890e2dd33b16f104e046a419ef6a9d2",
+                    operation="UPDATE",
+                    pgid="pgtrigger_update_update_0ae7c",
+                    table="pgaudit_payment",
+                    when="AFTER",
+                ),
+            ),
         ),
         pgtrigger.migrations.AddTrigger(
-            model_name='payment',
-            trigger=pgtrigger.compiler.Trigger(name='delete_delete', sql=pgtrigger.compiler.UpsertTriggerSql(func='INSERT INTO "pgaudit_paymentevent" ("amount", "id", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reference") VALUES (OLD."amount", OLD."id", _pgh_attach_context(), NOW(), \'delete\', OLD."id", OLD."reference"); RETURN NULL;', hash='bd5b8aed2ab4e7c7fc744c78fb813a85bfda4b50', operation='DELETE', pgid='pgtrigger_delete_delete_8ec3e', table='pgaudit_payment', when='AFTER')),
+            model_name="payment",
+            trigger=pgtrigger.compiler.Trigger(
+                name="delete_delete",
+                sql=pgtrigger.compiler.UpsertTriggerSql(
+                    func='INSERT INTO "pgaudit_paymentevent" ("amount", "id", "pgh_context_id", "pgh_created_at", "pgh_label", "pgh_obj_id", "reference") VALUES (OLD."amount", OLD."id", _pgh_attach_context(), NOW(), \'delete\', OLD."id", OLD."reference"); RETURN NULL;',
+                    hash="bd5b8aed2ab4e7c7fc744c78fb813a85bfda4b50",
+                    operation="DELETE",
+                    pgid="pgtrigger_delete_delete_8ec3e",
+                    table="pgaudit_payment",
+                    when="AFTER",
+                ),
+            ),
         ),
         migrations.AddField(
-            model_name='paymentevent',
-            name='pgh_context',
-            field=models.ForeignKey(db_constraint=False, null=True, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='pghistory.context'),
+            model_name="paymentevent",
+            name="pgh_context",
+            field=models.ForeignKey(
+                db_constraint=False,
+                null=True,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="+",
+                to="pghistory.context",
+            ),
         ),
         migrations.AddField(
-            model_name='paymentevent',
-            name='pgh_obj',
-            field=models.ForeignKey(db_constraint=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='events', to='pgaudit.payment'),
+            model_name="paymentevent",
+            name="pgh_obj",
+            field=models.ForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.DO_NOTHING,
+                related_name="events",
+                to="pgaudit.payment",
+            ),
         ),
     ]
