@@ -108,3 +108,14 @@ def test_an_endpoint_mounted_with_endpoint_is_sent_the_request_too():
     assert error.obj == "/mcp-backoffice/"
     assert "Location: /accounts/login/?next=/mcp-backoffice/" in error.msg
     assert "Exempt /mcp-backoffice/" in error.hint and "(/api/)" in error.hint
+
+
+@override_settings(
+    MIDDLEWARE=_with("tests.testapp.middleware.TenantMiddleware"), TENANT_EXEMPT_PATHS=["/api/"]
+)
+def test_an_exception_in_a_middleware_is_named():
+    errors = _answers("mcp_bridge.E091")
+    cases = next(e for e in errors if e.obj == "/mcp/cases/")
+    assert "is answered 500 with Content-Type: text/html" in cases.msg
+    assert "(LookupError: no tenant for the host " in cases.msg
+    assert cases.hint.startswith("An error page: fix the exception named.")

@@ -34,7 +34,7 @@ from django.test.utils import override_settings
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.toolset.tools import Tool
-from mcp_bridge.transport.reach import loaded_handler, through_middleware
+from mcp_bridge.transport.reach import Answer, loaded_handler, through_middleware
 
 
 @dataclass
@@ -94,10 +94,9 @@ def _forced_user(user: Any) -> Any:
     return prepare if user is not None else None
 
 
-def _report_of(
-    tool: Tool, arguments: dict[str, Any], response: HttpResponseBase
-) -> tuple[ProbeReport, Any]:
-    """The report of the endpoint's ``response`` to one call, and the call's data when ``ok``."""
+def _report_of(tool: Tool, arguments: dict[str, Any], answer: Answer) -> tuple[ProbeReport, Any]:
+    """The report of the endpoint's answer to one call, and the call's data when ``ok``."""
+    response = answer.response
     status = response.status_code
     try:
         reply = json.loads(response.content) if _is_json(response) else None  # type: ignore[attr-defined]
@@ -110,8 +109,9 @@ def _report_of(
             arguments,
             "ERROR",
             status,
-            f"HTTP {status} ({where}) from the middleware stack, not the endpoint: "
-            "`manage.py check --deploy` says which (mcp_bridge.E090, E091).",
+            f"HTTP {status} ({where}) from the middleware stack, not the endpoint"
+            + (f" ({type(answer.raised).__name__}: {answer.raised})" if answer.raised else "")
+            + ": `manage.py check --deploy` says which (mcp_bridge.E090, E091).",
             reached=False,
         ), None
     if "error" in reply:
@@ -191,8 +191,8 @@ def probe_toolset(
             "method": "tools/call",
             "params": {"name": tool.name, "arguments": arguments},
         }
-        response = through_middleware(endpoint_path, message, prepare=prepare, handler=handler)
-        return _report_of(tool, arguments, response)
+        answer = through_middleware(endpoint_path, message, prepare=prepare, handler=handler)
+        return _report_of(tool, arguments, answer)
 
     with override_settings(MCP_BRIDGE={**_current_settings(), "OUTPUT_VALIDATION": "error"}):
         for tool in toolset.tools:

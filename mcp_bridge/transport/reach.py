@@ -28,6 +28,7 @@ check (``check --deploy``, ``manage.py mcp_tools --validate``), sends each endpo
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ from typing import Any
 from django.conf import settings
 from django.core.handlers.base import BaseHandler
 from django.core.handlers.wsgi import WSGIRequest
+from django.core.signals import got_request_exception
 from django.http import HttpResponseBase
 from django.urls import NoReverseMatch, get_resolver, get_script_prefix, reverse
 
@@ -147,6 +149,20 @@ def _quiet_request_log() -> Iterator[None]:
         logger.disabled = disabled
 
 
+@dataclass
+class Answer:
+    """What the handler answered a request sent by :func:`through_middleware`.
+
+    Attributes:
+        response: the response, as a WSGI server would get it.
+        raised: the exception Django turned into its 500 page (``got_request_exception``),
+            or ``None``.
+    """
+
+    response: HttpResponseBase
+    raised: BaseException | None = None
+
+
 def through_middleware(
     path: str,
     message: Any,
@@ -154,7 +170,7 @@ def through_middleware(
     headers: dict[str, str] | None = None,
     prepare: Callable[[WSGIRequest], None] | None = None,
     handler: BaseHandler | None = None,
-) -> HttpResponseBase:
+) -> Answer:
     """POST the JSON-RPC ``message`` to ``path`` through Django's handler and every middleware.
 
     Args:
@@ -167,17 +183,29 @@ def through_middleware(
             several requests through one chain.
 
     Returns:
-        The response, as a WSGI server would get it (an exception in a middleware or the view
-        is Django's 500 page, as for any request).
+        The :class:`Answer`: an exception in a middleware or the view is Django's 500 page, as
+        for any request, and the exception itself, to be named.
     """
     handler = handler or loaded_handler()
     request = WSGIRequest(_environ(path, dumps_bytes(message), headers or {}))
     if prepare is not None:
         prepare(request)
-    with _quiet_request_log():
-        # Not closed: closing sends request_finished, which closes the database connections
-        # (and tool_call_delivered, whose receivers do work after a real answer, not a probe's).
-        return handler.get_response(request)
+    raised: list[BaseException] = []
+
+    def note_exception(sender: Any, request: Any = None, **kwargs: Any) -> None:
+        exception = sys.exc_info()[1]  # sent from inside Django's except block
+        if exception is not None:
+            raised.append(exception)
+
+    got_request_exception.connect(note_exception)
+    try:
+        with _quiet_request_log():
+            # Not closed: closing sends request_finished, which closes the database connections
+            # (and tool_call_delivered, whose receivers do work after a real answer).
+            response = handler.get_response(request)
+    finally:
+        got_request_exception.disconnect(note_exception)
+    return Answer(response, raised[0] if raised else None)
 
 
 def loaded_handler() -> BaseHandler:
@@ -192,10 +220,9 @@ def _is_json(response: HttpResponseBase) -> bool:
     return media_type == "application/json" or media_type.endswith("+json")
 
 
-def answer_problem(
-    endpoint: EndpointPath, response: HttpResponseBase, rest_prefix: str
-) -> Problem | None:
+def answer_problem(endpoint: EndpointPath, answer: Answer, rest_prefix: str) -> Problem | None:
     """E090 or E091 for an answer that is not the endpoint's (see the module docstring)."""
+    response = answer.response
     status = response.status_code
     exempt = (
         f"Exempt {_prefix(endpoint.path)} from that middleware the way the API's own prefix "
@@ -218,10 +245,11 @@ def answer_problem(
             "mcp_bridge.E091",
             f"POST {endpoint.path} (group {endpoint.group!r}) is answered {status} with "
             f"Content-Type: {content_type}, not the endpoint's JSON: a middleware (or an error "
-            "page) answers before the MCP endpoint.",
+            "page) answers before the MCP endpoint"
+            + (f" ({type(answer.raised).__name__}: {answer.raised})." if answer.raised else "."),
             exempt
             if status < 500
-            else f"An error page: DEBUG=True shows the exception. If a middleware raised it: {exempt}",
+            else f"An error page: fix the exception named. If a middleware raised it: {exempt}",
             endpoint.path,
         )
     return None
@@ -248,8 +276,8 @@ def find_unanswered_endpoints(
     handler = loaded_handler()
     problems = []
     for found in endpoint_paths(endpoint, groups):
-        response = through_middleware(found.path, INITIALIZE, handler=handler)
-        problem = answer_problem(found, response, rest_prefix(rest_paths.get(found.group, [])))
+        answer = through_middleware(found.path, INITIALIZE, handler=handler)
+        problem = answer_problem(found, answer, rest_prefix(rest_paths.get(found.group, [])))
         if problem is not None:
             problems.append(problem)
     return problems

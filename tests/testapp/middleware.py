@@ -6,8 +6,9 @@ reads ``request.user`` from it and appends ``(row id, username or None)`` to
 :data:`CHANGE_LOG`. It refuses an anonymous user as an application's own change
 log does (``"ObjectChange.user" must be a "User" instance``).
 
-:class:`LoginRequiredExceptPathsMiddleware` and :class:`MaintenancePageMiddleware` answer
-before any view, as site-wide middleware does (tests/test_middleware_reach.py).
+:class:`LoginRequiredExceptPathsMiddleware`, :class:`MaintenancePageMiddleware` and
+:class:`TenantMiddleware` answer (or raise) before any view, as site-wide middleware does
+(tests/test_middleware_reach.py).
 """
 
 from __future__ import annotations
@@ -85,3 +86,16 @@ class MaintenancePageMiddleware:
         if request.path.startswith(tuple(getattr(settings, "MAINTENANCE_EXEMPT_PATHS", ()))):
             return self.get_response(request)
         return HttpResponse("<h1>Back soon</h1>", status=503, content_type="text/html")
+
+
+class TenantMiddleware:
+    """Finds the tenant of every request outside ``settings.TENANT_EXEMPT_PATHS`` from its
+    host, and raises for a host it does not know (Django answers its HTML 500 page)."""
+
+    def __init__(self, get_response: Any) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: Any) -> Any:
+        if not request.path.startswith(tuple(getattr(settings, "TENANT_EXEMPT_PATHS", ()))):
+            raise LookupError(f"no tenant for the host {request.get_host()!r}")
+        return self.get_response(request)
