@@ -111,7 +111,9 @@ def test_an_endpoint_mounted_with_endpoint_is_sent_the_request_too():
 
 
 @override_settings(
-    MIDDLEWARE=_with("tests.testapp.middleware.TenantMiddleware"), TENANT_EXEMPT_PATHS=["/api/"]
+    MIDDLEWARE=_with("tests.testapp.middleware.TenantMiddleware"),
+    TENANT_EXEMPT_PATHS=["/api/"],
+    DEBUG=False,  # Django's own 500 page (under DEBUG, its text/plain technical page)
 )
 def test_an_exception_in_a_middleware_is_named():
     errors = _answers("mcp_bridge.E091")
