@@ -33,7 +33,7 @@ def _lines(out: str) -> dict[str, list[str]]:
 
 def test_a_view_reading_the_current_user_through_crum_sees_the_probe_user(make_user, capsys):
     alice, _ = make_user("alice")
-    Invoice.objects.create(number="A-1", created_by=alice)
+    invoice = Invoice.objects.create(number="A-1", created_by=alice)
     call_command("mcp_tools", "audit", "--probe-output", "--user", "alice", "--follow-lists")
     out = capsys.readouterr().out
     lines = _lines(out)
@@ -41,7 +41,7 @@ def test_a_view_reading_the_current_user_through_crum_sees_the_probe_user(make_u
     # which DRF's forced authentication writes the user: the view sees alice.
     assert lines["invoice_mine"] == ["ok"]
     assert lines["invoice_list"] == ["ok"]
-    assert lines["invoice_retrieve"] == ["ok", '{"id":', "1}"]  # followed from the list
+    assert lines["invoice_retrieve"] == ["ok", '{"id":', f"{invoice.pk}}}"]  # from the list
     assert "at /mcp/audit/ as alice, through the middleware" in out
 
 

@@ -29,10 +29,10 @@ class Invoice(models.Model):
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         user = get_current_user()
-        known = user if user is not None and user.is_authenticated else None
-        if self.pk is None:
-            self.created_by = known
-        self.changed_by = known
+        if user is not None and user.is_authenticated:  # outside a request: as given
+            if self.pk is None:
+                self.created_by = user
+            self.changed_by = user
         super().save(*args, **kwargs)
 
 
