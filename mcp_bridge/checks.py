@@ -36,6 +36,12 @@ generating the API's schema: a broken group must not slow down or stop ``migrate
 other command. It still fails loudly: every request to the group's endpoint answers HTTP 500
 (system checks do not run under WSGI/ASGI), and ``mcp_tools --validate`` exits with status 1.
 
+:func:`check_endpoint_answers`, also a deployment check, sends each endpoint one
+``initialize`` through the project's whole middleware stack, as a client's request arrives
+(:mod:`mcp_bridge.transport.reach`), and reports a redirect (``E090``, a login-required
+middleware) or an answer that is not JSON (``E091``, an HTML page), with the status, the
+``Location`` or ``Content-Type``, and the hint to exempt the MCP prefix as the REST prefix is.
+
 All are tagged ``mcp_bridge`` (and ``urls``, since they need the URLconf, or
 ``translation``), so that ``check --deploy --tag mcp_bridge`` runs them alone.
 """
@@ -57,6 +63,7 @@ from mcp_bridge.toolset.tools import find_omit_rule_problems
 from mcp_bridge.toolset.translation import find_catalogue_problems
 from mcp_bridge.transport.authorization import find_authorization_problems
 from mcp_bridge.transport.endpoint import mcp_endpoint
+from mcp_bridge.transport.reach import find_unanswered_endpoints
 
 #: The tag of every mcp_bridge check.
 TAG = "mcp_bridge"
@@ -103,6 +110,9 @@ CHECK_IDS = {
     "mcp_bridge.E063": "OAUTH_GROUPS or OAUTH_DEFAULT holds a wrong value",
     "mcp_bridge.W060": "OAUTH_GROUPS names a group that has no view",
     "mcp_bridge.W061": "a protected group requires a scope the authorization server does not know",
+    # Requests through the middleware stack (mcp_bridge.transport.reach).
+    "mcp_bridge.E090": "a request to an endpoint is redirected by the middleware stack (login required?)",
+    "mcp_bridge.E091": "a request to an endpoint is answered with something other than JSON (an HTML page)",
 }
 
 #: Reported by check_membership, which runs with every command, deployment checks included.
@@ -183,6 +193,26 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
         if problem not in unique:
             unique.append(problem)
     return _messages(unique)
+
+
+@checks.register(checks.Tags.urls, TAG, deploy=True)
+def check_endpoint_answers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """Send each endpoint an ``initialize`` through the whole middleware stack (E090, E091)."""
+    if configuration_problems():
+        return []  # E080/E081: no endpoint answers; check_setup says why
+    try:
+        groups = get_groups()
+    except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007
+        return []
+    rest_paths: dict[str, list[str]] = {}
+    for group, versions in groups.items():
+        for version in versions:
+            try:
+                toolset = get_toolset(group, version)
+            except ToolSetError:
+                continue  # check_tool_sets reports it; the endpoint answers a JSON 500
+            rest_paths.setdefault(group, []).extend(t.method.source.path for t in toolset.tools)
+    return _messages(find_unanswered_endpoints(mcp_endpoint, groups, rest_paths))
 
 
 def _messages(problems: Iterable[Problem]) -> list[checks.CheckMessage]:

@@ -20,10 +20,12 @@ INSTALLED_APPS = [
     "polymorphic",
     "simple_history",  # issue 12: history rows of writes made through tools (test_identity)
     "oauth2_provider",  # MCP authorization's tests (tests/test_authorization.py)
+    "auditlog",  # issue 19: audit trails of writes made through tools (test_audit_trails)
     "mcp_bridge",
     "tests.testapp",
     "tests.thirdparty",
     "demo_project.shop",
+    "tests.audit",
 ]
 
 MIDDLEWARE = [
@@ -35,6 +37,10 @@ MIDDLEWARE = [
     # (see tests/test_identity.py); both only act on the test app's Ledger rows.
     "simple_history.middleware.HistoryRequestMiddleware",
     "tests.testapp.middleware.CurrentRequestMiddleware",
+    # Issue 19: the current-user and audit middleware of real applications
+    # (tests/test_audit_trails.py; django-pghistory's joins them on PostgreSQL).
+    "crum.CurrentRequestUserMiddleware",
+    "auditlog.middleware.AuditlogMiddleware",
 ]
 
 DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}

@@ -29,6 +29,7 @@ from mcp_bridge.checks import (
     TAG,
     check_authorization,
     check_catalogues,
+    check_endpoint_answers,
     check_membership,
     check_setup,
     check_tool_sets,
@@ -167,6 +168,7 @@ def test_every_check_is_registered_by_mcp_bridge_checks():
         check_authorization,
         check_catalogues,
         check_tool_sets,
+        check_endpoint_answers,
     }
     assert {check.__module__ for check in ours} == {"mcp_bridge.checks"}
     assert all(TAG in check.tags for check in ours)

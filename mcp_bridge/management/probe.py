@@ -2,14 +2,22 @@
 
 ``manage.py mcp_tools <group> --probe-output [--user NAME] [--follow-lists]``
 calls every read-only tool (``readOnlyHint``) that needs no arguments and
-declares an ``outputSchema``, as
-``NAME`` (DRF's forced authentication, as ``mcp_stdio --user``) or anonymously,
-through the same pipeline as the endpoint (:func:`mcp_bridge.dispatch.methods.handle_message`,
-``OUTPUT_VALIDATION="error"``, the latest handshake revision), and reports each
-result: ``ok``, ``MISMATCH`` with the mismatches of :mod:`mcp_bridge.toolcall.output`,
-or ``ERROR`` with the call's code and message. With ``follow_lists``, the first
-item of each list tool's result is fetched with the retrieve tool of the same
-view. Tools that write are never called.
+declares an ``outputSchema``, as ``NAME`` or anonymously, and reports each result:
+``ok``, ``MISMATCH`` with the mismatches of :mod:`mcp_bridge.toolcall.output`, or
+``ERROR`` with the call's code and message. With ``follow_lists``, the first item of
+each list tool's result is fetched with the retrieve tool of the same view. Tools that
+write are never called; every tool that is not called is counted, with the reason
+(:class:`Skipped`).
+
+Each call is a real request: a ``tools/call`` POSTed to the group's endpoint through
+Django's handler and the project's whole middleware stack
+(:func:`mcp_bridge.transport.reach.through_middleware`), with
+``OUTPUT_VALIDATION="error"`` and the latest handshake revision. So its verdict is the one a
+client gets: a view that reads the user through django-crum, or the session middleware
+put on the request, sees what it sees in a real call, and a middleware that redirects the
+endpoint shows up as that redirect. ``NAME`` is authenticated as a token would be: DRF's
+forced authentication (as ``mcp_stdio --user``), inside the view, after the middleware saw
+an anonymous request.
 """
 
 from __future__ import annotations
@@ -19,14 +27,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.http import HttpRequest
+from django.core.handlers.wsgi import WSGIRequest
+from django.http import HttpResponseBase
 from django.test.utils import override_settings
 
 from mcp_bridge.base.conf import bridge_settings
-from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
-from mcp_bridge.dispatch.methods import Call, handle_message
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.toolset.tools import Tool
+from mcp_bridge.transport.reach import Answer, loaded_handler, through_middleware
 
 
 @dataclass
@@ -40,6 +48,8 @@ class ProbeReport:
         code: the result's code (the HTTP status of an error), or ``None`` for ``ok``.
         message: the error's message (the mismatch message names tool, paths and remedies).
         errors: the mismatches, as ``data.errors`` of the result lists them.
+        reached: ``False`` when the middleware stack answered instead of the endpoint (a
+            login redirect, an HTML page): ``code`` is then the HTTP status.
     """
 
     tool: str
@@ -48,46 +58,71 @@ class ProbeReport:
     code: int | None = None
     message: str = ""
     errors: list[dict[str, Any]] = field(default_factory=list)
+    reached: bool = True
 
 
-def _request(user: Any, host: str) -> HttpRequest:
-    request = HttpRequest()
-    request.method = "POST"
-    request.path = request.path_info = "/"
-    request.META.update(
-        {"SERVER_NAME": host, "SERVER_PORT": "80", "HTTP_HOST": host, "REMOTE_ADDR": "127.0.0.1"}
-    )
-    if user is not None:
-        request.user = user
-        request._force_auth_user = user  # type: ignore[attr-defined]  # read by rest_framework.request.Request
-    return request
+@dataclass(frozen=True)
+class Skipped:
+    """A tool the probe did not call, and why.
+
+    Attributes:
+        tool: the tool name.
+        reason: ``"writes"`` (not ``readOnlyHint``: never called), ``"arguments"`` (it
+            requires arguments the probe cannot invent) or ``"no outputSchema"`` (nothing to
+            check it against: file downloads among them).
+        detail: the required arguments, for ``"arguments"``.
+    """
+
+    tool: str
+    reason: str
+    detail: tuple[str, ...] = ()
 
 
-def _call(
-    toolset: ToolSet, tool: Tool, arguments: dict[str, Any], user: Any, host: str
-) -> tuple[ProbeReport, Any]:
-    call = Call(
-        request=_request(user, host),
-        toolset=toolset,
-        revision=LATEST_HANDSHAKE_REVISION,
-        check_headers=False,
-    )
-    message = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": tool.name, "arguments": arguments},
-    }
-    response = handle_message(message, call) or {}
-    if "error" in response:
-        error = response["error"]
+@dataclass
+class Probe:
+    """A probe of one group: the calls made, and the tools left out."""
+
+    reports: list[ProbeReport] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def _forced_user(user: Any) -> Any:
+    def prepare(request: WSGIRequest) -> None:
+        # Read by rest_framework.request.Request: the user DRF authenticates, in the view.
+        request._force_auth_user = user  # type: ignore[attr-defined]
+
+    return prepare if user is not None else None
+
+
+def _report_of(tool: Tool, arguments: dict[str, Any], answer: Answer) -> tuple[ProbeReport, Any]:
+    """The report of the endpoint's answer to one call, and the call's data when ``ok``."""
+    response = answer.response
+    status = response.status_code
+    try:
+        reply = json.loads(response.content) if _is_json(response) else None  # type: ignore[attr-defined]
+    except ValueError:
+        reply = None
+    if not isinstance(reply, dict) or not ("result" in reply or "error" in reply):
+        where = response.get("Location") or response.get("Content-Type") or "no Content-Type"
+        return ProbeReport(
+            tool.name,
+            arguments,
+            "ERROR",
+            status,
+            f"HTTP {status} ({where}) from the middleware stack, not the endpoint"
+            + (f" ({type(answer.raised).__name__}: {answer.raised})" if answer.raised else "")
+            + ": `manage.py check --deploy` says which (mcp_bridge.E090, E091).",
+            reached=False,
+        ), None
+    if "error" in reply:
+        error = reply["error"]
         return ProbeReport(
             tool.name, arguments, "ERROR", error.get("code"), error.get("message", "")
         ), None
-    result = response["result"]
-    if not result.get("isError"):
-        return ProbeReport(tool.name, arguments, "ok"), json.loads(result["content"][0]["text"])
+    result = reply["result"]
     payload = json.loads(result["content"][0]["text"])
+    if not result.get("isError"):
+        return ProbeReport(tool.name, arguments, "ok"), payload
     data = payload.get("data") or {}
     outcome = "MISMATCH" if "errors" in data and data.get("status") == 500 else "ERROR"
     return ProbeReport(
@@ -100,8 +135,19 @@ def _call(
     ), None
 
 
-def _needs_no_arguments(tool: Tool) -> bool:
-    return not tool.input_schema.get("required")
+def _is_json(response: HttpResponseBase) -> bool:
+    return response.get("Content-Type", "").split(";")[0].strip() == "application/json"
+
+
+def _skipped(tool: Tool) -> Skipped | None:
+    if tool.annotations.get("readOnlyHint") is not True:
+        return Skipped(tool.name, "writes")
+    required = tool.input_schema.get("required")
+    if required:
+        return Skipped(tool.name, "arguments", tuple(required))
+    if tool.output_schema is None:
+        return Skipped(tool.name, "no outputSchema")
+    return None
 
 
 def _retrieve_tool(toolset: ToolSet, list_tool: Tool) -> tuple[Tool, str] | None:
@@ -130,19 +176,32 @@ def _first_item(data: Any) -> Any:
 
 
 def probe_toolset(
-    toolset: ToolSet, *, user: Any = None, follow_lists: bool = False, host: str = "localhost"
-) -> list[ProbeReport]:
-    """Probe the read-only tools of ``toolset`` (see the module docstring)."""
-    reports = []
+    toolset: ToolSet, endpoint_path: str, *, user: Any = None, follow_lists: bool = False
+) -> Probe:
+    """Probe the read-only tools of ``toolset`` at its endpoint, ``endpoint_path`` (see the
+    module docstring)."""
+    probe = Probe()
+    handler = loaded_handler()
+    prepare = _forced_user(user)
+
+    def call(tool: Tool, arguments: dict[str, Any]) -> tuple[ProbeReport, Any]:
+        message = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": tool.name, "arguments": arguments},
+        }
+        answer = through_middleware(endpoint_path, message, prepare=prepare, handler=handler)
+        return _report_of(tool, arguments, answer)
+
     with override_settings(MCP_BRIDGE={**_current_settings(), "OUTPUT_VALIDATION": "error"}):
         for tool in toolset.tools:
-            # A tool without outputSchema has nothing to mismatch (file downloads among them).
-            if tool.annotations.get("readOnlyHint") is not True or not _needs_no_arguments(tool):
+            skipped = _skipped(tool)
+            if skipped is not None:
+                probe.skipped.append(skipped)
                 continue
-            if tool.output_schema is None:
-                continue
-            report, data = _call(toolset, tool, {}, user, host)
-            reports.append(report)
+            report, data = call(tool, {})
+            probe.reports.append(report)
             if not follow_lists or not tool.method.source.is_list or report.outcome != "ok":
                 continue
             item, retrieve = _first_item(data), _retrieve_tool(toolset, tool)
@@ -153,8 +212,10 @@ def probe_toolset(
             key = "id" if lookup == "pk" else lookup
             value = item.get(argument, item.get(key))
             if value is not None:
-                reports.append(_call(toolset, retrieve_tool, {argument: value}, user, host)[0])
-    return reports
+                probe.reports.append(call(retrieve_tool, {argument: value})[0])
+    called = {report.tool for report in probe.reports}  # a retrieve tool reached from its list
+    probe.skipped = [skipped for skipped in probe.skipped if skipped.tool not in called]
+    return probe
 
 
 def _current_settings() -> dict[str, Any]:

@@ -12,10 +12,20 @@ serves (change logs, ``django-simple-history``'s ``HistoryRequestMiddleware``,
 :class:`ViewRequest` is that inner request: whatever is set as its ``user`` or
 ``auth`` — by any DRF authentication class (token, Basic, session, a custom
 one, forced authentication) — is set on the MCP request as well, at the moment
-DRF sets it. Code holding the MCP request therefore sees the authenticated
-user during the view (a ``post_save`` receiver) and after it (a middleware's
-``process_response``), exactly as for REST. ``auser`` (Django's async accessor)
-is replaced on both requests by one answering the same user.
+DRF sets it, and in the way DRF sets it: through the attribute, so that what
+middleware installed on the request's class runs (django-pghistory's
+``HistoryMiddleware`` swaps in a request class whose ``__setattr__`` puts the
+user into the history context; a property of a project's own request class).
+Code holding the MCP request therefore sees the authenticated user during the
+view (a ``post_save`` receiver, django-crum's ``get_current_user()``) and after
+it (a middleware's ``process_response``), exactly as for REST. ``auser``
+(Django's async accessor) is replaced on both requests by one answering the
+same user.
+
+Middleware runs once per HTTP request, on the MCP request, so what it records
+at the start of the request (django-pghistory's ``url``) is the MCP endpoint's
+URL, while the user is the one REST records; docs/endpoint.md ("Middleware and
+audit trails") says why, and how to add the operation to the trail.
 
 Several calls share one MCP request only in a 2025-03-26 JSON-RPC batch:
 :func:`restore` puts back the identity middleware gave the MCP request, and
@@ -33,6 +43,8 @@ from django.http import HttpRequest
 #: Request attributes set by middleware that identify the caller, copied to the view's request.
 #: ``_force_auth_*`` is DRF's forced authentication (``APIClient.force_authenticate``,
 #: and ``manage.py mcp_stdio --user``): rest_framework.request.Request reads it.
+#: ``_dont_enforce_csrf_checks`` is how a middleware (or Django's test client) exempts a
+#: request from CSRF; DRF's ``SessionAuthentication`` reads it on the view's request.
 IDENTITY_ATTRIBUTES = (
     "user",
     "auser",
@@ -41,6 +53,7 @@ IDENTITY_ATTRIBUTES = (
     "LANGUAGE_CODE",
     "_force_auth_user",
     "_force_auth_token",
+    "_dont_enforce_csrf_checks",
 )
 
 #: The attributes written through to the MCP request (``auser`` follows ``user``).
@@ -114,7 +127,10 @@ def _share(mcp_request: HttpRequest, name: str, value: Any) -> None:
         return  # the value middleware set (session authentication): nothing changes
     if _ORIGINAL not in attributes:
         attributes[_ORIGINAL] = {key: attributes.get(key, _ABSENT) for key in _SHARED}
-    attributes[name] = value
+    # Set as DRF sets it on a REST call's request (``self._request.user = value``): through
+    # the attribute, so that the hooks middleware installed on the request run (a property,
+    # or ``__setattr__`` on the class django-pghistory's middleware swaps in).
+    setattr(mcp_request, name, value)
     if name == "user":
         attributes["auser"] = _constant_auser(value)
 
@@ -128,5 +144,7 @@ def restore(mcp_request: HttpRequest) -> None:
     for name, value in original.items():
         if value is _ABSENT:
             mcp_request.__dict__.pop(name, None)
-        else:
+        elif name == "auser":
             mcp_request.__dict__[name] = value
+        else:
+            setattr(mcp_request, name, value)  # through the hooks, as the call set it

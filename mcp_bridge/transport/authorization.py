@@ -52,6 +52,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from django.apps import apps
+from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ImproperlyConfigured
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.urls import (
@@ -365,6 +366,7 @@ def _static_credential_accepted(request: HttpRequest) -> bool:
 # --- RFC 9728 Protected Resource Metadata --------------------------------------------------------
 
 
+@login_not_required  # public by RFC 9728, fetched before any sign-in
 def protected_resource_metadata(
     request: HttpRequest, resource_path: str, endpoint: Callable[..., Any]
 ) -> HttpResponse:

@@ -65,6 +65,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
+from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ImproperlyConfigured
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import patch_vary_headers
@@ -128,6 +129,9 @@ class Exchange:
     answer_as: AnswerFormat
 
 
+# Exempt from Django's LoginRequiredMiddleware, as DRF's views are: the endpoint authenticates
+# in the view (DRF, MCP authorization), and a login redirect is no answer for an MCP client.
+@login_not_required
 @csrf_exempt
 def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The MCP endpoint of one API group (and version): ``/mcp/<group>/[<version>/]``."""
@@ -247,6 +251,7 @@ def encode(exchange: Exchange, reply: Reply | JsonRpcError) -> HttpResponse:
     return json_answer(exchange.call.request, reply, status)
 
 
+@login_not_required
 def openrpc_document(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The OpenRPC document of one group/version: ``/mcp/<group>/[<version>/]openrpc.json``."""
     try:
@@ -261,6 +266,7 @@ def openrpc_document(request: HttpRequest, group: str, version: str | None = Non
         return misconfigured(exc)
 
 
+@login_not_required
 @csrf_exempt
 def unknown_endpoint(request: HttpRequest, path: str) -> HttpResponse:
     """Any other path under the MCP URLs (``/mcp/CATALOG/``, ``/mcp/a/b/c/``): the JSON 404

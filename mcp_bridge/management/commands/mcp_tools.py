@@ -16,9 +16,11 @@ Each endpoint is shown with its schema profile (``SCHEMA_PROFILE``, or ``--schem
 and the URL that selects it, so that a user can paste the one that fits a client.
 
 ``--probe-output`` calls the group's read-only tools that need no arguments (as
-``--user``, through the endpoint's pipeline; see :mod:`mcp_bridge.management.probe`) and
-reports each result that does not match its ``outputSchema``; it exits with
-status 1 when one does not.
+``--user``, each a real request to the endpoint through the middleware stack; see
+:mod:`mcp_bridge.management.probe`), reports each result that does not match its
+``outputSchema``, and counts the tools it skipped, with the reason; it exits with
+status 1 when a result does not match. A ``--user`` that names no user stops it before
+anything is built.
 
 It builds the tools exactly as the endpoint does, so it is also a CI check: it
 exits with status 1, listing every problem, when a group cannot be built.
@@ -47,10 +49,12 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.checks import TAG
-from mcp_bridge.management.probe import probe_toolset
+from mcp_bridge.management.probe import Skipped, probe_toolset
 from mcp_bridge.toolset.naming import is_portable
 from mcp_bridge.toolset.profiles import PROFILES, QUERY_PARAMETER
 from mcp_bridge.toolset.registry import get_groups, get_toolset
+from mcp_bridge.transport.endpoint import mcp_endpoint
+from mcp_bridge.transport.reach import endpoint_paths
 
 
 class Command(BaseCommand):
@@ -99,6 +103,8 @@ class Command(BaseCommand):
     def handle(
         self, *args: Any, group: str | None, api_version: str | None, **options: Any
     ) -> None:
+        # Before anything is built: a misspelt user must not cost a whole build.
+        probe_user = self._probe_user(options.get("user"), options.get("probe_output", False))
         if options["validate"]:
             # Django's own check runner and output; SystemCheckError makes the exit status 1.
             self.check(
@@ -129,7 +135,7 @@ class Command(BaseCommand):
                     continue
                 if options.get("probe_output"):
                     failures += self._probe(
-                        toolset, options.get("user"), options.get("follow_lists", False)
+                        toolset, options.get("user"), probe_user, options.get("follow_lists", False)
                     )
                     continue
                 tools = [tool.as_mcp(LATEST_HANDSHAKE_REVISION, profile) for tool in toolset.tools]
@@ -151,23 +157,44 @@ class Command(BaseCommand):
         if failures:
             raise CommandError("\n".join(failures))
 
-    def _probe(self, toolset: Any, username: str | None, follow_lists: bool) -> list[str]:
-        """Print one line per probed call (and its mismatches); the failures to exit with."""
-        user = None
-        if username:
-            model = get_user_model()
-            try:
-                user = model._default_manager.get_by_natural_key(username)
-            except model.DoesNotExist as exc:
-                raise CommandError(
-                    f"No user {username!r}: --user takes an existing {model.USERNAME_FIELD}."
-                ) from exc
+    @staticmethod
+    def _probe_user(username: str | None, probe_output: bool) -> Any:
+        """The user ``--user`` names, or ``None``; a clear error for a name that is no user."""
+        if username is None:
+            return None
+        if not probe_output:
+            raise CommandError("--user only applies to --probe-output: add --probe-output.")
+        model = get_user_model()
+        try:
+            return model._default_manager.get_by_natural_key(username)
+        except model.DoesNotExist:
+            raise CommandError(
+                f"No user {username!r}: --user takes the {model.USERNAME_FIELD} of an existing "
+                f"{model._meta.label} (check the spelling; `manage.py createsuperuser` makes one, "
+                "or leave --user out to probe as an anonymous caller)."
+            ) from None
+
+    def _probe(
+        self, toolset: Any, username: str | None, user: Any, follow_lists: bool
+    ) -> list[str]:
+        """Print one line per probed call (and its mismatches), then the skipped tools; the
+        failures to exit with."""
         label = f"{toolset.group}/{toolset.version}" if toolset.version else toolset.group
+        found = [
+            e.path
+            for e in endpoint_paths(mcp_endpoint, {toolset.group: [toolset.version]})
+            if e.version == toolset.version
+        ]
+        if not found:
+            hint = 'add path("mcp/", include("mcp_bridge.urls"))'
+            return [f"{label}: no endpoint of this group in the URLconf (mcp_bridge.W084): {hint}."]
         self.stdout.write(
-            f"# {label}: probing read-only tools as {username or 'an anonymous user'}"
+            f"# {label}: probing read-only tools at {found[0]} as {username or 'an anonymous user'}, "
+            "through the middleware"
         )
+        probe = probe_toolset(toolset, found[0], user=user, follow_lists=follow_lists)
         failures = []
-        for report in probe_toolset(toolset, user=user, follow_lists=follow_lists):
+        for report in probe.reports:
             arguments = json.dumps(report.arguments) if report.arguments else ""
             code = "" if report.code is None else str(report.code)
             self.stdout.write(f"{report.tool:32} {report.outcome:9} {code:4} {arguments}".rstrip())
@@ -181,7 +208,32 @@ class Command(BaseCommand):
                     )
             elif report.outcome == "ERROR":
                 self.stdout.write(f"    {report.message.splitlines()[0] if report.message else ''}")
+                if not report.reached:
+                    failures.append(
+                        f"Tool {report.tool!r}: the middleware answered HTTP {report.code} "
+                        "instead of the MCP endpoint (see above)."
+                    )
+        self._print_skipped(probe.skipped, len(toolset.tools))
         return failures
+
+    def _print_skipped(self, skipped: list[Skipped], total: int) -> None:
+        if not skipped:
+            self.stdout.write(f"# called every tool of {total}")
+            return
+        self.stdout.write(f"# skipped {len(skipped)} of {total} tools:")
+        reasons = {
+            "writes": "they write (never called)",
+            "arguments": "they require arguments",
+            "no outputSchema": "no outputSchema to check them against",
+        }
+        for reason, text in reasons.items():
+            tools = [s for s in skipped if s.reason == reason]
+            if not tools:
+                continue
+            names = ", ".join(
+                f"{s.tool} ({', '.join(s.detail)})" if s.detail else s.tool for s in tools
+            )
+            self.stdout.write(f"#   {len(tools)}, {text}: {names}")
 
     @staticmethod
     def _portability(tools: list[dict[str, Any]]) -> str:

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class PgauditConfig(AppConfig):
+    name = "tests.pgaudit"
+    label = "pgaudit"
