@@ -63,6 +63,7 @@ from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVers
 
 from mcp_bridge.base.encoding import dumps, dumps_bytes, dumps_data
 from mcp_bridge.base.limits import capped, echoed, shorten, unencodable_text
+from mcp_bridge.base.media import is_json_media_type
 from mcp_bridge.base.protocol import (
     INVALID_PARAMS,
     JsonRpcError,
@@ -388,7 +389,7 @@ def _response_data(response: HttpResponseBase) -> Any:
     if not content:
         return None
     text = content.decode(response.charset or "utf-8", errors="replace")
-    if "json" in response.get("Content-Type", ""):
+    if is_json_media_type(response.get("Content-Type", "")):
         try:
             return json.loads(text)
         except ValueError:

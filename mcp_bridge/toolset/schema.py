@@ -456,6 +456,84 @@ def _prepare_output_node(schema: dict[str, Any]) -> None:
         ]
 
 
+def tolerant_output_transform(schema: dict[str, Any]) -> dict[str, Any]:
+    """The ``transform`` of :func:`collect_defs` for a **tolerant** ``outputSchema`` (the
+    default, ``MCP_BRIDGE["OUTPUT_SCHEMA"] = "tolerant"``): :func:`output_transform`, then
+    widened where real APIs' data departs from their OpenAPI description in measured ways
+    (docs/tools.md, "Tolerant output schemas"). The shape stays: the same properties, types,
+    formats, enums and descriptions; only these give way:
+
+    * **no ``required``**: a key the schema lists may be absent (a create response that
+      answers fewer fields, a field skipped by DRF when its attribute is missing);
+    * **every property also accepts ``null``**: a nested serializer, a foreign key or a
+      ``SerializerMethodField`` whose value is ``None`` although drf-spectacular says it is
+      not nullable (the type gains ``"null"``, an ``enum`` gains ``None``, a ``$ref`` or a
+      composition is wrapped in ``anyOf: [<it>, {"type": "null"}]``);
+    * **a decimal string also accepts a number** (``format: "decimal"``): a ``Decimal`` that
+      reaches DRF's encoder without a ``DecimalField`` (``ReadOnlyField``, a method field,
+      ``COERCE_DECIMAL_TO_STRING=False`` against a schema that says string) is a JSON number;
+    * **a string without ``format``, or a choice, also accepts a list of such strings**
+      (``anyOf: [<string>, {"type": "array", "items": <string>}]``): multi-select fields
+      (a model field storing several choices, which DRF maps to a ``ChoiceField``) and
+      ``SerializerMethodField`` s typed ``str`` that return lists;
+    * **``oneOf`` becomes ``anyOf``**: a value that two branches accept is not refused.
+
+    The root of a tool's result is not made nullable: the view answered something.
+    """
+    schema = output_transform(schema)
+    _walk(schema, _tolerate_node)
+    return _widened_string(schema) or schema
+
+
+def _tolerate_node(schema: dict[str, Any]) -> None:
+    schema.pop("required", None)
+    if "oneOf" in schema:
+        branches = schema.pop("oneOf")
+        if "anyOf" in schema:  # both must hold
+            schema["allOf"] = [*schema.get("allOf", ()), {"anyOf": branches}]
+        else:
+            schema["anyOf"] = branches
+    types = schema.get("type")
+    if schema.get("format") == "decimal" and isinstance(types, (str, list)):
+        listed = types if isinstance(types, list) else [types]
+        if "string" in listed and "number" not in listed:
+            after = listed.index("string") + 1
+            schema["type"] = [*listed[:after], "number", *listed[after:]]
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        schema["properties"] = {
+            name: _tolerant_property(sub) if isinstance(sub, dict) else sub
+            for name, sub in properties.items()
+        }
+
+
+def _tolerant_property(schema: dict[str, Any]) -> dict[str, Any]:
+    widened = _widened_string(schema)
+    if widened is not None:
+        if {"type": "null"} not in widened["anyOf"]:
+            widened["anyOf"].append({"type": "null"})
+        return widened
+    return _make_nullable(dict(schema))
+
+
+def _widened_string(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """``anyOf: [<string>, {"type": "array", "items": <string>}]`` for a string schema
+    without ``format`` (annotations kept outside), or ``None`` for any other schema."""
+    types = schema.get("type")
+    listed = types if isinstance(types, list) else [types]
+    if "format" in schema or "string" not in listed or set(listed) - {"string", "null"}:
+        return None
+    outer = {k: v for k, v in schema.items() if k in _ANNOTATION_KEYWORDS}
+    string = {k: v for k, v in schema.items() if k not in _ANNOTATION_KEYWORDS}
+    string["type"] = "string"
+    if isinstance(string.get("enum"), list) and None in string["enum"]:
+        string["enum"] = [value for value in string["enum"] if value is not None]
+    branches: list[Any] = [string, {"type": "array", "items": string}]
+    if "null" in listed:
+        branches.append({"type": "null"})
+    return {"anyOf": branches, **outer}
+
+
 def _walk(schema: Any, visit: Callable[[dict[str, Any]], None]) -> None:
     """Call ``visit`` on every schema object of ``schema`` (by position), parents first.
     ``visit`` may replace the values of its node's keys, not the node itself."""
