@@ -3,5 +3,6 @@ from django.urls import include, path
 urlpatterns = [
     path("api/", include("demo_project.shop.urls")),
     path("cases/", include("tests.testapp.urls")),
+    path("real/", include("tests.realanswers.urls")),
     path("mcp/", include("mcp_bridge.urls")),
 ]

@@ -32,7 +32,8 @@ from mcp_bridge.toolcall.results import file_content_result, tool_error_result
 def accepted_media_types(operation: dict[str, Any]) -> list[str]:
     """The ``Accept`` of the view's request for ``operation``: the file media types of its
     2xx responses, then ``*/*``; else, when none of them is JSON, its text media types
-    (YAML, CSV, XML), then ``*/*``; ``["application/json"]`` otherwise.
+    (YAML, CSV, XML), then ``*/*``; otherwise its JSON media types (a vendor ``+json``
+    type among them), and ``application/json``.
 
     A download action whose only renderer writes ``image/png`` (or a schema view whose only
     renderer writes YAML) would otherwise refuse the bridge's ``Accept: application/json``
@@ -57,7 +58,14 @@ def accepted_media_types(operation: dict[str, Any]) -> list[str]:
     ]
     if texts and "json" not in kinds:
         return [*dict.fromkeys(texts), "*/*"]
-    return ["application/json"]
+    # A vendor JSON type (application/vnd.api+json) is asked for by name: a view whose only
+    # renderer writes it refuses a plain application/json.
+    json_types = [
+        essence(media_type)
+        for media_type, kind in zip(declared, kinds)
+        if kind == "json" and "*" not in media_type
+    ]
+    return [*dict.fromkeys([*json_types, "application/json"])]
 
 
 def is_file_response(response: HttpResponseBase) -> bool:

@@ -472,10 +472,10 @@ def tolerant_output_transform(schema: dict[str, Any]) -> dict[str, Any]:
     * **a decimal string also accepts a number** (``format: "decimal"``): a ``Decimal`` that
       reaches DRF's encoder without a ``DecimalField`` (``ReadOnlyField``, a method field,
       ``COERCE_DECIMAL_TO_STRING=False`` against a schema that says string) is a JSON number;
-    * **a string without ``format``, or a choice, also accepts a list of such strings**
-      (``anyOf: [<string>, {"type": "array", "items": <string>}]``): multi-select fields
-      (a model field storing several choices, which DRF maps to a ``ChoiceField``) and
-      ``SerializerMethodField`` s typed ``str`` that return lists;
+    * **a choice, or a bare string, also accepts a list of such strings**
+      (:func:`_widened_string`): multi-select fields (a model field storing several
+      choices, which DRF maps to a ``ChoiceField``) and ``SerializerMethodField`` s typed
+      ``str`` that return lists;
     * **``oneOf`` becomes ``anyOf``**: a value that two branches accept is not refused.
 
     The root of a tool's result is not made nullable: the view answered something.
@@ -509,27 +509,45 @@ def _tolerate_node(schema: dict[str, Any]) -> None:
 
 def _tolerant_property(schema: dict[str, Any]) -> dict[str, Any]:
     widened = _widened_string(schema)
-    if widened is not None:
-        if {"type": "null"} not in widened["anyOf"]:
-            widened["anyOf"].append({"type": "null"})
-        return widened
-    return _make_nullable(dict(schema))
+    if widened is None:
+        return _make_nullable(dict(schema))
+    if "anyOf" in widened and {"type": "null"} not in widened["anyOf"]:
+        widened["anyOf"].append({"type": "null"})
+    elif "type" in widened and "null" not in widened["type"]:
+        widened["type"] = [*widened["type"], "null"]
+    return widened
 
 
 def _widened_string(schema: dict[str, Any]) -> dict[str, Any] | None:
-    """``anyOf: [<string>, {"type": "array", "items": <string>}]`` for a string schema
-    without ``format`` (annotations kept outside), or ``None`` for any other schema."""
+    """A choice (an ``enum`` string) or a bare string (``{"type": "string"}``, what
+    drf-spectacular writes for a method field typed ``str``, a ``TextField`` or a field it
+    cannot read), made to accept a list of such strings too; ``None`` for any other schema
+    (a string with a ``format``, a ``pattern`` or a length: a column that holds one value).
+
+    A bare string becomes ``"type": ["string", "array"], "items": {"type": "string"}``; a
+    choice ``anyOf: [<choice>, {"type": "array", "items": <choice>}]`` (``enum`` holds for
+    any type, so the list needs a branch of its own). Annotations stay outside."""
     types = schema.get("type")
     listed = types if isinstance(types, list) else [types]
-    if "format" in schema or "string" not in listed or set(listed) - {"string", "null"}:
+    if "string" not in listed or set(listed) - {"string", "null"}:
         return None
     outer = {k: v for k, v in schema.items() if k in _ANNOTATION_KEYWORDS}
     string = {k: v for k, v in schema.items() if k not in _ANNOTATION_KEYWORDS}
-    string["type"] = "string"
-    if isinstance(string.get("enum"), list) and None in string["enum"]:
-        string["enum"] = [value for value in string["enum"] if value is not None]
-    branches: list[Any] = [string, {"type": "array", "items": string}]
-    if "null" in listed:
+    nullable = "null" in listed
+    if set(string) == {"type"}:
+        return {
+            **outer,
+            "type": ["string", "array", "null"] if nullable else ["string", "array"],
+            "items": {"type": "string"},
+        }
+    if set(string) != {"type", "enum"} or not isinstance(string["enum"], list):
+        return None
+    choice = {
+        "type": "string",
+        "enum": [value for value in string["enum"] if value is not None],
+    }
+    branches: list[Any] = [choice, {"type": "array", "items": choice}]
+    if nullable:
         branches.append({"type": "null"})
     return {"anyOf": branches, **outer}
 
