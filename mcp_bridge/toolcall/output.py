@@ -176,6 +176,8 @@ class Problem:
 
     def line(self) -> str:
         more = f" (and {self.count - 1} more like it)" if self.count > 1 else ""
+        if self.keyword == "required":
+            return f"  {self.path}: missing, but required (at {self.schema_path}){more}"
         return f"  {self.path}: {self.found} breaks {self.expected} (at {self.schema_path}){more}"
 
 
@@ -292,7 +294,7 @@ def _describe(value: Any) -> str:
             else f"a string of {len(value)} characters"
         )
     if isinstance(value, list):
-        return f"an array of {len(value)} items"
+        return f"an array of {len(value)} item{'' if len(value) == 1 else 's'}"
     if isinstance(value, dict):
         keys = ", ".join(list(map(str, value))[:5])
         return (
