@@ -27,7 +27,7 @@ What a call with a mismatch answers (``MCP_BRIDGE["OUTPUT_VALIDATION"]``):
   [...]}}``;
 * ``"off"``: no check; every 2xx answer is sent as a success.
 
-Each entry of ``errors`` is one problem (:func:`mismatch_problems`): ``{"path":
+Each entry of ``errors`` is one problem (:func:`mismatches_of`): ``{"path":
 "/result/0/owner", "schemaPath": "properties/result/items/$ref/properties/owner/type",
 "keyword": "type", "found": "null"}``, with ``"count": <n>`` when the same problem is in
 ``n`` items of a list; a missing key is named by its own path (``"/result/id"``,
@@ -112,7 +112,7 @@ def mismatch_result(
     errors = output_errors(tool, data, text, revision)
     if not errors:
         return None
-    problems = mismatch_problems(errors)
+    problems = mismatches_of(errors)
     hint = mismatch_hint(tool.method.source.view_label, errors)
     message = mismatch_message(
         tool.name, problems, hint if _is_list_for_object(errors) else REMEDIES
@@ -150,7 +150,7 @@ def _expects_object(error: ValidationError) -> bool:
 
 
 @dataclass
-class Problem:
+class Mismatch:
     """One mismatch, as the client is told it: where (``path``, the first instance), what was
     found, the schema part it breaks, and in how many places (``count``: the same problem in
     each item of a list is one problem)."""
@@ -181,7 +181,7 @@ class Problem:
         return f"  {self.path}: {self.found} breaks {self.expected} (at {self.schema_path}){more}"
 
 
-def mismatch_problems(errors: list[ValidationError]) -> list[Problem]:
+def mismatches_of(errors: list[ValidationError]) -> list[Mismatch]:
     """The problems behind ``errors``, once each, in the order found.
 
     * a ``required`` error names the missing key by its own path (``/result/id``,
@@ -191,7 +191,7 @@ def mismatch_problems(errors: list[ValidationError]) -> list[Problem]:
     * the same problem in several items of a list (the same schema part, the same path but
       for the item indexes) is one problem with a ``count``.
     """
-    problems: dict[tuple[str, str, str], Problem] = {}
+    problems: dict[tuple[str, str, str], Mismatch] = {}
     for error in _leaf_errors(errors):
         for problem in _problems_of(error):
             key = (_ITEM_INDEX.sub("/*", problem.path), problem.schema_path, problem.keyword)
@@ -227,7 +227,7 @@ def _matching_branch(error: ValidationError) -> list[ValidationError] | None:
     return typed[0] if len(typed) == 1 else None
 
 
-def _problems_of(error: ValidationError) -> Iterator[Problem]:
+def _problems_of(error: ValidationError) -> Iterator[Mismatch]:
     path = "/" + "/".join(str(part) for part in error.absolute_path)
     schema_path = "/".join(str(part) for part in error.absolute_schema_path)
     if error.validator == "required" and isinstance(error.instance, dict):
@@ -239,7 +239,7 @@ def _problems_of(error: ValidationError) -> Iterator[Problem]:
         )
         for name in names:
             key = name.replace("~", "~0").replace("/", "~1")
-            yield Problem(
+            yield Mismatch(
                 path=f"{path.rstrip('/')}/{key}",
                 schema_path=schema_path,
                 keyword="required",
@@ -247,7 +247,7 @@ def _problems_of(error: ValidationError) -> Iterator[Problem]:
                 expected="a required key",
             )
         return
-    yield Problem(
+    yield Mismatch(
         path=path,
         schema_path=schema_path,
         keyword=str(error.validator),
@@ -256,7 +256,7 @@ def _problems_of(error: ValidationError) -> Iterator[Problem]:
     )
 
 
-def mismatch_message(tool_name: str, problems: list[Problem], remedies: str = REMEDIES) -> str:
+def mismatch_message(tool_name: str, problems: list[Mismatch], remedies: str = REMEDIES) -> str:
     """A few lines: the tool, the first problems (path, what was found, the schema part it
     broke) and both remedies. The data itself is never copied (a value is described by its
     JSON type and size)."""

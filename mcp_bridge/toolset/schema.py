@@ -501,10 +501,17 @@ def _tolerate_node(schema: dict[str, Any]) -> None:
             schema["type"] = [*listed[:after], "number", *listed[after:]]
     properties = schema.get("properties")
     if isinstance(properties, dict):
+        pins = "allOf" in schema  # a discriminated branch (_pin_discriminator): its value stays
         schema["properties"] = {
-            name: _tolerant_property(sub) if isinstance(sub, dict) else sub
+            name: sub
+            if not isinstance(sub, dict) or (pins and _is_pinned_value(sub))
+            else _tolerant_property(sub)
             for name, sub in properties.items()
         }
+
+
+def _is_pinned_value(schema: dict[str, Any]) -> bool:
+    return set(schema) in ({"const"}, {"enum"})
 
 
 def _tolerant_property(schema: dict[str, Any]) -> dict[str, Any]:
