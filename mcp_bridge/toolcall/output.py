@@ -192,7 +192,13 @@ def mismatches_of(errors: list[ValidationError]) -> list[Mismatch]:
       for the item indexes) is one problem with a ``count``.
     """
     problems: dict[tuple[str, str, str], Mismatch] = {}
+    objects_seen: set[tuple[str, str]] = set()  # jsonschema reports each missing key apart
     for error in _leaf_errors(errors):
+        where = (_pointer(error.absolute_path), _schema_pointer(error))
+        if error.validator == "required":
+            if where in objects_seen:
+                continue
+            objects_seen.add(where)
         for problem in _problems_of(error):
             key = (_ITEM_INDEX.sub("/*", problem.path), problem.schema_path, problem.keyword)
             if key in problems:
@@ -200,6 +206,14 @@ def mismatches_of(errors: list[ValidationError]) -> list[Mismatch]:
             else:
                 problems[key] = problem
     return list(problems.values())
+
+
+def _pointer(parts: Iterable[Any]) -> str:
+    return "/" + "/".join(str(part).replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+def _schema_pointer(error: ValidationError) -> str:
+    return "/".join(str(part) for part in error.absolute_schema_path)
 
 
 def _leaf_errors(errors: Iterable[ValidationError]) -> Iterator[ValidationError]:
@@ -228,24 +242,19 @@ def _matching_branch(error: ValidationError) -> list[ValidationError] | None:
 
 
 def _problems_of(error: ValidationError) -> Iterator[Mismatch]:
-    path = "/" + "/".join(str(part) for part in error.absolute_path)
-    schema_path = "/".join(str(part) for part in error.absolute_schema_path)
+    path = _pointer(error.absolute_path)
+    schema_path = _schema_pointer(error)
     if error.validator == "required" and isinstance(error.instance, dict):
-        missing = re.match(r"^'(.*)' is a required property$", error.message, re.DOTALL)
-        names = (
-            [missing.group(1)]
-            if missing
-            else [name for name in error.validator_value if name not in error.instance]
-        )
-        for name in names:
-            key = name.replace("~", "~0").replace("/", "~1")
-            yield Mismatch(
-                path=f"{path.rstrip('/')}/{key}",
-                schema_path=schema_path,
-                keyword="required",
-                found="nothing",
-                expected="a required key",
-            )
+        required = error.validator_value if isinstance(error.validator_value, list) else []
+        for name in required:
+            if name not in error.instance:
+                yield Mismatch(
+                    path=_pointer([*error.absolute_path, name]),
+                    schema_path=schema_path,
+                    keyword="required",
+                    found="nothing",
+                    expected="a required key",
+                )
         return
     yield Mismatch(
         path=path,
