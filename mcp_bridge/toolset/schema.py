@@ -25,7 +25,8 @@ The differences that matter, all handled in :func:`to_json_schema`:
 The module also has the ``$ref`` helpers of the last pipeline step: a tool
 carries the ``components/schemas`` it reaches, transitively, in its own
 ``$defs`` (JSON Schema 2020-12 §8.2.4), so it is self-contained; and the
-per-direction transforms (:func:`input_transform`, :func:`output_transform`).
+per-direction transforms (:func:`input_transform`, :func:`output_transform`, and
+:func:`tolerant_output_transform`, the default form of an ``outputSchema``).
 
 Every walk goes by position: a key of ``properties``, ``patternProperties`` or
 ``$defs`` is a name (a serializer field may be called ``default``, ``enum`` or
