@@ -300,6 +300,26 @@ def test_the_tolerant_form_of_each_measured_class():
         assert not validator.is_valid(wrong), wrong
 
 
+def test_integers_are_also_strings_when_drf_writes_big_integers_as_strings(items, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "COERCE_BIGINT_TO_STRING": True}
+    client = McpClient(Client(), ENDPOINT)
+    schema = output_schemas(client)["item_retrieve"]
+    assert schema["$defs"]["Item"]["properties"]["id"] == {"type": ["integer", "string", "null"]}
+    _, desk = items
+    rest = Client().get(f"/real/items/{desk.pk}/").json()
+    assert rest["id"] == str(desk.pk)  # BigAutoField: DRF's BigIntegerField, as a string
+    result = client.call("item_retrieve", {"id": desk.pk})
+    assert result["isError"] is False, result
+    assert Draft202012Validator(schema).is_valid(result["structuredContent"])
+
+
+def test_integers_stay_integers_otherwise():
+    tolerant = tolerant_output_transform(
+        {"type": "object", "properties": {"n": {"type": "integer"}}}
+    )
+    assert tolerant["properties"]["n"] == {"type": ["integer", "null"]}
+
+
 # --- Media types ----------------------------------------------------------------------------------
 
 

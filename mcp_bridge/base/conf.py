@@ -59,7 +59,8 @@ Keys and defaults:
     The form of each tool's ``outputSchema``. ``"tolerant"``: the OpenAPI 2xx schema
     with the departures real DRF answers make from it allowed (no ``required``, every
     property nullable, a decimal string or number, a plain string or choice or a list
-    of them, ``oneOf`` as ``anyOf``; see
+    of them, integers also strings under DRF's ``COERCE_BIGINT_TO_STRING``, ``oneOf`` as
+    ``anyOf``; see
     :func:`mcp_bridge.toolset.schema.tolerant_output_transform`), so that a result REST
     gives is not refused for them and the schema still describes the shape.
     ``"exact"``: the schema as the OpenAPI says it. Results are validated against the

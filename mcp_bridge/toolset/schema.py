@@ -37,10 +37,12 @@ unknown keywords are data, never searched for ``$ref``.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from rest_framework.settings import api_settings
 from rest_framework.utils.encoders import JSONEncoder
 
 COMPONENTS_PREFIX = "#/components/schemas/"
@@ -477,17 +479,28 @@ def tolerant_output_transform(schema: dict[str, Any]) -> dict[str, Any]:
       (:func:`_widened_string`): multi-select fields (a model field storing several
       choices, which DRF maps to a ``ChoiceField``) and ``SerializerMethodField`` s typed
       ``str`` that return lists;
+    * **an integer also accepts a string** when DRF's ``COERCE_BIGINT_TO_STRING`` is on:
+      ``BigIntegerField`` (which ``ModelSerializer`` uses for ``BigAutoField`` ids) then writes
+      its value as a string, and drf-spectacular still says ``integer``;
     * **``oneOf`` becomes ``anyOf``**: a value that two branches accept is not refused.
 
     The root of a tool's result is not made nullable: the view answered something.
     """
     schema = output_transform(schema)
-    _walk(schema, _tolerate_node)
+    # A setting of recent DRF versions only: older ones have no such API setting.
+    big_integers_as_strings = bool(getattr(api_settings, "COERCE_BIGINT_TO_STRING", False))
+    _walk(schema, functools.partial(_tolerate_node, integer_strings=big_integers_as_strings))
     return _widened_string(schema) or schema
 
 
-def _tolerate_node(schema: dict[str, Any]) -> None:
+def _tolerate_node(schema: dict[str, Any], *, integer_strings: bool) -> None:
     schema.pop("required", None)
+    if integer_strings:
+        integer = schema.get("type")
+        listed = integer if isinstance(integer, list) else [integer]
+        if "integer" in listed and "string" not in listed:
+            after = listed.index("integer") + 1
+            schema["type"] = [*listed[:after], "string", *listed[after:]]
     if "oneOf" in schema:
         branches = schema.pop("oneOf")
         if "anyOf" in schema:  # both must hold
