@@ -293,9 +293,18 @@ class TestChoicesAndDecimals:
         assert rest_post("/cases/subscriptions/", arguments)[0] == 400
         assert not accepts(tools["subscribe"]["inputSchema"], arguments)
 
-    def test_decimal_output_stays_a_string(self, tools):
-        amount = tools["subscribe"]["outputSchema"]["$defs"]["Subscription"]["properties"]["amount"]
+    def test_decimal_output_is_a_string_in_the_exact_form(self, patterns, settings):
+        # Issue 19: the tolerant default also takes the number a Decimal that reaches DRF's
+        # encoder without its DecimalField becomes (tests/test_output_fit.py).
+        settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "OUTPUT_SCHEMA": "exact"}
+        exact = {tool["name"]: tool for tool in patterns.list_tools()}
+        amount = exact["subscribe"]["outputSchema"]["$defs"]["Subscription"]["properties"]["amount"]
         assert amount["type"] == "string"
+
+    def test_decimal_output_is_a_string_or_a_number_in_the_tolerant_form(self, tools):
+        amount = tools["subscribe"]["outputSchema"]["$defs"]["Subscription"]["properties"]["amount"]
+        assert amount["type"] == ["string", "number", "null"]
+        assert amount["format"] == "decimal"
 
     def test_decimal_choices_become_their_text_with_a_matching_type(self):
         components = {

@@ -101,7 +101,11 @@ def test_with_validation_off_an_applied_write_is_a_plain_success(results, settin
 # --- Schemas that do not describe the data ------------------------------------------------------
 
 
-def test_a_read_mismatch_names_tool_path_schema_part_and_remedies_without_the_data(results):
+def test_a_read_mismatch_names_tool_path_schema_part_and_remedies_without_the_data(
+    results, settings
+):
+    # The exact form (issue 19): the tolerant default lets the null owner through.
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "OUTPUT_SCHEMA": "exact"}
     payload = error_payload(results.call("wrong_rows"))
     assert payload["code"] == 500
     errors = payload["data"]["errors"]
@@ -241,9 +245,11 @@ def test_an_argument_error_asserted_twice_is_listed_once():
 # --- Probing ----------------------------------------------------------------------------------
 
 
-def test_probe_output_reports_each_mismatch(db, capsys):
+def test_probe_output_reports_each_mismatch(db, capsys, settings):
     from django.core.management.base import CommandError
 
+    # The exact form (issue 19): the tolerant default lets the null owner through.
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "OUTPUT_SCHEMA": "exact"}
     with pytest.raises(CommandError):
         call_command("mcp_tools", "results", "--probe-output")
     out = capsys.readouterr().out

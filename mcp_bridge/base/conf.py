@@ -55,6 +55,16 @@ Keys and defaults:
     status>, "message": "Applied: ...", "data": {"status": ..., "applied":
     true, "result": <data>, "errors": [...]}}``: the write is never reported
     as failed. ``"off"`` skips the check. See :mod:`mcp_bridge.toolcall.output`.
+``OUTPUT_SCHEMA`` (``"tolerant"``)
+    The form of each tool's ``outputSchema``. ``"tolerant"``: the OpenAPI 2xx schema
+    with the departures real DRF answers make from it allowed (no ``required``, every
+    property nullable, a decimal string or number, a plain string or choice or a list
+    of them, integers also strings under DRF's ``COERCE_BIGINT_TO_STRING``, ``oneOf`` as
+    ``anyOf``; see
+    :func:`mcp_bridge.toolset.schema.tolerant_output_transform`), so that a result REST
+    gives is not refused for them and the schema still describes the shape.
+    ``"exact"``: the schema as the OpenAPI says it. Results are validated against the
+    form that is published (``OUTPUT_VALIDATION``).
 ``OMIT_OUTPUT_SCHEMA`` (``{}``)
     Tools that declare no ``outputSchema`` (nor have their results checked),
     for APIs whose OpenAPI response schemas do not describe their data:
@@ -151,6 +161,8 @@ DEFAULTS: dict[str, Any] = {
     "TOOLS_LIST_TTL_MS": 300_000,
     "TOOLS_LIST_CACHE_SCOPE": None,
     "OUTPUT_VALIDATION": "error",
+    # Issue 19: output schemas that real answers fit (mcp_bridge.toolset.schema).
+    "OUTPUT_SCHEMA": "tolerant",
     # Tool lists for strict clients (issue 11): names and annotations.
     "PORTABLE_TOOL_NAMES": "warn",
     "OPEN_WORLD": False,
@@ -225,6 +237,7 @@ def _page_size(name: str, value: Any) -> None:
 #: one an error names.
 VALIDATORS: dict[str, Validator] = {
     "OUTPUT_VALIDATION": _one_of("error", "warn", "off"),
+    "OUTPUT_SCHEMA": _one_of("tolerant", "exact"),
     "TOOLS_LIST_CACHE_SCOPE": _one_of(None, "public", "private"),
     "PORTABLE_TOOL_NAMES": _one_of("warn", "error"),
     "OPEN_WORLD": _one_of(False, True),

@@ -162,16 +162,27 @@ class ToolCall:
         self, stage: str, error: dict[str, Any], exception: BaseException | None
     ) -> None:
         code = error.get("code")
-        level = logging.ERROR if isinstance(code, int) and code >= 500 else logging.WARNING
-        # Both may quote the client's values: bounded in the log as in the answer (mcp_bridge.base.limits).
-        logger.log(
-            level,
-            "Tool call %s failed (%s): code %s, %s",
-            shorten(repr(self.name)),
-            stage,
-            code,
-            shorten(str(error.get("message")), MESSAGE_CHARS),
-        )
+        data = error.get("data")
+        if isinstance(data, dict) and data.get("applied") is True:
+            # A write the view committed (2xx) whose data breaks the outputSchema: not a
+            # failure. The mismatch itself is logged on mcp_bridge.executor (output.py).
+            logger.info(
+                "Tool call %s was applied (HTTP %s); its data does not match the outputSchema.",
+                shorten(repr(self.name)),
+                code,
+            )
+        else:
+            level = logging.ERROR if isinstance(code, int) and code >= 500 else logging.WARNING
+            # Both may quote the client's values: bounded in the log as in the answer
+            # (mcp_bridge.base.limits).
+            logger.log(
+                level,
+                "Tool call %s failed (%s): code %s, %s",
+                shorten(repr(self.name)),
+                stage,
+                code,
+                shorten(str(error.get("message")), MESSAGE_CHARS),
+            )
         _send_robust(
             tool_call_failed,
             self.tool,

@@ -63,6 +63,7 @@ from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVers
 
 from mcp_bridge.base.encoding import dumps, dumps_bytes, dumps_data
 from mcp_bridge.base.limits import capped, echoed, shorten, unencodable_text
+from mcp_bridge.base.media import is_json_media_type
 from mcp_bridge.base.protocol import (
     INVALID_PARAMS,
     JsonRpcError,
@@ -108,7 +109,6 @@ _TRANSPORT_HEADERS = frozenset(
         "HTTP_LAST_EVENT_ID",
     }
 )
-_JSON_ONLY = ["application/json"]
 
 
 def call_tool(
@@ -325,10 +325,9 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
         {p.source_name: arguments[p.name] for p in tool.method.params if p.location == "path"},
     )
     query = _query_pairs(tool, arguments)
-    # A file download (no result schema) asks for its own media types first (mcp_bridge.toolcall.files).
-    media_types = (
-        _JSON_ONLY if tool.result_schema is not None else accepted_media_types(source.operation)
-    )
+    # A file download asks for its own media types first, a YAML or vendor JSON view for its
+    # own (mcp_bridge.toolcall.files).
+    media_types = accepted_media_types(source.operation)
     if source.version is not None and source.versioning_class is not None:
         if issubclass(source.versioning_class, QueryParameterVersioning):
             query.append((source.versioning_class.version_param, source.version))
@@ -388,7 +387,7 @@ def _response_data(response: HttpResponseBase) -> Any:
     if not content:
         return None
     text = content.decode(response.charset or "utf-8", errors="replace")
-    if "json" in response.get("Content-Type", ""):
+    if is_json_media_type(response.get("Content-Type", "")):
         try:
             return json.loads(text)
         except ValueError:

@@ -5,10 +5,12 @@ MCP spec 2025-11-25, "Tools → Tool Result": an image is an ``ImageContent``
 ``{"type": "image", "data": <base64>, "mimeType": ...}``; any other file is an
 embedded resource ``{"type": "resource", "resource": {"uri": ..., "mimeType": ...,
 "blob": <base64>}}`` (``BlobResourceContents``), whose ``uri`` is the
-operation's URL. The view's request accepts the operation's binary media types
+operation's URL. The view's request accepts the operation's file media types
 (:func:`accepted_media_types`). Such operations declare no ``outputSchema``
-(:func:`is_binary_media_type` is asked for the media types of their OpenAPI
-2xx responses) and their results carry no ``structuredContent``.
+(:func:`~mcp_bridge.base.media.media_kind` classifies the media types of their OpenAPI
+2xx responses: JSON, text, or file) and their results carry no ``structuredContent``.
+A text response (YAML, CSV, XML) is not a file: its data is sent as text, or as the
+structured data of a DRF ``Response`` rendered as YAML.
 
 The file is read into memory up to ``MCP_BRIDGE["MAX_FILE_BYTES"]``; a larger
 one is not read further, and the call answers ``isError`` with ``{"code": 413,
@@ -23,27 +25,47 @@ from typing import Any
 from django.http import HttpResponseBase, StreamingHttpResponse
 
 from mcp_bridge.base.conf import bridge_settings
-from mcp_bridge.base.media import is_binary_media_type
+from mcp_bridge.base.media import essence, is_binary_media_type, media_kind
 from mcp_bridge.toolcall.results import file_content_result, tool_error_result
 
 
 def accepted_media_types(operation: dict[str, Any]) -> list[str]:
-    """The ``Accept`` of the view's request for ``operation``: the binary media types of its
-    2xx responses, then ``*/*``; ``["application/json"]`` when it has none.
+    """The ``Accept`` of the view's request for ``operation``: the file media types of its
+    2xx responses, then ``*/*``; else, when none of them is JSON, its text media types
+    (YAML, CSV, XML), then ``*/*``; otherwise its JSON media types (a vendor ``+json``
+    type among them), and ``application/json``.
 
-    A download action whose only renderer writes ``image/png`` would otherwise refuse the
-    bridge's ``Accept: application/json`` with 406 (DRF's content negotiation), as it refuses
-    a REST client asking for JSON. DRF tries the most specific media types first, so a view
-    that also has a JSON renderer still answers the file.
+    A download action whose only renderer writes ``image/png`` (or a schema view whose only
+    renderer writes YAML) would otherwise refuse the bridge's ``Accept: application/json``
+    with 406 (DRF's content negotiation), as it refuses a REST client asking for JSON. DRF
+    tries the most specific media types first, so a view that also has a JSON renderer still
+    answers the file; an operation that offers JSON and text answers JSON.
     """
-    found = [
+    declared = [
         media_type
         for code, response in operation.get("responses", {}).items()
         if str(code).startswith("2")
         for media_type in (response.get("content") or {})
-        if is_binary_media_type(media_type)
     ]
-    return [*dict.fromkeys(found), "*/*"] if found else ["application/json"]
+    kinds = [media_kind(media_type) for media_type in declared]
+    files = [media_type for media_type, kind in zip(declared, kinds) if kind == "file"]
+    if files:
+        return [*dict.fromkeys(files), "*/*"]
+    texts = [
+        media_type
+        for media_type, kind in zip(declared, kinds)
+        if kind == "text" and essence(media_type) not in ("", "*/*")
+    ]
+    if texts and "json" not in kinds:
+        return [*dict.fromkeys(texts), "*/*"]
+    # A vendor JSON type (application/vnd.api+json) is asked for by name: a view whose only
+    # renderer writes it refuses a plain application/json.
+    json_types = [
+        essence(media_type)
+        for media_type, kind in zip(declared, kinds)
+        if kind == "json" and "*" not in media_type
+    ]
+    return [*dict.fromkeys([*json_types, "application/json"])]
 
 
 def is_file_response(response: HttpResponseBase) -> bool:

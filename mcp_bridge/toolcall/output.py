@@ -27,10 +27,19 @@ What a call with a mismatch answers (``MCP_BRIDGE["OUTPUT_VALIDATION"]``):
   [...]}}``;
 * ``"off"``: no check; every 2xx answer is sent as a success.
 
-Each entry of ``errors`` is ``{"path": "/result/0/owner", "schemaPath":
-"properties/result/items/$ref/properties/owner/type", "keyword": "type",
-"found": "null"}``; the message names the tool, the first mismatches and
-both remedies, in a few lines, without copying the data.
+Each entry of ``errors`` is one problem (:func:`mismatches_of`): ``{"path":
+"/result/0/owner", "schemaPath": "properties/result/items/$ref/properties/owner/type",
+"keyword": "type", "found": "null"}``, with ``"count": <n>`` when the same problem is in
+``n`` items of a list; a missing key is named by its own path (``"/result/id"``,
+``"keyword": "required"``, ``"found": "nothing"``), once. The message names the tool,
+the first problems and both remedies, in a few lines, without copying the data.
+
+Which answers mismatch at all depends on the published form of the schema
+(``MCP_BRIDGE["OUTPUT_SCHEMA"]``): the tolerant form (the default) lets through the
+departures real DRF answers make from their OpenAPI (missing keys, ``null``, decimals as
+numbers, lists for strings; :func:`mcp_bridge.toolset.schema.tolerant_output_transform`),
+so that a mismatch is a real contradiction (a list where an object is declared, a text
+where an integer is).
 
 The remedies: fix the schema (drf-spectacular's ``@extend_schema_field`` on
 the field, ``@extend_schema(responses=...)`` on the view), or declare no
@@ -43,6 +52,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
@@ -60,6 +72,8 @@ _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _MAX_ERRORS = 20
 _MAX_IN_MESSAGE = 3
 _MAX_SCHEMA_TEXT = 80
+#: An array index in a JSON Pointer: the same problem in every item of a list is one problem.
+_ITEM_INDEX = re.compile(r"/\d+(?=/|$)")
 
 REMEDIES = (
     "Fix the schema (drf-spectacular: @extend_schema_field on the serializer field, or "
@@ -98,10 +112,13 @@ def mismatch_result(
     errors = output_errors(tool, data, text, revision)
     if not errors:
         return None
+    problems = mismatches_of(errors)
     hint = mismatch_hint(tool.method.source.view_label, errors)
-    message = mismatch_message(tool.name, errors, hint if _is_list_for_object(errors) else REMEDIES)
+    message = mismatch_message(
+        tool.name, problems, hint if _is_list_for_object(errors) else REMEDIES
+    )
     logger.warning("%s", message)
-    listed = [_error_entry(error) for error in errors[:_MAX_ERRORS]]
+    listed = [problem.entry() for problem in problems[:_MAX_ERRORS]]
     if tool.method.source.method not in _SAFE_METHODS:
         return applied_write_result(status, message, text, listed, hint)
     if mode == "warn":
@@ -132,31 +149,132 @@ def _expects_object(error: ValidationError) -> bool:
     )
 
 
-def mismatch_message(
-    tool_name: str, errors: list[ValidationError], remedies: str = REMEDIES
-) -> str:
-    """A few lines: the tool, the first mismatches (path, what was found, the schema part it
+@dataclass
+class Mismatch:
+    """One mismatch, as the client is told it: where (``path``, the first instance), what was
+    found, the schema part it breaks, and in how many places (``count``: the same problem in
+    each item of a list is one problem)."""
+
+    path: str
+    schema_path: str
+    keyword: str
+    found: str
+    expected: str
+    count: int = 1
+
+    def entry(self) -> dict[str, Any]:
+        """The entry of ``data.errors``."""
+        entry: dict[str, Any] = {
+            "path": self.path,
+            "schemaPath": self.schema_path,
+            "keyword": self.keyword,
+            "found": self.found,
+        }
+        if self.count > 1:
+            entry["count"] = self.count
+        return entry
+
+    def line(self) -> str:
+        more = f" (and {self.count - 1} more like it)" if self.count > 1 else ""
+        if self.keyword == "required":
+            return f"  {self.path}: missing, but required (at {self.schema_path}){more}"
+        return f"  {self.path}: {self.found} breaks {self.expected} (at {self.schema_path}){more}"
+
+
+def mismatches_of(errors: list[ValidationError]) -> list[Mismatch]:
+    """The problems behind ``errors``, once each, in the order found.
+
+    * a ``required`` error names the missing key by its own path (``/result/id``,
+      ``found: "nothing"``), once per key, instead of the object and the whole list;
+    * an ``anyOf``/``oneOf`` error (a nullable ``$ref``, a union) is replaced by the
+      errors of the branch that the value's type matches, when one does;
+    * the same problem in several items of a list (the same schema part, the same path but
+      for the item indexes) is one problem with a ``count``.
+    """
+    problems: dict[tuple[str, str, str], Mismatch] = {}
+    objects_seen: set[tuple[str, str]] = set()  # jsonschema reports each missing key apart
+    for error in _leaf_errors(errors):
+        where = (_pointer(error.absolute_path), _schema_pointer(error))
+        if error.validator == "required":
+            if where in objects_seen:
+                continue
+            objects_seen.add(where)
+        for problem in _problems_of(error):
+            key = (_ITEM_INDEX.sub("/*", problem.path), problem.schema_path, problem.keyword)
+            if key in problems:
+                problems[key].count += 1
+            else:
+                problems[key] = problem
+    return list(problems.values())
+
+
+def _pointer(parts: Iterable[Any]) -> str:
+    return "/" + "/".join(str(part).replace("~", "~0").replace("/", "~1") for part in parts)
+
+
+def _schema_pointer(error: ValidationError) -> str:
+    return "/".join(str(part) for part in error.absolute_schema_path)
+
+
+def _leaf_errors(errors: Iterable[ValidationError]) -> Iterator[ValidationError]:
+    for error in errors:
+        branch = _matching_branch(error) if error.validator in ("anyOf", "oneOf") else None
+        if branch:
+            yield from _leaf_errors(branch)
+        else:
+            yield error
+
+
+def _matching_branch(error: ValidationError) -> list[ValidationError] | None:
+    """The errors of the one branch of a union whose type the value has (its errors are
+    deeper than the value itself), or ``None`` when no branch, or more than one, does."""
+    by_branch: dict[Any, list[ValidationError]] = {}
+    for sub in error.context or ():
+        by_branch.setdefault(sub.relative_schema_path[0], []).append(sub)
+    typed = [
+        branch
+        for branch in by_branch.values()
+        if not any(
+            sub.validator in ("type", "const", "enum") and not sub.relative_path for sub in branch
+        )
+    ]
+    return typed[0] if len(typed) == 1 else None
+
+
+def _problems_of(error: ValidationError) -> Iterator[Mismatch]:
+    path = _pointer(error.absolute_path)
+    schema_path = _schema_pointer(error)
+    if error.validator == "required" and isinstance(error.instance, dict):
+        required = error.validator_value if isinstance(error.validator_value, list) else []
+        for name in required:
+            if name not in error.instance:
+                yield Mismatch(
+                    path=_pointer([*error.absolute_path, name]),
+                    schema_path=schema_path,
+                    keyword="required",
+                    found="nothing",
+                    expected="a required key",
+                )
+        return
+    yield Mismatch(
+        path=path,
+        schema_path=schema_path,
+        keyword=str(error.validator),
+        found=_describe(error.instance),
+        expected=_schema_text(error),
+    )
+
+
+def mismatch_message(tool_name: str, problems: list[Mismatch], remedies: str = REMEDIES) -> str:
+    """A few lines: the tool, the first problems (path, what was found, the schema part it
     broke) and both remedies. The data itself is never copied (a value is described by its
     JSON type and size)."""
     lines = [f"The data of tool {tool_name!r} does not match its outputSchema:"]
-    for error in errors[:_MAX_IN_MESSAGE]:
-        entry = _error_entry(error)
-        lines.append(
-            f"  {entry['path']}: {entry['found']} breaks {_schema_text(error)} (at {entry['schemaPath']})"
-        )
-    if len(errors) > _MAX_IN_MESSAGE:
-        lines.append(f"  ... and {len(errors) - _MAX_IN_MESSAGE} more")
+    lines.extend(problem.line() for problem in problems[:_MAX_IN_MESSAGE])
+    if len(problems) > _MAX_IN_MESSAGE:
+        lines.append(f"  ... and {len(problems) - _MAX_IN_MESSAGE} more")
     lines.append(remedies)
     return "\n".join(lines)
-
-
-def _error_entry(error: ValidationError) -> dict[str, str]:
-    return {
-        "path": "/" + "/".join(str(part) for part in error.absolute_path),
-        "schemaPath": "/".join(str(part) for part in error.absolute_schema_path),
-        "keyword": str(error.validator),
-        "found": _describe(error.instance),
-    }
 
 
 def _schema_text(error: ValidationError) -> str:
@@ -185,7 +303,7 @@ def _describe(value: Any) -> str:
             else f"a string of {len(value)} characters"
         )
     if isinstance(value, list):
-        return f"an array of {len(value)} items"
+        return f"an array of {len(value)} item{'' if len(value) == 1 else 's'}"
     if isinstance(value, dict):
         keys = ", ".join(list(map(str, value))[:5])
         return (

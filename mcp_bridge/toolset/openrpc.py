@@ -30,12 +30,11 @@ Tool names: :mod:`mcp_bridge.toolset.naming` (the default rule and explicit name
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from mcp_bridge.base.errors import Problem
-from mcp_bridge.base.media import is_binary_media_type
+from mcp_bridge.base.media import is_binary_media_type, is_json_media_type
 from mcp_bridge.toolset.naming import tool_name
 from mcp_bridge.toolset.openapi import OperationSource
 from mcp_bridge.toolset.schema import COMPONENTS_PREFIX, allow_null, to_json_schema
@@ -55,8 +54,6 @@ _RENAME_PREFIX = {
     "body_field": BODY_FIELD_PREFIX,
     "body": "",
 }
-
-_JSON_MEDIA_TYPE = re.compile(r"^application/([\w.+-]+\+)?json$")
 
 
 @dataclass(frozen=True)
@@ -178,7 +175,7 @@ def convert_components(document: dict[str, Any]) -> dict[str, Any]:
 
 def _media_schema(content: dict[str, Any]) -> dict[str, Any] | None:
     for media_type, media in content.items():
-        if _JSON_MEDIA_TYPE.match(media_type.split(";")[0].strip()):
+        if is_json_media_type(media_type):
             return media.get("schema")
     return None
 
@@ -402,16 +399,26 @@ def _derived_params(operation: dict[str, Any]) -> list[Param]:
 
 
 def _result_schema(operation: dict[str, Any]) -> dict[str, Any] | None:
-    """The first 2xx response's JSON schema; none for a file download (any binary media
-    type, see :mod:`mcp_bridge.toolcall.files`), whose result is an image or resource block."""
+    """The first 2xx response's JSON schema; none for a file download, whose result is an
+    image or resource block (:mod:`mcp_bridge.toolcall.files`): a response with a file media
+    type (:func:`~mcp_bridge.base.media.is_binary_media_type`), or whose JSON schema is a
+    binary string (``OpenApiTypes.BINARY`` on a view that has only JSON renderers:
+    drf-spectacular then writes ``application/json: {"type": "string", "format": "binary"}``,
+    and the view answers a ``FileResponse``)."""
     responses = operation.get("responses", {})
     for code in sorted(code for code in responses if str(code).startswith("2")):
         content = responses[code].get("content") or {}
         if any(is_binary_media_type(media_type) for media_type in content):
             return None
         schema = _media_schema(content)
-        return to_json_schema(schema) if schema else None
+        if not schema or _is_binary_string(schema):
+            return None
+        return to_json_schema(schema)
     return None
+
+
+def _is_binary_string(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "string" and schema.get("format") == "binary"
 
 
 def build_methods(sources: list[OperationSource], components: dict[str, Any]) -> list[Method]:

@@ -25,7 +25,8 @@ The differences that matter, all handled in :func:`to_json_schema`:
 The module also has the ``$ref`` helpers of the last pipeline step: a tool
 carries the ``components/schemas`` it reaches, transitively, in its own
 ``$defs`` (JSON Schema 2020-12 §8.2.4), so it is self-contained; and the
-per-direction transforms (:func:`input_transform`, :func:`output_transform`).
+per-direction transforms (:func:`input_transform`, :func:`output_transform`, and
+:func:`tolerant_output_transform`, the default form of an ``outputSchema``).
 
 Every walk goes by position: a key of ``properties``, ``patternProperties`` or
 ``$defs`` is a name (a serializer field may be called ``default``, ``enum`` or
@@ -36,10 +37,12 @@ unknown keywords are data, never searched for ``$ref``.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote
 
+from rest_framework.settings import api_settings
 from rest_framework.utils.encoders import JSONEncoder
 
 COMPONENTS_PREFIX = "#/components/schemas/"
@@ -454,6 +457,120 @@ def _prepare_output_node(schema: dict[str, Any]) -> None:
         schema["enum"] = [
             v if isinstance(v, _CHOICE_NATIVE) else _DRF_ENCODER.default(v) for v in enum
         ]
+
+
+def tolerant_output_transform(schema: dict[str, Any]) -> dict[str, Any]:
+    """The ``transform`` of :func:`collect_defs` for a **tolerant** ``outputSchema`` (the
+    default, ``MCP_BRIDGE["OUTPUT_SCHEMA"] = "tolerant"``): :func:`output_transform`, then
+    widened where real APIs' data departs from their OpenAPI description in measured ways
+    (docs/tools.md, "Tolerant output schemas"). The shape stays: the same properties, types,
+    formats, enums and descriptions; only these give way:
+
+    * **no ``required``**: a key the schema lists may be absent (a create response that
+      answers fewer fields, a field skipped by DRF when its attribute is missing);
+    * **every property also accepts ``null``**: a nested serializer, a foreign key or a
+      ``SerializerMethodField`` whose value is ``None`` although drf-spectacular says it is
+      not nullable (the type gains ``"null"``, an ``enum`` gains ``None``, a ``$ref`` or a
+      composition is wrapped in ``anyOf: [<it>, {"type": "null"}]``);
+    * **a decimal string also accepts a number** (``format: "decimal"``): a ``Decimal`` that
+      reaches DRF's encoder without a ``DecimalField`` (``ReadOnlyField``, a method field,
+      ``COERCE_DECIMAL_TO_STRING=False`` against a schema that says string) is a JSON number;
+    * **a choice, or a bare string, also accepts a list of such strings**
+      (:func:`_widened_string`): multi-select fields (a model field storing several
+      choices, which DRF maps to a ``ChoiceField``) and ``SerializerMethodField`` s typed
+      ``str`` that return lists;
+    * **an integer also accepts a string** when DRF's ``COERCE_BIGINT_TO_STRING`` is on:
+      ``BigIntegerField`` (which ``ModelSerializer`` uses for ``BigAutoField`` ids) then writes
+      its value as a string, and drf-spectacular still says ``integer``;
+    * **``oneOf`` becomes ``anyOf``**: a value that two branches accept is not refused.
+
+    The root of a tool's result is not made nullable: the view answered something.
+    """
+    schema = output_transform(schema)
+    # A setting of recent DRF versions only: older ones have no such API setting.
+    big_integers_as_strings = bool(getattr(api_settings, "COERCE_BIGINT_TO_STRING", False))
+    _walk(schema, functools.partial(_tolerate_node, integer_strings=big_integers_as_strings))
+    return _widened_string(schema) or schema
+
+
+def _tolerate_node(schema: dict[str, Any], *, integer_strings: bool) -> None:
+    schema.pop("required", None)
+    if integer_strings:
+        integer = schema.get("type")
+        listed = integer if isinstance(integer, list) else [integer]
+        if "integer" in listed and "string" not in listed:
+            after = listed.index("integer") + 1
+            schema["type"] = [*listed[:after], "string", *listed[after:]]
+    if "oneOf" in schema:
+        branches = schema.pop("oneOf")
+        if "anyOf" in schema:  # both must hold
+            schema["allOf"] = [*schema.get("allOf", ()), {"anyOf": branches}]
+        else:
+            schema["anyOf"] = branches
+    types = schema.get("type")
+    if schema.get("format") == "decimal" and isinstance(types, (str, list)):
+        listed = types if isinstance(types, list) else [types]
+        if "string" in listed and "number" not in listed:
+            after = listed.index("string") + 1
+            schema["type"] = [*listed[:after], "number", *listed[after:]]
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        pins = "allOf" in schema  # a discriminated branch (_pin_discriminator): its value stays
+        schema["properties"] = {
+            name: sub
+            if not isinstance(sub, dict) or (pins and _is_pinned_value(sub))
+            else _tolerant_property(sub)
+            for name, sub in properties.items()
+        }
+
+
+def _is_pinned_value(schema: dict[str, Any]) -> bool:
+    return set(schema) in ({"const"}, {"enum"})
+
+
+def _tolerant_property(schema: dict[str, Any]) -> dict[str, Any]:
+    widened = _widened_string(schema)
+    if widened is None:
+        return _make_nullable(dict(schema))
+    if "anyOf" in widened and {"type": "null"} not in widened["anyOf"]:
+        widened["anyOf"].append({"type": "null"})
+    elif "type" in widened and "null" not in widened["type"]:
+        widened["type"] = [*widened["type"], "null"]
+    return widened
+
+
+def _widened_string(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """A choice (an ``enum`` string) or a bare string (``{"type": "string"}``, what
+    drf-spectacular writes for a method field typed ``str``, a ``TextField`` or a field it
+    cannot read), made to accept a list of such strings too; ``None`` for any other schema
+    (a string with a ``format``, a ``pattern`` or a length: a column that holds one value).
+
+    A bare string becomes ``"type": ["string", "array"], "items": {"type": "string"}``; a
+    choice ``anyOf: [<choice>, {"type": "array", "items": <choice>}]`` (``enum`` holds for
+    any type, so the list needs a branch of its own). Annotations stay outside."""
+    types = schema.get("type")
+    listed = types if isinstance(types, list) else [types]
+    if "string" not in listed or set(listed) - {"string", "null"}:
+        return None
+    outer = {k: v for k, v in schema.items() if k in _ANNOTATION_KEYWORDS}
+    string = {k: v for k, v in schema.items() if k not in _ANNOTATION_KEYWORDS}
+    nullable = "null" in listed
+    if set(string) == {"type"}:
+        return {
+            **outer,
+            "type": ["string", "array", "null"] if nullable else ["string", "array"],
+            "items": {"type": "string"},
+        }
+    if set(string) != {"type", "enum"} or not isinstance(string["enum"], list):
+        return None
+    choice = {
+        "type": "string",
+        "enum": [value for value in string["enum"] if value is not None],
+    }
+    branches: list[Any] = [choice, {"type": "array", "items": choice}]
+    if nullable:
+        branches.append({"type": "null"})
+    return {"anyOf": branches, **outer}
 
 
 def _walk(schema: Any, visit: Callable[[dict[str, Any]], None]) -> None:

@@ -13,7 +13,11 @@ reaches are copied in (MCP spec 2025-11-25, "Tools" → "Tool"; JSON Schema
   {"result": <2xx schema>}, "required": ["result"]}``, because it had to be an
   object; from 2026-07-28 on (SEP-2106), the 2xx response schema itself, which
   may be an array or a scalar. Write-only fields are left out; there is none
-  when the response schema is unknown or empty.
+  when the response schema is unknown or empty, or when the response is a file.
+  The 2xx schema is written in its tolerant form by default (no ``required``,
+  nullable properties, decimals as string or number, strings or lists of them:
+  :func:`~mcp_bridge.toolset.schema.tolerant_output_transform`), exactly as the
+  OpenAPI says with ``MCP_BRIDGE["OUTPUT_SCHEMA"] = "exact"``.
 * ``annotations``: all four hints, derived from the HTTP method (RFC 9110 §9.2:
   GET/HEAD are safe, PUT/DELETE idempotent; DELETE and PUT destructive) and
   ``MCP_BRIDGE["OPEN_WORLD"]``, overridden per hint by :func:`~mcp_bridge.mcp_tool`.
@@ -34,7 +38,12 @@ from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.toolset.openrpc import Method
 from mcp_bridge.toolset.profiles import DEFS, convert_schema
-from mcp_bridge.toolset.schema import collect_defs, input_transform, output_transform
+from mcp_bridge.toolset.schema import (
+    collect_defs,
+    input_transform,
+    output_transform,
+    tolerant_output_transform,
+)
 from mcp_bridge.toolset.validators import SchemaValidator
 
 #: The hints of each HTTP method (RFC 9110 §9.2: GET/HEAD are safe, PUT/DELETE idempotent).
@@ -269,8 +278,11 @@ def build_tool(
     declared_output_schema: dict[str, Any] | None = None
     result_schema = None
     if method.result and output_schema:
-        outputs = shared_defs.setdefault("output", {})
-        result_schema = collect_defs(method.result, components, output_transform, outputs)
+        # One form per build (a change of MCP_BRIDGE drops the built tool sets).
+        form = bridge_settings.OUTPUT_SCHEMA
+        transform = output_transform if form == "exact" else tolerant_output_transform
+        outputs = shared_defs.setdefault(f"output-{form}", {})
+        result_schema = collect_defs(method.result, components, transform, outputs)
         # The handshake era's wrapper around the same schema, sharing its $defs.
         inner = {key: value for key, value in result_schema.items() if key != "$defs"}
         declared_output_schema = {

@@ -203,9 +203,13 @@ class Command(BaseCommand):
                     f"Tool {report.tool!r}: its data does not match its outputSchema (see above)."
                 )
                 for error in report.errors:
-                    self.stdout.write(
-                        f"    {error['path']}: {error['found']} breaks {error['keyword']} at {error['schemaPath']}"
+                    what = (
+                        "missing, but required"
+                        if error["keyword"] == "required"
+                        else f"{error['found']} breaks {error['keyword']}"
                     )
+                    more = f" (and {error['count'] - 1} more like it)" if "count" in error else ""
+                    self.stdout.write(f"    {error['path']}: {what} at {error['schemaPath']}{more}")
             elif report.outcome == "ERROR":
                 self.stdout.write(f"    {report.message.splitlines()[0] if report.message else ''}")
                 if not report.reached:

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class RealAnswersConfig(AppConfig):
+    name = "tests.realanswers"
+    label = "realanswers"
