@@ -37,10 +37,10 @@ The OpenRPC document keeps drf-spectacular's texts as they are: only the tools a
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
-from django.utils.text import capfirst
-from django.utils.translation import gettext
+from django.utils.translation import get_language, gettext, gettext_noop
 from rest_framework import filters, pagination
 from rest_framework.schemas.utils import get_pk_description
 
@@ -62,6 +62,60 @@ ORDERING = "ordering"
 CHOICES = "choices"
 
 _CHOICE_LINE = re.compile(r"^\* `(?P<value>[^`]*)` - (?P<label>.*)$")
+
+
+# The templates, marked for makemessages and translated when used (gettext_noop): only the one
+# an operation needs is looked up.
+_TITLES = {
+    "list": gettext_noop("List %(plural)s"),
+    "retrieve": gettext_noop("Get %(name)s"),
+    "create": gettext_noop("Create %(name)s"),
+    "update": gettext_noop("Replace %(name)s"),
+    "partial_update": gettext_noop("Update %(name)s"),
+    "destroy": gettext_noop("Delete %(name)s"),
+    "bulk_create": gettext_noop("Create several %(plural)s"),
+    "bulk_update": gettext_noop("Replace several %(plural)s"),
+    "bulk_partial_update": gettext_noop("Update several %(plural)s"),
+    "bulk_destroy": gettext_noop("Delete several %(plural)s"),
+}
+#: A custom action's title: on a collection (``False``) or on one object (``True``).
+_CUSTOM_TITLES = {
+    False: gettext_noop("%(plural)s: %(action)s"),
+    True: gettext_noop("%(name)s: %(action)s"),
+}
+_DESCRIPTIONS = {
+    "retrieve": gettext_noop("Get the %(name)s with the given `%(parameter)s`."),
+    "create": gettext_noop("Create a new %(name)s."),
+    "update": gettext_noop(
+        "Replace the %(name)s with the given `%(parameter)s`: every field is written, "
+        "and fields left out are reset."
+    ),
+    "partial_update": gettext_noop(
+        "Change fields of the %(name)s with the given `%(parameter)s`; "
+        "fields left out keep their values."
+    ),
+    "destroy": gettext_noop("Delete the %(name)s with the given `%(parameter)s`."),
+    "bulk_create": gettext_noop("Create several %(plural)s at once: `body` is a list of them."),
+    "bulk_update": gettext_noop(
+        "Replace several %(plural)s at once: `body` is a list of them, each with its `id`."
+    ),
+    "bulk_partial_update": gettext_noop(
+        "Change fields of several %(plural)s at once: `body` is a list of them, each with its `id`."
+    ),
+    "bulk_destroy": gettext_noop(
+        "Delete several %(plural)s at once: `body` is a list of them, each with its `id`."
+    ),
+}
+_CUSTOM_DESCRIPTIONS = {
+    False: gettext_noop("Action `%(action)s` (%(method)s) on %(plural)s."),
+    True: gettext_noop(
+        "Action `%(action)s` (%(method)s) on the %(name)s with the given `%(parameter)s`."
+    ),
+}
+
+
+def _capfirst(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _name(facts: OperationFacts) -> str:
@@ -98,26 +152,12 @@ def title_from_facts(facts: OperationFacts) -> str | None:
     if facts.model is None:
         return None
     values = {"name": _name(facts), "plural": _plural(facts)}
-    templates = {
-        "list": gettext("List %(plural)s"),
-        "retrieve": gettext("Get %(name)s"),
-        "create": gettext("Create %(name)s"),
-        "update": gettext("Replace %(name)s"),
-        "partial_update": gettext("Update %(name)s"),
-        "destroy": gettext("Delete %(name)s"),
-        "bulk_create": gettext("Create several %(plural)s"),
-        "bulk_update": gettext("Replace several %(plural)s"),
-        "bulk_partial_update": gettext("Update several %(plural)s"),
-        "bulk_destroy": gettext("Delete several %(plural)s"),
-    }
     if facts.action == "custom":
         values["action"] = facts.handler_name.replace("_", " ")
-        template = (
-            gettext("%(name)s: %(action)s") if facts.detail else gettext("%(plural)s: %(action)s")
-        )
+        template = _CUSTOM_TITLES[bool(facts.detail)]
     else:
-        template = templates[facts.action]
-    return capfirst(template % values)
+        template = _TITLES[facts.action]
+    return _capfirst(gettext(template) % values)
 
 
 def _list_details(facts: OperationFacts) -> list[str]:
@@ -155,50 +195,33 @@ def description_from_facts(facts: OperationFacts) -> str | None:
         "action": facts.handler_name,
     }
     if facts.action == "list":
-        text = gettext("List %(plural)s") % values
+        text = gettext(_TITLES["list"]) % values
         details = _list_details(facts)
-        return capfirst(f"{text} ({'; '.join(details)})." if details else f"{text}.")
-    templates = {
-        "retrieve": gettext("Get the %(name)s with the given `%(parameter)s`."),
-        "create": gettext("Create a new %(name)s."),
-        "update": gettext(
-            "Replace the %(name)s with the given `%(parameter)s`: every field is written, "
-            "and fields left out are reset."
-        ),
-        "partial_update": gettext(
-            "Change fields of the %(name)s with the given `%(parameter)s`; "
-            "fields left out keep their values."
-        ),
-        "destroy": gettext("Delete the %(name)s with the given `%(parameter)s`."),
-        "bulk_create": gettext("Create several %(plural)s at once: `body` is a list of them."),
-        "bulk_update": gettext(
-            "Replace several %(plural)s at once: `body` is a list of them, each with its `id`."
-        ),
-        "bulk_partial_update": gettext(
-            "Change fields of several %(plural)s at once: `body` is a list of them, "
-            "each with its `id`."
-        ),
-        "bulk_destroy": gettext(
-            "Delete several %(plural)s at once: `body` is a list of them, each with its `id`."
-        ),
-    }
+        return _capfirst(f"{text} ({'; '.join(details)})." if details else f"{text}.")
     if facts.action == "custom":
-        if facts.detail:
-            template = gettext(
-                "Action `%(action)s` (%(method)s) on the %(name)s with the given `%(parameter)s`."
-            )
-        else:
-            template = gettext("Action `%(action)s` (%(method)s) on %(plural)s.")
+        template = _CUSTOM_DESCRIPTIONS[bool(facts.detail)]
     else:
-        template = templates[facts.action]
-    text = template % values
+        template = _DESCRIPTIONS[facts.action]
+    text = gettext(template) % values
     if facts.action == "create" and facts.accepts_list:
         text += " " + gettext("`body` takes a list of them to create several at once.")
-    return capfirst(text)
+    return _capfirst(text)
 
 
-def _drf_text(text: Any) -> str:
-    return str(text)
+@lru_cache(maxsize=16)
+def _drf_query_texts(language: str | None) -> dict[str, ArgumentKind]:
+    """DRF's texts of its pagination, search and ordering query parameters in ``language``
+    (the build's), each with its kind. The ``limit`` and ``page_size`` texts are the same
+    sentence, and get the same replacement."""
+    texts = {
+        PAGE: pagination.PageNumberPagination.page_query_description,
+        PAGE_SIZE: pagination.PageNumberPagination.page_size_query_description,
+        LIMIT: pagination.LimitOffsetPagination.limit_query_description,
+        OFFSET: pagination.LimitOffsetPagination.offset_query_description,
+        SEARCH: filters.SearchFilter.search_description,
+        ORDERING: filters.OrderingFilter.ordering_description,
+    }
+    return {str(text): kind for kind, text in texts.items()}
 
 
 def _is_lookup_boilerplate(description: str, facts: OperationFacts) -> bool:
@@ -233,17 +256,9 @@ def argument_kind(
         lookup = any(p.name == name and p.lookup_field for p in facts.path_parameters)
         return LOOKUP if lookup and _is_lookup_boilerplate(description, facts) else None
     if location == "query":
-        known = {
-            PAGE: pagination.PageNumberPagination.page_query_description,
-            PAGE_SIZE: pagination.PageNumberPagination.page_size_query_description,
-            LIMIT: pagination.LimitOffsetPagination.limit_query_description,
-            OFFSET: pagination.LimitOffsetPagination.offset_query_description,
-            SEARCH: filters.SearchFilter.search_description,
-            ORDERING: filters.OrderingFilter.ordering_description,
-        }
-        for kind, text in known.items():
-            if description == _drf_text(text):
-                return kind
+        kind = _drf_query_texts(get_language()).get(description)
+        if kind is not None:
+            return kind
     if _trimmed_choices(description) != description:
         return CHOICES
     return None
