@@ -20,7 +20,7 @@ settings and walk the URLconf once, without generating any schema:
 * :func:`check_membership`: the ``MCP_BRIDGE["GROUPS"]`` rules (``E050``, ``W050``,
   :mod:`mcp_bridge.toolset.membership`), or ``E007`` when the URLconf or a view cannot be
   loaded, so that the API's views cannot be enumerated;
-* :func:`check_authorization`: MCP authorization's configuration (``E060``-``E063``,
+* :func:`check_authorization`: MCP authorization's configuration (``E060``-``E066``,
   ``W060``-``W061``, :mod:`mcp_bridge.transport.authorization`);
 * :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
   ``W001``, ``W002``, :mod:`mcp_bridge.toolset.translation`).
@@ -101,7 +101,10 @@ CHECK_IDS = {
     "mcp_bridge.E061": "groups are protected but no authorization server is named",
     "mcp_bridge.E062": "groups are protected but django-oauth-toolkit is not installed",
     "mcp_bridge.E063": "OAUTH_GROUPS or OAUTH_DEFAULT holds a wrong value",
-    "mcp_bridge.W060": "OAUTH_GROUPS names a group that has no view",
+    "mcp_bridge.E064": "OAUTH_GROUPS protects a group that has no view (every endpoint answers 500: fail closed)",
+    "mcp_bridge.E065": "a local authorization server publishes no metadata where clients look for it",
+    "mcp_bridge.E066": "a local authorization server's authorize/ or token/ URL is not routed",
+    "mcp_bridge.W060": "OAUTH_GROUPS makes public a group that has no view",
     "mcp_bridge.W061": "a protected group requires a scope the authorization server does not know",
 }
 
@@ -134,7 +137,7 @@ def check_membership(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
 
 @checks.register(checks.Tags.urls, TAG)
 def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """MCP authorization's configuration (E060-E063, W060-W061)."""
+    """MCP authorization's configuration (E060-E066, W060-W061)."""
     try:
         groups = get_groups()
     except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007

@@ -512,6 +512,13 @@ class GroupSchemaGenerator(SchemaGenerator):
         assert self.index is not None  # set by _initialise_endpoints
         index = self.index
         path_prefix = index.path_prefix
+        # The class the URL pattern routes to: an OpenApiViewExtension's view_replacement()
+        # (drf-spectacular's contrib replaces every dj-rest-auth view by a class named
+        # ``Fixed``) only describes the view, so names, metadata and routing read the own one.
+        own_classes = {
+            (path_regex, method): callback.cls
+            for path_regex, method, callback in index.endpoints.get(self.group, [])
+        }
         result: dict[str, Any] = {}
         self.sources = []
         for path, path_regex, method, view in endpoints:
@@ -570,7 +577,9 @@ class GroupSchemaGenerator(SchemaGenerator):
                 # Private drf-spectacular API: its own list/detail decision
                 # (tests/test_private_apis.py; without it test_results.py's probe test fails).
                 is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
-            handler_name, handler = _handler(view, method)
+            view_class = own_classes.get((path_regex, method.upper()), type(view))
+            handler_name, _ = _handler(view, method)
+            handler = getattr(view_class, handler_name, None)
             sibling_methods, copy_qualifier = index.naming.get(
                 (path_regex, method.upper()), (1, None)
             )
@@ -580,11 +589,11 @@ class GroupSchemaGenerator(SchemaGenerator):
                 OperationSource(
                     path=path,
                     method=method.upper(),
-                    view_class=type(view),
+                    view_class=view_class,
                     handler_name=handler_name,
                     is_viewset=isinstance(view, viewsets.ViewSetMixin),
                     basename=getattr(view, "basename", None),
-                    metadata=get_metadata(view, handler),
+                    metadata=get_metadata(view_class, handler),
                     operation_id=operation_id,
                     explicit_operation_id=bool(operation_id)
                     and explicit_operation_id(inspector, operation_id, default_id),
