@@ -566,7 +566,9 @@ def _unrouted_local_server() -> list[Problem]:
                     issuer or "/",
                 )
             )
-        unrouted = [url for url in (f"{issuer}/authorize/", f"{issuer}/token/") if not _resolves(url)]
+        unrouted = [
+            url for url in (f"{issuer}/authorize/", f"{issuer}/token/") if not _resolves(url)
+        ]
         if unrouted:
             problems.append(
                 Problem(

@@ -158,12 +158,14 @@ def answers_in_json(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
             logger.exception("The MCP endpoint %s cannot reach its database.", request.path)
             unavailable = error_answer(
                 INTERNAL_ERROR,
-                _failure_text(exc, "Service unavailable: the database cannot be reached; retry later."),
+                _failure_text(
+                    exc, "Service unavailable: the database cannot be reached; retry later."
+                ),
                 503,
             )
             unavailable["Retry-After"] = "5"
             return unavailable
-        except Exception as exc:  # noqa: BLE001 -- the last resort: an answer the client reads
+        except Exception as exc:
             logger.exception("The MCP endpoint %s failed.", request.path)
             return error_answer(
                 INTERNAL_ERROR, _failure_text(exc, "Internal error; see the server log."), 500
