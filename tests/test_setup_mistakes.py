@@ -60,7 +60,9 @@ class PlainView(View):
         return HttpResponse("plain")
 
 
-@api_group("mistakes")  # W081: never routed (routed async handlers: tests/test_setups_fail_closed.py)
+@api_group(
+    "mistakes"
+)  # W081: never routed (routed async handlers: tests/test_setups_fail_closed.py)
 class AsyncView(APIView):
     async def get(self, request):
         return Response({})

@@ -485,8 +485,8 @@ def find_authorization_problems(
         )
     else:
         problems += _unknown_scopes(protected)
+        problems += _unrouted_local_server()
     problems += _missing_metadata(protected, _endpoint_paths(endpoint, protected, groups))
-    problems += _unrouted_local_server()
     return problems
 
 
@@ -537,6 +537,22 @@ def _resolves(path: str) -> bool:
     return True
 
 
+def _serves_metadata(path: str) -> bool:
+    """Whether ``path`` is routed to a view that answers it: django-oauth-toolkit routes
+    OpenID Connect discovery below its prefix whatever its settings, and answers 404 there
+    unless ``OIDC_ENABLED``."""
+    from oauth2_provider.settings import oauth2_settings
+    from oauth2_provider.views.mixins import OIDCOnlyMixin
+
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return False
+    view_class = getattr(match.func, "view_class", None)
+    oidc_only = isinstance(view_class, type) and issubclass(view_class, OIDCOnlyMixin)
+    return not oidc_only or bool(oauth2_settings.OIDC_ENABLED)
+
+
 def _unrouted_local_server() -> list[Problem]:
     """E065/E066: a local authorization server whose metadata or sign-in URLs are not routed.
 
@@ -552,7 +568,7 @@ def _unrouted_local_server() -> list[Problem]:
             f"/.well-known/openid-configuration{issuer}",
             f"{issuer}/.well-known/openid-configuration",
         ]
-        if not any(_resolves(url) for url in metadata_urls):
+        if not any(_serves_metadata(url) for url in metadata_urls):
             problems.append(
                 Problem(
                     "mcp_bridge.E065",
