@@ -69,6 +69,7 @@ from typing import Any, Literal
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import got_request_exception
 from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import patch_vary_headers
@@ -145,7 +146,9 @@ def answers_in_json(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
       with ``Retry-After``, which clients retry;
     * anything else: a 500.
 
-    The exception's text is sent only when ``DEBUG`` is on; the log always has it.
+    The exception's text is sent only when ``DEBUG`` is on; the log always has it, and
+    Django's ``got_request_exception`` is sent, as for any view's exception, so that error
+    reporters see it.
     """
 
     @functools.wraps(view)
@@ -156,6 +159,7 @@ def answers_in_json(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
             return misconfigured(exc)
         except DatabaseError as exc:
             logger.exception("The MCP endpoint %s cannot reach its database.", request.path)
+            got_request_exception.send(sender=None, request=request)  # Sentry, mail_admins
             unavailable = error_answer(
                 INTERNAL_ERROR,
                 _failure_text(
@@ -167,6 +171,7 @@ def answers_in_json(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
             return unavailable
         except Exception as exc:
             logger.exception("The MCP endpoint %s failed.", request.path)
+            got_request_exception.send(sender=None, request=request)
             return error_answer(
                 INTERNAL_ERROR, _failure_text(exc, "Internal error; see the server log."), 500
             )
