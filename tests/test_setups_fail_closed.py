@@ -262,6 +262,7 @@ def test_a_protected_group_whose_database_is_unreachable_answers_a_json_503(sett
 
 
 def test_an_invalid_setting_at_the_json_404_is_a_json_500(settings, client):
+    settings.DEBUG = False  # the ids alone, no message
     settings.MCP_BRIDGE = {"PAGE_SIZ": 10}
     answer = client.post("/mcp/no/such/path/")
     assert answer.status_code == 500 and answer["Content-Type"] == "application/json"
