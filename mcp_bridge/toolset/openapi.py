@@ -480,10 +480,11 @@ class _IndexedEndpointEnumerator(EndpointEnumerator):
         """
         endpoints = super().get_api_endpoints(patterns, prefix)
         own = {(path_regex, method): path for path, path_regex, method, _ in self.enumerated}
-        if all(own.get((regex, method)) == path for path, regex, method, _ in endpoints) and len(
-            endpoints
-        ) == len(own):
-            return endpoints  # the usual case: the hooks left the group's endpoints alone
+        untouched = len(endpoints) == len(own) and all(
+            own.get((regex, method)) == path for path, regex, method, _ in endpoints
+        )
+        if untouched:  # the usual case: the hooks left the group's endpoints alone
+            return endpoints
         self.hook_effects = hook_effects(self.enumerated)
         routes: dict[tuple[Any, str], list[tuple[str, str]]] = {}
         for path, path_regex, method, callback in self.enumerated:
