@@ -20,7 +20,7 @@ settings and walk the URLconf once, without generating any schema:
 * :func:`check_membership`: the ``MCP_BRIDGE["GROUPS"]`` rules (``E050``, ``W050``,
   :mod:`mcp_bridge.toolset.membership`), or ``E007`` when the URLconf or a view cannot be
   loaded, so that the API's views cannot be enumerated;
-* :func:`check_authorization`: MCP authorization's configuration (``E060``-``E063``,
+* :func:`check_authorization`: MCP authorization's configuration (``E060``-``E066``,
   ``W060``-``W061``, :mod:`mcp_bridge.transport.authorization`);
 * :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
   ``W001``, ``W002``, :mod:`mcp_bridge.toolset.translation`).
@@ -28,9 +28,9 @@ settings and walk the URLconf once, without generating any schema:
 **Deployment and validation** (``check --deploy``, ``manage.py mcp_tools --validate``):
 :func:`check_tool_sets` builds every group/version as the endpoint does
 (drf-spectacular's generation and the whole build pipeline) and reports each problem of a
-group that cannot be built (``E001``-``E005``, ``E010``, ``E020``, ``E021``) with its
+group that cannot be built (``E001``-``E005``, ``E010``, ``E020``-``E022``) with its
 ``hint`` and the culprit view as ``obj``, each warning of a built tool set (``W010``,
-``W020``, ``W085``), and the ``OMIT_OUTPUT_SCHEMA`` entries that name nothing (``W040``,
+``W020``-``W022``, ``W085``), and the ``OMIT_OUTPUT_SCHEMA`` entries that name nothing (``W040``,
 :mod:`mcp_bridge.toolset.tools`). It is a deployment check because it costs as much as
 generating the API's schema: a broken group must not slow down or stop ``migrate`` and every
 other command. It still fails loudly: every request to the group's endpoint answers HTTP 500
@@ -88,6 +88,10 @@ CHECK_IDS = {
     "mcp_bridge.E020": "a $ref of the group's OpenAPI document names no component",
     "mcp_bridge.E021": "a tool's schema holds a $ref that does not resolve inside the tool",
     "mcp_bridge.W020": "a tool requires a request body that it cannot send (the view parses no JSON)",
+    # What drf-spectacular's PREPROCESSING_HOOKS do to a group (mcp_bridge.toolset.registry).
+    "mcp_bridge.E022": "PREPROCESSING_HOOKS leave a group none of its operations",
+    "mcp_bridge.W021": "a PREPROCESSING_HOOKS entry drops some of a group's operations",
+    "mcp_bridge.W022": "a PREPROCESSING_HOOKS entry rewrites paths of a group's operations (the tools keep the URL's paths)",
     # OMIT_OUTPUT_SCHEMA (mcp_bridge.toolset.tools).
     "mcp_bridge.W040": "OMIT_OUTPUT_SCHEMA names a group or tool that does not exist",
     # Membership rules and settings (mcp_bridge.toolset.membership).
@@ -100,15 +104,19 @@ CHECK_IDS = {
     "mcp_bridge.W080": "@mcp_tool on an operation in no API group",
     "mcp_bridge.W081": "@api_group on a view, viewset or action that no URL pattern routes to",
     "mcp_bridge.W082": "@api_group/@mcp_tool on a class that is not a DRF view",
-    "mcp_bridge.W083": "@api_group/@mcp_tool on an async def handler of a DRF view that is not adrf's",
+    "mcp_bridge.W083": "an operation of a group has an async def handler of a DRF view that is not adrf's (left out)",
     "mcp_bridge.W084": "mcp_bridge.urls is included nowhere in the URLconf",
     "mcp_bridge.W085": "a drf-spectacular warning or error met while generating a group",
+    "mcp_bridge.W086": "mcp_bridge.urls is included under a prefix without a trailing slash (path('mcp', ...))",
     # MCP authorization (mcp_bridge.transport.authorization).
     "mcp_bridge.E060": "a protected group's Protected Resource Metadata URL is not served (well_known include missing)",
     "mcp_bridge.E061": "groups are protected but no authorization server is named",
     "mcp_bridge.E062": "groups are protected but django-oauth-toolkit is not installed",
     "mcp_bridge.E063": "OAUTH_GROUPS or OAUTH_DEFAULT holds a wrong value",
-    "mcp_bridge.W060": "OAUTH_GROUPS names a group that has no view",
+    "mcp_bridge.E064": "OAUTH_GROUPS protects a group that has no view (every endpoint answers 500: fail closed)",
+    "mcp_bridge.E065": "a local authorization server publishes no metadata where clients look for it",
+    "mcp_bridge.E066": "a local authorization server's authorize/ or token/ URL is not routed",
+    "mcp_bridge.W060": "OAUTH_GROUPS makes public a group that has no view",
     "mcp_bridge.W061": "a protected group requires a scope the authorization server does not know",
     # Requests through the middleware stack (mcp_bridge.transport.reach).
     "mcp_bridge.E090": "a request to an endpoint is redirected by the middleware stack (login required?)",
@@ -128,7 +136,8 @@ def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMess
 
 @checks.register(checks.Tags.urls, TAG)
 def check_membership(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """Walk the URLconf once and check the ``MCP_BRIDGE["GROUPS"]`` rules (E050, W050), or E007."""
+    """Walk the URLconf once and check the ``MCP_BRIDGE["GROUPS"]`` rules (E050, W050), or E007;
+    and the operations the walk left out because they cannot run (W083)."""
     try:
         bridge_settings.validate()
     except ImproperlyConfigured:
@@ -139,12 +148,13 @@ def check_membership(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
         return _messages([_enumeration_problem(exc)])
     problems = [problem for found in index.membership.problems.values() for problem in found]
     problems += index.membership.unused_rule_problems()
+    problems += index.unpublished  # W083: async handlers DRF cannot run, left out
     return _messages(problems)
 
 
 @checks.register(checks.Tags.urls, TAG)
 def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """MCP authorization's configuration (E060-E063, W060-W061)."""
+    """MCP authorization's configuration (E060-E066, W060-W061)."""
     try:
         groups = get_groups()
     except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007

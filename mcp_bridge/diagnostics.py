@@ -15,12 +15,17 @@ URLconf is loaded (:mod:`mcp_bridge.urls`), since without the app no check of it
     ``@api_group`` on a view, viewset or action that no URL pattern routes to.
 ``mcp_bridge.W082``
     ``@api_group`` or ``@mcp_tool`` on a class that is not a DRF view (a plain Django view).
-``mcp_bridge.W083``
-    ``@api_group`` or ``@mcp_tool`` on an ``async def`` handler of a DRF view that is not
-    adrf's: DRF runs handlers synchronously, so the operation cannot be called (adrf's views
-    await them, and tools run them).
+``mcp_bridge.W083`` (found by the URL walk, :func:`mcp_bridge.toolset.openapi.cannot_run`,
+and reported by :func:`mcp_bridge.checks.check_membership`)
+    an operation of a group whose handler is an ``async def`` of a DRF view that is not
+    adrf's (an ``@action``, an ``APIView`` method, an ``@api_view`` function): DRF runs
+    handlers synchronously, so it cannot answer, and it is left out of the group's tools
+    (adrf's views await them, and tools run them).
 ``mcp_bridge.W084``
     ``mcp_bridge.urls`` is included nowhere in the URLconf: no endpoint serves the groups.
+``mcp_bridge.W086``
+    ``mcp_bridge.urls`` is included under a prefix without its trailing slash
+    (``path("mcp", include(...))``): the endpoints answer at ``/mcp<group>/``.
 
 A decorator put *below* ``@api_view`` is refused earlier, with a ``TypeError`` at import
 (:mod:`mcp_bridge.decorators`).
@@ -28,7 +33,6 @@ A decorator put *below* ``@api_view`` is refused earlier, with a ``TypeError`` a
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -53,6 +57,7 @@ def find_setup_problems(endpoint: Callable[..., Any]) -> list[Problem]:
         for regex, callback, _, _ in _url_patterns(EndpointEnumerator().patterns, "", "", ())
     ]
     problems = find_tag_problems(patterns)
+    problems += find_slashless_mounts(patterns, endpoint)
     if not any(callback is endpoint for _, callback in patterns):
         problems.append(
             Problem(
@@ -64,19 +69,36 @@ def find_setup_problems(endpoint: Callable[..., Any]) -> list[Problem]:
     return problems
 
 
-def _is_adrf(cls: type) -> bool:
-    return any(klass.__module__.split(".")[0] == "adrf" for klass in cls.__mro__)
+def find_slashless_mounts(
+    patterns: list[tuple[str, Any]], endpoint: Callable[..., Any]
+) -> list[Problem]:
+    """W086: ``include("mcp_bridge.urls")`` under a prefix without its trailing slash.
 
-
-def _runs_async_handlers(target: Any, routed: list[tuple[type, dict[str, str] | None]]) -> bool:
-    """adrf's views (``APIView``, ``ViewSet``, ``@api_view``) await their ``async def``
-    handlers, and tools run them (:mod:`mcp_bridge.toolcall.invocation`): not a mistake there."""
-    if isinstance(target, type):
-        return _is_adrf(target)
-    owners = [
-        cls for cls, _ in routed if any(target in vars(klass).values() for klass in cls.__mro__)
-    ]
-    return bool(owners) and all(_is_adrf(cls) for cls in owners)
+    ``path("mcp", include("mcp_bridge.urls"))`` glues the prefix to the group, as Django
+    concatenates the patterns: the endpoints answer at ``/mcplibrary/``, and ``/mcp/library/``
+    is a 404 naming the group ``''``.
+    """
+    problems = []
+    seen = set()
+    for regex, callback in patterns:
+        at = regex.find("(?P<group>")
+        if callback is not endpoint or at < 0:
+            continue
+        prefix = regex[:at].replace("^", "").replace("$", "")
+        if not prefix or prefix.endswith("/") or prefix in seen:
+            continue
+        seen.add(prefix)
+        problems.append(
+            Problem(
+                "mcp_bridge.W086",
+                f"mcp_bridge.urls is included under {prefix!r}, without a trailing slash: the "
+                f"endpoints answer at /{prefix}<group>/ (e.g. /{prefix}catalog/), and /{prefix}/<group>/ "
+                "answers 404.",
+                f'Add the slash: path("{prefix}/", include("mcp_bridge.urls")).',
+                prefix,
+            )
+        )
+    return problems
 
 
 def find_tag_problems(patterns: list[tuple[str, Any]]) -> list[Problem]:
@@ -101,23 +123,6 @@ def find_tag_problems(patterns: list[tuple[str, Any]]) -> list[Problem]:
         label = f"{target.__module__}.{name}"
         own = target.__dict__.get(METADATA_ATTR, {})
         decorators = "@api_group" if own.get("groups") else "@mcp_tool"
-        if not _runs_async_handlers(target, routed) and (
-            inspect.iscoroutinefunction(target)
-            or (
-                isinstance(target, type)
-                and any(inspect.iscoroutinefunction(v) for v in vars(target).values())
-            )
-        ):
-            problems.append(
-                Problem(
-                    "mcp_bridge.W083",
-                    f"{decorators} on {label}, an async view or handler: DRF views run synchronously, "
-                    f"so it is not published.",
-                    "Make the handler a plain `def` (DRF calls it in the request's thread).",
-                    label,
-                )
-            )
-            continue
         if isinstance(target, type):
             if not issubclass(target, APIView):
                 kind = "a plain Django view" if issubclass(target, View) else "not a view"

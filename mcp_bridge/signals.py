@@ -18,6 +18,11 @@ signal also gets these keyword arguments:
     itself runs on a separate request built from it (see :mod:`mcp_bridge.toolcall.executor`).
 ``revision``
     The MCP protocol revision of the request, e.g. ``"2025-11-25"``.
+``batch``
+    ``None``, except for a call that is a member of a JSON-RPC batch (2025-03-26): then
+    where it sits, with ``batch_id`` (32 hex digits, the same for every member of one
+    batch), ``index`` (from 0), ``size`` and ``request_id`` (the member's JSON-RPC
+    ``id``). The members of a batch are independent requests: see docs/batches.md.
 
 For one ``tools/call`` the order is:
 
@@ -31,7 +36,9 @@ For one ``tools/call`` the order is:
 
 In a JSON-RPC batch (revision 2025-03-26) steps 1-4 run for each member in
 order, and every :data:`tool_call_delivered` comes after the whole batch's
-response. These signals are about MCP calls only: a plain REST request to the
+response. Each member's call is also logged at INFO on ``mcp_bridge.calls`` when
+it is applied and when its answer is delivered, with the batch id and member
+index in the message and as the record's ``mcp_batch`` attribute. These signals are about MCP calls only: a plain REST request to the
 same view sends none of them (Django's ``request_started``/``request_finished``
 cover it).
 

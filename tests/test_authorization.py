@@ -505,7 +505,14 @@ def test_endpoint_mounted_at_a_path_of_ones_choice(server):
         .status_code
         == 200
     )
-    openrpc = httpx2.get(f"{server}/mcp-backoffice/openrpc.json").json()
+    # The OpenRPC document describes every tool: it needs the endpoint's credential too.
+    anonymous = httpx2.get(f"{server}/mcp-backoffice/openrpc.json")
+    assert anonymous.status_code == 401
+    assert challenge(anonymous)["resource_metadata"] == metadata_url
+    openrpc = httpx2.get(
+        f"{server}/mcp-backoffice/openrpc.json",
+        headers={"Authorization": f"Token {DEMO_TOKENS['alice']}"},
+    ).json()
     assert "shop_stats" in [method["name"] for method in openrpc["methods"]]
 
 
@@ -523,8 +530,12 @@ def test_checks_find_the_missing_well_known_include_and_settings(settings):
     }
     settings.ROOT_URLCONF = "tests.oauth_urls"
     assert _ids(check_authorization()) == []
-    settings.ROOT_URLCONF = "tests.urls"  # no mcp_bridge.urls.well_known
-    assert _ids(check_authorization()) == ["mcp_bridge.E060"]
+    settings.ROOT_URLCONF = "tests.urls"  # no mcp_bridge.urls.well_known, no o/
+    assert _ids(check_authorization()) == [
+        "mcp_bridge.E060",
+        "mcp_bridge.E065",
+        "mcp_bridge.E066",
+    ]
     settings.MCP_BRIDGE = {"OAUTH_GROUPS": {"backoffice": ["nope"], "ghost": None}}
     assert _ids(check_authorization()) == [
         "mcp_bridge.E060",
@@ -546,8 +557,9 @@ def test_check_finds_the_missing_include_for_an_endpoint_mounted_at_its_own_path
     settings.ROOT_URLCONF = (
         "tests.oauth_urls_mounted"  # only mcp_bridge.urls.endpoint("backoffice")
     )
-    (error,) = check_authorization()
-    assert error.id == "mcp_bridge.E060" and "/mcp-backoffice/" in error.msg
+    errors = {message.id: message for message in check_authorization()}
+    assert sorted(errors) == ["mcp_bridge.E060", "mcp_bridge.E065", "mcp_bridge.E066"]  # no o/
+    assert "/mcp-backoffice/" in errors["mcp_bridge.E060"].msg
 
 
 def test_misconfigured_protection_answers_500(server, settings):

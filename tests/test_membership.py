@@ -511,3 +511,16 @@ def test_the_new_check_ids_are_registered_and_documented():
     for check_id in ("mcp_bridge.E050", "mcp_bridge.E081", "mcp_bridge.W050"):
         assert check_id in CHECK_IDS
         assert f"`{check_id}`" in settings_doc
+
+
+def test_the_tool_names_docs_membership_md_shows_are_the_real_ones(library):
+    """docs/membership.md's worked example names the tools this app gets (issue 19: it
+    showed dotted names, which default names have not been for a long time)."""
+    from pathlib import Path
+
+    _, mcp = library
+    names = {t["name"] for t in mcp.list_tools()}
+    text = (Path(__file__).resolve().parent.parent / "docs" / "membership.md").read_text()
+    example = text.split("## Rules")[0]
+    shown = set(re.findall(r"\b(?:book|shelf)[._][a-z_]+\b", example))
+    assert shown and shown <= names, sorted(shown - names)

@@ -21,6 +21,8 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+import mcp_bridge
+
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = os.environ.get("MCP_BRIDGE_NEWCOMER_PYTHON", sys.executable)
 
@@ -79,7 +81,9 @@ from things.views import ThingViewSet
 router = DefaultRouter()
 router.register("things", ThingViewSet, basename="things")
 urlpatterns += [path("api/", include(router.urls))]
-if os.environ.get("MISTAKE") != "no_urls":
+if os.environ.get("MISTAKE") == "slashless":
+    urlpatterns += [path("mcp", include("mcp_bridge.urls"))]
+elif os.environ.get("MISTAKE") != "no_urls":
     urlpatterns += [path("mcp/", include("mcp_bridge.urls"))]
 """
 
@@ -145,10 +149,12 @@ def test_the_documented_desktop_configuration_works_as_written(project, tmp_path
     async def session():
         async with Client(params) as client:
             names = [tool.name for tool in (await client.list_tools()).tools]
-            return names, await client.call_tool("things_list", {})
+            return names, await client.call_tool("things_list", {}), client.server_info
 
-    names, result = anyio.run(session)
+    names, result, server_info = anyio.run(session)
     assert names == ["things_list"]
+    # No SPECTACULAR_SETTINGS["VERSION"]: the bridge's version, not drf-spectacular's "0.0.0".
+    assert server_info is not None and server_info.version == mcp_bridge.__version__
     # The client's default mode negotiates 2026-07-28, whose structuredContent is the list itself.
     assert result.is_error is False and result.structured_content == [
         {"id": 1, "name": "lamp"},
@@ -163,6 +169,7 @@ def test_the_documented_desktop_configuration_works_as_written(project, tmp_path
         ("misspelt_setting", "mcp_bridge.E081"),
         ("not_installed", "mcp_bridge.E082"),
         ("no_urls", "mcp_bridge.W084"),
+        ("slashless", "mcp_bridge.W086"),
         ("decorator_order", "TypeError"),
     ],
 )

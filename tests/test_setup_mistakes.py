@@ -1,6 +1,6 @@
 """A newcomer's mistakes get a message that says what to do: decorator order (TypeError),
 the schema class (E080), a misspelt MCP_BRIDGE key (E081), the app missing from
-INSTALLED_APPS (E082), and tags that publish nothing (W080-W084, mcp_bridge.diagnostics)."""
+INSTALLED_APPS (E082), and tags that publish nothing (W080-W082, W084, mcp_bridge.diagnostics)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,9 @@ class PlainView(View):
         return HttpResponse("plain")
 
 
-@api_group("mistakes")  # W083: an async handler
+@api_group(
+    "mistakes"
+)  # W081: never routed (routed async handlers: tests/test_setups_fail_closed.py)
 class AsyncView(APIView):
     async def get(self, request):
         return Response({})
@@ -165,7 +167,7 @@ def test_tags_that_publish_nothing_are_warned_about():
         ("mcp_bridge.W080", f"{__name__}.ThingViewSet.count"),
         ("mcp_bridge.W081", f"{__name__}.UnroutedViewSet"),
         ("mcp_bridge.W082", f"{__name__}.PlainView"),
-        ("mcp_bridge.W083", f"{__name__}.AsyncView"),
+        ("mcp_bridge.W081", f"{__name__}.AsyncView"),
     }
     assert not {obj for _, obj in found if "ThingViewSet.list" in obj or "WrappedAPIView" in obj}
     assert all(m.hint for m in messages)

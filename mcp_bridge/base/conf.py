@@ -16,7 +16,9 @@ Keys and defaults:
 ``SERVER_TITLE`` (``None``)
     ``serverInfo.title`` (2025-06-18 and later); the group name when ``None``.
 ``SERVER_VERSION`` (``None``)
-    ``serverInfo.version``; drf-spectacular's ``VERSION`` when ``None``.
+    ``serverInfo.version``; when ``None``, the ``VERSION`` the project gave drf-spectacular
+    (``MCP_BRIDGE["SPECTACULAR_SETTINGS"]``, then ``SPECTACULAR_SETTINGS``), else the version
+    of mcp_bridge itself (never drf-spectacular's default ``"0.0.0"``).
 ``INSTRUCTIONS`` (``None``)
     A string, or a dict ``{group: str}``: the ``instructions`` of ``initialize``.
 ``PAGE_SIZE`` (``None``)

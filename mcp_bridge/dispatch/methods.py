@@ -162,13 +162,24 @@ SERVER_CAPABILITIES: dict[str, Any] = {
 }
 
 
+def server_version() -> str:
+    """``serverInfo.version``: ``MCP_BRIDGE["SERVER_VERSION"]``; else the API's version as the
+    project set it, ``VERSION`` of ``MCP_BRIDGE["SPECTACULAR_SETTINGS"]`` or of
+    ``SPECTACULAR_SETTINGS``; else this package's version. drf-spectacular's own default,
+    ``"0.0.0"``, is nobody's version: a ``startproject`` project that sets none reports the
+    bridge's."""
+    for value in (
+        bridge_settings.SERVER_VERSION,
+        bridge_settings.SPECTACULAR_SETTINGS.get("VERSION"),
+        (getattr(settings, "SPECTACULAR_SETTINGS", None) or {}).get("VERSION"),
+    ):
+        if value:
+            return str(value)
+    return mcp_bridge.__version__
+
+
 def _server_info(call: Call) -> dict[str, Any]:
-    info: dict[str, Any] = {
-        "name": bridge_settings.SERVER_NAME,
-        "version": str(
-            bridge_settings.SERVER_VERSION or spectacular_settings.VERSION or mcp_bridge.__version__
-        ),
-    }
+    info: dict[str, Any] = {"name": bridge_settings.SERVER_NAME, "version": server_version()}
     if supports_titles_and_output(call.revision):
         info["title"] = (
             bridge_settings.SERVER_TITLE

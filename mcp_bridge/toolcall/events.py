@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
@@ -47,6 +48,43 @@ exception_logger = logging.getLogger("mcp_bridge.executor")
 
 #: Calls whose result succeeded, waiting for the response to be delivered.
 _PENDING_ATTR = "_mcp_bridge_delivered"
+#: The :class:`BatchMember` being handled on a request, set by the batch's loop.
+_BATCH_ATTR = "_mcp_bridge_batch_member"
+
+
+@dataclass(frozen=True, slots=True)
+class BatchMember:
+    """Where a call sits in a JSON-RPC batch (2025-03-26): the ``batch`` of its signals and
+    log records.
+
+    The members of a batch are independent requests, each applied when its view returns: a
+    worker that dies part-way has applied the members before it and none after, while the
+    client gets no answer at all. ``batch_id`` ties the records of one batch together, so an
+    operator can tell which members were applied (``post_tool_call``, the ``applied`` record)
+    and which answers reached the client (``tool_call_delivered``, the ``delivered`` record).
+
+    Attributes:
+        batch_id: 32 hex digits, one per batch (a UUID4).
+        index: the member's position in the batch, from 0.
+        size: how many messages the batch holds.
+        request_id: the member's JSON-RPC ``id``.
+    """
+
+    batch_id: str
+    index: int
+    size: int
+    request_id: Any
+
+    def __str__(self) -> str:
+        return f"batch {self.batch_id} member {self.index + 1}/{self.size} (id {self.request_id!r})"
+
+
+def enter_batch_member(request: HttpRequest, member: BatchMember | None) -> None:
+    """Make ``member`` the batch position of the calls made on ``request`` (``None``: none)."""
+    if member is None:
+        request.__dict__.pop(_BATCH_ATTR, None)
+    else:
+        request.__dict__[_BATCH_ATTR] = member
 
 
 class ToolCall:
@@ -63,9 +101,10 @@ class ToolCall:
         tool: the :class:`~mcp_bridge.toolset.tools.Tool` once found, else ``None``.
         response: the view's response, once it has run.
         result: the ``CallToolResult`` made of it.
+        batch: the :class:`BatchMember` it is in a JSON-RPC batch, else ``None``.
     """
 
-    __slots__ = ("arguments", "name", "request", "response", "result", "revision", "tool")
+    __slots__ = ("arguments", "batch", "name", "request", "response", "result", "revision", "tool")
 
     def __init__(self, name: Any, arguments: Any, request: HttpRequest, revision: str) -> None:
         self.name = name
@@ -75,6 +114,7 @@ class ToolCall:
         self.tool: Tool | None = None
         self.response: HttpResponseBase | None = None
         self.result: dict[str, Any] | None = None
+        self.batch: BatchMember | None = request.__dict__.get(_BATCH_ATTR)
 
     def __enter__(self) -> Self:
         return self
@@ -102,6 +142,15 @@ class ToolCall:
             return
         response = self.response
         cached = is_cache_hit(response)
+        status = getattr(response, "status_code", 200)
+        if self.batch is not None:
+            logger.info(
+                "Tool call %s applied (%s): status %s",
+                shorten(repr(self.name)),
+                self.batch,
+                status,
+                extra={"mcp_batch": self.batch, "mcp_tool": self.name},
+            )
         # Signal.send_robust does the same test, after building the kwargs.
         if post_tool_call.receivers:
             _send_robust(
@@ -110,20 +159,22 @@ class ToolCall:
                 arguments=self.arguments,
                 request=self.request,
                 revision=self.revision,
+                batch=self.batch,
                 result=result,
-                status=getattr(response, "status_code", 200),
+                status=status,
                 cached=cached,
             )
-        if not cached and tool_call_delivered.receivers:
+        if not cached and (tool_call_delivered.receivers or self.batch is not None):
             pending = self.request.__dict__.setdefault(_PENDING_ATTR, [])
             pending.append(
                 functools.partial(
-                    _send_robust,
-                    tool_call_delivered,
+                    _delivered,
                     self.tool,
+                    self.name,
                     arguments=self.arguments,
                     request=self.request,
                     revision=self.revision,
+                    batch=self.batch,
                     result=result,
                 )
             )
@@ -145,6 +196,7 @@ class ToolCall:
                 arguments=self.arguments,
                 request=self.request,
                 revision=self.revision,
+                batch=self.batch,
             )
         except APIException as exc:
             raise ToolCallFailed("refused", result=refusal_result(exc), exception=exc) from exc
@@ -163,13 +215,17 @@ class ToolCall:
     ) -> None:
         code = error.get("code")
         data = error.get("data")
+        batch = "" if self.batch is None else f" ({self.batch})"
+        extra = {"mcp_batch": self.batch, "mcp_tool": self.name}
         if isinstance(data, dict) and data.get("applied") is True:
             # A write the view committed (2xx) whose data breaks the outputSchema: not a
             # failure. The mismatch itself is logged on mcp_bridge.executor (output.py).
             logger.info(
-                "Tool call %s was applied (HTTP %s); its data does not match the outputSchema.",
+                "Tool call %s%s was applied (HTTP %s); its data does not match the outputSchema.",
                 shorten(repr(self.name)),
+                batch,
                 code,
+                extra=extra,
             )
         else:
             level = logging.ERROR if isinstance(code, int) and code >= 500 else logging.WARNING
@@ -177,11 +233,13 @@ class ToolCall:
             # (mcp_bridge.base.limits).
             logger.log(
                 level,
-                "Tool call %s failed (%s): code %s, %s",
+                "Tool call %s failed (%s%s): code %s, %s",
                 shorten(repr(self.name)),
                 stage,
+                "" if self.batch is None else f", {self.batch}",
                 code,
                 shorten(str(error.get("message")), MESSAGE_CHARS),
+                extra=extra,
             )
         _send_robust(
             tool_call_failed,
@@ -190,6 +248,7 @@ class ToolCall:
             arguments=self.arguments,
             request=self.request,
             revision=self.revision,
+            batch=self.batch,
             error=error,
             stage=stage,
             exception=exception,
@@ -236,6 +295,19 @@ def _send_robust(signal: Signal, tool: Tool | None, **kwargs: Any) -> None:
             logger.error(
                 "Receiver %r of a tool-call signal raised %r.", receiver, outcome, exc_info=outcome
             )
+
+
+def _delivered(tool: Tool | None, name: Any, *, batch: BatchMember | None, **kwargs: Any) -> None:
+    """A call's answer reached the client: its batch record, then ``tool_call_delivered``."""
+    if batch is not None:
+        logger.info(
+            "Tool call %s delivered (%s)",
+            shorten(repr(name)),
+            batch,
+            extra={"mcp_batch": batch, "mcp_tool": name},
+        )
+    if tool_call_delivered.receivers:
+        _send_robust(tool_call_delivered, tool, batch=batch, **kwargs)
 
 
 def deliver_after_response(request: HttpRequest, response: HttpResponseBase) -> None:

@@ -28,6 +28,11 @@ project ``AutoSchema.get_operation_id``) are portable by construction:
 * a name longer than 64 characters keeps its first 55 and ends in ``_`` and 8 hex digits
   of its SHA-1, so that it stays unique, readable and the same in every process.
 
+The class is always the one the URL pattern routes to: an ``OpenApiViewExtension``'s
+replacement class (drf-spectacular's contrib replaces every dj-rest-auth view by a local
+class named ``Fixed``) only describes the view, and would give every view it replaces the
+same name.
+
 None of this depends on which other operations share the group: the counts of methods and
 copies are read from the view and the whole URLconf, never from the group.
 

@@ -12,6 +12,7 @@ Paths are kept executable: they are the URL patterns' paths with
 
 from __future__ import annotations
 
+import inspect
 import posixpath
 import re
 from collections.abc import Iterator
@@ -34,6 +35,7 @@ from rest_framework.settings import api_settings
 from rest_framework.versioning import QueryParameterVersioning
 
 from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.errors import Problem
 from mcp_bridge.decorators import get_metadata
 from mcp_bridge.toolset.facts import OperationFacts, view_facts
 from mcp_bridge.toolset.membership import Membership, Operation, Reason, compile_rules
@@ -229,6 +231,9 @@ class UrlIndex:
 
     reasons: dict[str, dict[tuple[str, str], tuple[Reason, ...]]] = field(default_factory=dict)
     membership: Membership = field(default_factory=Membership)
+    #: ``mcp_bridge.W083``: the operations of a group left out because they cannot run
+    #: (:func:`cannot_run`), once per handler.
+    unpublished: list[Problem] = field(default_factory=list)
 
 
 def build_url_index(urlconf: Any = None) -> UrlIndex:
@@ -271,6 +276,7 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
     naming: dict[tuple[str, str], tuple[int, str | None]] = {}
     api_path_regexes: list[tuple[str, type]] = []
     copies: dict[tuple[Any, ...], list[str]] = {}
+    unpublished: dict[tuple[type, str], set[str]] = {}
     for path_regex, callback, namespace, app_names in _url_patterns(
         enumerator.patterns, "", "", ()
     ):
@@ -289,6 +295,9 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
                 )
             groups = membership.groups_of(operation, metadata["groups"])
             if not groups:
+                continue
+            if cannot_run(cls, getattr(cls, handler_name or "", None)):
+                unpublished.setdefault((cls, handler_name or ""), set()).update(groups)
                 continue
             if actions:  # a viewset: the methods routed to the same action
                 siblings = sum(
@@ -323,6 +332,10 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
         membership=membership,
         naming=naming,
         api_path_regexes=api_path_regexes,
+        unpublished=[
+            _unpublished_problem(cls, handler_name, sorted(groups))
+            for (cls, handler_name), groups in unpublished.items()
+        ],
     )
 
 
@@ -368,6 +381,51 @@ def _is_format_suffix_route(pattern: URLPattern) -> bool:
     return (match is not None and match["kwarg"] == kwarg) or f"\\.(?P<{kwarg}>" in route
 
 
+def _is_adrf(cls: type) -> bool:
+    return any(klass.__module__.split(".")[0] == "adrf" for klass in cls.__mro__)
+
+
+def _is_coroutine_handler(cls: type, handler: Any) -> bool:
+    """Whether ``handler`` is an ``async def`` (for an ``@api_view``, its function)."""
+    if inspect.iscoroutinefunction(handler):
+        return True
+    if not cls.__qualname__.endswith("WrappedAPIView"):
+        return False
+    # DRF's @api_view routes every method to a plain ``def handler(...): return func(...)``
+    # (rest_framework/decorators.py): the function is the one cell of its closure
+    # (tests/test_setups_fail_closed.py fails without it).
+    for cell in getattr(handler, "__closure__", None) or ():
+        try:
+            if inspect.iscoroutinefunction(cell.cell_contents):
+                return True
+        except ValueError:  # an empty cell
+            continue
+    return False
+
+
+def cannot_run(cls: type, handler: Any) -> bool:
+    """An ``async def`` handler of a DRF view that is not adrf's: DRF's synchronous dispatch
+    would return the coroutine unawaited, so the operation cannot answer (adrf's views await
+    it, and so do tools, :mod:`mcp_bridge.toolcall.invocation`)."""
+    return handler is not None and _is_coroutine_handler(cls, handler) and not _is_adrf(cls)
+
+
+def _unpublished_problem(cls: type, handler_name: str, groups: list[str]) -> Problem:
+    label = (
+        f"{cls.__module__}.{cls.__name__}"
+        if cls.__qualname__.endswith("WrappedAPIView")
+        else f"{cls.__module__}.{cls.__qualname__}.{handler_name}"
+    )
+    return Problem(
+        "mcp_bridge.W083",
+        f"{label} is an async def handler of a DRF view that is not adrf's: DRF runs handlers "
+        f"synchronously, so it cannot answer, and it is not published (groups: {', '.join(groups)}).",
+        "Make the handler a plain `def` (DRF calls it in the request's thread), or use adrf's "
+        "views (adrf.views.APIView, adrf.viewsets.ViewSet, adrf.decorators.api_view), which await it.",
+        label,
+    )
+
+
 def _publishable(callback: Any) -> bool:
     """The path-independent part of DRF's ``should_include_endpoint``."""
     if not is_api_view(callback) or callback.cls.schema is None:
@@ -400,16 +458,97 @@ class _IndexedEndpointEnumerator(EndpointEnumerator):
     ) -> None:
         super().__init__(patterns, urlconf)
         self.raw_endpoints = raw_endpoints
+        self.enumerated: list[Endpoint] = []
+        #: What ``PREPROCESSING_HOOKS`` did to the group's endpoints (:meth:`get_api_endpoints`).
+        self.hook_effects: list[HookEffect] = []
 
     # Private drf-spectacular API: the URL walk that get_api_endpoints() calls; overridden so
     # the walk is done once per URLconf (tests/test_private_apis.py).
-    def _get_api_endpoints(self, patterns: Any, prefix: str) -> list[tuple[str, str, str, Any]]:
+    def _get_api_endpoints(self, patterns: Any, prefix: str) -> list[Endpoint]:
         endpoints = []
         for path_regex, method, callback in self.raw_endpoints:
             path = self.get_path_from_regex(path_regex)
             if self.should_include_endpoint(path, callback):
                 endpoints.append((path, path_regex, method, callback))
+        self.enumerated = endpoints
         return endpoints
+
+    # list[Any]: drf-spectacular's endpoints are 4-tuples (Endpoint); DRF's stubs type 3-tuples.
+    def get_api_endpoints(self, patterns: Any = None, prefix: str = "") -> list[Any]:
+        """drf-spectacular's endpoints (``PREPROCESSING_HOOKS`` applied), each path the URL's own.
+
+        A hook that rewrites an endpoint's path (or its path regex) would publish a tool
+        whose path the URLconf does not route, or drop it from the group (whose membership
+        is keyed on the path regex): the URL's own path and regex are put back, as
+        ``SCHEMA_PATH_PREFIX_TRIM`` is turned off, so that every tool can be called. What
+        each hook dropped or rewrote is kept in :attr:`hook_effects` (:func:`hook_effects`).
+        """
+        endpoints = super().get_api_endpoints(patterns, prefix)
+        own = {(path_regex, method): path for path, path_regex, method, _ in self.enumerated}
+        untouched = len(endpoints) == len(own) and all(
+            own.get((regex, method)) == path for path, regex, method, _ in endpoints
+        )
+        if untouched:  # the usual case: the hooks left the group's endpoints alone
+            return endpoints
+        self.hook_effects = hook_effects(self.enumerated)
+        routes: dict[tuple[Any, str], list[tuple[str, str]]] = {}
+        for path, path_regex, method, callback in self.enumerated:
+            routes.setdefault((callback, method), []).append((path, path_regex))
+        # A callback routed once tells which URL a rewritten endpoint is.
+        by_callback = {key: found[0] for key, found in routes.items() if len(found) == 1}
+        restored = []
+        for path, path_regex, method, callback in endpoints:
+            if own.get((path_regex, method)) != path and (callback, method) in by_callback:
+                path, path_regex = by_callback[callback, method]
+            restored.append((path, path_regex, method, callback))
+        return restored
+
+
+#: One endpoint as drf-spectacular's enumerator lists it: ``(path, path_regex, method, callback)``.
+Endpoint = tuple[str, str, str, Any]
+
+
+@dataclass
+class HookEffect:
+    """What one ``PREPROCESSING_HOOKS`` entry did to a group's endpoints.
+
+    Attributes:
+        hook: the hook's dotted name.
+        dropped: ``"METHOD path"`` of the endpoints it removed.
+        rewritten: ``"METHOD path → new path"`` of the endpoints whose path it changed.
+    """
+
+    hook: str
+    dropped: list[str] = field(default_factory=list)
+    rewritten: list[str] = field(default_factory=list)
+
+
+def hook_effects(endpoints: list[Endpoint]) -> list[HookEffect]:
+    """Run the ``PREPROCESSING_HOOKS`` one at a time over ``endpoints`` and tell what each did.
+
+    Hooks are functions of the endpoint list (drf-spectacular's contract), so running them
+    again on the same list repeats what the generation saw; this only runs when the group's
+    endpoints came out changed.
+    """
+    effects = []
+    current = list(endpoints)
+    for hook in spectacular_settings.PREPROCESSING_HOOKS:
+        after = hook(endpoints=list(current))
+        by_regex = {(path_regex, method): path for path, path_regex, method, _ in after}
+        by_callback = {(callback, method): path for path, _, method, callback in after}
+        effect = HookEffect(
+            f"{getattr(hook, '__module__', '')}.{getattr(hook, '__qualname__', hook)}"
+        )
+        for path, path_regex, method, callback in current:
+            new_path = by_regex.get((path_regex, method)) or by_callback.get((callback, method))
+            if new_path is None:
+                effect.dropped.append(f"{method} {path}")
+            elif new_path != path:
+                effect.rewritten.append(f"{method} {path} → {new_path}")
+        if effect.dropped or effect.rewritten:
+            effects.append(effect)
+        current = after
+    return effects
 
 
 class GroupSchemaGenerator(SchemaGenerator):
@@ -519,6 +658,13 @@ class GroupSchemaGenerator(SchemaGenerator):
         assert self.index is not None  # set by _initialise_endpoints
         index = self.index
         path_prefix = index.path_prefix
+        # The class the URL pattern routes to: an OpenApiViewExtension's view_replacement()
+        # (drf-spectacular's contrib replaces every dj-rest-auth view by a class named
+        # ``Fixed``) only describes the view, so names, metadata and routing read the own one.
+        own_classes = {
+            (path_regex, method): callback.cls
+            for path_regex, method, callback in index.endpoints.get(self.group, [])
+        }
         result: dict[str, Any] = {}
         self.sources = []
         for path, path_regex, method, view in endpoints:
@@ -577,7 +723,9 @@ class GroupSchemaGenerator(SchemaGenerator):
                 # Private drf-spectacular API: its own list/detail decision
                 # (tests/test_private_apis.py; without it test_results.py's probe test fails).
                 is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
-            handler_name, handler = _handler(view, method)
+            view_class = own_classes.get((path_regex, method.upper()), type(view))
+            handler_name, _ = _handler(view, method)
+            handler = getattr(view_class, handler_name, None)
             sibling_methods, copy_qualifier = index.naming.get(
                 (path_regex, method.upper()), (1, None)
             )
@@ -591,11 +739,11 @@ class GroupSchemaGenerator(SchemaGenerator):
                 OperationSource(
                     path=path,
                     method=method.upper(),
-                    view_class=type(view),
+                    view_class=view_class,
                     handler_name=handler_name,
                     is_viewset=is_viewset,
                     basename=getattr(view, "basename", None),
-                    metadata=get_metadata(view, handler),
+                    metadata=get_metadata(view_class, handler),
                     operation_id=operation_id,
                     explicit_operation_id=bool(operation_id)
                     and explicit_operation_id(inspector, operation_id, default_id),
@@ -618,6 +766,7 @@ def generate_group_schema(
     urlconf: Any = None,
     index: UrlIndex | None = None,
     messages: list[str] | None = None,
+    effects: list[HookEffect] | None = None,
 ) -> tuple[dict[str, Any], list[OperationSource]]:
     """Generate the OpenAPI document of one group/version.
 
@@ -630,6 +779,8 @@ def generate_group_schema(
     drf-spectacular's warnings and errors are not printed: each is appended to ``messages``
     (when given) as drf-spectacular words it, with the view's file and name in front
     (``"/app/views.py: Warning [ProductViewSet]: unable to guess serializer..."``), once.
+    What the ``PREPROCESSING_HOOKS`` dropped or rewrote of the group's endpoints is appended to
+    ``effects`` (when given; see :meth:`_IndexedEndpointEnumerator.get_api_endpoints`).
 
     Returns:
         ``(document, sources)``: the OpenAPI document (drf-spectacular's
@@ -647,9 +798,69 @@ def generate_group_schema(
         document = generator.get_schema(request=None, public=True)
         if messages is not None:
             messages += [*GENERATOR_STATS._error_cache, *GENERATOR_STATS._warn_cache]
+    if effects is not None and isinstance(generator.inspector, _IndexedEndpointEnumerator):
+        effects += generator.inspector.hook_effects
     for source in generator.sources:
         source.operation = document["paths"][source.path][source.method.lower()]
     return document, generator.sources
+
+
+def generate_whole_schema(api_version: str | None = None, urlconf: Any = None) -> dict[str, Any]:
+    """The OpenAPI document of the whole API (every view, as ``manage.py spectacular`` makes it,
+    with the bridge's required settings), for :func:`borrow_components`. Its messages are not
+    reported: each group's own generation reports those of its views."""
+    patches = {**bridge_settings.SPECTACULAR_SETTINGS, **_REQUIRED_SPECTACULAR_SETTINGS}
+    with patched_settings(patches), GENERATOR_STATS.silence():
+        generator = SchemaGenerator(urlconf=urlconf, api_version=api_version)
+        return generator.get_schema(request=None, public=True)
+
+
+_COMPONENT_REF = re.compile(r"^#/components/(?P<section>[^/]+)/(?P<name>[^/]+)$")
+
+
+def dangling_refs(document: dict[str, Any]) -> set[tuple[str, str]]:
+    """``(section, name)`` of every ``#/components/<section>/<name>`` reference of ``document``
+    that names no component of it."""
+    components = document.get("components") or {}
+    missing = set()
+    stack: list[Any] = [document]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                match = _COMPONENT_REF.match(ref)
+                if match and match["name"] not in (components.get(match["section"]) or {}):
+                    missing.add((match["section"], match["name"]))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return missing
+
+
+def borrow_components(document: dict[str, Any], whole: dict[str, Any]) -> list[str]:
+    """Copy into ``document`` the components its references name but it lacks, from the whole
+    API's document ``whole`` (and those they reference in turn), as a client of the whole
+    API's schema would resolve them.
+
+    A ``POSTPROCESSING_HOOKS`` entry may reference components that only some views register
+    (an error envelope, a shared enum): a group without those views would hold dangling
+    references. Returns the ``#/components/...`` references copied in.
+    """
+    source = whole.get("components") or {}
+    borrowed: list[str] = []
+    while True:
+        found = [
+            (section, name)
+            for section, name in sorted(dangling_refs(document))
+            if name in (source.get(section) or {})
+        ]
+        if not found:
+            return borrowed
+        components = document.setdefault("components", {})
+        for section, name in found:
+            components.setdefault(section, {})[name] = source[section][name]
+            borrowed.append(f"#/components/{section}/{name}")
 
 
 def discover_groups(urlconf: Any = None) -> dict[str, list[str | None]]:

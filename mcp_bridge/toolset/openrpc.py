@@ -311,6 +311,23 @@ def _field_params(schema: dict[str, Any], *, required: bool) -> list[Param]:
 
 
 def _unsendable_body_warning(method: Method, media_types: list[str]) -> Problem:
+    rules = [reason.rule for reason in method.source.membership if reason.rule is not None]
+    if rules:  # in the group by MCP_BRIDGE["GROUPS"]: the setting is what the project edits
+        exclude: dict[str, Any] = {"view": method.source.view_label}
+        if method.source.is_function_view:
+            exclude["methods"] = [method.source.method]
+        hint = (
+            "Leave the operation out of the group with an exclude rule: "
+            f'MCP_BRIDGE["GROUPS"][{rules[0].group!r}]["exclude"] = [..., {exclude!r}] '
+            f"(it is in the group by {rules[0].label}); or, in code you can edit, add "
+            "rest_framework.parsers.JSONParser to the view's parser_classes."
+        )
+    else:
+        hint = (
+            "Add rest_framework.parsers.JSONParser to the view's parser_classes (its fields then become "
+            "arguments; file fields still cannot be sent), or leave the operation out of the group "
+            "(@api_group on the other handlers only, or @extend_schema(exclude=True))."
+        )
     return Problem(
         id="mcp_bridge.W020",
         msg=(
@@ -318,11 +335,7 @@ def _unsendable_body_warning(method: Method, media_types: list[str]) -> Problem:
             f"requires a request body of {', '.join(media_types)}, which a tool cannot send: tool "
             f"arguments are JSON and the view parses no JSON. Every call of it will fail."
         ),
-        hint=(
-            "Add rest_framework.parsers.JSONParser to the view's parser_classes (its fields then become "
-            "arguments; file fields still cannot be sent), or leave the operation out of the group "
-            "(@api_group on the other handlers only, or @extend_schema(exclude=True))."
-        ),
+        hint=hint,
         obj=method.source.culprit,
     )
 

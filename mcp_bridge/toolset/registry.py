@@ -8,12 +8,15 @@ tools changes (``setting_changed``, so ``override_settings`` works in tests).
 Building also validates: an invalid tool name (E001), a duplicate name (E002), a
 name strict clients refuse with ``PORTABLE_TOOL_NAMES = "error"`` (E010), an
 argument-name collision (E003), a generation failure (E004), a schema that is not
-valid JSON Schema (E005), a reference to a missing component (E020) or a ``$ref``
-that does not resolve inside its tool (E021) makes the build raise
+valid JSON Schema (E005), a reference to a missing component (E020: one that the
+group's document lacks is first looked up in the whole API's components, as a client of
+the whole schema would resolve it), a ``$ref`` that does not resolve inside its tool (E021)
+or ``PREPROCESSING_HOOKS`` that leave the group no operation (E022) makes the build raise
 :class:`~mcp_bridge.base.errors.ToolSetError`. The failure is cached too, so
 every request to that endpoint answers HTTP 500 until the code is fixed;
 other groups are unaffected. Problems that leave the tools usable (a tool that
-can never succeed, W020) do not stop the build: they are kept in
+can never succeed, W020; a hook that drops or rewrites some operations, W021, W022, also
+logged when the group is built) do not stop the build: they are kept in
 :attr:`ToolSet.warnings` for the system checks.
 
 ``get_toolset(group, version, language)`` returns a per-language copy whose
@@ -23,6 +26,7 @@ copy is derived from the one build, so the generator never runs per language.
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +42,15 @@ from jsonschema.exceptions import SchemaError
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem, ToolSetError
 from mcp_bridge.toolset.naming import MCP_NAME_PATTERN, check_names
-from mcp_bridge.toolset.openapi import UrlIndex, build_url_index, generate_group_schema
+from mcp_bridge.toolset.openapi import (
+    HookEffect,
+    UrlIndex,
+    borrow_components,
+    build_url_index,
+    dangling_refs,
+    generate_group_schema,
+    generate_whole_schema,
+)
 from mcp_bridge.toolset.openrpc import Method, build_document, build_methods, convert_components
 from mcp_bridge.toolset.preflight import configuration_problems, spectacular_problems
 from mcp_bridge.toolset.profiles import convert_document
@@ -47,6 +59,8 @@ from mcp_bridge.toolset.texts import trimmed_components
 from mcp_bridge.toolset.tools import Tool, build_tool, declares_output_schema
 from mcp_bridge.toolset.translation import translate_toolset
 from mcp_bridge.toolset.validators import check_schema
+
+logger = logging.getLogger("mcp_bridge.toolset")
 
 #: MCP spec 2025-11-25, "Tools" → "Tool names" (see :mod:`mcp_bridge.toolset.naming`).
 TOOL_NAME_PATTERN = MCP_NAME_PATTERN
@@ -112,6 +126,7 @@ def clear_cache() -> None:
     with _lock:
         _toolsets.clear()
         _indexes.clear()
+        _whole_documents.clear()
 
 
 @receiver(setting_changed)
@@ -214,6 +229,7 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     if index.membership.problems.get(group):  # a malformed MCP_BRIDGE["GROUPS"] rule (E050)
         raise ToolSetError(group, version, index.membership.problems[group])
     spectacular_messages: list[str] = []
+    effects: list[HookEffect] = []
     try:
         document, sources = generate_group_schema(
             group,
@@ -221,7 +237,10 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
             urlconf=urlconf_key,
             index=index,
             messages=spectacular_messages,
+            effects=effects,
         )
+        if dangling_refs(document):  # a POSTPROCESSING_HOOKS entry's, most often
+            _borrow_from_whole_api(document, version, urlconf_key)
     except Exception as exc:  # the project's schema code can raise anything
         raise ToolSetError(
             group,
@@ -235,6 +254,9 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
                 )
             ],
         ) from exc
+    hook_errors, hook_warnings = hook_problems(group, effects, emptied=not sources)
+    if hook_errors:
+        raise ToolSetError(group, version, hook_errors)
     components = convert_components(document)
     methods = build_methods(sources, components)
     problems = [problem for method in methods for problem in method.problems]
@@ -263,7 +285,7 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
                     output_schema=declares_output_schema(group, method),
                 )
             except MissingReference as exc:
-                problems.append(_missing_reference_problem(method, exc))
+                problems.append(_missing_reference_problem(group, method, exc))
                 continue
             problems += _check_schemas(tool, checked, seen)
             problems += _check_refs(tool, refs_of)
@@ -273,21 +295,112 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     info_version = version or str(spectacular_settings.VERSION or "")
     openrpc = build_document(methods, components, title=f"{group}", version=info_version)
     toolset = ToolSet(group, version, tools, {t.name: t for t in tools}, methods, openrpc)
-    toolset.warnings = name_warnings + [
-        warning for method in methods for warning in method.warnings
-    ]
+    toolset.warnings = (
+        name_warnings
+        + hook_warnings
+        + [warning for method in methods for warning in method.warnings]
+    )
+    for warning in hook_warnings:  # the tools differ from the views: said at build time too
+        logger.warning("%s", warning.msg)
     return toolset
 
 
-def _missing_reference_problem(method: Method, exc: MissingReference) -> Problem:
+#: The whole API's OpenAPI document per URLconf and version, generated only when a group's
+#: references must be resolved from it (:func:`_borrow_from_whole_api`).
+_whole_documents: dict[tuple[Any, str | None], dict[str, Any]] = {}
+
+
+def _borrow_from_whole_api(document: dict[str, Any], version: str | None, urlconf_key: Any) -> None:
+    """Resolve the group's dangling references from the whole API's components (see
+    :func:`~mcp_bridge.toolset.openapi.borrow_components`); those the whole API lacks too
+    stay, and are E020."""
+    key = (urlconf_key, version)
+    whole = _whole_documents.get(key)
+    if whole is None:
+        try:
+            whole = generate_whole_schema(api_version=version, urlconf=urlconf_key)
+        except Exception:
+            logger.warning(
+                "The whole API's schema could not be generated to resolve the references of a "
+                "group; they are reported as mcp_bridge.E020.",
+                exc_info=True,
+            )
+            whole = {}
+        _whole_documents[key] = whole
+    borrow_components(document, whole)
+
+
+def hook_problems(
+    group: str, effects: list[HookEffect], emptied: bool
+) -> tuple[list[Problem], list[Problem]]:
+    """What ``PREPROCESSING_HOOKS`` did to the group: ``(errors, warnings)``.
+
+    E022 when the hooks left the group none of its operations (``emptied``: it would list no
+    tools, silently); else W021 for each hook that dropped some, and W022 for each that
+    rewrote paths (the tools keep the URL's own paths, which the URLconf routes).
+    """
+    fix = (
+        "Make the hook keep these endpoints, or give the bridge its own hooks with "
+        'MCP_BRIDGE["SPECTACULAR_SETTINGS"] = {"PREPROCESSING_HOOKS": [...]} (applied only to '
+        "the MCP tools); to leave operations out of a group on purpose, use an exclude rule of "
+        'MCP_BRIDGE["GROUPS"].'
+    )
+    if emptied and any(effect.dropped for effect in effects):
+        dropped = "; ".join(
+            f"{effect.hook} drops {_listed(effect.dropped)}" for effect in effects if effect.dropped
+        )
+        return [
+            Problem(
+                "mcp_bridge.E022",
+                f"Group {group!r} has no operation left after drf-spectacular's PREPROCESSING_HOOKS: "
+                f"{dropped}. Its endpoint answers HTTP 500 rather than list no tools.",
+                fix,
+                group,
+            )
+        ], []
+    warnings = []
+    for effect in effects:
+        if effect.dropped:
+            warnings.append(
+                Problem(
+                    "mcp_bridge.W021",
+                    f"Group {group!r}: the PREPROCESSING_HOOKS entry {effect.hook} drops "
+                    f"{_listed(effect.dropped)}; they are not tools.",
+                    fix,
+                    effect.hook,
+                )
+            )
+        if effect.rewritten:
+            warnings.append(
+                Problem(
+                    "mcp_bridge.W022",
+                    f"Group {group!r}: the PREPROCESSING_HOOKS entry {effect.hook} rewrites the "
+                    f"paths {_listed(effect.rewritten)}; the tools keep the URL's own paths, "
+                    "which the URLconf routes.",
+                    "Nothing to do if the rewrite is only for the published OpenAPI document; "
+                    'MCP_BRIDGE["SPECTACULAR_SETTINGS"] = {"PREPROCESSING_HOOKS": [...]} gives '
+                    "the bridge its own list.",
+                    effect.hook,
+                )
+            )
+    return [], warnings
+
+
+def _listed(items: list[str], most: int = 5) -> str:
+    shown = ", ".join(items[:most])
+    return f"{shown} and {len(items) - most} more" if len(items) > most else shown
+
+
+def _missing_reference_problem(group: str, method: Method, exc: MissingReference) -> Problem:
     return Problem(
         "mcp_bridge.E020",
-        f"Tool {method.name!r} ({method.source.view_label}, {method.source.method} {method.source.path}): "
-        f"its schema holds the reference {exc.ref!r}, which names no component of the group's "
-        f"OpenAPI document ({exc}).",
+        f"Group {group!r}, tool {method.name!r} ({method.source.view_label}, {method.source.method} "
+        f"{method.source.path}): its schema holds the reference {exc.ref!r}, which names no "
+        f"component of the group's OpenAPI document nor of the whole API's ({exc}).",
         "Hand-written schemas (@extend_schema(operation=...), request=/responses= dicts, "
-        "OpenApiSerializerExtension.map_serializer) must reference components that drf-spectacular "
-        "registers: use a serializer instead of a raw {'$ref': ...}, or register the component.",
+        "OpenApiSerializerExtension.map_serializer) and POSTPROCESSING_HOOKS must reference "
+        "components that drf-spectacular registers: use a serializer instead of a raw "
+        "{'$ref': ...}, or register the component.",
         method.source.culprit,
     )
 

@@ -38,8 +38,10 @@ Protected Resource Metadata (RFC 9728 §3.1, the path-inserted well-known URL:
 served by :func:`protected_resource_metadata` once the project includes
 ``mcp_bridge.urls.well_known`` at the site root. A protected group whose
 configuration is incomplete answers 500 and logs why; :func:`find_authorization_problems`
-finds the same problems at startup (``mcp_bridge.E060``-``E063``, ``W060``-``W061``, reported by
-the system check :func:`mcp_bridge.checks.check_authorization`).
+finds the same problems at startup (``mcp_bridge.E060``-``E066``, ``W060``-``W061``, reported by
+the system check :func:`mcp_bridge.checks.check_authorization`). The setup fails closed:
+while ``OAUTH_GROUPS`` protects a group that has no view (a misspelt name, whose group is then
+public), every endpoint answers 500 (``mcp_bridge.E064``).
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import dumps_bytes
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import INTERNAL_ERROR, INVALID_REQUEST
+from mcp_bridge.toolset.registry import active_urlconf, get_url_index
 
 logger = logging.getLogger("mcp_bridge.authorization")
 
@@ -124,10 +127,20 @@ def _origin(request: HttpRequest) -> str:
     return f"{request.scheme}://{request.get_host()}"
 
 
+#: The last segment of an endpoint's OpenRPC document, which is protected as its endpoint is.
+_DOCUMENT = "openrpc.json"
+
+
+def _endpoint_path(path: str) -> str:
+    """The path of the endpoint a request is for: its own, or its document's endpoint."""
+    return path[: -len(_DOCUMENT)] if path.endswith("/" + _DOCUMENT) else path
+
+
 def resource_identifier(request: HttpRequest, path: str | None = None) -> str:
     """The resource identifier (RFC 8707, RFC 9728 ``resource``) of the endpoint at ``path``
-    (default: the request's own path): ``OAUTH_RESOURCE_ORIGIN`` or the request's origin, then the path."""
-    return _origin(request) + (request.path if path is None else path)
+    (default: the request's own path, or for its ``openrpc.json`` the endpoint's):
+    ``OAUTH_RESOURCE_ORIGIN`` or the request's origin, then the path."""
+    return _origin(request) + (_endpoint_path(request.path) if path is None else path)
 
 
 def _authorization_servers(request: HttpRequest) -> list[str]:
@@ -181,7 +194,7 @@ def _challenge(
 ) -> HttpResponse:
     """A 401/403 with its ``WWW-Authenticate: Bearer`` header and a JSON-RPC error body."""
     metadata_url = _origin(request) + reverse(
-        METADATA_URL_NAME, kwargs={"resource_path": request.path_info.lstrip("/")}
+        METADATA_URL_NAME, kwargs={"resource_path": _endpoint_path(request.path_info).lstrip("/")}
     )
     params = []
     if error is not None:
@@ -234,6 +247,13 @@ def authorize(request: HttpRequest, group: str) -> HttpResponse | None:
         ImproperlyConfigured: a wrong ``MCP_BRIDGE`` value (as every setting does).
     """
     protection = group_protection(group)  # a wrong setting raises, as every setting does
+    if bridge_settings.OAUTH_GROUPS:
+        unknown = unknown_protected_groups(get_url_index(active_urlconf(request)).versions)
+        if unknown:  # fail closed: the group it meant to protect may be this one
+            return _misconfigured(
+                f"MCP_BRIDGE['OAUTH_GROUPS'] protects {', '.join(map(repr, unknown))}, which "
+                "no view is in: every endpoint is refused until it is fixed (mcp_bridge.E064)."
+            )
     if protection is None:
         return None
     problem = _configuration_problem()
@@ -415,7 +435,7 @@ def protected_resource_metadata(
 def find_authorization_problems(
     endpoint: Callable[..., Any], groups: dict[str, list[str | None]]
 ) -> list[Problem]:
-    """The configuration of MCP authorization: ``mcp_bridge.E060``-``E063``, ``W060``-``W061``.
+    """The configuration of MCP authorization: ``mcp_bridge.E060``-``E066``, ``W060``-``W061``.
 
     Args:
         endpoint: the MCP endpoint view, whose mounts in the URLconf must all have their
@@ -433,11 +453,16 @@ def find_authorization_problems(
             return problems
         if protection is not None:
             protected[group] = protection
-        if group not in groups:
+        if group in groups:
+            continue
+        if protection is not None:
+            del protected[group]
+            problems.append(_unknown_protected_group_problem(group, groups))
+        else:  # a public entry naming no group leaves nothing open
             problems.append(
                 Problem(
                     "mcp_bridge.W060",
-                    f"MCP_BRIDGE['OAUTH_GROUPS'] names the group {group!r}, which has no view.",
+                    f"MCP_BRIDGE['OAUTH_GROUPS'] makes the group {group!r} public, but it has no view.",
                     f"Known groups: {', '.join(groups) or 'none'}. Fix the name or remove the entry.",
                 )
             )
@@ -456,12 +481,124 @@ def find_authorization_problems(
             Problem(
                 "mcp_bridge.E062",
                 "Protected groups need django-oauth-toolkit to validate their tokens.",
-                'pip install "mcp-bridge[oauth]" and add "oauth2_provider" to INSTALLED_APPS.',
+                'pip install "django-mcp-bridge[oauth]" (or django-oauth-toolkit) and add '
+                '"oauth2_provider" to INSTALLED_APPS.',
             )
         )
     else:
         problems += _unknown_scopes(protected)
+        problems += _unrouted_local_server()
     problems += _missing_metadata(protected, _endpoint_paths(endpoint, protected, groups))
+    return problems
+
+
+def unknown_protected_groups(groups: Any) -> list[str]:
+    """The groups ``OAUTH_GROUPS`` protects (scopes, not ``None``) that have no view.
+
+    Such an entry is a misspelt name, most often: the group it meant to protect is public.
+    The bridge fails closed on it (``mcp_bridge.E064``): every endpoint answers 500 until it
+    is fixed.
+    """
+    entries = bridge_settings.OAUTH_GROUPS
+    if not isinstance(entries, dict):
+        return []  # E063, raised by group_protection
+    return sorted(
+        group for group, scopes in entries.items() if scopes is not None and group not in groups
+    )
+
+
+def _unknown_protected_group_problem(group: str, groups: Any) -> Problem:
+    return Problem(
+        "mcp_bridge.E064",
+        f"MCP_BRIDGE['OAUTH_GROUPS'] protects the group {group!r}, which has no view: the group "
+        "it was meant to protect may be public. Every MCP endpoint answers HTTP 500 until it "
+        "is fixed.",
+        f"Known groups: {', '.join(groups) or 'none'}. Fix the name (`manage.py mcp_tools` lists "
+        "the groups), or remove the entry.",
+    )
+
+
+def local_issuer_paths() -> list[str]:
+    """The paths of the ``OAUTH_AUTHORIZATION_SERVERS`` this project serves itself: an entry
+    starting with ``/``, or one on ``OAUTH_RESOURCE_ORIGIN``."""
+    origin = str(bridge_settings.OAUTH_RESOURCE_ORIGIN or "").rstrip("/")
+    paths = []
+    for server in bridge_settings.OAUTH_AUTHORIZATION_SERVERS:
+        if server.startswith("/"):
+            paths.append(server.rstrip("/"))
+        elif origin and (server == origin or server.startswith(origin + "/")):
+            paths.append(server[len(origin) :].rstrip("/"))
+    return paths
+
+
+def _resolves(path: str) -> bool:
+    try:
+        resolve(path)
+    except Resolver404:
+        return False
+    return True
+
+
+def _serves_metadata(path: str) -> bool:
+    """Whether ``path`` is routed to a view that answers it: django-oauth-toolkit routes
+    OpenID Connect discovery below its prefix whatever its settings, and answers 404 there
+    unless ``OIDC_ENABLED``."""
+    from oauth2_provider.settings import oauth2_settings
+    from oauth2_provider.views.mixins import OIDCOnlyMixin
+
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return False
+    view_class = getattr(match.func, "view_class", None)
+    oidc_only = isinstance(view_class, type) and issubclass(view_class, OIDCOnlyMixin)
+    return not oidc_only or bool(oauth2_settings.OIDC_ENABLED)
+
+
+def _unrouted_local_server() -> list[Problem]:
+    """E065/E066: a local authorization server whose metadata or sign-in URLs are not routed.
+
+    A client finds the server's metadata at the URLs the MCP SDKs try (RFC 8414 §3.1's
+    path-inserted ``/.well-known/oauth-authorization-server<issuer path>``, then OpenID
+    Connect discovery), and signs in at django-oauth-toolkit's ``authorize/`` and ``token/``
+    below the issuer. Without them, sign-in fails in the client, far from the cause.
+    """
+    problems = []
+    for issuer in local_issuer_paths():
+        metadata_urls = [
+            f"/.well-known/oauth-authorization-server{issuer}",
+            f"/.well-known/openid-configuration{issuer}",
+            f"{issuer}/.well-known/openid-configuration",
+        ]
+        if not any(_serves_metadata(url) for url in metadata_urls):
+            problems.append(
+                Problem(
+                    "mcp_bridge.E065",
+                    f"The local authorization server {issuer or '/'!r} publishes no metadata at "
+                    f"{metadata_urls[0]} (nor by OpenID Connect discovery): clients cannot find "
+                    "where to sign in.",
+                    "Mount django-oauth-toolkit's metadata at the site root: "
+                    'path(".well-known/oauth-authorization-server/<path:issuer_path>", '
+                    "oauth2_provider.views.OAuthServerMetadataView.as_view()), or "
+                    'path("", include(oauth2_provider.urls.metadata_urlpatterns)); see docs/authorization.md.',
+                    issuer or "/",
+                )
+            )
+        unrouted = [
+            url for url in (f"{issuer}/authorize/", f"{issuer}/token/") if not _resolves(url)
+        ]
+        if unrouted:
+            problems.append(
+                Problem(
+                    "mcp_bridge.E066",
+                    f"The local authorization server {issuer or '/'!r} has no {' and no '.join(unrouted)} "
+                    "URL: clients cannot sign in or get a token.",
+                    f'Include django-oauth-toolkit at the issuer\'s path: path("{issuer.lstrip("/")}/", '
+                    'include("oauth2_provider.urls", namespace="oauth2_provider")), or correct '
+                    'MCP_BRIDGE["OAUTH_AUTHORIZATION_SERVERS"].',
+                    issuer or "/",
+                )
+            )
     return problems
 
 

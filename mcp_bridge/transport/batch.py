@@ -20,16 +20,23 @@ notifications; an empty array is an invalid request. Batches were removed in
   does not carry over to the next.
 * ``initialize`` must not be batched (2025-03-26, "Lifecycle"): its member gets
   a -32600 error.
+* The members are independent requests, not a transaction: each is applied when its
+  view returns, whatever comes after it. Every call of a member carries its
+  :class:`~mcp_bridge.toolcall.events.BatchMember` (the batch's id, the member's index)
+  in its signals' ``batch`` argument and its ``mcp_bridge.calls`` records, so that an
+  operator can tell which members of a batch cut short were applied.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from typing import Any
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.protocol import INVALID_REQUEST, JsonRpcError
 from mcp_bridge.dispatch.methods import Call, echoed_id, handle_message
+from mcp_bridge.toolcall.events import BatchMember, enter_batch_member
 from mcp_bridge.toolcall.identity import restore
 
 #: The only revision with JSON-RPC batches.
@@ -69,17 +76,21 @@ def handle_batch(messages: list[Any], call: Call) -> list[dict[str, Any]] | None
             http_status=400,
         )
     responses = []
-    for message in messages:
+    batch_id = uuid.uuid4().hex
+    for index, message in enumerate(messages):
         if isinstance(message, dict) and message.get("method") == "initialize" and "id" in message:
             responses.append(
                 _error(message["id"], "Invalid Request: initialize must not be part of a batch.")
             )
             continue
+        member = BatchMember(batch_id, index, len(messages), echoed_id(message))
+        enter_batch_member(call.request, member)
         try:
             response = handle_message(message, dataclasses.replace(call))
         except JsonRpcError as exc:
             response = {"jsonrpc": "2.0", "id": echoed_id(message), "error": exc.as_error()}
         finally:
+            enter_batch_member(call.request, None)
             restore(call.request)
         if response is not None:
             responses.append(response)

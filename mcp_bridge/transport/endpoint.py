@@ -48,8 +48,10 @@ Around the four, in the view itself: the language of the tool texts is negotiate
 first (:func:`negotiated_language`) and labels every answer (:func:`labelled`:
 ``Content-Language``, ``Vary``); the ``tool_call_delivered`` signals of the calls are
 tied to the response's ``close()`` (:func:`mcp_bridge.toolcall.events.deliver_after_response`);
-an invalid ``MCP_BRIDGE`` is answered with a JSON-RPC 500 (:func:`misconfigured`), not
-Django's HTML error page.
+and every failure that escapes the steps is a JSON-RPC answer, not Django's HTML error page
+(:func:`answers_in_json`, around the endpoint, the OpenRPC document and the JSON 404 alike):
+an invalid ``MCP_BRIDGE`` a 500 (:func:`misconfigured`), an unreachable database a 503, anything
+else a 500, with details only when ``DEBUG`` is on.
 
 The endpoint is CSRF-exempt because it is not a form target: it authenticates
 nobody itself. Each tool call runs the real DRF view, whose
@@ -61,12 +63,15 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import got_request_exception
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
@@ -129,17 +134,65 @@ class Exchange:
     answer_as: AnswerFormat
 
 
+def answers_in_json(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Make every failure of an MCP URL's view a JSON-RPC answer, never Django's HTML page.
+
+    A client reads JSON-RPC; Django's error page (or its plain "Server Error") tells it
+    nothing. What escapes the view is answered here, logged on ``mcp_bridge.transport``:
+
+    * ``ImproperlyConfigured`` (an invalid ``MCP_BRIDGE``, read on its first access):
+      :func:`misconfigured`, a 500 naming the check ids;
+    * a ``DatabaseError`` (the database is unreachable: ``OperationalError`` while an
+      authenticator looks the credential up, before any JSON-RPC handling): a **503**
+      with ``Retry-After``, which clients retry;
+    * anything else: a 500.
+
+    The exception's text is sent only when ``DEBUG`` is on; the log always has it, and
+    Django's ``got_request_exception`` is sent, as for any view's exception, so that error
+    reporters see it.
+    """
+
+    @functools.wraps(view)
+    def answered(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except ImproperlyConfigured as exc:
+            return misconfigured(exc)
+        except DatabaseError as exc:
+            logger.exception("The MCP endpoint %s cannot reach its database.", request.path)
+            got_request_exception.send(sender=None, request=request)  # Sentry, mail_admins
+            unavailable = error_answer(
+                INTERNAL_ERROR,
+                _failure_text(
+                    exc, "Service unavailable: the database cannot be reached; retry later."
+                ),
+                503,
+            )
+            unavailable["Retry-After"] = "5"
+            return unavailable
+        except Exception as exc:
+            logger.exception("The MCP endpoint %s failed.", request.path)
+            got_request_exception.send(sender=None, request=request)
+            return error_answer(
+                INTERNAL_ERROR, _failure_text(exc, "Internal error; see the server log."), 500
+            )
+
+    return answered
+
+
+def _failure_text(exc: Exception, public: str) -> str:
+    return f"{public} {type(exc).__name__}: {exc}" if settings.DEBUG else public
+
+
 # Exempt from Django's LoginRequiredMiddleware, as DRF's views are: the endpoint authenticates
 # in the view (DRF, MCP authorization), and a login redirect is no answer for an MCP client.
 @login_not_required
 @csrf_exempt
+@answers_in_json
 def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The MCP endpoint of one API group (and version): ``/mcp/<group>/[<version>/]``."""
-    try:
-        language = negotiated_language(request)
-        response = _respond(request, group, version)
-    except ImproperlyConfigured as exc:  # an invalid MCP_BRIDGE, read on its first access
-        return misconfigured(exc)
+    language = negotiated_language(request)
+    response = _respond(request, group, version)
     deliver_after_response(request, response)
     return labelled(response, language)
 
@@ -252,22 +305,28 @@ def encode(exchange: Exchange, reply: Reply | JsonRpcError) -> HttpResponse:
 
 
 @login_not_required
+@answers_in_json
 def openrpc_document(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
-    """The OpenRPC document of one group/version: ``/mcp/<group>/[<version>/]openrpc.json``."""
-    try:
-        profile = read_profile(request)
-        if isinstance(profile, HttpResponse):
-            return profile
-        toolset = read_toolset(request, group, version)
-        if isinstance(toolset, HttpResponse):
-            return toolset
-        return JsonResponse(toolset.openrpc_in(profile), json_dumps_params={"ensure_ascii": False})
-    except ImproperlyConfigured as exc:
-        return misconfigured(exc)
+    """The OpenRPC document of one group/version: ``/mcp/<group>/[<version>/]openrpc.json``.
+
+    A protected group's document needs the same credential as its endpoint (it describes
+    every tool): the same refusals, from :func:`~mcp_bridge.transport.authorization.authorize`.
+    """
+    refusal = authorize(request, group)
+    if refusal is not None:
+        return refusal
+    profile = read_profile(request)
+    if isinstance(profile, HttpResponse):
+        return profile
+    toolset = read_toolset(request, group, version)
+    if isinstance(toolset, HttpResponse):
+        return toolset
+    return JsonResponse(toolset.openrpc_in(profile), json_dumps_params={"ensure_ascii": False})
 
 
 @login_not_required
 @csrf_exempt
+@answers_in_json
 def unknown_endpoint(request: HttpRequest, path: str) -> HttpResponse:
     """Any other path under the MCP URLs (``/mcp/CATALOG/``, ``/mcp/a/b/c/``): the JSON 404
     naming the known groups, for every method, rather than Django's HTML page."""
