@@ -164,7 +164,8 @@ def test_a_postprocessing_hook_s_reference_is_resolved_from_the_whole_api(settin
     _bridge(settings, POSTPROCESSING_HOOKS=[f"{__name__}.owner_everywhere"])
     tools = {tool["name"]: tool for tool in McpClient(Client(), "/mcp/pets/").list_tools()}
     schema = tools["pet"]["outputSchema"]
-    assert schema["$defs"]["Owner"]["properties"] == {"name": {"type": "string"}}
+    # The tolerant output form (OUTPUT_SCHEMA) widens the name, and keeps it a string first.
+    assert schema["$defs"]["Owner"]["properties"]["name"]["type"][0] == "string"
     result = McpClient(Client(), "/mcp/pets/").call("pet")
     assert result["isError"] is False, result
     assert result["structuredContent"]["result"]["owner"] == {"name": "Ada"}
