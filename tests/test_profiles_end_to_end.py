@@ -29,8 +29,8 @@ def test_client_lists_and_calls_through_a_profile_url(live_server, demo_data, pr
     listed = [tool.model_dump(by_alias=True, exclude_none=True) for tool in tools]
     assert len(listed) == 7
     for tool in listed:
-        assert_profile_shape(tool["inputSchema"], profile, tool["name"])
-        assert_profile_shape(tool["outputSchema"], profile, tool["name"])
+        assert_profile_shape(tool["inputSchema"], profile, f"{tool['name']}:inputSchema")
+        assert_profile_shape(tool["outputSchema"], profile, f"{tool['name']}:outputSchema")
     text = json.dumps(listed)
     if profile != INLINE:
         assert "$ref" not in text and "$defs" not in text
