@@ -17,7 +17,7 @@ from django.http import HttpRequest, HttpResponse
 from drf_spectacular.drainage import GENERATOR_STATS, add_trace_message, error, warn
 from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import ComponentRegistry
+from drf_spectacular.plumbing import ComponentRegistry, OpenApiGeneratorExtension
 from drf_spectacular.settings import spectacular_settings
 from rest_framework import serializers
 from rest_framework.request import Request
@@ -129,6 +129,14 @@ def test_drf_spectacular_field_mapping_without_extensions():
     schema = inspector._map_serializer_field(field, "request", bypass_extensions=True)
     inspector._insert_field_validators(field, schema)
     assert schema["type"] == "string" and "pattern" in schema
+
+
+def test_drf_spectacular_extension_matching():
+    """mcp_bridge.toolset.spectacular_compat (drf-spectacular before 0.30): an extension class
+    decides with its ``_matches`` classmethod, asked by ``get_match`` in priority order."""
+    assert isinstance(inspect.getattr_static(OpenApiGeneratorExtension, "_matches"), classmethod)
+    source = inspect.getsource(OpenApiGeneratorExtension.get_match)
+    assert "priority" in source and "._matches(" in source
 
 
 def test_drf_spectacular_schema_generator_parse_is_the_one_copied():

@@ -680,3 +680,13 @@ def test_a_strict_endpoint_reads_null_as_left_out(db):
     # An unknown argument is refused in every profile, null or not.
     unknown = strict.call("category_tree", {"name": "root", "colour": None})
     assert error_payload(unknown)["code"] == -32602
+
+
+@pytest.mark.parametrize("profile", [GEMINI, STRICT])
+def test_openrpc_document_in_the_gemini_and_strict_profiles(db, profile):
+    document = Client().get(f"/mcp/catalog/openrpc.json?schema={profile}").json()
+    assert document["components"]["schemas"] == {}
+    for method in document["methods"]:
+        for param in method["params"]:
+            assert_profile_shape(param["schema"], profile, f"{method['name']}:param")
+        assert_profile_shape(method["result"]["schema"], profile, f"{method['name']}:result")

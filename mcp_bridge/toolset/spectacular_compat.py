@@ -76,6 +76,7 @@ if not DESCRIBES_DJANGO_POLYMORPHIC:
         target_class = "polymorphic.contrib.drf.serializers.PolymorphicSerializer"
         optional = True  # django-polymorphic without its DRF module: no warning
 
+        # Private drf-spectacular API (tests/test_private_apis.py): get_match asks _matches.
         @classmethod
         def _matches(cls, target: Any) -> bool:
             return _generating.get() and super()._matches(target)
