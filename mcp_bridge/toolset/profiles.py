@@ -769,7 +769,7 @@ def _format_described(schema: dict[str, Any], allowed: frozenset[str] = PORTABLE
 
 
 # -- gemini and strict: passes over a portable schema -----------------------------------------
-def _subschemas_rewritten(schema: dict[str, Any], rewrite: Any) -> dict[str, Any]:
+def _subschemas_rewritten(schema: Mapping[str, Any], rewrite: Any) -> dict[str, Any]:
     """``schema`` with ``rewrite`` applied to each subschema a portable schema can hold."""
     result = dict(schema)
     if isinstance(schema.get("properties"), Mapping):

@@ -81,7 +81,7 @@ if not DESCRIBES_DJANGO_POLYMORPHIC:
         def _matches(cls, target: Any) -> bool:
             return _generating.get() and super()._matches(target)
 
-    class BlankFormattedStringExtension(OpenApiSerializerFieldExtension):  # type: ignore[misc]
+    class BlankFormattedStringExtension(OpenApiSerializerFieldExtension):
         """A blank-allowed ``CharField`` (and subclass) as drf-spectacular 0.30 describes it.
 
         The lowest priority: any other extension of the field (the project's, a contrib
