@@ -43,6 +43,22 @@ them, with the same meaning:
   advertised schema accepts a superset there too. The bridge still validates
   against the exact schema, so a call the exact schema refuses is refused.
 
+Two profiles are ``portable`` rewritten once more for one client family:
+
+* ``gemini``: no ``additionalProperties`` (google-genai's MCP conversion fails on the boolean
+  one, and Gemini's ``Schema`` has no such field; a map's value schema goes into the
+  ``description``), and only Gemini's formats (:data:`GEMINI_FORMATS`);
+* ``strict``, for ``inputSchema`` only: OpenAI's strict function calling. Every object lists
+  all its properties in ``required``, the optional ones nullable, with
+  ``additionalProperties: false``; ``minLength``/``maxLength`` and formats outside
+  :data:`STRICT_FORMATS` go into the ``description``. A ``tools/call`` through a ``strict``
+  endpoint reads ``null`` for an optional property as "left out"
+  (:func:`without_optional_nulls`, called by :mod:`mcp_bridge.toolcall.executor`).
+
+Every value copied out of a schema (defaults, enums, examples, bounds) is first written as the
+JSON a client reads (:func:`json_value`, through the bridge's encoder), so that a ``Decimal`` or
+a lazy text compares, bounds and prints as JSON.
+
 A client picks a profile per endpoint URL (``/mcp/catalog/?schema=inline``,
 :func:`profile_from_request`); the project's default is the
 ``SCHEMA_PROFILE`` setting. Converted schemas are computed once per tool and
