@@ -44,7 +44,7 @@ TEST_TOOLS = _test_tools()
 FLOORS = [
     "Django==5.2",
     "djangorestframework==3.15.1",
-    "drf-spectacular==0.30.0",
+    "drf-spectacular==0.28.0",
     "jsonschema==4.20.0",
 ]
 

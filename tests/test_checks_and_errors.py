@@ -199,7 +199,7 @@ def test_every_setting_has_one_validator():
         ),
         (
             {"SCHEMA_PROFILE": "flat"},
-            "settings.MCP_BRIDGE['SCHEMA_PROFILE'] is 'flat'; use one of ('defs', 'inline', 'portable').",
+            "settings.MCP_BRIDGE['SCHEMA_PROFILE'] is 'flat'; use one of ('defs', 'inline', 'portable', 'gemini', 'strict').",
         ),
         (
             {"PAGE_SIZE": 0},

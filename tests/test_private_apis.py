@@ -17,8 +17,9 @@ from django.http import HttpRequest, HttpResponse
 from drf_spectacular.drainage import GENERATOR_STATS, add_trace_message, error, warn
 from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import ComponentRegistry
+from drf_spectacular.plumbing import ComponentRegistry, OpenApiGeneratorExtension
 from drf_spectacular.settings import spectacular_settings
+from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -102,11 +103,40 @@ def test_drf_spectacular_get_operation_sets_path_prefix():
 
 #: sha256 of drf-spectacular's ``SchemaGenerator.parse`` source (dedented), per release range:
 #: the releases whose ``parse`` mcp_bridge.toolset.openapi.GroupSchemaGenerator.parse was
-#: compared with, line by line. 0.29.0 and 0.30.0 (the floor, and the newest release as of
-#: this writing) have the same ``parse``; 0.28.0's differs, and is below the floor.
+#: compared with, line by line. 0.29.0 and 0.30.0 (the newest release as of this writing) have
+#: the same ``parse``. 0.28.0 (the floor) differs in one line: it estimates the path prefix with
+#: ``os.path.commonpath`` where 0.29 uses ``posixpath.commonpath`` (a Windows fix), and the copy
+#: uses ``posixpath`` on every release, so it behaves as 0.29's there.
 KNOWN_PARSE_SOURCES = {
+    "078e2d6470a0e99470a1f7fed6a1b0188d5ac6139d221659b6008964ead56dd1": "0.28.0",
     "4ceb8b683d54019ce111c999cfc93dae0b57dd72746033dbafa508517b09bbdc": "0.29.0 - 0.30.0",
 }
+
+
+def test_drf_spectacular_field_mapping_without_extensions():
+    """mcp_bridge.toolset.spectacular_compat.BlankFormattedStringExtension (drf-spectacular
+    before 0.30): a field mapped with ``bypass_extensions``, then its validators inserted."""
+
+    class Echo(APIView):
+        def get(self, request):
+            return Response({})
+
+    view = Echo()
+    view.request = spectacular_settings.GET_MOCK_REQUEST("GET", "/echo/", view, None)
+    inspector = view.schema
+    inspector.registry = ComponentRegistry()
+    field = serializers.SlugField()
+    schema = inspector._map_serializer_field(field, "request", bypass_extensions=True)
+    inspector._insert_field_validators(field, schema)
+    assert schema["type"] == "string" and "pattern" in schema
+
+
+def test_drf_spectacular_extension_matching():
+    """mcp_bridge.toolset.spectacular_compat (drf-spectacular before 0.30): an extension class
+    decides with its ``_matches`` classmethod, asked by ``get_match`` in priority order."""
+    assert isinstance(inspect.getattr_static(OpenApiGeneratorExtension, "_matches"), classmethod)
+    source = inspect.getsource(OpenApiGeneratorExtension.get_match)
+    assert "priority" in source and "._matches(" in source
 
 
 def test_drf_spectacular_schema_generator_parse_is_the_one_copied():

@@ -7,26 +7,36 @@ The proof that every profile means the same is in ``test_profiles_differential.p
 
 from __future__ import annotations
 
+import datetime
 import json
+import uuid
+from decimal import Decimal
 from io import StringIO
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import call_command
 from django.test import Client
+from django.utils.translation import gettext_lazy
 from jsonschema import Draft202012Validator
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.toolset.profiles import (
     DEFS,
+    GEMINI,
+    GEMINI_FORMATS,
     INLINE,
     PORTABLE,
+    PORTABLE_FORMATS,
     PORTABLE_KEYWORDS,
     PROFILES,
+    STRICT,
+    STRICT_FORMATS,
     UNROLL_DEPTH,
     ProfileError,
     convert,
     convert_schema,
+    without_optional_nulls,
 )
 from mcp_bridge.toolset.registry import get_groups, get_toolset
 from mcp_bridge.toolset.schema import iter_refs
@@ -100,13 +110,26 @@ def assert_profile_shape(schema: dict, profile: str, label: str) -> None:
             assert name in schema.get("$defs", {}), (label, ref)
             assert reaches_itself(schema["$defs"], name), (label, f"{ref} is not a cycle")
         assert set(schema.get("$defs", {})) == {ref.removeprefix("#/$defs/") for ref in refs}, label
-    if profile == PORTABLE:
+    if profile in (PORTABLE, GEMINI, STRICT):
         assert not refs, (label, refs)
         for node in subschemas(schema):
             assert not isinstance(node.get("type"), list), (label, node)
             assert set(node) <= PORTABLE_KEYWORDS, (label, set(node) - PORTABLE_KEYWORDS)
+            assert node.get("format") in (None, *PORTABLE_FORMATS), (label, node)
             if node.get("type") == "array":
                 assert "items" in node, (label, node)
+    if profile == GEMINI:
+        for node in subschemas(schema):
+            assert "additionalProperties" not in node, (label, node)
+            allowed = GEMINI_FORMATS.get(node.get("type"), ())
+            assert node.get("format") in (None, *allowed), (label, node)
+    if profile == STRICT and label.endswith(":inputSchema"):
+        for node in subschemas(schema):
+            assert not {"minLength", "maxLength"} & set(node), (label, node)
+            assert node.get("format") in (None, *STRICT_FORMATS), (label, node)
+            if node.get("type") == "object" and "properties" in node:
+                assert node["required"] == list(node["properties"]), (label, node)
+                assert node["additionalProperties"] is False, (label, node)
 
 
 def list_tools(path: str, revision: str) -> list[dict]:
@@ -473,3 +496,197 @@ def test_number_or_string_split_keeps_each_types_constraints(value, ok):
     assert portable.widened == ()
     assert [b["type"] for b in portable.schema["anyOf"]] == ["number", "string", "null"]
     assert accepts(portable.schema, value) is ok is accepts(schema, value)
+
+
+# --- values of Python types, formats (issue 19) ---------------------------------------------------
+
+
+def test_values_of_python_types_are_written_as_the_client_reads_them():
+    """A schema written by an application may hold a Decimal default, UUID enum values, a
+    datetime example, lazy text: every profile copies them as JSON, through the bridge's
+    encoder (DRF's), instead of failing with TypeError."""
+    when = datetime.datetime(2026, 7, 28, 12, 0, tzinfo=datetime.UTC)
+    key = uuid.UUID("12345678-1234-5678-1234-567812345678")
+    schema = {
+        "type": "object",
+        "properties": {
+            "price": {
+                "type": "number",
+                "default": Decimal("1.50"),
+                "exclusiveMinimum": Decimal(0),
+                "maximum": Decimal("1000.00"),
+                "examples": [Decimal("2.25")],
+            },
+            "key": {"type": ["string", "null"], "enum": [key, None]},
+            "when": {"type": "string", "format": "date-time", "default": when},
+            "label": {"type": "string", "default": gettext_lazy("Hello"), "const": "Hello"},
+        },
+        "additionalProperties": False,
+    }
+    for profile in PROFILES:
+        converted = convert(schema, profile).schema
+        if profile == DEFS:
+            continue
+        json.dumps(converted)  # the standard library's encoder: only JSON values remain
+    portable = convert_schema(schema, PORTABLE)["properties"]
+    assert portable["price"]["description"] == "Default: 1.5."
+    assert portable["price"]["maximum"] == 1000.0 and portable["price"]["minimum"] > 0
+    assert portable["key"]["anyOf"] == [
+        {"type": "string", "enum": [str(key)]},
+        {"type": "null"},
+    ]
+    assert portable["when"]["description"] == 'Default: "2026-07-28T12:00:00Z".'
+    assert portable["label"] == {
+        "type": "string",
+        "description": 'Default: "Hello".',
+        "enum": ["Hello"],
+    }
+
+
+def test_portable_keeps_the_formats_validators_know_and_describes_the_others():
+    decimal = {"type": ["string", "number"], "format": "decimal", "pattern": "^-?\\d+$"}
+    assert convert_schema(decimal, PORTABLE) == {
+        "anyOf": [
+            {"type": "string", "description": "Format: decimal.", "pattern": "^-?\\d+$"},
+            {"type": "number"},
+        ]
+    }
+    for known in ("date-time", "uuid", "int64", "uri"):
+        assert convert_schema({"type": "string", "format": known}, PORTABLE)["format"] == known
+
+
+def test_gemini_leaves_additional_properties_out_and_describes_a_map():
+    schema = {
+        "type": "object",
+        "properties": {
+            "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+            "id": {"type": "string", "format": "uuid"},
+            "size": {"type": "integer", "format": "int64"},
+        },
+        "additionalProperties": False,
+    }
+    result = convert(schema, GEMINI)
+    assert result.schema == {
+        "type": "object",
+        "properties": {
+            "counts": {
+                "type": "object",
+                "description": 'Each other property: {"type": "integer"}.',
+            },
+            "id": {"type": "string", "description": "Format: uuid."},
+            "size": {"type": "integer", "format": "int64"},
+        },
+    }
+    assert result.widened == ("additionalProperties",)
+
+
+def test_strict_requires_every_property_and_makes_the_optional_ones_nullable():
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "description": "The name."},
+            "note": {"type": ["string", "null"]},
+            "page": {"type": "integer"},
+            "lines": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}},
+                    "required": ["sku"],
+                },
+            },
+        },
+        "required": ["name"],
+        "additionalProperties": False,
+    }
+    strict = convert(schema, STRICT)
+    properties = strict.schema["properties"]
+    assert strict.schema["required"] == ["name", "note", "page", "lines"]
+    assert strict.schema["additionalProperties"] is False
+    assert properties["name"] == {
+        "type": "string",
+        "description": "The name.\n\nAt least 1 characters.",
+    }
+    assert properties["note"] == {
+        "anyOf": [{"type": "string"}, {"type": "null"}]
+    }  # already nullable
+    assert properties["page"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+    line = properties["lines"]["anyOf"][0]["items"]
+    assert line["required"] == ["sku", "qty"] and line["additionalProperties"] is False
+    assert line["properties"]["qty"] == {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+    assert strict.widened == ("minLength",)
+    # An outputSchema is the server's answer, not what a model writes: written as portable.
+    assert convert_schema(schema, STRICT, output=True) == convert_schema(schema, PORTABLE)
+
+
+def test_strict_reports_an_object_it_cannot_close():
+    schema = {"type": "object", "properties": {"extra": {"type": "object"}}, "required": ["extra"]}
+    result = convert(schema, STRICT)
+    assert result.schema["properties"]["extra"] == {"type": "object"}
+    assert result.widened == ("open object",)
+
+
+def test_without_optional_nulls_leaves_out_the_null_of_each_optional_property():
+    schema = {
+        "type": "object",
+        "properties": {
+            "name": {"type": ["string", "null"]},
+            "note": {"type": "string"},
+            "lines": {"type": "array", "items": {"$ref": "#/$defs/Line"}},
+            "body": {"oneOf": [{"$ref": "#/$defs/Line"}, {"type": "string"}]},
+        },
+        "required": ["name"],
+        "$defs": {
+            "Line": {
+                "type": "object",
+                "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}},
+                "required": ["sku"],
+            }
+        },
+    }
+    arguments = {
+        "name": None,  # required: a null stays (and the exact schema judges it)
+        "note": None,
+        "lines": [{"sku": "a", "qty": None}, {"sku": None}],
+        "body": {"sku": "b", "qty": None},
+        "unknown": None,  # not declared: left for the validation to refuse
+    }
+    assert without_optional_nulls(schema, arguments) == {
+        "name": None,
+        "lines": [{"sku": "a"}, {"sku": None}],
+        "body": {"sku": "b"},
+        "unknown": None,
+    }
+
+
+def test_a_strict_endpoint_reads_null_as_left_out(db):
+    strict = McpClient(Client(), "/mcp/cases/?schema=strict")
+    left_out = strict.call("category_tree", {"name": "root"})
+    assert left_out["isError"] is False
+    assert strict.call("category_tree", {"name": "root", "children": None}) == left_out
+    nested = {"name": "root", "children": [{"name": "leaf", "children": None}]}
+    assert (
+        strict.call("category_tree", nested)["structuredContent"]
+        == strict.call("category_tree", {"name": "root", "children": [{"name": "leaf"}]})[
+            "structuredContent"
+        ]
+    )
+    # Elsewhere null is a value, and the exact schema refuses it here.
+    exact = McpClient(Client(), "/mcp/cases/")
+    assert (
+        error_payload(exact.call("category_tree", {"name": "root", "children": None}))["code"]
+        == -32602
+    )
+    # An unknown argument is refused in every profile, null or not.
+    unknown = strict.call("category_tree", {"name": "root", "colour": None})
+    assert error_payload(unknown)["code"] == -32602
+
+
+@pytest.mark.parametrize("profile", [GEMINI, STRICT])
+def test_openrpc_document_in_the_gemini_and_strict_profiles(db, profile):
+    document = Client().get(f"/mcp/catalog/openrpc.json?schema={profile}").json()
+    assert document["components"]["schemas"] == {}
+    for method in document["methods"]:
+        for param in method["params"]:
+            assert_profile_shape(param["schema"], profile, f"{method['name']}:param")
+        assert_profile_shape(method["result"]["schema"], profile, f"{method['name']}:result")

@@ -14,7 +14,14 @@ without), against:
 * ``portable`` as published (the unrolled recursion ends in an open object), and
   ``portable`` with that end closed (``beyond=False``): the closed one accepts a subset
   of ``defs`` and the published one a superset, so wherever the two agree (every instance
-  that does not reach beyond the unrolled depth) all three agree.
+  that does not reach beyond the unrolled depth) all three agree;
+* ``gemini``: accepts every instance ``portable`` accepts (it leaves ``additionalProperties``
+  and some formats out; the bridge still checks them against the exact schema).
+
+Besides the tools, :data:`VALUE_SCHEMAS` hold the Python values an application's schema may
+carry (``Decimal``, ``datetime``, ``UUID``, lazy text) in defaults, enums, examples and bounds:
+the exact schema is judged as a client reads it (encoded by the bridge), and every profile
+must agree with that.
 
 The converter also reports every place where ``portable`` accepts more than the exact
 schema; for the demo and the test app the only one allowed is the unrolled recursion.
@@ -23,15 +30,21 @@ schema; for the demo and the test app the only one allowed is the unrolled recur
 from __future__ import annotations
 
 import copy
+import datetime
+import json
+import uuid
+from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.utils.translation import gettext_lazy
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 
-from mcp_bridge.toolset.profiles import INLINE, PORTABLE, convert
+from mcp_bridge.base.encoding import dumps
+from mcp_bridge.toolset.profiles import GEMINI, INLINE, PORTABLE, STRICT, convert
 from mcp_bridge.toolset.registry import get_groups, get_toolset
 from tests.test_profiles import BROKEN_GROUPS, subschemas
 
@@ -158,6 +171,12 @@ class Judges:
         inline = convert(exact, INLINE)
         portable = convert(exact, PORTABLE)
         closed = convert(exact, PORTABLE, beyond=False)
+        gemini = convert(exact, GEMINI)
+        # Every profile's schema is JSON, whatever Python values the exact one holds.
+        for conversion in (inline, portable, closed, gemini, convert(exact, STRICT)):
+            json.dumps(conversion.schema)
+        # The exact schema as a client reads it: Python values encoded by the bridge.
+        exact = json.loads(dumps(exact))
         assert inline.widened == (), (label, inline.widened)
         assert all(note.startswith("unrolled ") for note in portable.widened), (
             label,
@@ -168,6 +187,7 @@ class Judges:
         self.inline = Draft202012Validator(inline.schema, format_checker=checker)
         self.portable = Draft202012Validator(portable.schema, format_checker=checker)
         self.closed = Draft202012Validator(closed.schema, format_checker=checker)
+        self.gemini = Draft202012Validator(gemini.schema, format_checker=checker)
         # Recursive schemas are generated from the closed portable one (finite, a subset of
         # the exact one, as this very test checks); the others from the exact schema.
         generated = _for_generation(closed.schema if self.recursive else exact)
@@ -193,6 +213,7 @@ class Judges:
             instance,
         )
         assert not exact or portable, (self.label, "portable refuses a valid instance", instance)
+        assert not portable or self.gemini.is_valid(instance), (self.label, "gemini", instance)
         if closed != portable:
             assert self.recursive, (self.label, instance)
             self.counts["beyond"] += 1
@@ -230,9 +251,46 @@ def mutations(instance: Any) -> list[Any]:
     return variants[:200]
 
 
+_WHEN = datetime.datetime(2026, 7, 28, 9, 30, tzinfo=datetime.UTC)
+_KEYS = [uuid.UUID(int=1), uuid.UUID(int=2)]
+#: Schemas holding the Python values an application's serializers and ``@extend_schema`` put
+#: there (issue 19: a ``Decimal`` default made ``portable`` fail with TypeError).
+VALUE_SCHEMAS = [
+    {
+        "type": "object",
+        "properties": {
+            "price": {
+                "type": "number",
+                "default": Decimal("9.90"),
+                "minimum": Decimal("0.01"),
+                "exclusiveMaximum": Decimal(1000),
+                "examples": [Decimal("12.50")],
+            },
+            "rate": {"type": ["string", "number"], "enum": [Decimal("0.5"), "1.5", None]},
+            "key": {"type": "string", "enum": _KEYS, "default": _KEYS[0]},
+            "when": {
+                "type": "string",
+                "format": "date-time",
+                "default": _WHEN,
+                "examples": [_WHEN.date()],
+            },
+            "label": {
+                "type": "string",
+                "enum": [gettext_lazy("small"), gettext_lazy("large")],
+                "default": gettext_lazy("small"),
+            },
+            "when_const": {"const": _WHEN},
+        },
+        "required": ["key"],
+        "additionalProperties": False,
+    },
+]
+
+
 def tool_schemas():
-    """(label, exact schema, whether formats are asserted) of every published tool."""
-    found = []
+    """(label, exact schema, whether formats are asserted) of every published tool, and of
+    :data:`VALUE_SCHEMAS`."""
+    found = [(f"values:{i}:input", schema, True) for i, schema in enumerate(VALUE_SCHEMAS)]
     for group, versions in get_groups().items():
         if group in BROKEN_GROUPS:
             continue

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from mcp_bridge.toolset.profiles import INLINE, PORTABLE
+from mcp_bridge.toolset.profiles import GEMINI, INLINE, PORTABLE, PROFILES, STRICT
 from tests.mcp_client import McpClient
 from tests.test_end_to_end import demo_data, run_client  # noqa: F401 -- demo_data is a fixture
 from tests.test_profiles import assert_profile_shape
@@ -18,7 +18,7 @@ from tests.test_profiles import assert_profile_shape
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.mark.parametrize("profile", [INLINE, PORTABLE])
+@pytest.mark.parametrize("profile", [INLINE, PORTABLE, GEMINI, STRICT])
 def test_client_lists_and_calls_through_a_profile_url(live_server, demo_data, profile):  # noqa: F811
     async def work(client):
         tools = (await client.list_tools()).tools
@@ -29,10 +29,10 @@ def test_client_lists_and_calls_through_a_profile_url(live_server, demo_data, pr
     listed = [tool.model_dump(by_alias=True, exclude_none=True) for tool in tools]
     assert len(listed) == 7
     for tool in listed:
-        assert_profile_shape(tool["inputSchema"], profile, tool["name"])
-        assert_profile_shape(tool["outputSchema"], profile, tool["name"])
+        assert_profile_shape(tool["inputSchema"], profile, f"{tool['name']}:inputSchema")
+        assert_profile_shape(tool["outputSchema"], profile, f"{tool['name']}:outputSchema")
     text = json.dumps(listed)
-    if profile == PORTABLE:
+    if profile != INLINE:
         assert "$ref" not in text and "$defs" not in text
     else:
         assert text.count('"$ref"') > 0  # the category tree's cycle, and only that
@@ -47,5 +47,5 @@ def test_an_unknown_profile_is_an_http_400_naming_the_profiles(live_server):
     assert response.status_code == 400
     assert response.json()["error"]["data"] == {
         "schema": "compact",
-        "profiles": ["defs", "inline", "portable"],
+        "profiles": list(PROFILES),
     }

@@ -325,3 +325,37 @@ def test_stdio_takes_a_2025_03_26_batch_and_language(demo_db):
         "\u0400" <= ch <= "\u04ff" for ch in search["description"]
     )
     assert parse_error["error"]["code"] == -32700
+
+
+@pytest.mark.parametrize("profile", ["defs", "portable"])
+def test_inspector_cli_warns_of_no_unknown_format_in_portable(
+    node_bin, demo_server, tmp_path, profile
+):
+    """drf-spectacular's ``format: "decimal"`` makes the Inspector warn for every decimal field
+    (issue 19, class 7: ``unknown format "decimal" ignored in schema at path
+    "#/properties/price"``); ``portable`` writes it into the description instead."""
+    cli = [str((node_bin / "mcp-inspector").resolve())]
+    called = run_node(
+        node_bin,
+        [
+            *cli,
+            "--cli",
+            f"{demo_server}/mcp/catalog/?schema={profile}",
+            "--transport",
+            "http",
+            "--format",
+            "json",
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "products_search",
+            "--tool-args-json",
+            '{"q": "lamp", "max_price": "45"}',
+        ],
+        tmp_path,
+        timeout=120,
+    )
+    assert called.returncode == 0, called.stderr
+    assert json.loads(called.stdout)["result"]["isError"] is False
+    warned = 'unknown format "decimal"' in called.stderr + called.stdout
+    assert warned is (profile == "defs")

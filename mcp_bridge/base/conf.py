@@ -103,10 +103,12 @@ Keys and defaults:
 ``SCHEMA_PROFILE`` (``"defs"``)
     How tool schemas are written for clients that do not pick a profile with
     ``?schema=`` on the endpoint URL: ``"defs"`` (self-contained ``$defs``),
-    ``"inline"`` (no ``$ref`` but for cycles) or ``"portable"`` (the keyword
-    subset of the Gemini and OpenAI function-calling APIs); see
-    :mod:`mcp_bridge.toolset.profiles`. Arguments and results are always validated
-    against the exact schema.
+    ``"inline"`` (no ``$ref`` but for cycles), ``"portable"`` (the keyword
+    subset of the Gemini and OpenAI function-calling APIs), ``"gemini"`` (what
+    google-genai's MCP conversion accepts) or ``"strict"`` (OpenAI's strict function
+    calling: every property required, the optional ones nullable, ``null`` read as
+    "left out"); see :mod:`mcp_bridge.toolset.profiles`. Arguments and results are
+    always validated against the exact schema.
 ``GROUPS`` (``{}``)
     Group membership declared in settings, beside ``@api_group``:
     ``{group: {"include": [rule, ...], "exclude": [rule, ...]}}``, a rule being a dict
@@ -150,7 +152,9 @@ from django.dispatch import receiver
 DEFS = "defs"
 INLINE = "inline"
 PORTABLE = "portable"
-PROFILES = (DEFS, INLINE, PORTABLE)
+GEMINI = "gemini"
+STRICT = "strict"
+PROFILES = (DEFS, INLINE, PORTABLE, GEMINI, STRICT)
 
 DEFAULTS: dict[str, Any] = {
     "SERVER_NAME": "mcp-bridge",

@@ -60,8 +60,9 @@ class Call:
         revision: the protocol revision of the request (``MCP-Protocol-Version``).
         check_headers: whether the transport has HTTP headers to check against
             a 2026-07-28 envelope (false for stdio).
-        schema_profile: how ``tools/list`` writes the schemas (:mod:`mcp_bridge.toolset.profiles`);
-            ``None``: the ``SCHEMA_PROFILE`` setting.
+        schema_profile: how ``tools/list`` writes the schemas (:mod:`mcp_bridge.toolset.profiles`),
+            and with ``strict`` how ``tools/call`` reads a ``null``; ``None``: the
+            ``SCHEMA_PROFILE`` setting.
     """
 
     request: HttpRequest
@@ -281,7 +282,13 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
 
 def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
     # The whole call, its signals and its errors: mcp_bridge.toolcall.executor.
-    return executor.call_tool(params, call.toolset, call.request, call.revision)
+    return executor.call_tool(
+        params,
+        call.toolset,
+        call.request,
+        call.revision,
+        call.schema_profile or bridge_settings.SCHEMA_PROFILE,
+    )
 
 
 def _empty_listing(key: str) -> Any:

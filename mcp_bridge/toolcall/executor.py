@@ -61,6 +61,7 @@ from urllib.parse import urlencode
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
+from mcp_bridge.base.conf import DEFS, STRICT
 from mcp_bridge.base.encoding import dumps, dumps_bytes, dumps_data
 from mcp_bridge.base.limits import capped, echoed, shorten, unencodable_text
 from mcp_bridge.base.media import is_json_media_type
@@ -83,6 +84,7 @@ from mcp_bridge.toolcall.results import (
     view_error_result,
 )
 from mcp_bridge.toolcall.routing import resolve_operation
+from mcp_bridge.toolset.profiles import without_optional_nulls
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.toolset.tools import Tool
 
@@ -112,9 +114,16 @@ _TRANSPORT_HEADERS = frozenset(
 
 
 def call_tool(
-    params: dict[str, Any], toolset: ToolSet, mcp_request: HttpRequest, revision: str
+    params: dict[str, Any],
+    toolset: ToolSet,
+    mcp_request: HttpRequest,
+    revision: str,
+    profile: str = DEFS,
 ) -> dict[str, Any]:
     """Answer the ``tools/call`` of ``params`` (``name``, ``arguments``) on ``toolset``.
+
+    ``profile`` is the schema profile of the endpoint (``?schema=``): with ``strict``, a
+    ``null`` for an optional argument means "left out" (:func:`checked_arguments`).
 
     Returns:
         The ``CallToolResult``: the view's, or an ``isError`` result for any failure
@@ -129,7 +138,7 @@ def call_tool(
     try:
         with call:  # the tool-call signals, sent on the way out
             tool = call.tool = find_tool(toolset, call.name)
-            arguments = call.arguments = checked_arguments(tool, call.arguments, revision)
+            arguments = call.arguments = checked_arguments(tool, call.arguments, revision, profile)
             call.send_pre_tool_call()
             request = build_request(tool, arguments, mcp_request)
             response = call.response = call_view(request)
@@ -165,8 +174,15 @@ def find_tool(toolset: ToolSet, name: Any) -> Tool:
     return tool
 
 
-def checked_arguments(tool: Tool, arguments: Any, revision: str) -> dict[str, Any]:
+def checked_arguments(
+    tool: Tool, arguments: Any, revision: str, profile: str = DEFS
+) -> dict[str, Any]:
     """The call's ``arguments`` (``{}`` when absent or ``null``), valid for ``tool``.
+
+    Listed in the ``strict`` profile, every property is required and the optional ones are
+    nullable: their ``null`` is read as "left out" before the arguments are checked
+    (:func:`~mcp_bridge.toolset.profiles.without_optional_nulls`), so the view sees what a
+    REST client that left them out would send.
 
     Raises:
         ToolCallFailed: ``"lookup"``, a JSON-RPC error: ``arguments`` is no object;
@@ -181,6 +197,8 @@ def checked_arguments(tool: Tool, arguments: Any, revision: str) -> dict[str, An
             "lookup",
             error=JsonRpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object.'),
         )
+    if profile == STRICT:
+        arguments = without_optional_nulls(tool.input_schema, arguments)
     errors = argument_errors(tool, arguments)
     if not errors:
         return arguments

@@ -40,6 +40,7 @@ from mcp_bridge.decorators import get_metadata
 from mcp_bridge.toolset.facts import OperationFacts, view_facts
 from mcp_bridge.toolset.membership import Membership, Operation, Reason, compile_rules
 from mcp_bridge.toolset.naming import copy_qualifiers
+from mcp_bridge.toolset.spectacular_compat import bridge_generation
 
 #: drf-spectacular settings the bridge needs whatever the project's are:
 #: separate request components, so read-only fields never become inputs, and
@@ -595,7 +596,7 @@ class GroupSchemaGenerator(SchemaGenerator):
         """``{path: {method: operation}}`` of the group, and :attr:`sources` filled in.
 
         A copy of drf-spectacular's ``SchemaGenerator.parse`` (``drf_spectacular/generators.py``,
-        0.30.0; ``tests/test_private_apis.py`` holds the hash of its source and fails when an
+        0.29.0 - 0.30.0, and 0.28.0 but for its ``os.path.commonpath``; ``tests/test_private_apis.py`` holds the hash of its source and fails when an
         upgrade changes it: then re-read this list). The differences, in the order of
         upstream's lines:
 
@@ -791,7 +792,9 @@ def generate_group_schema(
     patches = {**bridge_settings.SPECTACULAR_SETTINGS, **_REQUIRED_SPECTACULAR_SETTINGS}
     # Private drf-spectacular API: GENERATOR_STATS keeps the messages of one get_schema()
     # (reset at its start) in _warn_cache/_error_cache (tests/test_private_apis.py).
-    with patched_settings(patches), GENERATOR_STATS.silence():
+    # bridge_generation: what drf-spectacular 0.28/0.29 describe less exactly than 0.30
+    # (mcp_bridge.toolset.spectacular_compat), for the bridge's build only.
+    with patched_settings(patches), GENERATOR_STATS.silence(), bridge_generation():
         generator = GroupSchemaGenerator(
             group, api_version=api_version, urlconf=urlconf, index=index
         )

@@ -43,6 +43,22 @@ them, with the same meaning:
   advertised schema accepts a superset there too. The bridge still validates
   against the exact schema, so a call the exact schema refuses is refused.
 
+Two profiles are ``portable`` rewritten once more for one client family:
+
+* ``gemini``: no ``additionalProperties`` (google-genai's MCP conversion fails on the boolean
+  one, and Gemini's ``Schema`` has no such field; a map's value schema goes into the
+  ``description``), and only Gemini's formats (:data:`GEMINI_FORMATS`);
+* ``strict``, for ``inputSchema`` only: OpenAI's strict function calling. Every object lists
+  all its properties in ``required``, the optional ones nullable, with
+  ``additionalProperties: false``; ``minLength``/``maxLength`` and formats outside
+  :data:`STRICT_FORMATS` go into the ``description``. A ``tools/call`` through a ``strict``
+  endpoint reads ``null`` for an optional property as "left out"
+  (:func:`without_optional_nulls`, called by :mod:`mcp_bridge.toolcall.executor`).
+
+Every value copied out of a schema (defaults, enums, examples, bounds) is first written as the
+JSON a client reads (:func:`json_value`, through the bridge's encoder), so that a ``Decimal`` or
+a lazy text compares, bounds and prints as JSON.
+
 A client picks a profile per endpoint URL (``/mcp/catalog/?schema=inline``,
 :func:`profile_from_request`); the project's default is the
 ``SCHEMA_PROFILE`` setting. Converted schemas are computed once per tool and
@@ -61,7 +77,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mcp_bridge.base.conf import DEFS, INLINE, PORTABLE, PROFILES
+# PORTABLE and the others are imported from here by the build, the call and the commands.
+from mcp_bridge.base.conf import DEFS, GEMINI, INLINE, PORTABLE, PROFILES, STRICT  # noqa: F401
+from mcp_bridge.base.encoding import dumps
 from mcp_bridge.toolset.schema import (
     COMPONENTS_PREFIX,
     DEFS_PREFIX,
@@ -103,6 +121,56 @@ PORTABLE_KEYWORDS = frozenset(
         "description",
     }
 )
+
+#: The formats a ``portable`` schema keeps: those of JSON Schema 2020-12 (Validation §7.3) and
+#: the OpenAPI 3 ones that validators know (ajv-formats, which the MCP Inspector loads: an
+#: unknown format such as drf-spectacular's ``decimal`` prints a warning per field there). Any
+#: other format is said in the ``description`` instead (``Format: decimal.``): the same hint
+#: to a model, and no keyword a validator cannot read.
+PORTABLE_FORMATS = frozenset(
+    {
+        "date-time",
+        "date",
+        "time",
+        "duration",
+        "email",
+        "idn-email",
+        "hostname",
+        "idn-hostname",
+        "ipv4",
+        "ipv6",
+        "uri",
+        "uri-reference",
+        "iri",
+        "iri-reference",
+        "uri-template",
+        "uuid",
+        "json-pointer",
+        "relative-json-pointer",
+        "regex",
+        "int32",
+        "int64",
+        "float",
+        "double",
+        "byte",
+        "binary",
+        "password",
+    }
+)
+#: ``gemini``: the formats of Gemini's ``Schema`` (``format``: ``float``/``double`` for a
+#: number, ``int32``/``int64`` for an integer, ``enum``/``date-time`` for a string).
+GEMINI_FORMATS = {
+    "string": frozenset({"date-time", "enum"}),
+    "integer": frozenset({"int32", "int64"}),
+    "number": frozenset({"float", "double"}),
+}
+#: ``strict``: the string formats of OpenAI's Structured Outputs (a number takes none).
+STRICT_FORMATS = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
+)
+#: ``strict``: keywords of the portable subset that OpenAI's Structured Outputs refuse;
+#: they are said in the ``description`` instead.
+_STRICT_REFUSED = {"minLength": "At least {} characters.", "maxLength": "At most {} characters."}
 
 # Where subschemas sit: the same keyword sets as the conversion's walks (mcp_bridge.toolset.schema).
 _SUBSCHEMA = SUBSCHEMA_KEYWORDS
@@ -223,30 +291,39 @@ class Conversion:
     widened: tuple[str, ...]
 
 
-def convert_schema(schema: Any, profile: str) -> Any:
+def convert_schema(schema: Any, profile: str, *, output: bool = False) -> Any:
     """``schema`` (self-contained, with its definitions in its root ``$defs``) written in ``profile``.
 
     ``defs`` returns ``schema`` itself; the other profiles return new objects that may
-    share parts with ``schema``, which must be treated as read-only.
+    share parts with ``schema``, which must be treated as read-only. ``output``: the
+    schema is an ``outputSchema`` (``strict`` writes it as ``portable`` does).
 
     Raises:
         ProfileError: ``profile`` is unknown.
         KeyError: a ``$ref`` names no definition of the schema.
     """
-    return convert(schema, profile).schema
+    return convert(schema, profile, output=output).schema
 
 
 def convert(
-    schema: Any, profile: str, *, unroll_depth: int = UNROLL_DEPTH, beyond: Any = None
+    schema: Any,
+    profile: str,
+    *,
+    output: bool = False,
+    unroll_depth: int = UNROLL_DEPTH,
+    beyond: Any = None,
 ) -> Conversion:
     """:func:`convert_schema`, with the places where the result accepts more than ``schema``.
 
     Args:
         schema: a self-contained schema.
         profile: one of :data:`PROFILES`.
-        unroll_depth: ``portable`` only: how many times a recursive definition is
-            expanded along one path.
-        beyond: ``portable`` only: the schema written where the unrolling stops;
+        output: the schema is an ``outputSchema``: ``strict`` rewrites arguments only
+            (OpenAI's strict mode is about the arguments a model writes), and writes an
+            output schema as ``portable`` does.
+        unroll_depth: ``portable``, ``gemini`` and ``strict``: how many times a recursive
+            definition is expanded along one path.
+        beyond: the same profiles: the schema written where the unrolling stops;
             ``None`` for the unconstrained object. (A test passes ``False`` to get a
             schema that accepts a subset instead, to prove both bounds.)
     """
@@ -255,14 +332,24 @@ def convert(
         return Conversion(schema, ())
     definitions = schema.get("$defs") or {}
     converter = _Converter(
-        definitions, DEFS_PREFIX, portable=profile == PORTABLE, depth=unroll_depth, beyond=beyond
+        definitions, DEFS_PREFIX, portable=profile != INLINE, depth=unroll_depth, beyond=beyond
     )
     root = converter.node({k: v for k, v in schema.items() if k != "$defs"}, ())
     if not converter.portable:
         cycles = converter.cycle_definitions()
         if cycles:
             root = {**root, "$defs": cycles} if isinstance(root, dict) else root
+    root = _finish(root, profile, output, converter.widened)
     return Conversion(root, tuple(dict.fromkeys(converter.widened)))
+
+
+def _finish(schema: Any, profile: str, output: bool, widened: list[str]) -> Any:
+    """A ``portable`` schema rewritten for ``gemini`` or ``strict`` (arguments), else itself."""
+    if profile == GEMINI:
+        return _gemini(schema, widened)
+    if profile == STRICT and not output:
+        return _strict(schema, widened)
+    return schema
 
 
 def convert_document(document: dict[str, Any], profile: str) -> dict[str, Any]:
@@ -281,14 +368,19 @@ def convert_document(document: dict[str, Any], profile: str) -> dict[str, Any]:
         return document
     components = document.get("components", {}).get("schemas", {})
     converter = _Converter(
-        components, COMPONENTS_PREFIX, portable=profile == PORTABLE, depth=UNROLL_DEPTH, beyond=None
+        components, COMPONENTS_PREFIX, portable=profile != INLINE, depth=UNROLL_DEPTH, beyond=None
     )
     methods = []
     for method in document.get("methods", []):
         method = dict(method)
         if "params" in method:
             method["params"] = [
-                {**param, "schema": converter.node(param["schema"], ())}
+                {
+                    **param,
+                    "schema": _finish(
+                        converter.node(param["schema"], ()), profile, False, converter.widened
+                    ),
+                }
                 if "schema" in param
                 else param
                 for param in method["params"]
@@ -296,7 +388,9 @@ def convert_document(document: dict[str, Any], profile: str) -> dict[str, Any]:
         if isinstance(method.get("result"), dict) and "schema" in method["result"]:
             method["result"] = {
                 **method["result"],
-                "schema": converter.node(method["result"]["schema"], ()),
+                "schema": _finish(
+                    converter.node(method["result"]["schema"], ()), profile, True, converter.widened
+                ),
             }
         methods.append(method)
     cycles = {} if converter.portable else converter.cycle_definitions()
@@ -348,7 +442,7 @@ class _Converter:
             elif key in _SUBSCHEMA_MAP and isinstance(value, Mapping):
                 converted[key] = {name: self.node(sub, stack) for name, sub in value.items()}
             else:
-                converted[key] = value
+                converted[key] = json_value(value)
         ref = schema.get("$ref")
         if isinstance(ref, str):
             target = self.reference(ref, stack)
@@ -477,6 +571,8 @@ class _Converter:
             schema = self._exact_bounds(schema, types)
             if types == "array" and "items" not in schema:
                 schema["items"] = {}
+        if "format" in schema and schema["format"] not in PORTABLE_FORMATS:
+            schema = _format_described(schema)
         leftovers = sorted(k for k in schema if k not in PORTABLE_KEYWORDS)
         if leftovers:
             self.widened.extend(leftovers)
@@ -678,7 +774,197 @@ def _ordered(schema: dict[str, Any]) -> dict[str, Any]:
     return {**head, **{k: v for k, v in schema.items() if k not in head}}
 
 
+def _format_described(schema: dict[str, Any], allowed: frozenset[str] = PORTABLE_FORMATS) -> Any:
+    """``schema`` without a ``format`` outside ``allowed``: a string's format goes into the
+    ``description`` (``Format: decimal.``), a number's is dropped (its type says enough)."""
+    if schema.get("format") in allowed or "format" not in schema:
+        return schema
+    schema = dict(schema)
+    name = schema.pop("format")
+    return _describe(schema, f"Format: {name}.") if schema.get("type") == "string" else schema
+
+
+# -- gemini and strict: passes over a portable schema -----------------------------------------
+def _subschemas_rewritten(schema: Mapping[str, Any], rewrite: Any) -> dict[str, Any]:
+    """``schema`` with ``rewrite`` applied to each subschema a portable schema can hold."""
+    result = dict(schema)
+    if isinstance(schema.get("properties"), Mapping):
+        result["properties"] = {name: rewrite(sub) for name, sub in schema["properties"].items()}
+    if isinstance(schema.get("items"), Mapping):
+        result["items"] = rewrite(schema["items"])
+    if isinstance(schema.get("additionalProperties"), Mapping):
+        result["additionalProperties"] = rewrite(schema["additionalProperties"])
+    if isinstance(schema.get("anyOf"), list):
+        result["anyOf"] = [rewrite(branch) for branch in schema["anyOf"]]
+    return result
+
+
+def _gemini(schema: Any, widened: list[str]) -> Any:
+    """A portable schema as google-genai takes it (``types.Schema``, ``Schema.from_json_schema``
+    and its MCP conversion, which fails on a boolean ``additionalProperties``).
+
+    ``additionalProperties`` is left out everywhere: Gemini's ``Schema`` has no such field,
+    and the bridge refuses unknown arguments against the exact schema anyway. A map's value
+    schema goes into the ``description``. Formats outside :data:`GEMINI_FORMATS` too.
+    """
+    if not isinstance(schema, Mapping):
+        return schema
+    schema = _subschemas_rewritten(schema, lambda sub: _gemini(sub, widened))
+    extra = schema.pop("additionalProperties", None)
+    if isinstance(extra, Mapping):
+        widened.append("additionalProperties")
+        schema = _describe(schema, f"Each other property: {json.dumps(extra, ensure_ascii=False)}.")
+    type_name = schema.get("type")
+    allowed = (
+        GEMINI_FORMATS.get(type_name, frozenset()) if isinstance(type_name, str) else frozenset()
+    )
+    return _ordered(_format_described(schema, allowed))
+
+
+def _strict(schema: Any, widened: list[str]) -> Any:
+    """A portable schema as OpenAI's strict function calling takes it (Structured Outputs):
+
+    * every object lists all its properties in ``required``; a property the exact schema
+      does not require becomes nullable (``anyOf`` with ``{"type": "null"}``), and the call
+      pipeline reads its ``null`` as "left out" (:func:`without_optional_nulls`);
+    * every object with properties has ``additionalProperties: false`` (a nested
+      serializer's object too: DRF ignores the keys it does not know, so nothing a view
+      reads is refused);
+    * ``minLength``/``maxLength`` and the formats outside :data:`STRICT_FORMATS` go into
+      the ``description`` (the bridge still checks them).
+
+    An object whose properties are not all known (a ``JSONField``, a ``DictField``, a
+    recursion cut off) cannot be written in strict mode: it stays open and is reported as
+    a widening (``open object``); a client then calls that tool without strict mode.
+    """
+    if not isinstance(schema, Mapping):
+        return schema
+    schema = _subschemas_rewritten(schema, lambda sub: _strict(sub, widened))
+    for keyword, text in _STRICT_REFUSED.items():
+        if keyword in schema:
+            widened.append(keyword)
+            schema = _describe(
+                {k: v for k, v in schema.items() if k != keyword},
+                text.format(json.dumps(schema[keyword])),
+            )
+    if schema.get("type") == "object":
+        properties = schema.get("properties")
+        if (
+            isinstance(properties, Mapping)
+            and properties
+            or schema.get("additionalProperties") is False
+        ):
+            properties = properties or {}
+            required = set(schema.get("required", ()))
+            schema["properties"] = {
+                name: sub if name in required else _nullable(sub)
+                for name, sub in properties.items()
+            }
+            schema["required"] = list(properties)
+            schema["additionalProperties"] = False
+        else:
+            widened.append("open object")
+    allowed = STRICT_FORMATS if schema.get("type") == "string" else frozenset()
+    return _ordered(_format_described(schema, allowed))
+
+
+def _accepts_null(schema: Any) -> bool:
+    if not isinstance(schema, Mapping):
+        return schema is True
+    if schema.get("type") == "null" or (
+        "enum" in schema and None in schema["enum"] and "type" not in schema
+    ):
+        return True
+    return any(_accepts_null(branch) for branch in schema.get("anyOf", ()))
+
+
+def _nullable(schema: Any) -> Any:
+    """``schema`` that also accepts ``null``: its texts outside, ``anyOf`` with a null branch."""
+    if not isinstance(schema, Mapping) or _accepts_null(schema) or not schema:
+        return schema
+    texts = {k: schema[k] for k in _TEXTS if k in schema}
+    rest = {k: v for k, v in schema.items() if k not in _TEXTS}
+    if set(rest) == {"anyOf"}:
+        return {**texts, "anyOf": [*rest["anyOf"], {"type": "null"}]}
+    return {**texts, "anyOf": [rest, {"type": "null"}]}
+
+
+# -- strict: null read as "left out" ---------------------------------------------------------
+def without_optional_nulls(schema: Any, value: Any) -> Any:
+    """``value`` (a call's arguments) without the ``null`` of each optional property.
+
+    The ``strict`` profile lists every property as required and makes the optional ones
+    nullable, so a model that means "leave it out" writes ``null``. Before the arguments
+    are checked against the exact schema (``schema``, self-contained) and reach the view,
+    each object property that ``schema`` declares and does not require, and whose value is
+    ``null``, is left out, at any depth (``properties``, ``items``, ``$ref``, ``allOf``,
+    ``anyOf``/``oneOf`` branches). A property some branch requires keeps its ``null``.
+
+    So with ``strict``, ``null`` for an optional argument always means "left out": a
+    nullable optional field cannot be set to ``null`` through it.
+    """
+    definitions = schema.get("$defs", {}) if isinstance(schema, Mapping) else {}
+    return _without_nulls([schema], value, definitions)
+
+
+def _without_nulls(schemas: list[Any], value: Any, definitions: Mapping[str, Any]) -> Any:
+    if not isinstance(value, (dict, list)):
+        return value
+    in_place = _in_place_schemas(schemas, definitions)
+    if isinstance(value, list):
+        items = [s["items"] for s in in_place if "items" in s]
+        return [_without_nulls(items, item, definitions) for item in value] if items else value
+    declared: dict[str, list[Any]] = {}
+    required: set[str] = set()
+    for sub in in_place:
+        required.update(r for r in sub.get("required", ()) if isinstance(r, str))
+        for name, prop in (sub.get("properties") or {}).items():
+            declared.setdefault(name, []).append(prop)
+    if not declared:
+        return value
+    return {
+        name: _without_nulls(declared[name], item, definitions) if name in declared else item
+        for name, item in value.items()
+        if not (item is None and name in declared and name not in required)
+    }
+
+
+def _in_place_schemas(schemas: list[Any], definitions: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``schemas`` and the subschemas that judge the same instance with them (``$ref``
+    targets, ``allOf``, ``anyOf``, ``oneOf``), each once."""
+    found: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    pending = list(schemas)
+    while pending:
+        sub = pending.pop()
+        if not isinstance(sub, Mapping) or id(sub) in seen:
+            continue
+        seen.add(id(sub))
+        found.append(sub)  # type: ignore[arg-type]
+        ref = sub.get("$ref")
+        if isinstance(ref, str) and ref.startswith(DEFS_PREFIX):
+            pending.append(definitions.get(ref[len(DEFS_PREFIX) :]))
+        for keyword in ("allOf", "anyOf", "oneOf"):
+            pending.extend(sub.get(keyword) or ())
+    return found
+
+
 # -- JSON values --------------------------------------------------------------------------
+def json_value(value: Any) -> Any:
+    """``value`` as the JSON value a client reads: a ``Decimal``, ``datetime``, ``UUID`` or
+    lazy text that a schema holds (a default, an ``enum``, an example, a bound, written by an
+    application's serializer or ``@extend_schema``) through the bridge's JSON encoder
+    (:func:`mcp_bridge.base.encoding.dumps`, DRF's), so that every profile compares, bounds
+    and describes it as the client will see it."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, list) and all(
+        v is None or isinstance(v, (str, bool, int, float)) for v in value
+    ):
+        return value
+    return json.loads(dumps(value))
+
+
 def _json_type(value: Any) -> str:
     if value is None:
         return "null"

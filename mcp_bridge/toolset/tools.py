@@ -232,7 +232,7 @@ class Tool:
         key = (id(exact), profile)  # the exact schema lives as long as the tool: its id is stable
         schema = self._profiled_outputs.get(key)
         if schema is None:
-            schema = self._profiled_outputs[key] = convert_schema(exact, profile)
+            schema = self._profiled_outputs[key] = convert_schema(exact, profile, output=True)
         return schema
 
     def as_mcp(self, revision: str, profile: str = DEFS) -> dict[str, Any]:

@@ -1,0 +1,206 @@
+"""The agent SDKs people build with (issue 19, class 6): each loads every demo tool, in the schema
+profile meant for it, from a live server over a real MCP session.
+
+* **google-genai** (``?schema=gemini``): the MCP conversion that ``generate_content`` applies to
+  an MCP session (``McpToGenAiToolAdapter``, ``mcp_to_gemini_tool``), ``types.Schema`` and
+  ``Schema.from_json_schema`` (refusing every field it would drop) accept every tool. The bridge
+  still refuses an unknown argument, against the exact schema.
+* **OpenAI Agents SDK** (``?schema=strict``): every tool converts to a strict function tool
+  (no fallback to non-strict), and the SDK's strict conversion leaves the schema as published;
+  with ``inline`` the SDK makes every tool strict itself.
+* **pydantic-ai** (``?schema=defs``, its default; ``strict`` for OpenAI): an agent lists every
+  tool and calls one; pydantic-ai's OpenAI transformer finds the strict tools strict-compatible.
+* **LangChain**: langchain-mcp-adapters 0.3.2, the newest release, requires ``mcp<2``, which
+  the bridge's test extra cannot install beside ``mcp>=2``; its conversion (a ``StructuredTool``
+  whose ``args_schema`` is the tool's ``inputSchema``, bound with ``convert_to_openai_tool``)
+  is run here with langchain-core on tools listed by the official client.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+
+import anyio
+import pytest
+from agents import Agent
+from agents.mcp import MCPServerStreamableHttp, MCPUtil
+from agents.run_context import RunContextWrapper
+from google.genai import types as genai_types
+from google.genai._adapters import McpToGenAiToolAdapter
+from google.genai._mcp_utils import mcp_to_gemini_tool
+from langchain_core.tools import StructuredTool
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic_ai import Agent as PydanticAgent
+from pydantic_ai.mcp import MCPToolset
+from pydantic_ai.models.test import TestModel
+from pydantic_ai.profiles.openai import OpenAIJsonSchemaTransformer
+
+from mcp_bridge.base.conf import DEFS, GEMINI, INLINE, STRICT
+from tests.test_end_to_end import demo_data, run_client  # noqa: F401 -- demo_data is a fixture
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+#: Every group of the demo project: together, every demo tool.
+DEMO_GROUPS = ("catalog", "backoffice", "orders")
+
+
+def demo_url(live_server, group: str, profile: str) -> str:
+    return f"{live_server.url}/mcp/{group}/?schema={profile}"
+
+
+def listed_tools(url: str) -> list:
+    """The tools of ``url`` as the official MCP client lists them (``mcp.types.Tool``)."""
+
+    async def work(client):
+        return (await client.list_tools()).tools
+
+    return run_client(url, work)[1]
+
+
+def assert_openai_strict(schema: dict, label: str) -> None:
+    """OpenAI's strict function calling: every object closed, with every property required."""
+    pending = [schema]
+    while pending:
+        node = pending.pop()
+        if not isinstance(node, dict):
+            continue
+        assert "$ref" not in node and "allOf" not in node and "oneOf" not in node, (label, node)
+        assert not isinstance(node.get("type"), list), (label, node)
+        if node.get("type") == "object":
+            assert node.get("additionalProperties") is False, (label, node)
+            assert node.get("required") == list(node.get("properties", {})), (label, node)
+        pending += [*node.get("properties", {}).values(), *node.get("anyOf", ())]
+        if isinstance(node.get("items"), dict):
+            pending.append(node["items"])
+
+
+# --- google-genai ------------------------------------------------------------------------------
+
+
+def test_google_genai_converts_every_demo_tool_in_the_gemini_profile(live_server, caplog):
+    caplog.set_level(logging.ERROR, "google_genai")
+    count = 0
+    for group in DEMO_GROUPS:
+
+        async def work(client):
+            listed = await client.list_tools()
+            # What generate_content does with an MCP session in its tools.
+            adapter = McpToGenAiToolAdapter(client, listed)
+            return listed.tools, adapter.tools
+
+        _, (tools, converted) = run_client(demo_url(live_server, group, GEMINI), work)
+        assert [t.function_declarations[0].name for t in converted] == [t.name for t in tools]
+        for tool in tools:
+            schema = tool.input_schema
+            mcp_to_gemini_tool(tool)
+            genai_types.Schema.model_validate(copy.deepcopy(schema))
+            genai_types.Schema.from_json_schema(
+                json_schema=genai_types.JSONSchema(**copy.deepcopy(schema)),
+                raise_error_on_unsupported_field=True,
+            )
+            count += 1
+    assert count >= 19
+
+
+def test_a_gemini_call_runs_and_an_unknown_argument_is_still_refused(live_server, demo_data):  # noqa: F811
+    async def work(client):
+        listed = await client.list_tools()
+        adapter = McpToGenAiToolAdapter(client, listed)
+        good = await adapter.call_tool(genai_types.FunctionCall(name="categories_list", args={}))
+        bad = await adapter.call_tool(
+            genai_types.FunctionCall(name="categories_list", args={"colour": "red"})
+        )
+        return good, bad
+
+    _, (good, bad) = run_client(demo_url(live_server, "catalog", GEMINI), work)
+    assert good.is_error is False and good.structured_content["result"]
+    assert bad.is_error is True
+    assert json.loads(bad.content[0].text)["code"] == -32602
+    assert "colour" in bad.content[0].text
+
+
+# --- OpenAI Agents SDK ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", [STRICT, INLINE])
+def test_openai_agents_makes_every_demo_tool_strict(live_server, profile):
+    """``strict`` is published strict already; ``inline`` the SDK makes strict itself. (In ``defs``
+    the SDK's strict conversion refuses every ``$ref`` it cannot inline, a bare one such as
+    ``orders_create``'s ``items``, and falls back to non-strict: docs/tools.md.)"""
+    count = 0
+    for group in DEMO_GROUPS:
+        url = demo_url(live_server, group, profile)
+        published = {tool.name: tool.input_schema for tool in listed_tools(url)}
+
+        async def load(url=url):
+            async with MCPServerStreamableHttp(params={"url": url}, name="demo") as server:
+                return await MCPUtil.get_function_tools(
+                    server,
+                    convert_schemas_to_strict=True,
+                    run_context=RunContextWrapper(context=None),
+                    agent=Agent(name="shop assistant"),
+                )
+
+        tools = anyio.run(load)
+        assert sorted(tool.name for tool in tools) == sorted(published)
+        for tool in tools:
+            assert tool.strict_json_schema, tool.name  # no fallback to non-strict
+            if profile == STRICT:
+                # Already strict: the SDK's conversion has nothing left to change.
+                assert tool.params_json_schema == published[tool.name], tool.name
+                assert_openai_strict(published[tool.name], tool.name)
+            count += 1
+    assert count >= 19
+
+
+# --- pydantic-ai ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", [DEFS, STRICT])
+def test_pydantic_ai_agent_lists_every_demo_tool_and_calls_one(live_server, demo_data, profile):  # noqa: F811
+    count = 0
+    for group in DEMO_GROUPS:
+        names = sorted(tool.name for tool in listed_tools(demo_url(live_server, group, profile)))
+        calls = ["categories_list"] if group == "catalog" else []
+        model = TestModel(call_tools=calls)
+        agent = PydanticAgent(model, toolsets=[MCPToolset(demo_url(live_server, group, profile))])
+        result = agent.run_sync("Work with the shop.")
+        definitions = model.last_model_request_parameters.function_tools
+        assert sorted(d.name for d in definitions) == names
+        if calls:
+            assert "categories_list" in result.output  # the tool's answer reached the model
+        if profile == STRICT:
+            for definition in definitions:
+                transformer = OpenAIJsonSchemaTransformer(
+                    copy.deepcopy(definition.parameters_json_schema), strict=True
+                )
+                transformer.walk()
+                assert transformer.is_strict_compatible, definition.name
+        count += len(definitions)
+    assert count >= 19
+
+
+# --- LangChain --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", [DEFS, STRICT])
+def test_langchain_structured_tools_of_every_demo_tool(live_server, profile):
+    count = 0
+    for group in DEMO_GROUPS:
+        for tool in listed_tools(demo_url(live_server, group, profile)):
+            # langchain_mcp_adapters.tools.convert_mcp_tool_to_langchain_tool, 0.3.2.
+            structured = StructuredTool(
+                name=tool.name,
+                description=tool.description or "",
+                args_schema=tool.input_schema,
+                coroutine=lambda **arguments: None,
+                response_format="content_and_artifact",
+            )
+            bound = convert_to_openai_tool(structured, strict=profile == STRICT)
+            assert bound["function"]["name"] == tool.name
+            if profile == STRICT:
+                assert_openai_strict(bound["function"]["parameters"], tool.name)
+            count += 1
+    assert count >= 19
