@@ -23,7 +23,7 @@ from oauth2_provider.contrib.rest_framework import TokenHasReadWriteScope, Token
 from oauth2_provider.models import AccessToken
 from rest_framework import authentication, permissions, serializers, viewsets
 from rest_framework.authtoken.models import Token
-from rest_framework.decorators import api_view, authentication_classes, permission_classes
+from rest_framework.decorators import api_view, permission_classes
 from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
@@ -169,7 +169,7 @@ class ScopedReadWrite(APIView):
         return Response({})
 
 
-from rest_framework.routers import SimpleRouter  # noqa: E402
+from rest_framework.routers import SimpleRouter
 
 router = SimpleRouter()
 router.register("groups", GroupViewSet)
