@@ -35,7 +35,7 @@ from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 
-from mcp_bridge.base.conf import DEFS, PROFILES, bridge_settings
+from mcp_bridge.base.conf import PROFILES, bridge_settings
 from mcp_bridge.base.encoding import dumps, dumps_data
 from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS
 from mcp_bridge.toolcall.visibility import listed_tools, visible_tool_names
@@ -124,22 +124,25 @@ def _profile(endpoint: str, name: str, profile: str, tools: list[Any]) -> dict[s
             ("VS Code (.vscode/mcp.json)", vscode),
             (
                 "MCP Inspector",
-                f"npx @modelcontextprotocol/inspector --cli {url} --transport http "
-                "--method tools/list",
+                (
+                    f"npx @modelcontextprotocol/inspector --cli {url} --transport http "
+                    "--method tools/list"
+                ),
             ),
             (
                 "Python SDK",
-                "import anyio\n"
-                "from mcp import Client\n"
-                "from mcp.client.streamable_http import streamable_http_client\n\n\n"
-                "async def main():\n"
-                f'    async with Client(streamable_http_client("{url}")) as client:\n'
-                "        for tool in (await client.list_tools()).tools:\n"
-                "            print(tool.name)\n\n\n"
-                "anyio.run(main)",
+                (
+                    "import anyio\n"
+                    "from mcp import Client\n"
+                    "from mcp.client.streamable_http import streamable_http_client\n\n\n"
+                    "async def main():\n"
+                    f'    async with Client(streamable_http_client("{url}")) as client:\n'
+                    "        for tool in (await client.list_tools()).tools:\n"
+                    "            print(tool.name)\n\n\n"
+                    "anyio.run(main)"
+                ),
             ),
         ],
-        "is_defs": profile == DEFS,
     }
 
 
