@@ -401,3 +401,35 @@ def test_the_demo_customer_gets_backoffice_without_the_staff_tools(settings):
     # ProductViewSet's get_permissions() lets anyone read products; everything else is staff's.
     assert bob == {"products_list", "products_retrieve"}
     assert "shop_stats" in alice
+
+
+def test_a_wrong_setting_fails_loudly(settings):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from mcp_bridge.base.conf import bridge_settings
+
+    for wrong in ("yes", {"matrix": "off"}, {1: True}):
+        settings.MCP_BRIDGE = {"FILTER_TOOLS_LIST": wrong}
+        with pytest.raises(ImproperlyConfigured, match="FILTER_TOOLS_LIST"):
+            bridge_settings.validate()
+    settings.MCP_BRIDGE = {"EXPLORER": 1}
+    with pytest.raises(ImproperlyConfigured, match="EXPLORER"):
+        bridge_settings.validate()
+
+
+def test_a_filter_entry_naming_no_group_is_a_check_warning(settings):
+    from mcp_bridge.checks import check_visibility_and_explorer
+
+    settings.MCP_BRIDGE = {"FILTER_TOOLS_LIST": {"matrix": False, "matrx": False}}
+    messages = check_visibility_and_explorer()
+    assert [m.id for m in messages] == ["mcp_bridge.W130"]
+    assert "'matrx'" in messages[0].msg
+
+
+def test_an_explorer_without_its_template_is_a_check_warning(settings):
+    from mcp_bridge.checks import check_visibility_and_explorer
+
+    settings.TEMPLATES = [{"BACKEND": "django.template.backends.django.DjangoTemplates"}]
+    assert [m.id for m in check_visibility_and_explorer()] == ["mcp_bridge.W131"]
+    settings.MCP_BRIDGE = {"EXPLORER": False}
+    assert check_visibility_and_explorer() == []

@@ -49,9 +49,11 @@ from typing import Any
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
 from rest_framework import exceptions, permissions
+from rest_framework.request import ForcedAuthentication, Request
 from rest_framework.views import APIView
 
 from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.errors import Problem
 from mcp_bridge.toolcall import identity
 from mcp_bridge.toolcall.executor import operation_request
 from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_url_index
@@ -81,6 +83,22 @@ def filters_group(group: str) -> bool:
     if isinstance(setting, dict):
         return bool(setting.get(group, True))
     return bool(setting)
+
+
+def find_visibility_problems(groups: Any) -> list[Problem]:
+    """``FILTER_TOOLS_LIST`` entries that name no API group (``mcp_bridge.W130``)."""
+    setting = bridge_settings.FILTER_TOOLS_LIST
+    if not isinstance(setting, dict):
+        return []
+    return [
+        Problem(
+            "mcp_bridge.W130",
+            f'MCP_BRIDGE["FILTER_TOOLS_LIST"] names the group {group!r}, which has no view.',
+            f"Known groups: {', '.join(sorted(groups)) or 'none'}. Fix the name or remove the entry.",
+        )
+        for group in setting
+        if group not in groups
+    ]
 
 
 def visible_tool_names(toolset: ToolSet, http_request: HttpRequest) -> frozenset[str] | None:
@@ -128,12 +146,16 @@ class Check:
         names: the tools that pass or fail with it.
         shared_authentication: the view authenticates with its class's
             ``authentication_classes`` (so one caller's outcome can be reused).
+        caller_only: the view's permission classes when they read only ``request.user`` and
+            ``request.method`` (asked with the caller's user and the operation's method, without
+            the view); ``None``: the view is asked.
     """
 
     tool: Tool
     callback: Any
     names: frozenset[str]
     shared_authentication: bool
+    caller_only: tuple[Any, ...] | None = None
 
 
 @dataclass
@@ -197,8 +219,9 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
             callback=callback_of[tools[0].name],
             names=frozenset(tool.name for tool in tools),
             shared_authentication=_stock(tools[0].method.source.view_class, "get_authenticators"),
+            caller_only=key[1] if key[0] != "tool" else None,
         )
-        for tools in groups.values()
+        for key, tools in groups.items()
     ]
     return VisibilityPlan(always=frozenset(always), checks=checks)
 
@@ -231,12 +254,9 @@ def _shared_key(view_class: Any, method: str) -> Any:
         return None
     if all(permission is permissions.AllowAny for permission in classes):
         return "always"
-    authentication = (
-        tuple(view_class.authentication_classes)
-        if _stock(view_class, "get_authenticators")
-        else view_class
-    )
-    return (authentication, classes, method)
+    if not _stock(view_class, "get_authenticators"):
+        return None
+    return (tuple(view_class.authentication_classes), classes, method)
 
 
 def _reads_caller_only(permission: Any) -> bool:
@@ -257,6 +277,8 @@ class _Evaluation:
     def passes(self, check: Check) -> bool:
         tool = check.tool
         try:
+            if check.caller_only is not None:
+                return self._caller_passes(check, check.caller_only)
             view, request = self._view_and_request(check)
             self._authenticate(check, view, request)
             view.check_permissions(request)
@@ -279,16 +301,47 @@ class _Evaluation:
             identity.restore(self.http_request)
         return True
 
-    def _view_and_request(self, check: Check) -> tuple[Any, Any]:
+    def _caller_passes(self, check: Check, classes: tuple[Any, ...]) -> bool:
+        """DRF's own caller-only permissions, asked with the caller's user and the method."""
+        key = tuple(_authentication_classes(check, self.http_request))
+        known = self.authenticated.get(key)
+        if known is None:
+            request = self._request(check)
+            try:
+                request.user  # noqa: B018 -- DRF authenticates on first access
+            except Exception as exc:
+                self.authenticated[key] = exc
+                raise
+            known = self.authenticated[key] = (request._authenticator, request.user, request.auth)
+        if isinstance(known, Exception):
+            raise known
+        probe = _Probe(check.tool.method.source.method, known[1], known[2])
+        return all(permission().has_permission(probe, None) for permission in classes)
+
+    def _request(self, check: Check) -> Request:
+        """A DRF request of the check's operation, with the view class's authenticators."""
+        django_request = self._django_request(check)
+        view_class = check.tool.method.source.view_class
+        return Request(
+            django_request,
+            parsers=[],
+            authenticators=[cls() for cls in view_class.authentication_classes],
+        )
+
+    def _django_request(self, check: Check) -> Any:
         source = check.tool.method.source
-        media_types = _JSON_ONLY
         django_request = operation_request(
-            check.tool, self.http_request, source.path, [], media_types, None
+            check.tool, self.http_request, source.path, [], _JSON_ONLY, None
         )
         # Private Django API, honoured by CsrfViewMiddleware (the test client sets it): CSRF is
-        # not part of whether a caller may use a tool (tests/test_visibility.py: the explorer's
-        # GET lists a staff user's writes).
-        django_request._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]
+        # not part of whether a caller may use a tool (tests/test_explorer.py: the page's GET
+        # lists a staff user's writes).
+        django_request._dont_enforce_csrf_checks = True
+        return django_request
+
+    def _view_and_request(self, check: Check) -> tuple[Any, Any]:
+        source = check.tool.method.source
+        django_request = self._django_request(check)
         callback = check.callback
         view = callback.cls(**getattr(callback, "initkwargs", {}))
         if source.is_viewset:
@@ -327,3 +380,24 @@ class _Evaluation:
         # and auth): reused for the next view with the same classes
         # (tests/test_private_apis.py).
         request._authenticator, request.user, request.auth = known
+
+
+@dataclass(slots=True)
+class _Probe:
+    """What DRF's caller-only permissions read of a request: ``method``, ``user``, ``auth``."""
+
+    method: str
+    user: Any
+    auth: Any
+
+
+def _authentication_classes(check: Check, http_request: HttpRequest) -> list[type]:
+    """The classes a DRF request of the check's view authenticates with: DRF's forced
+    authentication when the transport or a test client set one, else the view's."""
+    attributes = http_request.__dict__
+    if (
+        attributes.get("_force_auth_user") is not None
+        or attributes.get("_force_auth_token") is not None
+    ):
+        return [ForcedAuthentication]
+    return list(check.tool.method.source.view_class.authentication_classes)

@@ -33,10 +33,12 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
-from django.template.loader import render_to_string
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template, render_to_string
 
 from mcp_bridge.base.conf import PROFILES, bridge_settings
 from mcp_bridge.base.encoding import dumps, dumps_data
+from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS
 from mcp_bridge.toolcall.visibility import listed_tools, visible_tool_names
 from mcp_bridge.toolset.profiles import QUERY_PARAMETER
@@ -53,6 +55,25 @@ _ANNOTATION_LABELS = {
     "idempotentHint": "idempotent",
     "openWorldHint": "open world",
 }
+
+
+def find_explorer_problems() -> list[Problem]:
+    """The explorer is on but no template engine finds its template (``mcp_bridge.W131``)."""
+    if not bridge_settings.EXPLORER:
+        return []
+    try:
+        get_template(TEMPLATE)
+    except TemplateDoesNotExist:
+        return [
+            Problem(
+                "mcp_bridge.W131",
+                f"The tool explorer is on, but no template engine finds {TEMPLATE!r}: a "
+                "browser's GET of an endpoint would fail.",
+                "Enable the app directories loader (TEMPLATES 'APP_DIRS': True, with the "
+                "Django backend) or set MCP_BRIDGE['EXPLORER'] = False.",
+            )
+        ]
+    return []
 
 
 def wants_explorer(request: HttpRequest) -> bool:
