@@ -204,7 +204,8 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
         source = tool.method.source
         callback = callbacks.get((source.view_class, source.method, source.handler_name))
         if callback is None:  # not in the URLconf's index: asked on its own, through its class
-            callback = source.view_class.as_view(
+            view_class: Any = source.view_class
+            callback = view_class.as_view(
                 **({source.method.lower(): source.handler_name} if source.is_viewset else {})
             )
         callback_of[tool.name] = callback
@@ -312,7 +313,9 @@ class _Evaluation:
             except Exception as exc:
                 self.authenticated[key] = exc
                 raise
-            known = self.authenticated[key] = (request._authenticator, request.user, request.auth)
+            # Private DRF API, Request._authenticator: see _authenticate.
+            authenticator = request._authenticator  # type: ignore[attr-defined]
+            known = self.authenticated[key] = (authenticator, request.user, request.auth)
         if isinstance(known, Exception):
             raise known
         probe = _Probe(check.tool.method.source.method, known[1], known[2])
@@ -321,7 +324,7 @@ class _Evaluation:
     def _request(self, check: Check) -> Request:
         """A DRF request of the check's operation, with the view class's authenticators."""
         django_request = self._django_request(check)
-        view_class = check.tool.method.source.view_class
+        view_class: Any = check.tool.method.source.view_class
         return Request(
             django_request,
             parsers=[],
@@ -336,7 +339,7 @@ class _Evaluation:
         # Private Django API, honoured by CsrfViewMiddleware (the test client sets it): CSRF is
         # not part of whether a caller may use a tool (tests/test_explorer.py: the page's GET
         # lists a staff user's writes).
-        django_request._dont_enforce_csrf_checks = True
+        django_request._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]
         return django_request
 
     def _view_and_request(self, check: Check) -> tuple[Any, Any]:
@@ -400,4 +403,5 @@ def _authentication_classes(check: Check, http_request: HttpRequest) -> list[typ
         or attributes.get("_force_auth_token") is not None
     ):
         return [ForcedAuthentication]
-    return list(check.tool.method.source.view_class.authentication_classes)
+    view_class: Any = check.tool.method.source.view_class
+    return list(view_class.authentication_classes)
