@@ -258,3 +258,27 @@ def test_in_chromium_anonymous_and_staff_see_their_tools_and_run_them(browser, l
     assert heading == "Result", text
     assert '"isError": false' in text and '\\"stock\\":41' in text
     assert _requests_outside(browser, live_server.url) == []
+
+
+def test_a_signed_in_staff_user_runs_a_protected_groups_tool_from_the_page(demo, settings):
+    settings.MCP_BRIDGE = {
+        "OAUTH_GROUPS": {"backoffice": ["backoffice"]},
+        "OAUTH_AUTHORIZATION_SERVERS": ["/o"],
+    }
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(User.objects.get(username="alice"))
+    page = browser.get("/mcp/backoffice/", headers={"Accept": BROWSER})
+    assert page.status_code == 200 and STAFF_ONLY <= listed_on_page(page.content.decode())
+    token = re.search(r"var csrfToken = \"([^\"]+)\"", page.content.decode()).group(1)
+    # What the page's script sends: the session cookie, and the CSRF token in X-CSRFToken.
+    call = McpClient(browser, "/mcp/backoffice/", "2025-11-25", X_CSRFToken=token)
+    result = call.call("products_partial_update", {"slug": "arc-led-desk-lamp", "stock": 7})
+    assert result["isError"] is False, result
+    without_token = McpClient(browser, "/mcp/backoffice/", "2025-11-25")
+    refused = without_token.request(
+        "tools/call",
+        {"name": "products_partial_update", "arguments": {"slug": "arc-led-desk-lamp", "stock": 8}},
+    )
+    # A session's write without the CSRF token: the view's SessionAuthentication refuses it.
+    result = refused.json()["result"]
+    assert result["isError"] is True and '"code":403' in result["content"][0]["text"]
