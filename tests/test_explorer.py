@@ -161,11 +161,12 @@ def browser():
     driver.quit()
 
 
-def _screenshot(driver, name: str) -> None:
+def _screenshot(driver, name: str, capsys) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"explorer-{name}.png"
     driver.save_screenshot(str(path))
-    print(f"screenshot: {path}")
+    with capsys.disabled():  # printed past pytest's capture: where to find the artefact
+        print(f"\nscreenshot of the explorer ({name}): {path}")
 
 
 def _page_tools(driver) -> set[str]:
@@ -207,11 +208,12 @@ def _try(driver, tool: str, values: dict[str, str] | None = None) -> tuple[str, 
     article.find_element(By.CSS_SELECTOR, "form.try-form button[type=submit]").click()
     result = article.find_element(By.CSS_SELECTOR, ".result")
     WebDriverWait(driver, 20).until(lambda _: result.is_displayed() and result.text.strip())
+    driver.execute_script("arguments[0].scrollIntoView()", result)  # for the screenshot
     return result.find_element(By.TAG_NAME, "h4").text, result.find_element(By.TAG_NAME, "pre").text
 
 
 @pytest.mark.django_db(transaction=True)
-def test_in_chromium_anonymous_and_staff_see_their_tools_and_run_them(browser, live_server):
+def test_in_chromium_anonymous_and_staff_see_their_tools_and_run_them(browser, live_server, capsys):
     from selenium.webdriver.common.by import By
 
     call_command("load_demo_data", verbosity=0)
@@ -223,7 +225,7 @@ def test_in_chromium_anonymous_and_staff_see_their_tools_and_run_them(browser, l
     # A call the view refuses is shown as an error.
     heading, text = _try(browser, "products_retrieve", {"slug": "no-such-product"})
     assert heading == "Error" and '"isError": true' in text
-    _screenshot(browser, "anonymous")
+    _screenshot(browser, "anonymous", capsys)
     assert _requests_outside(browser, live_server.url) == []
 
     # Signed in as the demo's staff user, with Django's session cookie.
@@ -254,7 +256,7 @@ def test_in_chromium_anonymous_and_staff_see_their_tools_and_run_them(browser, l
     heading, text = _try(
         browser, "products_partial_update", {"slug": "arc-led-desk-lamp", "stock": "41"}
     )
-    _screenshot(browser, "staff")
+    _screenshot(browser, "staff", capsys)
     assert heading == "Result", text
     assert '"isError": false' in text and '\\"stock\\":41' in text
     assert _requests_outside(browser, live_server.url) == []
@@ -282,3 +284,15 @@ def test_a_signed_in_staff_user_runs_a_protected_groups_tool_from_the_page(demo,
     # A session's write without the CSRF token: the view's SessionAuthentication refuses it.
     result = refused.json()["result"]
     assert result["isError"] is True and '"code":403' in result["content"][0]["text"]
+
+
+@pytest.mark.urls("tests.test_versioning")
+@pytest.mark.django_db
+def test_each_version_has_its_page():
+    for version in ("v1", "v2"):
+        page = Client().get(f"/mcp/versioned/{version}/", headers={"Accept": BROWSER})
+        assert page.status_code == 200
+        html = page.content.decode()
+        assert f"http://testserver/mcp/versioned/{version}/" in html
+        listed = McpClient(Client(), f"/mcp/versioned/{version}/").list_tools()
+        assert listed_on_page(html) == {tool["name"] for tool in listed}
