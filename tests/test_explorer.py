@@ -296,3 +296,11 @@ def test_each_version_has_its_page():
         assert f"http://testserver/mcp/versioned/{version}/" in html
         listed = McpClient(Client(), f"/mcp/versioned/{version}/").list_tools()
         assert listed_on_page(html) == {tool["name"] for tool in listed}
+
+
+def test_the_page_writes_the_schemas_in_the_asked_profile(demo):
+    defs = Client().get("/mcp/catalog/", headers={"Accept": BROWSER}).content.decode()
+    portable = Client().get("/mcp/catalog/?schema=portable", headers={"Accept": BROWSER})
+    assert portable.status_code == 200
+    # The portable profile has no $ref at all (docs/tools.md, "Schema profiles").
+    assert "&quot;$ref&quot;" in defs and "&quot;$ref&quot;" not in portable.content.decode()

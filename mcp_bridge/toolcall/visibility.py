@@ -205,8 +205,10 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
         callback = callbacks.get((source.view_class, source.method, source.handler_name))
         if callback is None:  # not in the URLconf's index: asked on its own, through its class
             view_class: Any = source.view_class
-            callback = view_class.as_view(
-                **({source.method.lower(): source.handler_name} if source.is_viewset else {})
+            callback = (
+                view_class.as_view({source.method.lower(): source.handler_name})
+                if source.is_viewset
+                else view_class.as_view()
             )
         callback_of[tool.name] = callback
         key = _shared_key(source.view_class, source.method)

@@ -14,7 +14,7 @@ template ``mcp_bridge/explorer.html`` (a project may override it, as DRF's
 * each tool the viewer may use (:func:`mcp_bridge.toolcall.visibility.visible_tool_names`, the
   filter of ``tools/list``), in the viewer's language (``Accept-Language``, as ``tools/list``
   negotiates it), with its title, description, annotations, an arguments table and the raw
-  ``inputSchema``/``outputSchema``;
+  ``inputSchema``/``outputSchema`` (in the profile of ``?schema=``, as on the endpoint);
 * a search box over the tools (a client-side filter of names, titles and descriptions);
 * a "Try it" form per tool, made from its ``inputSchema``, which posts a real ``tools/call``
   to the endpoint with the browser's session cookie and CSRF token, as DRF's browsable API
@@ -41,7 +41,7 @@ from mcp_bridge.base.encoding import dumps, dumps_data
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS
 from mcp_bridge.toolcall.visibility import listed_tools, visible_tool_names
-from mcp_bridge.toolset.profiles import QUERY_PARAMETER
+from mcp_bridge.toolset.profiles import QUERY_PARAMETER, ProfileError, profile_from_request
 from mcp_bridge.toolset.registry import ToolSet
 
 TEMPLATE = "mcp_bridge/explorer.html"
@@ -100,7 +100,7 @@ def explorer_page(request: HttpRequest, toolset: ToolSet) -> HttpResponse:
         "tool_count": len(tools),
         "total_count": len(toolset.tools),
         "profiles": [_profile(endpoint, name, profile, tools) for profile in _offered_profiles()],
-        "tools": [_tool(tool.as_mcp(REVISION, bridge_settings.SCHEMA_PROFILE)) for tool in tools],
+        "tools": [_tool(tool.as_mcp(REVISION, _shown_profile(request))) for tool in tools],
         "user": getattr(request, "user", None),
         # For the page's script, as JSON literals (json_script would need one element each).
         "endpoint_json": _script_literal(endpoint),
@@ -117,6 +117,15 @@ def explorer_page(request: HttpRequest, toolset: ToolSet) -> HttpResponse:
 def _script_literal(value: str) -> str:
     """``value`` as a JavaScript string literal that cannot end the ``<script>`` element."""
     return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _shown_profile(request: HttpRequest) -> str:
+    """The profile the page writes the schemas in: ``?schema=`` as on the endpoint, else the
+    default (an unknown one too: the page lists the profiles that exist)."""
+    try:
+        return profile_from_request(request, bridge_settings.SCHEMA_PROFILE)
+    except ProfileError:
+        return str(bridge_settings.SCHEMA_PROFILE)
 
 
 def _offered_profiles() -> list[str]:
