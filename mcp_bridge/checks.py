@@ -22,6 +22,9 @@ settings and walk the URLconf once, without generating any schema:
   loaded, so that the API's views cannot be enumerated;
 * :func:`check_authorization`: MCP authorization's configuration (``E060``-``E066``,
   ``W060``-``W061``, :mod:`mcp_bridge.transport.authorization`);
+* :func:`check_visibility_and_explorer`: ``FILTER_TOOLS_LIST``'s groups (``W130``,
+  :mod:`mcp_bridge.toolcall.visibility`) and the explorer's template (``W131``,
+  :mod:`mcp_bridge.transport.explorer`);
 * :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
   ``W001``, ``W002``, :mod:`mcp_bridge.toolset.translation`).
 
@@ -57,12 +60,14 @@ from django.core.exceptions import ImproperlyConfigured
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem, ToolSetError
 from mcp_bridge.diagnostics import find_setup_problems
+from mcp_bridge.toolcall.visibility import find_visibility_problems
 from mcp_bridge.toolset.preflight import configuration_problems, reported_by_checks
 from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
 from mcp_bridge.toolset.tools import find_omit_rule_problems
 from mcp_bridge.toolset.translation import find_catalogue_problems
 from mcp_bridge.transport.authorization import find_authorization_problems
 from mcp_bridge.transport.endpoint import mcp_endpoint
+from mcp_bridge.transport.explorer import find_explorer_problems
 from mcp_bridge.transport.reach import find_unanswered_endpoints
 
 #: The tag of every mcp_bridge check.
@@ -121,6 +126,10 @@ CHECK_IDS = {
     # Requests through the middleware stack (mcp_bridge.transport.reach).
     "mcp_bridge.E090": "a request to an endpoint is redirected by the middleware stack (login required?)",
     "mcp_bridge.E091": "a request to an endpoint is answered with something other than JSON (an HTML page)",
+    # Each caller sees its tools, and the explorer (mcp_bridge.toolcall.visibility,
+    # mcp_bridge.transport.explorer).
+    "mcp_bridge.W130": "FILTER_TOOLS_LIST names a group that has no view",
+    "mcp_bridge.W131": "the tool explorer is on but no template engine finds its template",
 }
 
 #: Reported by check_membership, which runs with every command, deployment checks included.
@@ -160,6 +169,23 @@ def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.C
     except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007
         return []
     return _messages(find_authorization_problems(mcp_endpoint, groups))
+
+
+@checks.register(checks.Tags.urls, TAG)
+def check_visibility_and_explorer(
+    app_configs: Any = None, **kwargs: Any
+) -> list[checks.CheckMessage]:
+    """``FILTER_TOOLS_LIST``'s groups (W130) and the explorer's template (W131)."""
+    try:
+        bridge_settings.validate()
+    except ImproperlyConfigured:
+        return []  # check_setup reports it (E081)
+    try:
+        groups = get_groups()
+    except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007
+        groups = None
+    problems = find_visibility_problems(groups) if groups is not None else []
+    return _messages(problems + find_explorer_problems())
 
 
 @checks.register(checks.Tags.translation, TAG)

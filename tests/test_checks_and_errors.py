@@ -33,6 +33,7 @@ from mcp_bridge.checks import (
     check_membership,
     check_setup,
     check_tool_sets,
+    check_visibility_and_explorer,
 )
 from mcp_bridge.decorators import METADATA_ATTR, get_metadata
 from tests.mcp_client import McpClient, message, notification
@@ -169,6 +170,7 @@ def test_every_check_is_registered_by_mcp_bridge_checks():
         check_catalogues,
         check_tool_sets,
         check_endpoint_answers,
+        check_visibility_and_explorer,
     }
     assert {check.__module__ for check in ours} == {"mcp_bridge.checks"}
     assert all(TAG in check.tags for check in ours)

@@ -14,6 +14,7 @@ from urllib.parse import unquote
 import pytest
 from django.db import connection
 from django.db.backends.sqlite3.base import DatabaseWrapper as SqliteWrapper
+from django.test import override_settings
 from jsonschema import Draft202012Validator
 
 from mcp_bridge.toolset.registry import get_groups
@@ -90,18 +91,23 @@ def assert_matches_golden(name: str, value) -> None:
 
 
 @pytest.mark.parametrize("group", DEMO_GROUPS)
-def test_demo_tools_list_matches_golden(client, db, group):
+def test_demo_tools_list_matches_golden(client, db, group, settings):
+    # What the group publishes, whoever asks (a caller sees its part: tests/test_visibility.py).
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "FILTER_TOOLS_LIST": False}
     tools = McpClient(client, f"/mcp/{group}/").list_tools()
     assert_matches_golden(f"tools_list_{group}", tools)
 
 
 def _all_published_tools(client):
+    """Every tool of every group, as published (not filtered for the test client's caller)."""
     for group, versions in get_groups().items():
         if group in BROKEN_GROUPS:
             continue
         for version in versions:
             path = f"/mcp/{group}/" + (f"{version}/" if version else "")
-            for tool in McpClient(client, path).list_tools():
+            with override_settings(MCP_BRIDGE={"FILTER_TOOLS_LIST": False}):
+                tools = McpClient(client, path).list_tools()
+            for tool in tools:
                 yield f"{group}:{tool['name']}", tool
 
 
@@ -142,9 +148,11 @@ HINTS = {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
 @pytest.mark.parametrize("revision", ["2025-06-18", "2025-11-25"])
 @pytest.mark.parametrize("group", DEMO_GROUPS)
-def test_demo_tools_are_ready_for_strict_clients(client, db, group, revision):
+def test_demo_tools_are_ready_for_strict_clients(client, db, group, revision, settings):
     """Issue 11's bar: portable names, a title and all four hints explicit, on every tool."""
     import re
+
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "FILTER_TOOLS_LIST": False}
 
     tools = McpClient(client, f"/mcp/{group}/", revision=revision).list_tools()
     assert tools

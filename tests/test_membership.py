@@ -46,6 +46,16 @@ LIBRARY = {
     },
 }
 
+#: Membership decides what a group publishes; these tests list it whole, whoever asks (what one
+#: caller may use is tests/test_visibility.py's matter).
+EVERY_TOOL = {"FILTER_TOOLS_LIST": False}
+
+
+@pytest.fixture(autouse=True)
+def every_tool_listed(settings):
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, **EVERY_TOOL}
+
+
 pytestmark = pytest.mark.urls(__name__)
 
 
@@ -77,7 +87,7 @@ def structured(result: dict) -> Any:
 
 @pytest.fixture
 def library(db, settings, make_user):
-    settings.MCP_BRIDGE = {"GROUPS": LIBRARY}
+    settings.MCP_BRIDGE = {**EVERY_TOOL, "GROUPS": LIBRARY}
     _, token = make_user("librarian")
     auth = {"Authorization": f"Token {token}"}
     rest = APIClient()
@@ -248,7 +258,7 @@ def test_anonymous_writes_are_refused_as_through_rest(library):
 
 
 def _tools(settings: Any, groups: dict, group: str) -> list[dict]:
-    settings.MCP_BRIDGE = {"GROUPS": groups}
+    settings.MCP_BRIDGE = {**EVERY_TOOL, "GROUPS": groups}
     return McpClient(Client(), f"/mcp/{group}/").list_tools()
 
 
@@ -335,7 +345,7 @@ def test_a_nested_namespace_is_matched_by_its_parent(db, settings):
         _tools(settings, {"c": {"include": [{"app_name": "outerapp", "methods": ["DELETE"]}]}}, "c")
     ) == {"book.destroy", "shelf.destroy"}
     assert check_membership() == []
-    settings.MCP_BRIDGE = {"GROUPS": {"d": {"include": [{"namespace": "inner"}]}}}
+    settings.MCP_BRIDGE = {**EVERY_TOOL, "GROUPS": {"d": {"include": [{"namespace": "inner"}]}}}
     assert [m.id for m in check_membership()] == [
         "mcp_bridge.W050"
     ]  # its full name is "outer:inner"
@@ -388,7 +398,8 @@ def test_an_exclude_rule_removes_a_decorators_membership(db, settings):
 )
 def test_a_malformed_rule_is_e050_and_breaks_only_its_group(db, settings, rule):
     settings.MCP_BRIDGE = {
-        "GROUPS": {"broken": {"include": [{"namespace": "vendor"}, rule]}, **LIBRARY}
+        **EVERY_TOOL,
+        "GROUPS": {"broken": {"include": [{"namespace": "vendor"}, rule]}, **LIBRARY},
     }
     messages = check_membership()
     assert [m.id for m in messages] == ["mcp_bridge.E050"]
@@ -411,12 +422,13 @@ def test_a_malformed_rule_is_e050_and_breaks_only_its_group(db, settings, rule):
     ],
 )
 def test_malformed_group_entries_are_e050(db, settings, groups):
-    settings.MCP_BRIDGE = {"GROUPS": groups}
+    settings.MCP_BRIDGE = {**EVERY_TOOL, "GROUPS": groups}
     assert [m.id for m in check_membership()] == ["mcp_bridge.E050"]
 
 
 def test_a_rule_that_matches_nothing_is_w050(db, settings):
     settings.MCP_BRIDGE = {
+        **EVERY_TOOL,
         "GROUPS": {
             "library": {
                 "include": [{"namespace": "vendor"}, {"path": "/vendor/magazines/"}],
@@ -425,7 +437,7 @@ def test_a_rule_that_matches_nothing_is_w050(db, settings):
                     {"path": "/elsewhere/"},
                 ],
             }
-        }
+        },
     }
     messages = check_membership()
     assert [(m.id, m.obj) for m in messages] == [
@@ -438,12 +450,12 @@ def test_a_rule_that_matches_nothing_is_w050(db, settings):
 
 
 def test_a_group_whose_rules_match_nothing_exists_and_is_empty(db, settings):
-    settings.MCP_BRIDGE = {"GROUPS": {"empty": {"include": [{"path": "/nowhere/"}]}}}
+    settings.MCP_BRIDGE = {**EVERY_TOOL, "GROUPS": {"empty": {"include": [{"path": "/nowhere/"}]}}}
     assert McpClient(Client(), "/mcp/empty/").list_tools() == []
 
 
 def test_the_every_command_check_generates_no_schema(db, settings):
-    settings.MCP_BRIDGE = {"GROUPS": LIBRARY}
+    settings.MCP_BRIDGE = {**EVERY_TOOL, "GROUPS": LIBRARY}
     registry.clear_cache()
     assert check_membership() == []
     assert registry._toolsets == {}  # no group was built, only the URL walk was made
@@ -452,7 +464,7 @@ def test_the_every_command_check_generates_no_schema(db, settings):
 def test_the_deploy_check_reports_each_membership_problem_once(db, settings):
     from django.core.checks import run_checks
 
-    settings.MCP_BRIDGE = {"GROUPS": {"broken": {"include": [{"paht": "/"}]}}}
+    settings.MCP_BRIDGE = {**EVERY_TOOL, "GROUPS": {"broken": {"include": [{"paht": "/"}]}}}
     messages = run_checks(include_deployment_checks=True, tags=["mcp_bridge"])
     assert [m.id for m in messages if m.id.startswith("mcp_bridge.E05")] == ["mcp_bridge.E050"]
 
@@ -462,10 +474,11 @@ def test_the_deploy_check_reports_each_membership_problem_once(db, settings):
 
 def test_mcp_tools_says_why_each_tool_is_in_its_group(db, settings):
     settings.MCP_BRIDGE = {
+        **EVERY_TOOL,
         "GROUPS": {
             **LIBRARY,
             "cases": {"include": [{"view": "tests.thirdparty.views.stats"}]},
-        }
+        },
     }
     out = io.StringIO()
     with pytest.raises(CommandError):  # the test app's broken groups, listed after the others
@@ -487,7 +500,8 @@ def test_mcp_tools_validate_passes_with_warnings_unless_told(db, settings):
     # This module's URLconf without the test app (whose broken groups fail the validation).
     settings.ROOT_URLCONF = urlconf([p for p in urlpatterns if "cases" not in str(p.pattern)])
     settings.MCP_BRIDGE = {
-        "GROUPS": {"library": {"include": [{"namespace": "vendor"}, {"path": "/none/"}]}}
+        **EVERY_TOOL,
+        "GROUPS": {"library": {"include": [{"namespace": "vendor"}, {"path": "/none/"}]}},
     }
     out = io.StringIO()
     call_command("mcp_tools", validate=True, stdout=out, stderr=out)

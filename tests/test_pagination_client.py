@@ -7,7 +7,8 @@ page): these tests show both sides with the same client code (bench/pagination.p
 measures them on 1,000 tools).
 
 The group is the third-party library of tests/test_membership.py, published from
-settings: 14 tools, two of them (the shelf list and the stats) beyond a first page of 4.
+settings: 14 tools, two of them (the shelf list and the stats) beyond a first page of 4 (the
+list is not filtered: an anonymous caller would see only the reads, tests/test_visibility.py).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def _beyond_first_four(settings) -> list[str]:
 
 
 def test_by_default_one_page_one_listing_every_result_validated(live_server, settings):
-    settings.MCP_BRIDGE = {"GROUPS": LIBRARY}
+    settings.MCP_BRIDGE = {"GROUPS": LIBRARY, "FILTER_TOOLS_LIST": False}
     called = _beyond_first_four(settings)
     listed, sent, validated = run(f"{live_server.url}/mcp/library/", called)
     assert len(listed) == 14
@@ -81,7 +82,7 @@ def test_by_default_one_page_one_listing_every_result_validated(live_server, set
 def test_paginated_the_client_refetches_page_one_per_call_and_skips_validation(
     live_server, settings
 ):
-    settings.MCP_BRIDGE = {"GROUPS": LIBRARY, "PAGE_SIZE": 4}
+    settings.MCP_BRIDGE = {"GROUPS": LIBRARY, "FILTER_TOOLS_LIST": False, "PAGE_SIZE": 4}
     called = _beyond_first_four(settings)
     listed, sent, validated = run(f"{live_server.url}/mcp/library/", called)
     assert len(listed) == 4  # list_tools() is one page

@@ -64,6 +64,24 @@ def test_drf_request_reads_force_auth_user(django_user_model):
     assert request._request is http  # openapi.py: the mock request's GET is replaced there
 
 
+@pytest.mark.django_db
+def test_drf_request_authenticator_and_csrf_exemption(django_user_model, rf):
+    """mcp_bridge.toolcall.visibility: one caller's authentication reused through
+    ``Request._authenticator``, and CSRF left out with ``_dont_enforce_csrf_checks``."""
+    from rest_framework.authentication import SessionAuthentication
+
+    user = django_user_model.objects.create_user("sessioned")
+    http = rf.post("/", data={})
+    http.user = user
+    http._dont_enforce_csrf_checks = True  # else SessionAuthentication refuses the POST (CSRF)
+    request = Request(http, authenticators=[SessionAuthentication()])
+    assert request.user == user
+    assert isinstance(request._authenticator, SessionAuthentication)
+    again = Request(rf.get("/"), authenticators=[SessionAuthentication()])
+    again._authenticator, again.user, again.auth = request._authenticator, user, None
+    assert again.successful_authenticator is request._authenticator and again.user == user
+
+
 def test_drf_spectacular_private_hooks():
     """mcp_bridge.toolset.openapi: the generator's URL walk and list/detail decision."""
     assert callable(EndpointEnumerator._get_api_endpoints)

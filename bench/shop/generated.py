@@ -7,7 +7,7 @@ of the item's fields), so that the schema has distinct components as a real API 
 
 from django.urls import include, path
 from rest_framework import serializers, viewsets
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import IsAdminUser, IsAuthenticated
 from rest_framework.routers import SimpleRouter
 
 from .models import Item
@@ -25,31 +25,42 @@ def _serializer(name: str, index: int) -> type[serializers.ModelSerializer]:
     return type(name, (serializers.ModelSerializer,), {"Meta": meta, "__module__": __name__})
 
 
-def _viewset(size: int, index: int) -> type[viewsets.ModelViewSet]:
-    serializer = _serializer(f"G{size}R{index}Serializer", index)
+def _viewset(size: int, index: int, prefix: str = "G") -> type[viewsets.ModelViewSet]:
+    serializer = _serializer(f"{prefix}{size}R{index}Serializer", index)
+    # The filtered group: every other resource is staff-only, which the bench user is not.
+    permission = IsAdminUser if prefix == "F" and index % 2 else IsAuthenticated
     return type(
-        f"G{size}R{index}ViewSet",
+        f"{prefix}{size}R{index}ViewSet",
         (viewsets.ModelViewSet,),
         {
             "__module__": __name__,
             "__doc__": f"Resource {index} of the generated API of {size} operations.",
             "queryset": Item.objects.all(),
             "serializer_class": serializer,
-            "permission_classes": [IsAuthenticated],
+            "permission_classes": [permission],
             "http_method_names": ["get", "post", "put", "delete", "head", "options"],
         },
     )
 
 
-def _patterns(size: int) -> list:
+def _patterns(size: int, prefix: str = "G") -> list:
     router = SimpleRouter()
     for index in range(size // OPERATIONS_PER_VIEWSET):
-        router.register(f"r{index}", _viewset(size, index), basename=f"g{size}r{index}")
-    return [path(f"api/gen{size}/", include(router.urls))]
+        router.register(
+            f"r{index}", _viewset(size, index, prefix), basename=f"{prefix.lower()}{size}r{index}"
+        )
+    return [path(f"api/{'gen' if prefix == 'G' else 'genf'}{size}/", include(router.urls))]
 
 
 #: ``{size: urlpatterns}``: the same patterns serve the bridge and drf-spectacular's baseline.
 PATTERNS = {size: _patterns(size) for size in SIZES}
+#: The filtered case of the warm listing: ``genf1000``, whose staff-only half the bench user
+#: does not see (mcp_bridge.toolcall.visibility).
+FILTERED_SIZE = 1000
+FILTERED_PATTERNS = _patterns(FILTERED_SIZE, "F")
+FILTERED_VIEWSETS = sorted(
+    {p.callback.cls for p in FILTERED_PATTERNS[0].url_patterns}, key=lambda cls: cls.__name__
+)
 #: ``{size: [viewset classes]}``, for tagging them with an API group.
 VIEWSETS = {
     size: sorted(

@@ -2,6 +2,7 @@
 
 * ``/api/...``: the REST views, and the generated APIs of the listing benchmark;
 * ``/mcp/bench/``: the measured views as MCP tools; ``/mcp/gen<N>/``: the generated APIs;
+  ``/mcp/genf1000/``: a generated API whose staff-only half the bench user does not see;
 * ``/prebytes/<group>/``: a plain Django view answering the bytes of the group's first
   ``tools/list`` page, serialised once: the baseline of the warm listing benchmark;
 * ``/floor/``: the floor of a ``tools/call``: the same JSON-RPC POST handed to the same
@@ -27,6 +28,8 @@ for view in (views.ItemDetailView, views.ItemListView, views.FirstItemView, view
 for size, viewsets in generated.VIEWSETS.items():
     for viewset in viewsets:
         api_group(f"gen{size}")(viewset)
+for viewset in generated.FILTERED_VIEWSETS:
+    api_group(f"genf{generated.FILTERED_SIZE}")(viewset)
 
 TOOLS_LIST = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
 MCP_HEADERS = {
@@ -48,8 +51,14 @@ def prebytes(request: HttpRequest, group: str) -> HttpResponse:
         from mcp_bridge.transport.endpoint import mcp_endpoint
 
         factory = RequestFactory()
+        # The caller's credentials too: the list holds the tools this caller may use.
+        credentials = {"HTTP_AUTHORIZATION": request.META.get("HTTP_AUTHORIZATION", "")}
         mcp_request = factory.post(
-            f"/mcp/{group}/", json.dumps(TOOLS_LIST), content_type="application/json", **MCP_HEADERS
+            f"/mcp/{group}/",
+            json.dumps(TOOLS_LIST),
+            content_type="application/json",
+            **MCP_HEADERS,
+            **credentials,
         )
         body = _prebytes[group] = mcp_endpoint(mcp_request, group).content
     return HttpResponse(body, content_type="application/json")
@@ -113,6 +122,7 @@ urlpatterns = [
     path("api/first-item/", views.FirstItemView.as_view()),
     path("api/top-items/", views.TopItemsView.as_view()),
     *[pattern for patterns in generated.PATTERNS.values() for pattern in patterns],
+    *generated.FILTERED_PATTERNS,
     path("prebytes/<str:group>/", prebytes),
     path("floor/", floor),
     path("mcp/", include("mcp_bridge.urls")),

@@ -116,6 +116,17 @@ Keys and defaults:
     (see :mod:`mcp_bridge.toolset.membership`). Checked at startup (``mcp_bridge.E050``,
     ``W050``).
 
+``FILTER_TOOLS_LIST`` (``True``)
+    ``tools/list`` leaves out the tools whose view-level checks (DRF authentication and
+    ``permission_classes``' ``has_permission``) refuse the caller
+    (:mod:`mcp_bridge.toolcall.visibility`): ``True`` for every group, ``False`` for none
+    (every tool listed for everyone), or ``{group: bool}`` per group, the groups not named
+    being filtered.
+``EXPLORER`` (``True``)
+    A browser's ``GET`` of an endpoint (``Accept`` preferring ``text/html``) gets the tool
+    explorer page (:mod:`mcp_bridge.transport.explorer`); ``False`` answers it 405 like any
+    other ``GET``.
+
 MCP authorization (:mod:`mcp_bridge.transport.authorization`, docs/authorization.md):
 
 ``OAUTH_GROUPS`` (``{}``)
@@ -192,6 +203,10 @@ DEFAULTS: dict[str, Any] = {
     # Every input answered cleanly (issue 14): request shape limits.
     "MAX_JSON_DEPTH": 64,
     "MAX_BATCH_SIZE": 50,
+    # Each caller sees the tools it may use (mcp_bridge.toolcall.visibility), and a browser
+    # sees them in the tool explorer (mcp_bridge.transport.explorer).
+    "FILTER_TOOLS_LIST": True,
+    "EXPLORER": True,
 }
 
 #: ``validator(key, value)`` raises ``ImproperlyConfigured`` when ``value`` is wrong for ``key``.
@@ -239,6 +254,25 @@ def _page_size(name: str, value: Any) -> None:
         )
 
 
+def _flag(name: str, value: Any) -> None:
+    if not isinstance(value, bool):
+        raise ImproperlyConfigured(
+            f"settings.MCP_BRIDGE[{name!r}] is {value!r}; use True or False."
+        )
+
+
+def _flag_or_groups(name: str, value: Any) -> None:
+    if isinstance(value, bool):
+        return
+    if not isinstance(value, dict) or not all(
+        isinstance(group, str) and isinstance(flag, bool) for group, flag in value.items()
+    ):
+        raise ImproperlyConfigured(
+            f"settings.MCP_BRIDGE[{name!r}] is {value!r}; use True, False, or a dict of "
+            'group names to True/False, e.g. {"catalog": False} (groups not named: True).'
+        )
+
+
 #: One validator per key of :data:`DEFAULTS`, run in this order: the first wrong value is the
 #: one an error names.
 VALIDATORS: dict[str, Validator] = {
@@ -272,6 +306,8 @@ VALIDATORS: dict[str, Validator] = {
     "OAUTH_RESOURCE_ORIGIN": _any_value,
     "MAX_JSON_DEPTH": _any_value,
     "MAX_BATCH_SIZE": _any_value,
+    "FILTER_TOOLS_LIST": _flag_or_groups,
+    "EXPLORER": _flag,
 }
 
 

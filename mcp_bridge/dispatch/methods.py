@@ -47,6 +47,7 @@ from mcp_bridge.base.protocol import (
 )
 from mcp_bridge.dispatch.envelope import check_envelope
 from mcp_bridge.toolcall import executor
+from mcp_bridge.toolcall.visibility import listed_tools, varies_by_caller, visible_tool_names
 from mcp_bridge.toolset.registry import ToolSet
 
 
@@ -213,13 +214,17 @@ def _instructions(call: Call) -> str | None:
     return str(instructions) if instructions else None
 
 
-def _cache_scope() -> str:
+def _cache_scope(call: Call) -> str:
     """``cacheScope`` of ``tools/list`` (2026-07-28, SEP-2549).
 
-    The tools never depend on who asks, but their texts follow Accept-Language
-    when the project has several languages; a shared cache, which does not key
-    on that header, must then not serve one caller's list to another.
+    ``private`` when the list can differ from one caller to another
+    (:func:`~mcp_bridge.toolcall.visibility.varies_by_caller`). Otherwise the tools never
+    depend on who asks, but their texts follow Accept-Language when the project has several
+    languages; a shared cache, which does not key on that header, must then not serve one
+    caller's list to another.
     """
+    if varies_by_caller(call.toolset, call.request):
+        return "private"
     if bridge_settings.TOOLS_LIST_CACHE_SCOPE:
         return str(bridge_settings.TOOLS_LIST_CACHE_SCOPE)
     return "private" if settings.USE_I18N and len(settings.LANGUAGES) > 1 else "public"
@@ -256,16 +261,19 @@ def _decode_cursor(cursor: Any, total: int) -> int:
 
 
 def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
-    tools = call.toolset.tools
+    # Only the tools the caller's view-level checks let through (mcp_bridge.toolcall.visibility);
+    # a cursor is an offset into that list, valid for as long as the caller's list stays the same.
+    visible = visible_tool_names(call.toolset, call.request)
+    tools = listed_tools(call.toolset, visible)
     offset = 0
     if params.get("cursor") is not None:
         offset = _decode_cursor(params["cursor"], len(tools))
     size = bridge_settings.PAGE_SIZE or len(tools)  # None: one page, the whole list
     page = tools[offset : offset + size]
-    # A page is the same for every caller of the tool set and profile (its texts are per
-    # language already): encoded once, then spliced into each answer by dumps().
+    # A page is the same for every caller of the tool set, profile and visible set (its texts
+    # are per language already): encoded once, then spliced into each answer by dumps().
     profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
-    key = (call.revision, offset, size, profile)
+    key = (call.revision, offset, size, visible, profile)
     listed = call.toolset.pages.get(key)
     if listed is None:
         listed = call.toolset.pages[key] = EncodedJSON(
@@ -276,7 +284,7 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
         result["nextCursor"] = _encode_cursor(offset + size)
     if call.modern:
         result["ttlMs"] = int(bridge_settings.TOOLS_LIST_TTL_MS)
-        result["cacheScope"] = _cache_scope()
+        result["cacheScope"] = _cache_scope(call)
     return result
 
 

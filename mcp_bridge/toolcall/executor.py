@@ -342,18 +342,46 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
         source.path,
         {p.source_name: arguments[p.name] for p in tool.method.params if p.location == "path"},
     )
-    query = _query_pairs(tool, arguments)
     # A file download asks for its own media types first, a YAML or vendor JSON view for its
     # own (mcp_bridge.toolcall.files).
     media_types = accepted_media_types(source.operation)
+    # The caller's identity, and whatever DRF authenticates written back (mcp_bridge.toolcall.identity).
+    request = operation_request(
+        tool, mcp_request, path, _query_pairs(tool, arguments), media_types, _body(tool, arguments)
+    )
+    # Against the URLconf Django's handler made active for the MCP request.
+    request.resolver_match = resolve_operation(
+        request.path_info,
+        mcp_request.__dict__.get("urlconf"),
+        source.path,
+        source.view_class,
+        source.handler_name,
+        source.method,
+    )
+    return request
+
+
+def operation_request(
+    tool: Tool,
+    mcp_request: HttpRequest,
+    path: str,
+    query: list[tuple[str, str]],
+    media_types: list[str],
+    body: bytes | None,
+) -> ViewRequest:
+    """The unresolved request of the tool's operation at ``path`` for the MCP caller: its HTTP
+    method, the query (with the API version when the view reads it there), ``Accept`` (with the
+    version when the view reads it there), the JSON ``body``, the caller's headers, cookies and
+    identity. :func:`build_request` resolves it for a call; :mod:`mcp_bridge.toolcall.visibility`
+    asks the view's permissions about it."""
+    source = tool.method.source
     if source.version is not None and source.versioning_class is not None:
         if issubclass(source.versioning_class, QueryParameterVersioning):
-            query.append((source.versioning_class.version_param, source.version))
+            query = [*query, (source.versioning_class.version_param, source.version)]
         elif issubclass(source.versioning_class, AcceptHeaderVersioning):
             version = f"; {source.versioning_class.version_param}={source.version}"
             media_types = [media_type + version for media_type in media_types]
     accept = ", ".join(media_types)
-    body = _body(tool, arguments)
 
     meta = mcp_request.META
     environ: dict[str, Any] = {
@@ -382,18 +410,7 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
             "wsgi.url_scheme": meta.get("wsgi.url_scheme") or mcp_request.scheme,
         }
     )
-    # The caller's identity, and whatever DRF authenticates written back (mcp_bridge.toolcall.identity).
-    request = ViewRequest(environ, mcp_request)
-    # Against the URLconf Django's handler made active for the MCP request.
-    request.resolver_match = resolve_operation(
-        request.path_info,
-        mcp_request.__dict__.get("urlconf"),
-        source.path,
-        source.view_class,
-        source.handler_name,
-        source.method,
-    )
-    return request
+    return ViewRequest(environ, mcp_request)
 
 
 def _response_data(response: HttpResponseBase) -> Any:

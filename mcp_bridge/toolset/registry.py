@@ -93,6 +93,8 @@ class ToolSet:
             reported by ``manage.py check`` as warnings.
         documents: ``openrpc`` written in each schema profile asked for so far
             (:meth:`openrpc_in`).
+        visibility: how the call pipeline tells which tools a caller may use
+            (:mod:`mcp_bridge.toolcall.visibility`), made on the first ``tools/list``.
     """
 
     group: str
@@ -107,6 +109,7 @@ class ToolSet:
     documents: dict[str, dict[str, Any]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    visibility: Any = field(default=None, init=False, repr=False, compare=False)
 
     def openrpc_in(self, profile: str) -> dict[str, Any]:
         """The OpenRPC document with its schemas written in ``profile``, made once per profile."""

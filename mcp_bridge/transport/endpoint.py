@@ -15,7 +15,9 @@ request; none calls back up.
 * a protected group's endpoint without an accepted credential: 401/403 with a
   ``WWW-Authenticate`` challenge (:mod:`mcp_bridge.transport.authorization`);
 * ``GET``, ``DELETE`` or any method but ``POST``: 405 with ``Allow: POST`` (the server
-  offers no server-initiated stream and issues no sessions);
+  offers no server-initiated stream and issues no sessions), except a browser's ``GET``
+  preferring ``text/html``, answered with the tool explorer page
+  (:mod:`mcp_bridge.transport.explorer`, ``MCP_BRIDGE["EXPLORER"]``);
 * an ``Accept`` allowing neither JSON nor an event stream: 406;
 * a ``Content-Type`` other than ``application/json``: 415 (a missing one is read as
   JSON, see docs/endpoint.md).
@@ -106,12 +108,14 @@ from mcp_bridge.transport.authorization import authorize
 from mcp_bridge.transport.batch import handle_batch
 from mcp_bridge.transport.bodies import BodyRefused, check_depth, decode_message, read_body
 from mcp_bridge.transport.compression import json_answer
+from mcp_bridge.transport.explorer import explorer_page, wants_explorer
 from mcp_bridge.transport.security import origin_allowed
 
 logger = logging.getLogger("mcp_bridge.transport")
 
-#: How the answer to an accepted request is written: JSON, or a one-event SSE stream.
-AnswerFormat = Literal["json", "sse"]
+#: How the answer to an accepted request is written: JSON, or a one-event SSE stream; or, for
+#: a browser's GET, the tool explorer's HTML page.
+AnswerFormat = Literal["json", "sse", "html"]
 #: What handling a message gives: one JSON-RPC response, a batch's, or none (a notification).
 Reply = dict[str, Any] | list[dict[str, Any]] | None
 
@@ -202,6 +206,9 @@ def _respond(request: HttpRequest, group: str, version: str | None) -> HttpRespo
     answer_as = refuse(request, group)
     if isinstance(answer_as, HttpResponse):
         return answer_as
+    if answer_as == "html":  # a browser's GET: the tool explorer (mcp_bridge.transport.explorer)
+        toolset = read_toolset(request, group, version, request.LANGUAGE_CODE)
+        return toolset if isinstance(toolset, HttpResponse) else explorer_page(request, toolset)
     exchange = read_exchange(request, group, version, answer_as)
     if isinstance(exchange, HttpResponse):
         return exchange
@@ -226,6 +233,8 @@ def refuse(request: HttpRequest, group: str) -> HttpResponse | AnswerFormat:
     if refusal is not None:
         return refusal
     if request.method != "POST":
+        if wants_explorer(request):
+            return "html"
         not_allowed = HttpResponse(status=405)
         not_allowed["Allow"] = "POST"
         return not_allowed

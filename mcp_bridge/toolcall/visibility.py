@@ -1,0 +1,409 @@
+"""Which tools a caller may use: the view-level checks of each tool's DRF view, asked before any call.
+
+MCP spec 2026-07-28, "Tools" → "Listing tools": the list MAY vary by authorization. A model
+picks its tools from the list, so a tool the caller can never use costs context and invites a
+refused call. :func:`visible_tool_names` answers, for one caller, the names of the tools whose
+view would let the caller through its view-level checks, as DRF's ``APIView.initial`` runs
+them, without running the view:
+
+* a request is built for each operation as a ``tools/call`` builds it
+  (:func:`mcp_bridge.toolcall.executor.operation_request`: the operation's HTTP method and
+  path template, the caller's headers, cookies and identity), and the view is instantiated as
+  its URL pattern's callback does (``initkwargs``, and for a viewset the action of the HTTP
+  method), so ``get_permissions()`` sees ``self.action`` and ``request.method``;
+* DRF authentication runs (``Request.user``), then ``check_permissions()``, which calls each
+  permission's ``has_permission``. Object-level permissions (``has_object_permission``) cannot
+  be known before a call: they are not asked, and the tool stays listed. Throttles,
+  content negotiation and the handler never run, and nothing touches the database but what
+  the authentication and permission classes read themselves (a token, a user's model
+  permissions). OAuth scopes count like any permission: django-oauth-toolkit's
+  ``TokenHasScope``, ``TokenHasReadWriteScope`` and the like read ``request.auth``;
+* CSRF is not checked (``SessionAuthentication`` checks it for writes): the list tells what a
+  caller may use with a well-formed request, and the explorer's ``GET`` carries no token;
+* a refusal (``NotAuthenticated``, ``PermissionDenied``, any DRF ``APIException``, Django's
+  ``Http404`` or ``PermissionDenied``) hides the tool; any other exception is the check's
+  own bug: the tool stays listed (the view remains the authority on the call) and the
+  exception is logged once per tool and exception class, on ``mcp_bridge.visibility``.
+
+The list is a courtesy, never the authority: a ``tools/call`` of a tool hidden from the
+caller runs the view as before, which refuses it (an ``isError`` result with 401 or 403).
+
+Evaluating every tool on every ``tools/list`` would cost more than the listing itself, so the
+tools of a tool set are grouped once (:class:`VisibilityPlan`): a tool whose view allows anyone
+(``AllowAny`` alone, with the stock ``get_permissions``) is listed for every caller; tools whose
+views keep DRF's own ``get_permissions``/``get_authenticators``/``check_permissions`` and
+whose permissions read nothing but the user and the HTTP method (``AllowAny``,
+``IsAuthenticated``, ``IsAdminUser``, ``IsAuthenticatedOrReadOnly`` and their ``&``/``|``/``~``
+compositions) share one evaluation per set of authentication and permission classes and HTTP
+method; every other tool is asked on its own. One caller's authentication is run once per set
+of authentication classes. Callers with the same outcome get the very same ``frozenset`` object,
+which the dispatcher keys its encoded pages on.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest
+from rest_framework import exceptions, permissions
+from rest_framework.request import ForcedAuthentication, Request
+from rest_framework.views import APIView
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.errors import Problem
+from mcp_bridge.toolcall import identity
+from mcp_bridge.toolcall.executor import operation_request
+from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_url_index
+from mcp_bridge.toolset.tools import Tool
+
+logger = logging.getLogger("mcp_bridge.visibility")
+
+#: Permission classes that read only ``request.user`` and ``request.method`` (DRF's own).
+_CALLER_ONLY_PERMISSIONS = frozenset(
+    {
+        permissions.AllowAny,
+        permissions.IsAuthenticated,
+        permissions.IsAdminUser,
+        permissions.IsAuthenticatedOrReadOnly,
+    }
+)
+#: The exceptions with which a view refuses a request before its handler runs.
+_REFUSALS = (exceptions.APIException, Http404, PermissionDenied)
+_JSON_ONLY = ["application/json"]
+#: (tool name, exception class) already logged: a broken permission is reported once.
+_logged: set[tuple[str, type]] = set()
+
+
+def filters_group(group: str) -> bool:
+    """Whether ``MCP_BRIDGE["FILTER_TOOLS_LIST"]`` filters the tool list of ``group``."""
+    setting = bridge_settings.FILTER_TOOLS_LIST
+    if isinstance(setting, dict):
+        return bool(setting.get(group, True))
+    return bool(setting)
+
+
+def find_visibility_problems(groups: Any) -> list[Problem]:
+    """``FILTER_TOOLS_LIST`` entries that name no API group (``mcp_bridge.W130``)."""
+    setting = bridge_settings.FILTER_TOOLS_LIST
+    if not isinstance(setting, dict):
+        return []
+    return [
+        Problem(
+            "mcp_bridge.W130",
+            f'MCP_BRIDGE["FILTER_TOOLS_LIST"] names the group {group!r}, which has no view.',
+            f"Known groups: {', '.join(sorted(groups)) or 'none'}. Fix the name or remove the entry.",
+        )
+        for group in setting
+        if group not in groups
+    ]
+
+
+def visible_tool_names(toolset: ToolSet, http_request: HttpRequest) -> frozenset[str] | None:
+    """The names of the tools of ``toolset`` whose view-level checks let the caller of
+    ``http_request`` (the MCP request) through (see the module docstring).
+
+    Returns:
+        ``None`` when nothing is left out: filtering is off for the group
+        (``FILTER_TOOLS_LIST``), or every tool passes. Otherwise a ``frozenset`` of names,
+        the same object for every caller with the same outcome.
+    """
+    if not filters_group(toolset.group):
+        return None
+    plan = plan_of(toolset, http_request)
+    if not plan.checks:
+        return None
+    evaluation = _Evaluation(http_request)
+    return plan.visible(tuple(evaluation.passes(check) for check in plan.checks))
+
+
+def varies_by_caller(toolset: ToolSet, http_request: HttpRequest) -> bool:
+    """Whether the tool list of ``toolset`` can differ from one caller to another."""
+    return filters_group(toolset.group) and bool(plan_of(toolset, http_request).checks)
+
+
+def listed_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool]:
+    """The tools of ``toolset`` named in ``visible`` (all for ``None``), in list order;
+    made once per outcome."""
+    if visible is None:
+        return toolset.tools
+    plan: VisibilityPlan = toolset.visibility
+    tools = plan.lists.get(visible)
+    if tools is None:
+        tools = plan.lists[visible] = [tool for tool in toolset.tools if tool.name in visible]
+    return tools
+
+
+@dataclass
+class Check:
+    """One evaluation of view-level checks, standing for the tools named in ``names``.
+
+    Attributes:
+        tool: the tool whose view and request are asked.
+        callback: the URL pattern's callback of its view (``cls``, ``initkwargs``, ``actions``).
+        names: the tools that pass or fail with it.
+        shared_authentication: the view authenticates with its class's
+            ``authentication_classes`` (so one caller's outcome can be reused).
+        caller_only: the view's permission classes when they read only ``request.user`` and
+            ``request.method`` (asked with the caller's user and the operation's method, without
+            the view); ``None``: the view is asked.
+    """
+
+    tool: Tool
+    callback: Any
+    names: frozenset[str]
+    shared_authentication: bool
+    caller_only: tuple[Any, ...] | None = None
+
+
+@dataclass
+class VisibilityPlan:
+    """The tools of one tool set, grouped by the evaluation that decides them.
+
+    Attributes:
+        always: tools listed for every caller.
+        checks: the evaluations; a caller's outcome is one boolean per check.
+        outcomes: the visible names of each outcome met so far (``None``: every tool).
+        lists: the listed tools of each visible set met so far.
+    """
+
+    always: frozenset[str]
+    checks: list[Check]
+    outcomes: dict[tuple[bool, ...], frozenset[str] | None] = field(default_factory=dict)
+    lists: dict[frozenset[str], list[Tool]] = field(default_factory=dict)
+
+    def visible(self, outcome: tuple[bool, ...]) -> frozenset[str] | None:
+        if outcome in self.outcomes:
+            return self.outcomes[outcome]
+        if all(outcome):
+            names: frozenset[str] | None = None
+        else:
+            names = self.always.union(
+                *(check.names for check, passed in zip(self.checks, outcome) if passed)
+            )
+        self.outcomes[outcome] = names
+        return names
+
+
+def plan_of(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
+    """The :class:`VisibilityPlan` of ``toolset``, made on first use."""
+    plan = toolset.visibility
+    if plan is None:
+        plan = toolset.visibility = _make_plan(toolset, http_request)
+    return plan
+
+
+def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
+    callbacks = _callbacks(toolset.group, http_request)
+    always: set[str] = set()
+    groups: dict[Any, list[Tool]] = {}
+    callback_of: dict[str, Any] = {}
+    for tool in toolset.tools:
+        source = tool.method.source
+        callback = callbacks.get((source.view_class, source.method, source.handler_name))
+        if callback is None:  # not in the URLconf's index: asked on its own, through its class
+            view_class: Any = source.view_class
+            callback = (
+                view_class.as_view({source.method.lower(): source.handler_name})
+                if source.is_viewset
+                else view_class.as_view()
+            )
+        callback_of[tool.name] = callback
+        key = _shared_key(source.view_class, source.method)
+        if key == "always":
+            always.add(tool.name)
+        else:
+            groups.setdefault(key if key is not None else ("tool", tool.name), []).append(tool)
+    checks = [
+        Check(
+            tool=tools[0],
+            callback=callback_of[tools[0].name],
+            names=frozenset(tool.name for tool in tools),
+            shared_authentication=_stock(tools[0].method.source.view_class, "get_authenticators"),
+            caller_only=key[1] if key[0] != "tool" else None,
+        )
+        for key, tools in groups.items()
+    ]
+    return VisibilityPlan(always=frozenset(always), checks=checks)
+
+
+def _callbacks(group: str, http_request: HttpRequest) -> dict[tuple[type, str, str], Any]:
+    """The URL patterns' callbacks of the group's operations, by (view class, method, handler)."""
+    found: dict[tuple[type, str, str], Any] = {}
+    index = get_url_index(active_urlconf(http_request))
+    for _, method, callback in index.endpoints.get(group, ()):
+        actions = getattr(callback, "actions", None)
+        handler = actions.get(method.lower()) if actions else method.lower()
+        found.setdefault((callback.cls, method.upper(), handler), callback)
+    return found
+
+
+def _stock(view_class: type, name: str) -> bool:
+    """Whether ``view_class`` uses DRF's own ``APIView.<name>``."""
+    return getattr(view_class, name, None) is getattr(APIView, name)
+
+
+def _shared_key(view_class: Any, method: str) -> Any:
+    """``"always"``, the key of the evaluation the operation shares, or ``None`` (its own)."""
+    if not all(
+        _stock(view_class, name)
+        for name in ("get_permissions", "check_permissions", "initial", "perform_authentication")
+    ):
+        return None
+    classes = tuple(view_class.permission_classes)
+    if not all(_reads_caller_only(permission) for permission in classes):
+        return None
+    if all(permission is permissions.AllowAny for permission in classes):
+        return "always"
+    if not _stock(view_class, "get_authenticators"):
+        return None
+    return (tuple(view_class.authentication_classes), classes, method)
+
+
+def _reads_caller_only(permission: Any) -> bool:
+    if isinstance(permission, permissions.OperandHolder):
+        return _reads_caller_only(permission.op1_class) and _reads_caller_only(permission.op2_class)
+    if isinstance(permission, permissions.SingleOperandHolder):
+        return _reads_caller_only(permission.op1_class)
+    return permission in _CALLER_ONLY_PERMISSIONS
+
+
+class _Evaluation:
+    """One caller's evaluation of a plan's checks; its authentication, once per set of classes."""
+
+    def __init__(self, http_request: HttpRequest) -> None:
+        self.http_request = http_request
+        self.authenticated: dict[Any, tuple[Any, Any, Any] | Exception] = {}
+
+    def passes(self, check: Check) -> bool:
+        tool = check.tool
+        try:
+            if check.caller_only is not None:
+                return self._caller_passes(check, check.caller_only)
+            view, request = self._view_and_request(check)
+            self._authenticate(check, view, request)
+            view.check_permissions(request)
+        except _REFUSALS:
+            return False
+        except Exception as exc:
+            if (tool.name, type(exc)) not in _logged:
+                _logged.add((tool.name, type(exc)))
+                logger.exception(
+                    "Could not tell whether tool %r (%s) is visible to the caller: its view-level "
+                    "checks raised; the tool is listed, and its view decides on each call.",
+                    tool.name,
+                    tool.method.source.view_label,
+                )
+            return True
+        finally:
+            # DRF writes the user it authenticates through to the MCP request
+            # (identity.ViewRequest): asking a view changes nobody's identity, and the next view
+            # starts from the caller's own.
+            identity.restore(self.http_request)
+        return True
+
+    def _caller_passes(self, check: Check, classes: tuple[Any, ...]) -> bool:
+        """DRF's own caller-only permissions, asked with the caller's user and the method."""
+        key = tuple(_authentication_classes(check, self.http_request))
+        known = self.authenticated.get(key)
+        if known is None:
+            request = self._request(check)
+            try:
+                request.user  # noqa: B018 -- DRF authenticates on first access
+            except Exception as exc:
+                self.authenticated[key] = exc
+                raise
+            # Private DRF API, Request._authenticator: see _authenticate.
+            authenticator = request._authenticator  # type: ignore[attr-defined]
+            known = self.authenticated[key] = (authenticator, request.user, request.auth)
+        if isinstance(known, Exception):
+            raise known
+        probe = _Probe(check.tool.method.source.method, known[1], known[2])
+        return all(permission().has_permission(probe, None) for permission in classes)
+
+    def _request(self, check: Check) -> Request:
+        """A DRF request of the check's operation, with the view class's authenticators."""
+        django_request = self._django_request(check)
+        view_class: Any = check.tool.method.source.view_class
+        return Request(
+            django_request,
+            parsers=[],
+            authenticators=[cls() for cls in view_class.authentication_classes],
+        )
+
+    def _django_request(self, check: Check) -> Any:
+        source = check.tool.method.source
+        django_request = operation_request(
+            check.tool, self.http_request, source.path, [], _JSON_ONLY, None
+        )
+        # Private Django API, honoured by CsrfViewMiddleware (the test client sets it): CSRF is
+        # not part of whether a caller may use a tool (tests/test_explorer.py: the page's GET
+        # lists a staff user's writes).
+        django_request._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]
+        return django_request
+
+    def _view_and_request(self, check: Check) -> tuple[Any, Any]:
+        source = check.tool.method.source
+        django_request = self._django_request(check)
+        callback = check.callback
+        view = callback.cls(**getattr(callback, "initkwargs", {}))
+        if source.is_viewset:
+            # What ViewSetMixin.as_view()'s view function sets before dispatch.
+            view.action_map = {source.method.lower(): source.handler_name}
+        view.args = ()
+        view.kwargs = {}
+        view.format_kwarg = None
+        view.request = django_request
+        request = view.initialize_request(django_request)  # sets view.action for a viewset
+        view.request = request
+        view.headers = view.default_response_headers
+        if source.version is not None and source.versioning_class is not None:
+            # The version the tool set was built for: what determine_version() finds in a path
+            # the router filled in.
+            request.version, request.versioning_scheme = source.version, source.versioning_class()
+        return view, request
+
+    def _authenticate(self, check: Check, view: Any, request: Any) -> None:
+        if not check.shared_authentication:
+            view.perform_authentication(request)
+            return
+        key = tuple(type(authenticator) for authenticator in request.authenticators)
+        known = self.authenticated.get(key)
+        if known is None:
+            try:
+                view.perform_authentication(request)
+            except Exception as exc:
+                self.authenticated[key] = exc
+                raise
+            self.authenticated[key] = (request._authenticator, request.user, request.auth)
+            return
+        if isinstance(known, Exception):
+            raise known
+        # Private DRF API, Request._authenticator (what _authenticate() sets before the user
+        # and auth): reused for the next view with the same classes
+        # (tests/test_private_apis.py).
+        request._authenticator, request.user, request.auth = known
+
+
+@dataclass(slots=True)
+class _Probe:
+    """What DRF's caller-only permissions read of a request: ``method``, ``user``, ``auth``."""
+
+    method: str
+    user: Any
+    auth: Any
+
+
+def _authentication_classes(check: Check, http_request: HttpRequest) -> list[type]:
+    """The classes a DRF request of the check's view authenticates with: DRF's forced
+    authentication when the transport or a test client set one, else the view's."""
+    attributes = http_request.__dict__
+    if (
+        attributes.get("_force_auth_user") is not None
+        or attributes.get("_force_auth_token") is not None
+    ):
+        return [ForcedAuthentication]
+    view_class: Any = check.tool.method.source.view_class
+    return list(view_class.authentication_classes)

@@ -1,0 +1,264 @@
+"""The tool explorer: an endpoint's tools as an HTML page, for a browser's ``GET``.
+
+DRF's browsable API is why many people try a DRF endpoint in a browser first; an MCP endpoint
+answers a browser's ``GET`` with 405. With ``MCP_BRIDGE["EXPLORER"]`` on (the default), a
+``GET`` (or ``HEAD``) whose ``Accept`` prefers ``text/html`` over JSON and event streams
+(:func:`wants_explorer`: what a browser sends; MCP clients send ``application/json`` and
+``text/event-stream``, and keep their 405) gets :func:`explorer_page`, rendered from the
+template ``mcp_bridge/explorer.html`` (a project may override it, as DRF's
+``rest_framework/api.html``):
+
+* the endpoint's URL, and for each schema profile its URL (``?schema=``), its size in tokens
+  (estimated) and copy-paste configurations for Claude Code, VS Code, the MCP Inspector and
+  the Python SDK;
+* each tool the viewer may use (:func:`mcp_bridge.toolcall.visibility.visible_tool_names`, the
+  filter of ``tools/list``), in the viewer's language (``Accept-Language``, as ``tools/list``
+  negotiates it), with its title, description, annotations, an arguments table and the raw
+  ``inputSchema``/``outputSchema`` (in the profile of ``?schema=``, as on the endpoint);
+* a search box over the tools (a client-side filter of names, titles and descriptions);
+* a "Try it" form per tool, made from its ``inputSchema``, which posts a real ``tools/call``
+  to the endpoint with the browser's session cookie and CSRF token, as DRF's browsable API
+  does, and shows the ``CallToolResult`` (``isError`` results as errors).
+
+The page asks for the same authorization as the endpoint: the transport runs its origin and
+authorization checks first (:func:`mcp_bridge.transport.endpoint.refuse`), and a protected
+group's page needs the same credential. The page loads nothing from other sites (its CSS and
+script are inline).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template, render_to_string
+
+from mcp_bridge.base.conf import PROFILES, bridge_settings
+from mcp_bridge.base.encoding import dumps, dumps_data
+from mcp_bridge.base.errors import Problem
+from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS
+from mcp_bridge.toolcall.visibility import listed_tools, visible_tool_names
+from mcp_bridge.toolset.profiles import QUERY_PARAMETER, ProfileError, profile_from_request
+from mcp_bridge.toolset.registry import ToolSet
+
+TEMPLATE = "mcp_bridge/explorer.html"
+#: The revision the page shows the tools in, and its "Try it" calls speak: the newest of the
+#: handshake era, which every current client and the page's own script send without an envelope.
+REVISION = HANDSHAKE_REVISIONS[-1]
+_ANSWER_TYPES = ["text/html", "application/json", "text/event-stream"]
+_ANNOTATION_LABELS = {
+    "readOnlyHint": "read-only",
+    "destructiveHint": "destructive",
+    "idempotentHint": "idempotent",
+    "openWorldHint": "open world",
+}
+
+
+def find_explorer_problems() -> list[Problem]:
+    """The explorer is on but no template engine finds its template (``mcp_bridge.W131``)."""
+    if not bridge_settings.EXPLORER:
+        return []
+    try:
+        get_template(TEMPLATE)
+    except TemplateDoesNotExist:
+        return [
+            Problem(
+                "mcp_bridge.W131",
+                f"The tool explorer is on, but no template engine finds {TEMPLATE!r}: a "
+                "browser's GET of an endpoint would fail.",
+                "Enable the app directories loader (TEMPLATES 'APP_DIRS': True, with the "
+                "Django backend) or set MCP_BRIDGE['EXPLORER'] = False.",
+            )
+        ]
+    return []
+
+
+def wants_explorer(request: HttpRequest) -> bool:
+    """Whether ``request`` is a browser's ``GET`` of the explorer page (see the module docstring)."""
+    if request.method not in ("GET", "HEAD") or not bridge_settings.EXPLORER:
+        return False
+    # Named, not matched by a wildcard: curl's */* and a client's bare GET keep their 405.
+    if "text/html" not in request.META.get("HTTP_ACCEPT", ""):
+        return False
+    return request.get_preferred_type(_ANSWER_TYPES) == "text/html"
+
+
+def explorer_page(request: HttpRequest, toolset: ToolSet) -> HttpResponse:
+    """The explorer page of ``toolset`` (already in the viewer's language) for the viewer of ``request``."""
+    visible = visible_tool_names(toolset, request)
+    tools = listed_tools(toolset, visible)
+    endpoint = request.build_absolute_uri(request.path)
+    name = f"{bridge_settings.SERVER_NAME}-{toolset.group}"
+    context = {
+        "group": toolset.group,
+        "version": toolset.version,
+        "endpoint": endpoint,
+        "revision": REVISION,
+        "tool_count": len(tools),
+        "total_count": len(toolset.tools),
+        "profiles": [_profile(endpoint, name, profile, tools) for profile in _offered_profiles()],
+        "tools": [_tool(tool.as_mcp(REVISION, _shown_profile(request))) for tool in tools],
+        "user": getattr(request, "user", None),
+        # For the page's script, as JSON literals (json_script would need one element each).
+        "endpoint_json": _script_literal(endpoint),
+        "csrf_json": _script_literal(get_token(request)),
+        "revision_json": _script_literal(REVISION),
+    }
+    response = HttpResponse(render_to_string(TEMPLATE, context, request=request))
+    # The page lists what this viewer may use, in this viewer's language.
+    response["Cache-Control"] = "private, no-cache"
+    response["Vary"] = "Accept, Cookie, Authorization"
+    return response
+
+
+def _script_literal(value: str) -> str:
+    """``value`` as a JavaScript string literal that cannot end the ``<script>`` element."""
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _shown_profile(request: HttpRequest) -> str:
+    """The profile the page writes the schemas in: ``?schema=`` as on the endpoint, else the
+    default (an unknown one too: the page lists the profiles that exist)."""
+    try:
+        return profile_from_request(request, bridge_settings.SCHEMA_PROFILE)
+    except ProfileError:
+        return str(bridge_settings.SCHEMA_PROFILE)
+
+
+def _offered_profiles() -> list[str]:
+    """The default profile first, then the others ``?schema=`` offers."""
+    default = bridge_settings.SCHEMA_PROFILE
+    return [default, *(profile for profile in PROFILES if profile != default)]
+
+
+def _profile(endpoint: str, name: str, profile: str, tools: list[Any]) -> dict[str, Any]:
+    url = (
+        endpoint
+        if profile == bridge_settings.SCHEMA_PROFILE
+        else f"{endpoint}?{QUERY_PARAMETER}={profile}"
+    )
+    listed = dumps([tool.as_mcp(REVISION, profile) for tool in tools])
+    vscode = _pretty({"servers": {name: {"type": "http", "url": url}}})
+    return {
+        "name": profile,
+        "default": profile == bridge_settings.SCHEMA_PROFILE,
+        "url": url,
+        "bytes": len(listed.encode()),
+        # A rough estimate, as the model APIs count: about four bytes of JSON per token.
+        "tokens": round(len(listed.encode()) / 4),
+        "clients": [
+            ("Claude Code", f"claude mcp add --transport http {name} {url}"),
+            ("VS Code (.vscode/mcp.json)", vscode),
+            (
+                "MCP Inspector",
+                (
+                    f"npx @modelcontextprotocol/inspector --cli {url} --transport http "
+                    "--method tools/list"
+                ),
+            ),
+            (
+                "Python SDK",
+                (
+                    "import anyio\n"
+                    "from mcp import Client\n"
+                    "from mcp.client.streamable_http import streamable_http_client\n\n\n"
+                    "async def main():\n"
+                    f'    async with Client(streamable_http_client("{url}")) as client:\n'
+                    "        for tool in (await client.list_tools()).tools:\n"
+                    "            print(tool.name)\n\n\n"
+                    "anyio.run(main)"
+                ),
+            ),
+        ],
+    }
+
+
+def _pretty(value: Any) -> str:
+    """Indented JSON, for people to read (the schemas are plain JSON already)."""
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def _tool(listed: dict[str, Any]) -> dict[str, Any]:
+    """What the template shows of one tool, from its ``tools/list`` object."""
+    schema = listed["inputSchema"]
+    required = set(schema.get("required", ()))
+    arguments = [
+        _argument(name, prop, name in required, schema)
+        for name, prop in schema.get("properties", {}).items()
+    ]
+    annotations = listed.get("annotations", {})
+    return {
+        "name": listed["name"],
+        "title": listed.get("title") or listed["name"],
+        "description": listed.get("description", ""),
+        "badges": [
+            label for key, label in _ANNOTATION_LABELS.items() if annotations.get(key) is True
+        ],
+        "arguments": arguments,
+        "input_schema": _pretty(schema),
+        "output_schema": _pretty(listed["outputSchema"]) if "outputSchema" in listed else None,
+        "search": " ".join(
+            (listed["name"], listed.get("title", ""), listed.get("description", ""))
+        ).lower(),
+    }
+
+
+def _argument(name: str, prop: Any, required: bool, schema: dict[str, Any]) -> dict[str, Any]:
+    prop = prop if isinstance(prop, dict) else {}
+    resolved = _resolved(prop, schema)
+    kind = _type_label(resolved)
+    return {
+        "name": name,
+        "type": kind,
+        "required": required,
+        "default": dumps_data(resolved["default"]) if "default" in resolved else "",
+        "description": resolved.get("description") or prop.get("description", ""),
+        # The form field: what the page's script turns into the argument's JSON value.
+        "input": _input_kind(resolved),
+        "choices": [dumps_data(c) for c in resolved.get("enum", ())]
+        if isinstance(resolved.get("enum"), list)
+        else [],
+    }
+
+
+def _resolved(prop: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """``prop`` with a local ``$ref`` (``#/$defs/...``) followed once, for its type and default."""
+    ref = prop.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = schema.get("$defs", {}).get(ref.removeprefix("#/$defs/"))
+        if isinstance(target, dict):
+            return {**target, **{k: v for k, v in prop.items() if k != "$ref"}}
+    return prop
+
+
+def _type_label(prop: dict[str, Any]) -> str:
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        return " | ".join(str(k) for k in kind)
+    if kind == "array" and isinstance(prop.get("items"), dict):
+        return f"array of {_type_label(prop['items'])}"
+    if kind:
+        return str(kind) + (f" ({prop['format']})" if "format" in prop else "")
+    for combinator in ("anyOf", "oneOf"):
+        options = prop.get(combinator)
+        if isinstance(options, list):
+            return " | ".join(_type_label(o) for o in options if isinstance(o, dict))
+    if "enum" in prop:
+        return "enum"
+    return "any"
+
+
+def _input_kind(prop: dict[str, Any]) -> str:
+    """``"select"``, ``"boolean"``, ``"integer"``, ``"number"``, ``"string"`` or ``"json"``."""
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k != "null"]
+        kind = kinds[0] if len(kinds) == 1 else None
+    if isinstance(prop.get("enum"), list):
+        return "select"
+    if kind in ("boolean", "integer", "number", "string"):
+        return str(kind)
+    return "json"
