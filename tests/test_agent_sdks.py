@@ -42,6 +42,13 @@ from tests.test_end_to_end import demo_data, run_client  # noqa: F401 -- demo_da
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+
+@pytest.fixture(autouse=True)
+def every_tool_listed(settings):
+    """Every demo tool in the anonymous listing: these tests load every tool into an SDK, and
+    the per-caller filter (FILTER_TOOLS_LIST) would leave the staff-only ones out."""
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "FILTER_TOOLS_LIST": False}
+
 #: Every group of the demo project: together, every demo tool.
 DEMO_GROUPS = ("catalog", "backoffice", "orders")
 
