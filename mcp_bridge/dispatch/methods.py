@@ -46,7 +46,7 @@ from mcp_bridge.base.protocol import (
     supports_titles_and_output,
 )
 from mcp_bridge.dispatch.envelope import check_envelope
-from mcp_bridge.toolcall import executor
+from mcp_bridge.toolcall import discovery
 from mcp_bridge.toolset.registry import ToolSet
 
 
@@ -244,7 +244,8 @@ def _decode_cursor(cursor: Any, total: int) -> int:
 
 
 def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
-    tools = call.toolset.tools
+    # Every tool, or the pinned tools and the discovery meta-tools (mcp_bridge.toolset.discovery).
+    tools = call.toolset.listed_tools()
     offset = 0
     if params.get("cursor") is not None:
         offset = _decode_cursor(params["cursor"], len(tools))
@@ -269,8 +270,14 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
 
 
 def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
-    # The whole call, its signals and its errors: mcp_bridge.toolcall.executor.
-    return executor.call_tool(params, call.toolset, call.request, call.revision)
+    # A discovery meta-tool (mcp_bridge.toolcall.discovery), else the whole call, its signals
+    # and its errors (mcp_bridge.toolcall.executor).
+    profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
+    # visible=None: every tool is visible until per-caller listings (branch visibility,
+    # mcp_bridge.toolcall.visibility.visible_tool_names) are wired in here by the merge.
+    return discovery.call_tool(
+        params, call.toolset, call.request, call.revision, profile, visible=None
+    )
 
 
 def _empty_listing(key: str) -> Any:

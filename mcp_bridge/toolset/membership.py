@@ -70,8 +70,9 @@ from mcp_bridge.decorators import GROUP_NAME_PATTERN
 
 #: The keys of one rule.
 RULE_KEYS = ("path", "path_regex", "namespace", "app_name", "view", "methods")
-#: The keys of one group's entry.
-GROUP_KEYS = ("include", "exclude")
+#: The keys of one group's entry. ``pin`` rules pick, among the group's operations, those
+#: that stay in ``tools/list`` when the group is in search mode (docs/discovery.md).
+GROUP_KEYS = ("include", "exclude", "pin")
 _METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE"}
 
 
@@ -175,9 +176,14 @@ class Rule:
 
 @dataclass(frozen=True)
 class Reason:
-    """Why an operation is in a group: a decorator (``rule`` is ``None``) or an include rule."""
+    """Why an operation is in a group: a decorator (``rule`` is ``None``) or an include rule;
+    a ``pin`` rule's reason says that it is pinned there too."""
 
     rule: Rule | None = None
+
+    @property
+    def pins(self) -> bool:
+        return self.rule is not None and self.rule.kind == "pin"
 
     def __str__(self) -> str:
         if self.rule is None:
@@ -214,6 +220,10 @@ class Membership:
     def excludes(self) -> list[Rule]:
         return [rule for rule in self.rules if rule.kind == "exclude"]
 
+    @cached_property
+    def pins(self) -> list[Rule]:
+        return [rule for rule in self.rules if rule.kind == "pin"]
+
     def groups_of(
         self, operation: Operation | None, decorated: tuple[str, ...]
     ) -> dict[str, tuple[Reason, ...]]:
@@ -233,6 +243,10 @@ class Membership:
             if rule.group in result and rule.matches(operation):
                 rule.hits += 1
                 del result[rule.group]
+        for rule in self.pins:  # a pin adds its reason: the operation is pinned in that group
+            if rule.group in result and rule.matches(operation):
+                rule.hits += 1
+                result[rule.group] = (*result[rule.group], Reason(rule))
         return result
 
     def unused_rules(self) -> list[Rule]:
@@ -242,7 +256,10 @@ class Membership:
     def unused_rule_problems(self) -> list[Problem]:
         problems = []
         for rule in self.unused_rules():
-            if rule.kind == "include":
+            if rule.kind == "pin":
+                what = f"pins no operation of group {rule.group!r}"
+                hint = "A pin rule picks among the group's own operations: check it against `manage.py mcp_tools`."
+            elif rule.kind == "include":
                 what = "matches no operation of the URLconf"
                 hint = (
                     "Check the rule against the URLconf: paths are written as in the OpenAPI document "
