@@ -35,6 +35,7 @@ from rest_framework.versioning import QueryParameterVersioning
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.decorators import get_metadata
+from mcp_bridge.toolset.facts import OperationFacts, view_facts
 from mcp_bridge.toolset.membership import Membership, Operation, Reason, compile_rules
 from mcp_bridge.toolset.naming import copy_qualifiers
 
@@ -76,6 +77,9 @@ class OperationSource:
         operation: the OpenAPI operation object, filled in once the schema is built.
         membership: why the operation is in the group (:class:`~mcp_bridge.toolset.membership.Reason`:
             a decorator, or an include rule of ``MCP_BRIDGE["GROUPS"]``).
+        facts: what the view instance told of the operation (model, action, filters,
+            pagination: :func:`~mcp_bridge.toolset.facts.view_facts`), completed from the
+            document by :func:`~mcp_bridge.toolset.openrpc.build_methods`.
     """
 
     path: str
@@ -94,6 +98,7 @@ class OperationSource:
     copy_qualifier: str | None = None
     operation: dict[str, Any] = field(default_factory=dict)
     membership: tuple[Reason, ...] = ()
+    facts: OperationFacts | None = None
 
     @property
     def is_function_view(self) -> bool:
@@ -488,7 +493,9 @@ class GroupSchemaGenerator(SchemaGenerator):
            operation was hand-written (``@extend_schema(operation={...})``: ``get_operation``
            never set ``path_prefix`` on the inspector), the base ``AutoSchema.get_operation_id``
            to tell a chosen operationId from the default (:func:`explicit_operation_id`), and
-           ``_is_list_view()`` for GET.
+           ``_is_list_view()`` for GET; and what the view instance says of the operation
+           beyond the document (:func:`~mcp_bridge.toolset.facts.view_facts`: its model,
+           action kind, filter, search and ordering fields, pagination).
         9. **Path rewriting:** no ``SCHEMA_PATH_PREFIX_TRIM``, ``SCHEMA_PATH_PREFIX_INSERT`` or
            ``CAMELIZE_NAMES`` branches: :func:`generate_group_schema` forces them off
            (``_REQUIRED_SPECTACULAR_SETTINGS``), so paths stay executable URL paths. The leading
@@ -576,13 +583,17 @@ class GroupSchemaGenerator(SchemaGenerator):
             )
             if not path.startswith("/"):
                 path = "/" + path
+            is_viewset = isinstance(view, viewsets.ViewSetMixin)
+            facts = view_facts(
+                view, handler_name, method.upper(), is_viewset=is_viewset, is_list=is_list
+            )
             self.sources.append(
                 OperationSource(
                     path=path,
                     method=method.upper(),
                     view_class=type(view),
                     handler_name=handler_name,
-                    is_viewset=isinstance(view, viewsets.ViewSetMixin),
+                    is_viewset=is_viewset,
                     basename=getattr(view, "basename", None),
                     metadata=get_metadata(view, handler),
                     operation_id=operation_id,
@@ -594,6 +605,7 @@ class GroupSchemaGenerator(SchemaGenerator):
                     membership=self._membership(path_regex, method),
                     sibling_methods=sibling_methods,
                     copy_qualifier=copy_qualifier,
+                    facts=facts,
                 )
             )
             result.setdefault(path, {})[method.lower()] = operation

@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.media import is_binary_media_type
+from mcp_bridge.toolset.facts import OperationFacts, completed_facts
 from mcp_bridge.toolset.naming import tool_name
 from mcp_bridge.toolset.openapi import OperationSource
 from mcp_bridge.toolset.schema import COMPONENTS_PREFIX, allow_null, to_json_schema
@@ -105,6 +106,9 @@ class Method:
         params: the arguments, in order: path, query, body.
         result: the 2xx response schema, or ``None`` when unknown or empty.
         source: the operation's view, path and HTTP method.
+        facts: what the build knows of the operation beyond its OpenAPI text
+            (:class:`~mcp_bridge.toolset.facts.OperationFacts`: action, model, fields,
+            filters, pagination, path parameters).
         deprecated: the operation is marked deprecated.
     """
 
@@ -115,6 +119,7 @@ class Method:
     params: list[Param]
     result: dict[str, Any] | None
     source: OperationSource
+    facts: OperationFacts
     deprecated: bool = False
     problems: list[Problem] = field(default_factory=list)
     warnings: list[Problem] = field(default_factory=list)
@@ -441,6 +446,11 @@ def build_methods(sources: list[OperationSource], components: dict[str, Any]) ->
             result=_result_schema(operation),
             source=source,
             deprecated=bool(operation.get("deprecated", False)),
+            facts=completed_facts(
+                source.facts or OperationFacts("custom", source.method, source.handler_name),
+                operation,
+                components,
+            ),
         )
         params = _derived_params(operation) + _body_params(operation, components, method)
         method.params = _name_params(params, method)

@@ -32,6 +32,7 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import EncodedJSON
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
+from mcp_bridge.toolset.facts import OperationFacts
 from mcp_bridge.toolset.openrpc import Method
 from mcp_bridge.toolset.profiles import DEFS, convert_schema
 from mcp_bridge.toolset.schema import collect_defs, input_transform, output_transform
@@ -100,6 +101,7 @@ class Tool:
         result_schema: the raw response schema (2026-07-28), or ``None``.
         annotations: ``ToolAnnotations`` hints.
         method: the method the tool was built from (how to call the view).
+        facts: the operation's :class:`~mcp_bridge.toolset.facts.OperationFacts` (the method's).
 
     The validators of the schemas are compiled on first use (a tool that is
     listed but never called costs no compilation) and kept for the life of
@@ -131,6 +133,12 @@ class Tool:
     _profiled_outputs: dict[tuple[int, str], Any] = field(
         repr=False, compare=False, default_factory=dict
     )
+
+    @property
+    def facts(self) -> OperationFacts:
+        """What the build knows of the operation beyond its OpenAPI text
+        (:class:`~mcp_bridge.toolset.facts.OperationFacts`)."""
+        return self.method.facts
 
     @property
     def validator(self) -> SchemaValidator:
