@@ -550,44 +550,31 @@ def detect_intents(query: str) -> frozenset[str]:
 
 
 def tool_kind(tool: Tool) -> tuple[str, bool]:
-    """The kind of ``tool``'s operation and whether it acts on several objects at once.
-
-    From the build's facts when they name it, else from the viewset action or the HTTP
-    method (a GET of a collection is a list).
-    """
-    facts = getattr(tool.method, "facts", None)
-    source = tool.method.source
-    handler = (source.handler_name or "").lower()
-    action = str(getattr(facts, "action", "") or handler)
-    bulk = "bulk" in action or "bulk" in tool.name.lower()
-    kind_of_action = {
+    """The kind of ``tool``'s operation and whether it acts on several objects at once,
+    from the build's facts (:class:`~mcp_bridge.toolset.facts.OperationFacts`); a custom
+    action that reads is a list or a retrieve by whether it works on one object."""
+    facts = tool.facts
+    verb = facts.verb
+    kind = {
         "list": LIST,
         "retrieve": RETRIEVE,
         "create": CREATE,
         "update": UPDATE,
         "partial_update": UPDATE,
         "destroy": DESTROY,
-    }
-    for prefix in ("bulk_", ""):
-        if action.startswith(prefix) and action[len(prefix) :] in kind_of_action:
-            return kind_of_action[action[len(prefix) :]], bulk
-    method = source.method
-    if method in ("GET", "HEAD"):
-        return (LIST if source.is_list else RETRIEVE), bulk
-    if source.is_viewset and handler not in ("get", "post", "put", "patch", "delete"):
-        return ACTION, bulk
-    return {"POST": CREATE, "PUT": UPDATE, "PATCH": UPDATE, "DELETE": DESTROY}.get(
-        method, ACTION
-    ), bulk
+    }.get(verb, ACTION)
+    if kind == ACTION and facts.http_method in ("GET", "HEAD"):
+        kind = RETRIEVE if facts.detail else LIST if tool.method.source.is_list else ACTION
+    bulk = facts.is_bulk or "bulk" in tool.name.lower()
+    return kind, bulk
 
 
 def resource_label(tool: Tool) -> str:
     """What a tool acts on, for the overview: the model's plural verbose name, else the
     router basename, else the path's last fixed segment before its parameters."""
-    facts = getattr(tool.method, "facts", None)
-    plural = getattr(facts, "verbose_name_plural", None) if facts is not None else None
-    if plural:
-        return str(plural)
+    model = tool.facts.model
+    if model is not None and model.verbose_name_plural:
+        return str(model.verbose_name_plural)
     source = tool.method.source
     if source.basename:
         return source.basename
@@ -609,18 +596,17 @@ def _fields(tool: Tool) -> Iterator[tuple[str, str | None]]:
         yield "parameters", argument.replace("_", " ")
         if isinstance(schema, dict):
             yield "parameter_texts", schema.get("description")
-    facts = getattr(tool.method, "facts", None)
-    if facts is None:
-        return
-    for name in ("verbose_name", "verbose_name_plural"):
-        yield "resource", _text(getattr(facts, name, None))
-    yield "model_doc", _text(getattr(facts, "model_doc", None) or getattr(facts, "docstring", None))
-    for name in ("filter_fields", "search_fields", "ordering_fields"):
-        for item in getattr(facts, name, None) or ():
-            yield "filters", str(item).replace("_", " ")
-    for name in ("request_fields", "response_fields"):
-        for item in getattr(facts, name, None) or ():
-            yield "fields", str(item).replace("_", " ")
+    facts = tool.facts
+    if facts.model is not None:
+        yield "resource", facts.model.verbose_name
+        yield "resource", facts.model.verbose_name_plural
+        yield "model_doc", facts.model.docstring
+    for item in (*facts.filter_fields, *facts.search_fields, *facts.ordering_fields):
+        yield "filters", item.replace("_", " ")
+    for item in (*facts.request_fields, *facts.response_fields):
+        yield "fields", item.replace("_", " ")
+    for parameter in facts.path_parameters:
+        yield "parameter_texts", parameter.description
 
 
 def _text(value: Any) -> str | None:
