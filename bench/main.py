@@ -18,7 +18,7 @@ from importlib.metadata import version
 from bench import lib
 
 ALL = ("call_overhead", "peer", "listing", "throughput")
-ON_REQUEST = ("instructions", "scale")
+ON_REQUEST = ("instructions", "scale", "discovery")
 
 
 def machine() -> str:
