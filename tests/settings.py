@@ -24,6 +24,15 @@ INSTALLED_APPS = [
     "tests.testapp",
     "tests.thirdparty",
     "demo_project.shop",
+    # Issue 20: the realistic API of ~200 operations (tests/realistic/), for default texts and
+    # search; its German catalogue is the project package's own.
+    "tests.realistic",
+    "tests.realistic.crm",
+    "tests.realistic.billing",
+    "tests.realistic.commerce",
+    "tests.realistic.inventory",
+    "tests.realistic.ipam",
+    "tests.realistic.virtualization",
 ]
 
 MIDDLEWARE = [
