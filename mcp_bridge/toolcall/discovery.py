@@ -64,6 +64,8 @@ from mcp_bridge.toolset.tools import Tool
 
 #: The characters of an argument's description in a compact entry.
 COMPACT_DESCRIPTION_CHARS = 160
+#: The estimated tokens of a search answer around its tools (``more``, ``hint``, ``limit``).
+_FRAME_TOKENS = 120
 #: Closest tool names an unknown name's answer suggests.
 SUGGESTIONS = 3
 
@@ -101,7 +103,9 @@ def call_tool(
     if meta.level is not None:
         return proxied_call(meta, arguments, toolset, mcp_request, revision, visible)
     if meta.name == SEARCH_TOOL:
-        return search_tools(arguments, toolset, revision, profile, visible)
+        # The language transport negotiated for the tool texts (endpoint.negotiated_language).
+        language = getattr(mcp_request, "LANGUAGE_CODE", None)
+        return search_tools(arguments, toolset, revision, profile, visible, language)
     assert meta.name == DESCRIBE_TOOL
     return describe_tool(arguments["name"], toolset, revision, profile, visible)
 
@@ -241,6 +245,7 @@ def search_tools(
     revision: str,
     profile: str,
     visible: frozenset[str] | None,
+    language: str | None = None,
 ) -> dict[str, Any]:
     """``search_tools``: refuse an over-long query, clamp the limit, then answer."""
     query = arguments["query"]
@@ -255,7 +260,7 @@ def search_tools(
     clamped = min(max(asked, 1), MAX_LIMIT)
     if not query.strip():
         return _text_result(overview_answer(toolset, visible))
-    answer = search_answer(query, clamped, toolset, revision, profile, visible)
+    answer = search_answer(query, clamped, toolset, revision, profile, visible, language)
     if clamped != asked:
         answer["limit"] = f"{asked} is out of range: {clamped} used (1 to {MAX_LIMIT})."
     return _text_result(answer)
@@ -268,6 +273,7 @@ def search_answer(
     revision: str,
     profile: str,
     visible: frozenset[str] | None,
+    language: str | None = None,
 ) -> dict[str, Any]:
     """The answer to a non-empty query: at most ``limit`` tools, best first, under
     ``SEARCH_RESULT_TOKENS``.
@@ -277,18 +283,19 @@ def search_answer(
     each is required; ``describe_tool`` gives the full schema). ``more`` counts the tools
     that matched but are not in the answer.
     """
-    ranked, matched = toolset.index().search(query, visible)
-    budget = bridge_settings.SEARCH_RESULT_TOKENS
+    ranked, matched = toolset.index(language).search(query, visible, limit)
+    # The budget holds the whole answer: the tools, and what is said around them.
+    budget = bridge_settings.SEARCH_RESULT_TOKENS - _FRAME_TOKENS
     used = 0
     entries: list[dict[str, Any]] = []
-    for name, _ in ranked[:limit]:
+    for name, _ in ranked:
         full, full_tokens, compact, compact_tokens = _entries(toolset, name, revision, profile)
-        if used + full_tokens <= budget:
+        if used + full_tokens + 1 <= budget:  # + 1: the comma between two tools
             entries.append(full)
-            used += full_tokens
-        elif used + compact_tokens <= budget:
+            used += full_tokens + 1
+        elif used + compact_tokens + 1 <= budget:
             entries.append(compact)
-            used += compact_tokens
+            used += compact_tokens + 1
         else:
             break
     answer: dict[str, Any] = {"tools": entries, "more": matched - len(entries)}

@@ -88,9 +88,10 @@ class ToolSet:
             (:meth:`openrpc_in`).
         discovery: how ``tools/list`` presents the group (:mod:`mcp_bridge.toolset.discovery`),
             decided once per build: a translated copy shares it.
-        search_index: the :class:`~mcp_bridge.toolset.search.SearchIndex` of these tools in
-            their language, built on the first search (:meth:`index`): plain data, kept with
-            the tool set.
+        search_indexes: ``{language: SearchIndex}``
+            (:class:`~mcp_bridge.toolset.search.SearchIndex`) of these tools, each built on
+            the first search in that language (:meth:`index`): plain data, kept with the
+            tool set.
     """
 
     group: str
@@ -106,7 +107,9 @@ class ToolSet:
         default_factory=dict, init=False, repr=False, compare=False
     )
     discovery: Discovery = field(default_factory=Discovery, repr=False, compare=False)
-    search_index: SearchIndex | None = field(default=None, init=False, repr=False, compare=False)
+    search_indexes: dict[str | None, SearchIndex] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
     # What tools/list holds, and the meta-tools by name: made once per copy (the pinned
     # tools' texts are the copy's language).
     _listed: list[Tool | MetaTool] | None = field(
@@ -139,14 +142,18 @@ class ToolSet:
             self.listed_tools()
         return self._meta.get(name) if isinstance(name, str) else None
 
-    def index(self) -> SearchIndex:
-        """The search index of these tools, built on first use (``SEARCH_SYNONYMS`` of the
-        group and of ``"*"``)."""
-        if self.search_index is None:
+    def index(self, language: str | None = None) -> SearchIndex:
+        """The search index of these tools for a caller of ``language`` (the negotiated
+        language; ``None`` or ``LANGUAGE_CODE``: the source texts only), built on first use,
+        with the ``SEARCH_SYNONYMS`` of the group and of ``"*"``."""
+        if language == settings.LANGUAGE_CODE:
+            language = None
+        index = self.search_indexes.get(language)
+        if index is None:
             synonyms = bridge_settings.SEARCH_SYNONYMS
             words = {**synonyms.get("*", {}), **synonyms.get(self.group, {})}
-            self.search_index = build_index(self.tools, words)
-        return self.search_index
+            index = self.search_indexes[language] = build_index(self.tools, words, language)
+        return index
 
     def openrpc_in(self, profile: str) -> dict[str, Any]:
         """The OpenRPC document with its schemas written in ``profile``, made once per profile."""

@@ -30,12 +30,16 @@ A warm search costs one dict lookup per query term and one addition per posting.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.core.exceptions import FieldDoesNotExist
+from django.utils import translation
 
 from mcp_bridge.toolset.tools import Tool
 
@@ -257,12 +261,66 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "img": ("image",),
 }
 
+#: Words and phrases that mean about the same in the APIs DRF projects publish: the
+#: entities of business and network applications, and the verbs of their custom actions
+#: ("void" an invoice is to cancel it), in English and German. Each group's members find
+#: each other. Written while looking at bench/search_tasks.json, so the recall measured there
+#: with it is optimistic for other APIs (docs/benchmarks.md gives it without, too); a project
+#: adds its own words with ``SEARCH_SYNONYMS``.
+VOCABULARY: tuple[tuple[str, ...], ...] = (
+    ("customer", "client", "kunde", "kundin"),
+    ("supplier", "vendor", "lieferant"),
+    ("company", "firm", "organization", "organisation", "business", "firma", "unternehmen"),
+    ("product", "article", "goods", "artikel", "produkt", "ware"),
+    ("cart", "basket", "warenkorb"),
+    ("invoice", "bill", "rechnung"),
+    ("lead", "prospect", "interessent"),
+    ("order", "purchase", "bestellung", "auftrag"),
+    ("payment", "zahlung"),
+    ("subscription", "plan", "abonnement", "abo"),
+    ("warehouse", "depot", "storehouse", "lager"),
+    ("stock", "inventory", "bestand", "vorrat"),
+    ("contact", "contact person", "ansprechpartner", "ansprechpartnerin", "kontakt"),
+    ("activity", "call", "meeting", "appointment", "task", "termin", "anruf", "aufgabe"),
+    ("prefix", "subnet", "network", "netz", "subnetz", "netzwerk"),
+    ("interface", "nic", "network card", "schnittstelle"),
+    ("review", "rating", "bewertung"),
+    ("coupon", "voucher", "discount code", "gutschein", "rabattcode"),
+    ("category", "kategorie"),
+    ("tax rate", "vat", "steuersatz", "mehrwertsteuer"),
+    ("credit note", "gutschrift"),
+    ("memory", "ram", "arbeitsspeicher"),
+    ("void", "cancel", "annul", "stornieren", "storniere", "storno"),
+    ("refund", "reimburse", "give back", "money back", "erstatten", "zuruckerstatten"),
+    ("pause", "suspend", "on hold", "pausieren", "aussetzen"),
+    ("checkout", "check out", "kasse", "bezahlen"),
+    ("receive", "book in", "arrived", "goods receipt", "einbuchen", "eingang", "angekommen"),
+    ("convert", "turn into", "umwandeln"),
+    ("start", "boot", "power on", "hochfahren", "starten"),
+    ("stop", "shut down", "power off", "herunterfahren"),
+    ("reboot", "restart", "neu starten", "neustarten"),
+    ("adjust", "correct", "stocktake", "inventur", "korrigieren"),
+    ("ship", "dispatch", "versenden", "verschicken", "versand"),
+    ("send", "email", "mail", "senden", "schicken"),
+    ("paid", "settled", "bezahlt", "beglichen"),
+    ("overdue", "late", "unpaid", "uberfallig"),
+    ("low stock", "running low", "reorder", "nachbestellen", "neige"),
+    ("available", "free", "unused", "frei", "verfugbar"),
+    ("clear", "empty", "leeren"),
+    ("decommission", "retire", "ausmustern"),
+    ("schedule", "plan", "einplanen"),
+)
+
 #: How much an expansion (an abbreviation's, a synonym's) counts beside the query's own word.
 EXPANSION_WEIGHT = 0.6
 #: Score factors of the verb intent (measured on bench/search_tasks.json, docs/benchmarks.md).
 INTENT_MATCH = 1.8
 BULK_NOT_ASKED = 0.6
 BULK_ASKED_NOT_BULK = 0.8
+
+#: Terms below this inverse document frequency (in nearly every tool of the group) are
+#: skipped when the query has others: about 10% of a rare term's weight at most.
+MIN_IDF = 0.1
 
 #: How much a query word that states an intent (:data:`INTENTS`) counts as a word.
 VERB_WEIGHT = 0.3
@@ -377,7 +435,7 @@ STOP_WORDS = frozenset(
 )
 
 _WORD = re.compile(r"[a-z0-9]+")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})")
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 
@@ -444,9 +502,14 @@ class SearchIndex:
         bulk: whether each tool acts on several objects at once.
         postings: ``{term: (document numbers, BM25 contributions)}``, computed at build
             time, so that a query only adds them up.
+        idf: each term's inverse document frequency.
         resources: ``{resource label: [document numbers]}`` in first-seen order, for the
             overview of an empty query.
-        synonyms: ``{term: [(term, weight), ...]}``: the expansions of a query term.
+        synonyms: ``{term: [term, ...]}``: the expansions of a query term.
+        phrases: ``[(terms, expansions), ...]``: the expansions of a phrase of the query
+            (``"shut down"`` → ``stop``; ``"virtual machine"`` → ``vm``).
+        intents: whether the verb intents rank (``False``: plain BM25, for the benchmark's
+            comparison).
     """
 
     names: list[str]
@@ -454,10 +517,13 @@ class SearchIndex:
     bulk: list[bool]
     postings: dict[str, tuple[list[int], list[float]]]
     resources: dict[str, list[int]]
-    synonyms: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    idf: dict[str, float] = field(default_factory=dict)
+    synonyms: dict[str, list[str]] = field(default_factory=dict)
+    phrases: list[tuple[list[str], list[str]]] = field(default_factory=list)
+    intents: bool = True
 
     def search(
-        self, query: str, visible: frozenset[str] | None = None
+        self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
     ) -> tuple[list[tuple[str, float]], int]:
         """The tools that match ``query``, best first.
 
@@ -465,46 +531,58 @@ class SearchIndex:
             query: plain language or keywords.
             visible: the names the caller may see, or ``None`` for all: search never
                 returns a tool the caller cannot see, nor counts it.
+            limit: how many to return; ``None``: every match.
 
         Returns:
-            ``([(tool name, score), ...], how many matched)``: every matching tool, sorted.
+            ``([(tool name, score), ...], how many matched)``.
         """
         weighted = self.query_terms(query)
+        postings = self.postings
+        informative = [t for t in weighted if t in postings and self.idf[t] >= MIN_IDF]
+        # A word that nearly every tool has ("resource" in a group of resources) tells them
+        # apart by nothing and costs a pass over every tool: counted only when it is all
+        # the query has.
+        found = informative or [t for t in weighted if t in postings]
         scores: dict[int, float] = {}
-        for term, weight in weighted.items():
-            posting = self.postings.get(term)
-            if posting is None:
-                continue
+        for term in found:
+            weight = weighted[term]
+            documents, contributions = postings[term]
             get = scores.get
-            for doc, contribution in zip(posting[0], posting[1], strict=True):
+            for doc, contribution in zip(documents, contributions, strict=True):
                 scores[doc] = get(doc, 0.0) + weight * contribution
         if not scores:
             return [], 0
-        intents = detect_intents(query)
-        kinds, bulk = self.kinds, self.bulk
-        if intents:
-            asks_bulk = BULK in intents
-            for doc in scores:
-                factor = INTENT_MATCH if kinds[doc] in intents else 1.0
-                if bulk[doc] and not asks_bulk:
-                    factor *= BULK_NOT_ASKED
-                elif asks_bulk and not bulk[doc]:
-                    factor *= BULK_ASKED_NOT_BULK
-                scores[doc] *= factor
-        else:
-            for doc in scores:
-                if bulk[doc]:
-                    scores[doc] *= BULK_NOT_ASKED
         names = self.names
-        ranked = sorted(
-            (
-                (names[doc], score)
-                for doc, score in scores.items()
-                if visible is None or names[doc] in visible
-            ),
-            key=lambda item: (-item[1], item[0]),
+        if visible is not None:
+            scores = {doc: score for doc, score in scores.items() if names[doc] in visible}
+        factors = self._factors(query)
+        kinds, bulk = self.kinds, self.bulk
+        scored = (
+            (score * factors[(kinds[doc], bulk[doc])], names[doc]) for doc, score in scores.items()
         )
-        return ranked, len(ranked)
+        if limit is None:
+            best = sorted(scored, key=lambda item: (-item[0], item[1]))
+        else:
+            best = heapq.nsmallest(limit, scored, key=lambda item: (-item[0], item[1]))
+        return [(name, score) for score, name in best], len(scores)
+
+    def _factors(self, query: str) -> dict[tuple[str, bool], float]:
+        """The score factor of each (kind, bulk) pair for ``query``'s intents."""
+        intents = detect_intents(query) if self.intents else None
+        asks_bulk = intents is not None and BULK in intents
+        factors = {}
+        for kind in (LIST, RETRIEVE, CREATE, UPDATE, DESTROY, ACTION):
+            for is_bulk in (False, True):
+                factor = 1.0
+                if intents is not None:
+                    if kind in intents:
+                        factor = INTENT_MATCH
+                    if is_bulk and not asks_bulk:
+                        factor *= BULK_NOT_ASKED
+                    elif asks_bulk and not is_bulk:
+                        factor *= BULK_ASKED_NOT_BULK
+                factors[(kind, is_bulk)] = factor
+        return factors
 
     def query_terms(self, query: str) -> dict[str, float]:
         """The weighted terms of a query: its own words (1.0), then the expansions of
@@ -512,20 +590,20 @@ class SearchIndex:
         highest weight."""
         weighted: dict[str, float] = {}
         query_words = words(query)
+        expansions: list[str] = []
         for word in query_words:
             term = stem(word)
             # A verb that says which kind of operation is asked for counts through the
             # intent; as a word it would find names that merely contain it ("page_detail").
-            weighted[term] = VERB_WEIGHT if word in _INTENT_WORDS else 1.0
-            for expansion, weight in self.synonyms.get(term, ()):
-                if weighted.get(expansion, 0.0) < weight:
-                    weighted[expansion] = weight
-        # A multi-word expansion typed out ("virtual machine") also finds its abbreviation.
+            own = VERB_WEIGHT if self.intents and word in _INTENT_WORDS else 1.0
+            weighted[term] = max(weighted.get(term, 0.0), own)
+            expansions += self.synonyms.get(term, ())
         stems = [stem(w) for w in query_words]
-        for abbreviation, expansion in ABBREVIATIONS.items():
-            expanded = [stem(w) for w in expansion]
-            if len(expanded) > 1 and _contains(stems, expanded):
-                weighted.setdefault(abbreviation, EXPANSION_WEIGHT)
+        for phrase, expanded in self.phrases:
+            if _contains(stems, phrase):
+                expansions += expanded
+        for term in expansions:
+            weighted.setdefault(term, EXPANSION_WEIGHT)
         return weighted
 
 
@@ -582,7 +660,18 @@ def resource_label(tool: Tool) -> str:
     return segments[-1] if segments else tool.name
 
 
-def _fields(tool: Tool) -> Iterator[tuple[str, str | None]]:
+def _plain_fields(tool: Tool) -> Iterator[tuple[str, str | None]]:
+    """The tool's own texts only: name, title, description, argument names and texts."""
+    yield "name", tool.name.replace("_", " ").replace(".", " ").replace("-", " ")
+    yield "title", tool.title
+    yield "description", tool.description
+    for argument, schema in tool.input_schema.get("properties", {}).items():
+        yield "parameters", argument.replace("_", " ")
+        if isinstance(schema, dict):
+            yield "parameter_texts", schema.get("description")
+
+
+def _fields(tool: Tool, language: str | None = None) -> Iterator[tuple[str, str | None]]:
     """``(field, text)`` pairs of a tool's document (see :data:`WEIGHTS`)."""
     yield "name", tool.name.replace("_", " ").replace(".", " ").replace("-", " ")
     yield "title", tool.title
@@ -601,6 +690,8 @@ def _fields(tool: Tool) -> Iterator[tuple[str, str | None]]:
         yield "resource", facts.model.verbose_name
         yield "resource", facts.model.verbose_name_plural
         yield "model_doc", facts.model.docstring
+        if language is not None:
+            yield from _translated_model_texts(facts.model.model, facts, language)
     for item in (*facts.filter_fields, *facts.search_fields, *facts.ordering_fields):
         yield "filters", item.replace("_", " ")
     for item in (*facts.request_fields, *facts.response_fields):
@@ -609,40 +700,66 @@ def _fields(tool: Tool) -> Iterator[tuple[str, str | None]]:
         yield "parameter_texts", parameter.description
 
 
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
+def _translated_model_texts(
+    model: Any, facts: Any, language: str
+) -> Iterator[tuple[str, str | None]]:
+    """The model's verbose names, and its fields', in ``language`` (Django's catalogues:
+    the project's ``verbose_name = _("invoice")``)."""
+    with translation.override(language):
+        meta = model._meta
+        yield "resource", str(meta.verbose_name)
+        yield "resource", str(meta.verbose_name_plural)
+        for name in dict.fromkeys((*facts.request_fields, *facts.response_fields)):
+            try:
+                field = meta.get_field(name)
+            except FieldDoesNotExist:
+                continue
+            verbose = getattr(field, "verbose_name", None)
+            if verbose:
+                yield "fields", str(verbose)
 
 
-def synonym_table(
-    extra: dict[str, Iterable[str]] | None = None,
-) -> dict[str, list[tuple[str, float]]]:
-    """``{term: [(term, weight), ...]}``: :data:`ABBREVIATIONS` and the project's synonyms,
-    both ways, as stemmed terms."""
-    table: dict[str, dict[str, float]] = {}
+def synonym_tables(
+    groups: Iterable[Iterable[str]],
+) -> tuple[dict[str, list[str]], list[tuple[list[str], list[str]]]]:
+    """``(single-term expansions, phrase expansions)`` of groups of words that mean the same:
+    every member of a group expands to the terms of the others."""
+    single: dict[str, dict[str, None]] = {}
+    phrases: dict[tuple[str, ...], dict[str, None]] = {}
+    for group in groups:
+        members = [tuple(terms(member)) for member in group]
+        members = [member for member in members if member]
+        for member in members:
+            others = {term: None for other in members if other != member for term in other}
+            others = {term: None for term in others if term not in member}
+            if not others:
+                continue
+            if len(member) == 1:
+                single.setdefault(member[0], {}).update(others)
+            else:
+                phrases.setdefault(member, {}).update(others)
+    return (
+        {term: list(expanded) for term, expanded in single.items()},
+        [(list(phrase), list(expanded)) for phrase, expanded in phrases.items()],
+    )
 
-    def link(a: str, b: str) -> None:
-        if a != b:
-            table.setdefault(a, {})[b] = EXPANSION_WEIGHT
 
-    for abbreviation, expansion in ABBREVIATIONS.items():
-        for term in terms(" ".join(expansion)):
-            link(stem(abbreviation), term)
-    for word, others in (extra or {}).items():
-        group = {*terms(word)}
-        for other in others:
-            group.update(terms(other))
-        for a in group:
-            for b in group:
-                link(a, b)
-    return {term: sorted(expansions.items()) for term, expansions in table.items()}
-
-
-def build_index(tools: list[Tool], synonyms: dict[str, Iterable[str]] | None = None) -> SearchIndex:
+def build_index(
+    tools: list[Tool],
+    synonyms: dict[str, Iterable[str]] | None = None,
+    language: str | None = None,
+    *,
+    plain: bool = False,
+) -> SearchIndex:
     """The :class:`SearchIndex` of ``tools`` (in their own texts and language).
 
     Args:
         tools: the tool set's tools.
         synonyms: the project's synonyms for the group (``SEARCH_SYNONYMS``).
+        language: the language of the tools' texts: the model's verbose names (and its
+            fields') are indexed in it too, beside the source language's.
+        plain: plain BM25 over the tools' own texts, for the benchmark's comparison: no
+            facts, no verb intents, no abbreviations, no vocabulary.
     """
     documents: list[dict[str, float]] = []
     resources: dict[str, list[int]] = {}
@@ -650,10 +767,13 @@ def build_index(tools: list[Tool], synonyms: dict[str, Iterable[str]] | None = N
     bulk: list[bool] = []
     for number, tool in enumerate(tools):
         counts: dict[str, float] = {}
-        for name, text in _fields(tool):
+        fields = _plain_fields(tool) if plain else _fields(tool, language)
+        for name, text in fields:
             weight = WEIGHTS[name]
             for term in terms(text):
                 counts[term] = counts.get(term, 0.0) + weight
+        if not plain:
+            _add_abbreviations(counts)
         documents.append(counts)
         kind, is_bulk = tool_kind(tool)
         kinds.append(kind)
@@ -666,19 +786,49 @@ def build_index(tools: list[Tool], synonyms: dict[str, Iterable[str]] | None = N
         for term in doc:
             frequency[term] = frequency.get(term, 0) + 1
     postings: dict[str, tuple[list[int], list[float]]] = {}
+    idf = {term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in frequency.items()}
     for number, doc in enumerate(documents):
         norm = K1 * (1 - B + B * sum(doc.values()) / (average or 1.0))
         for term, tf in doc.items():
-            df = frequency[term]
-            idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
             entry = postings.setdefault(term, ([], []))
             entry[0].append(number)
-            entry[1].append(idf * tf * (K1 + 1) / (tf + norm))
+            entry[1].append(idf[term] * tf * (K1 + 1) / (tf + norm))
     return SearchIndex(
         names=[tool.name for tool in tools],
         kinds=kinds,
         bulk=bulk,
         postings=postings,
         resources=resources,
-        synonyms=synonym_table(synonyms),
+        idf=idf,
+        **_expansions(synonyms, plain),
+        intents=not plain,
     )
+
+
+#: The multi-word expansions of :data:`ABBREVIATIONS`, as terms: a tool about a "virtual
+#: machine" is indexed under ``vm`` too, as strongly as its weaker word, so that "VM 12"
+#: finds it before a tool whose own texts say "VM" in passing.
+_EXPANDED = [
+    (stem(abbreviation), terms(" ".join(expansion)))
+    for abbreviation, expansion in ABBREVIATIONS.items()
+    if len(expansion) > 1 and abbreviation not in expansion
+]
+
+
+def _add_abbreviations(counts: dict[str, float]) -> None:
+    for abbreviation, expansion in _EXPANDED:
+        if all(term in counts for term in expansion):
+            counts[abbreviation] = counts.get(abbreviation, 0.0) + min(
+                counts[term] for term in expansion
+            )
+
+
+def _expansions(synonyms: dict[str, Iterable[str]] | None, plain: bool) -> dict[str, Any]:
+    groups: list[list[str]] = [[word, *others] for word, others in (synonyms or {}).items()]
+    if not plain:
+        groups += [list(group) for group in VOCABULARY]
+        groups += [
+            [abbreviation, " ".join(expansion)] for abbreviation, expansion in ABBREVIATIONS.items()
+        ]
+    single, phrases = synonym_tables(groups)
+    return {"synonyms": single, "phrases": phrases}
