@@ -520,3 +520,31 @@ def test_the_official_client_finds_and_calls_a_tool_of_1000(big_server, mode, ne
         by_name.structured_content if negotiated == MODERN else by_name.structured_content["result"]
     )
     assert data == {"id": note.pk, "text": "hello"}
+
+
+# --- Language, and the index as plain data ---------------------------------------------------------
+
+
+def test_search_runs_in_the_callers_language(settings, db):
+    from tests.realistic import GROUP, MCP_BRIDGE, URLCONF
+
+    settings.ROOT_URLCONF = URLCONF
+    settings.MCP_BRIDGE = {**MCP_BRIDGE, "DISCOVERY": "search"}
+    settings.LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+    german = McpClient(path=f"/mcp/{GROUP}/", **{"Accept-Language": "de"})
+    answer = answer_of(german.call(SEARCH_TOOL, {"query": "alle Rechnungen anzeigen", "limit": 3}))
+    assert answer["tools"][0]["name"] == "invoice_list"
+    # The models' German verbose names are indexed for German callers (beside the source texts).
+    toolset = get_toolset(GROUP, None, "de")
+    assert "rechnung" in toolset.index("de").postings
+    assert "rechnung" not in toolset.index().postings
+
+
+def test_the_index_is_plain_data(db):
+    import pickle
+
+    toolset = get_toolset("cases")
+    index = toolset.index()
+    assert toolset.search_indexes[None] is index  # kept on the tool set
+    copied = pickle.loads(pickle.dumps(index))
+    assert copied.search("delete a report") == index.search("delete a report")

@@ -123,7 +123,6 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "hole",
         "abrufen",
         "genau",
-        "anzeigen",
         "zeige den",
         "zeige die",
         "zeige das",
@@ -318,9 +317,13 @@ INTENT_MATCH = 1.8
 BULK_NOT_ASKED = 0.6
 BULK_ASKED_NOT_BULK = 0.8
 
-#: Terms below this inverse document frequency (in nearly every tool of the group) are
-#: skipped when the query has others: about 10% of a rare term's weight at most.
+#: Terms below this inverse document frequency (in nearly every tool of the group: over
+#: nine in ten) are not searched: they tell no tool from another.
 MIN_IDF = 0.1
+
+#: Terms at or above this inverse document frequency (in fewer than about a quarter of
+#: the group's tools) choose a query's candidates; commoner ones only add to their scores.
+SELECTIVE_IDF = 1.0
 
 #: How much a query word that states an intent (:data:`INTENTS`) counts as a word.
 VERB_WEIGHT = 0.3
@@ -434,7 +437,7 @@ STOP_WORDS = frozenset(
     ]
 )
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[a-z]+|[0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})")
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
@@ -503,6 +506,9 @@ class SearchIndex:
         postings: ``{term: (document numbers, BM25 contributions)}``, computed at build
             time, so that a query only adds them up.
         idf: each term's inverse document frequency.
+        classes: each tool's (kind, bulk) pair, as its index in :data:`_CLASSES`.
+        common: ``{term: {document number: contribution}}`` of the terms below
+            :data:`SELECTIVE_IDF`, to add them to a query's candidates.
         resources: ``{resource label: [document numbers]}`` in first-seen order, for the
             overview of an empty query.
         synonyms: ``{term: [term, ...]}``: the expansions of a query term.
@@ -518,6 +524,8 @@ class SearchIndex:
     postings: dict[str, tuple[list[int], list[float]]]
     resources: dict[str, list[int]]
     idf: dict[str, float] = field(default_factory=dict)
+    classes: list[int] = field(default_factory=list)
+    common: dict[str, dict[int, float]] = field(default_factory=dict)
     synonyms: dict[str, list[str]] = field(default_factory=dict)
     phrases: list[tuple[list[str], list[str]]] = field(default_factory=list)
     intents: bool = True
@@ -538,50 +546,61 @@ class SearchIndex:
         """
         weighted = self.query_terms(query)
         postings = self.postings
-        informative = [t for t in weighted if t in postings and self.idf[t] >= MIN_IDF]
         # A word that nearly every tool has ("resource" in a group of resources) tells them
-        # apart by nothing and costs a pass over every tool: counted only when it is all
-        # the query has.
-        found = informative or [t for t in weighted if t in postings]
+        # apart by nothing, and would cost a pass over every tool: a query of such words
+        # alone matches nothing (the answer says to try other words).
+        found = [t for t in weighted if t in postings and self.idf[t] >= MIN_IDF]
+        # Selective terms pick the candidates; a common term (in a good part of the group)
+        # only adds to the candidates' scores, looked up in its map rather than walked whole:
+        # on a big group that is most of the cost of a query.
+        selective = [term for term in found if self.idf[term] >= SELECTIVE_IDF]
+        common = [term for term in found if self.idf[term] < SELECTIVE_IDF] if selective else []
+        walked = selective or found
+        # The longest posting list makes the dict in one go (C speed); the others add to it.
+        walked.sort(key=lambda term: -len(postings[term][0]))
         scores: dict[int, float] = {}
-        for term in found:
+        for position, term in enumerate(walked):
             weight = weighted[term]
             documents, contributions = postings[term]
+            if position == 0:
+                scores = dict(zip(documents, map(weight.__mul__, contributions), strict=True))
+                continue
             get = scores.get
             for doc, contribution in zip(documents, contributions, strict=True):
                 scores[doc] = get(doc, 0.0) + weight * contribution
+        for term in common:
+            weight, contribution_of = weighted[term], self.common[term]
+            for doc in scores:
+                contribution = contribution_of.get(doc)
+                if contribution is not None:
+                    scores[doc] += weight * contribution
         if not scores:
             return [], 0
         names = self.names
         if visible is not None:
             scores = {doc: score for doc, score in scores.items() if names[doc] in visible}
         factors = self._factors(query)
-        kinds, bulk = self.kinds, self.bulk
-        scored = (
-            (score * factors[(kinds[doc], bulk[doc])], names[doc]) for doc, score in scores.items()
-        )
-        if limit is None:
-            best = sorted(scored, key=lambda item: (-item[0], item[1]))
-        else:
-            best = heapq.nsmallest(limit, scored, key=lambda item: (-item[0], item[1]))
-        return [(name, score) for score, name in best], len(scores)
+        classes = self.classes
+        # (score, -doc): ties go to the first tool by name (tools are sorted by name).
+        scored = [(score * factors[classes[doc]], -doc) for doc, score in scores.items()]
+        best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
+        return [(names[-doc], score) for score, doc in best], len(scores)
 
-    def _factors(self, query: str) -> dict[tuple[str, bool], float]:
-        """The score factor of each (kind, bulk) pair for ``query``'s intents."""
+    def _factors(self, query: str) -> list[float]:
+        """The score factor of each (kind, bulk) pair (:data:`_CLASSES`) for ``query``'s intents."""
         intents = detect_intents(query) if self.intents else None
         asks_bulk = intents is not None and BULK in intents
-        factors = {}
-        for kind in (LIST, RETRIEVE, CREATE, UPDATE, DESTROY, ACTION):
-            for is_bulk in (False, True):
-                factor = 1.0
-                if intents is not None:
-                    if kind in intents:
-                        factor = INTENT_MATCH
-                    if is_bulk and not asks_bulk:
-                        factor *= BULK_NOT_ASKED
-                    elif asks_bulk and not is_bulk:
-                        factor *= BULK_ASKED_NOT_BULK
-                factors[(kind, is_bulk)] = factor
+        factors = []
+        for kind, is_bulk in _CLASSES:
+            factor = 1.0
+            if intents is not None:
+                if kind in intents:
+                    factor = INTENT_MATCH
+                if is_bulk and not asks_bulk:
+                    factor *= BULK_NOT_ASKED
+                elif asks_bulk and not is_bulk:
+                    factor *= BULK_ASKED_NOT_BULK
+            factors.append(factor)
         return factors
 
     def query_terms(self, query: str) -> dict[str, float]:
@@ -606,6 +625,13 @@ class SearchIndex:
             weighted.setdefault(term, EXPANSION_WEIGHT)
         return weighted
 
+
+#: Every (kind, bulk) pair, in the order of :meth:`SearchIndex._factors`.
+_CLASSES = [
+    (kind, is_bulk)
+    for kind in (LIST, RETRIEVE, CREATE, UPDATE, DESTROY, ACTION)
+    for is_bulk in (False, True)
+]
 
 _INTENT_WORDS = frozenset(
     phrase for phrases in INTENTS.values() for phrase in phrases if " " not in phrase
@@ -800,6 +826,12 @@ def build_index(
         postings=postings,
         resources=resources,
         idf=idf,
+        classes=[_CLASSES.index(pair) for pair in zip(kinds, bulk, strict=True)],
+        common={
+            term: dict(zip(*postings[term], strict=True))
+            for term, value in idf.items()
+            if value < SELECTIVE_IDF
+        },
         **_expansions(synonyms, plain),
         intents=not plain,
     )
