@@ -47,10 +47,14 @@ own views). :func:`compile_rules` reads the setting once per URL walk
 reasons (:class:`Reason`) for ``manage.py mcp_tools`` and for the schema
 generator, so that both see the same membership.
 
+A group's ``pin`` rules (the same rules) pick, among the group's own operations, those that
+stay in ``tools/list`` when the group is in search mode (:mod:`mcp_bridge.toolset.discovery`):
+each adds its :class:`Reason` to the operations it pins, and adds no operation.
+
 Faults (:class:`~mcp_bridge.base.errors.Problem`): a malformed rule or group entry
 is ``mcp_bridge.E050`` (the group's endpoint answers HTTP 500 while it stands);
 a rule that matches nothing is ``mcp_bridge.W050`` (an ``exclude`` rule "matches"
-when it takes an operation out of its group).
+when it takes an operation out of its group, a ``pin`` rule when it pins one).
 """
 
 from __future__ import annotations
