@@ -805,6 +805,33 @@ def build_index(
         kinds.append(kind)
         bulk.append(is_bulk)
         resources.setdefault(resource_label(tool), []).append(number)
+    return index_of(
+        [tool.name for tool in tools],
+        documents,
+        kinds,
+        bulk,
+        resources,
+        **_expansions(synonyms, plain),
+        intents=not plain,
+    )
+
+
+def index_of(
+    names: list[str],
+    documents: list[dict[str, float]],
+    kinds: list[str],
+    bulk: list[bool],
+    resources: dict[str, list[int]],
+    **options: Any,
+) -> SearchIndex:
+    """The :class:`SearchIndex` of documents given as ``{term: weighted count}``: each
+    term's BM25 contribution to each document, computed once.
+
+    Args:
+        names, kinds, bulk: the tools' names, kinds and bulk flags, by document number.
+        resources: the overview's resources (:attr:`SearchIndex.resources`).
+        options: the other fields of :class:`SearchIndex` (synonyms, phrases, intents).
+    """
     total = len(documents)
     average = (sum(sum(doc.values()) for doc in documents) / total) if total else 1.0
     frequency: dict[str, int] = {}
@@ -820,7 +847,7 @@ def build_index(
             entry[0].append(number)
             entry[1].append(idf[term] * tf * (K1 + 1) / (tf + norm))
     return SearchIndex(
-        names=[tool.name for tool in tools],
+        names=names,
         kinds=kinds,
         bulk=bulk,
         postings=postings,
@@ -832,8 +859,7 @@ def build_index(
             for term, value in idf.items()
             if value < SELECTIVE_IDF
         },
-        **_expansions(synonyms, plain),
-        intents=not plain,
+        **options,
     )
 
 
