@@ -125,14 +125,15 @@ class ToolSet:
     def listed_tools(self) -> list[Tool | MetaTool]:
         """What ``tools/list`` holds: every tool (direct mode), or the pinned tools and the
         discovery meta-tools (search mode)."""
-        if self._listed is None:
+        listed = self._listed
+        if listed is None:
             if self.discovery.search:
                 listed = search_listing(self.group, self.tools)
                 self._meta = {meta.name: meta for meta in listed if isinstance(meta, MetaTool)}
-                self._listed = listed
             else:
-                self._listed = self.tools
-        return self._listed
+                listed = list(self.tools)
+            self._listed = listed
+        return listed
 
     def meta_tool(self, name: Any) -> MetaTool | None:
         """The discovery meta-tool called ``name`` (search mode only), else ``None``."""

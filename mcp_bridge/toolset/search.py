@@ -571,9 +571,9 @@ class SearchIndex:
         for term in common:
             weight, contribution_of = weighted[term], self.common[term]
             for doc in scores:
-                contribution = contribution_of.get(doc)
-                if contribution is not None:
-                    scores[doc] += weight * contribution
+                added = contribution_of.get(doc)
+                if added is not None:
+                    scores[doc] += weight * added
         if not scores:
             return [], 0
         names = self.names
