@@ -137,7 +137,7 @@ def run() -> str:
         rows.append([f"bm25s {version}", *json.loads(result.stdout.strip().splitlines()[-1])])
     tasks = len(data["queries"])
     return lib.table(
-        "7e. The plain BM25 against bm25s (same documents, same queries)",
+        "8e. The plain BM25 against bm25s (same documents, same queries)",
         [
             "engine",
             "recall@1",

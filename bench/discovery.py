@@ -1,4 +1,4 @@
-"""Benchmark 7: discovery of big groups (docs/discovery.md): ``bash bench/run discovery``.
+"""Benchmark 8: discovery of big groups (docs/discovery.md): ``bash bench/run discovery``.
 
 ``python -m bench.discovery [listing] [quality] [cost] [instructions]`` (all by default).
 
@@ -172,7 +172,7 @@ def listing() -> str:
         rows.append(_listing_row(f"generated {size}", toolset, COST_QUERIES))
     worst_search = max(int(str(row[6]).replace(",", "")) for row in rows)
     return lib.table(
-        "7a. Listing cost, direct vs search (tools/list, schema profile defs, 2025-11-25)",
+        "8a. Listing cost, direct vs search (tools/list, schema profile defs, 2025-11-25)",
         [
             "group",
             "direct tools",
@@ -225,7 +225,7 @@ def cost() -> str:
         ]
     ]
     return lib.table(
-        "7c. Cost of a warm search (CPU, in process)",
+        "8c. Cost of a warm search (CPU, in process)",
         [
             "tools",
             "index build s (CPU)",
@@ -272,7 +272,7 @@ def quality() -> str:
     sys.stderr.write(result.stderr)
     rows = json.loads(result.stdout.strip().splitlines()[-1])
     return lib.table(
-        "7b. Search quality on the realistic API (bench/search_tasks.json)",
+        "8b. Search quality on the realistic API (bench/search_tasks.json)",
         ["language", "ranking", "tools", "tasks", "recall@1", "recall@5", "target recall@5"],
         rows,
         "A task is found at k when its tool is among the first k results of search_tools; German "
@@ -409,7 +409,7 @@ def instructions() -> str:
         per_call[kind] = (counts[0] - counts[1]) / (MANY - FEW)
     ratio = per_call["proxied"] / per_call["direct"]
     return lib.table(
-        "7d. A proxied call against the same call by name (callgrind, in process)",
+        "8d. A proxied call against the same call by name (callgrind, in process)",
         ["tool", "by name k instr", "proxied k instr", "ratio", "target"],
         [
             [

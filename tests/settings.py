@@ -1,6 +1,7 @@
 """Settings of the test suite: SQLite in memory, local-memory cache, token auth."""
 
 from demo_project import settings as demo_settings
+from tests.realistic import ENUM_NAME_OVERRIDES as REALISTIC_ENUM_NAME_OVERRIDES
 
 SECRET_KEY = "tests-only-not-secret"
 DEBUG = False
@@ -54,7 +55,15 @@ REST_FRAMEWORK = {
     **demo_settings.REST_FRAMEWORK,
     "DEFAULT_THROTTLE_RATES": {"reports": "1/min", "orders": "1000/min"},
 }
-SPECTACULAR_SETTINGS = demo_settings.SPECTACULAR_SETTINGS
+# The demo's, with the realistic API's choice sets named too (tests/realistic: drf-spectacular
+# caches ENUM_NAME_OVERRIDES for the process, so they cannot be set per group).
+SPECTACULAR_SETTINGS = {
+    **demo_settings.SPECTACULAR_SETTINGS,
+    "ENUM_NAME_OVERRIDES": {
+        **demo_settings.SPECTACULAR_SETTINGS["ENUM_NAME_OVERRIDES"],
+        **REALISTIC_ENUM_NAME_OVERRIDES,
+    },
+}
 MCP_BRIDGE = {"SERVER_NAME": "tests"}
 # The demo's authorization server, for tests/test_authorization.py (whose URLconf mounts it);
 # every group stays public unless a test sets MCP_BRIDGE["OAUTH_GROUPS"].

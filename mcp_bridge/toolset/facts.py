@@ -246,6 +246,8 @@ def _action(view: Any, handler_name: str, method: str, is_viewset: bool, is_list
             return handler_name, False
         handler = getattr(view, handler_name, None)
         detail = getattr(handler, "detail", None)
+        if detail is None:  # a further method of an @action (@<action>.mapping.post)
+            detail = _mapped_action_detail(view, handler_name)
         if detail is None and method in _COLLECTION_WRITES:
             # A handler mapped onto the list route by a bulk router, not an @action.
             return _COLLECTION_WRITES[method], False
@@ -256,6 +258,14 @@ def _action(view: Any, handler_name: str, method: str, is_viewset: bool, is_list
         if method in _GENERIC_VIEW_ACTIONS:
             return _GENERIC_VIEW_ACTIONS[method], None
     return "custom", None
+
+
+def _mapped_action_detail(view: Any, handler_name: str) -> bool | None:
+    """``detail`` of the ``@action`` whose ``mapping`` routes a method to ``handler_name``."""
+    for extra in getattr(view, "get_extra_actions", list)():
+        if handler_name in getattr(extra, "mapping", {}).values():
+            return getattr(extra, "detail", None)
+    return None
 
 
 def _pagination(view: Any) -> Pagination | None:

@@ -51,6 +51,7 @@ from mcp_bridge.toolset.preflight import configuration_problems, spectacular_pro
 from mcp_bridge.toolset.profiles import convert_document
 from mcp_bridge.toolset.schema import MissingReference, unresolved_refs
 from mcp_bridge.toolset.search import SearchIndex, build_index
+from mcp_bridge.toolset.texts import trimmed_components
 from mcp_bridge.toolset.tools import Tool, build_tool, declares_output_schema
 from mcp_bridge.toolset.translation import translate_toolset
 from mcp_bridge.toolset.validators import check_schema
@@ -312,12 +313,15 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
         str, dict[str, Any]
     ] = {}  # $defs entries, one object per component and direction
     refs_of: dict[int, tuple[Any, list[str]]] = {}  # the $ref values of each shared $defs entry
+    # The tools' $defs without drf-spectacular's choice-list boilerplate; the OpenRPC
+    # document keeps the components as generated (mcp_bridge.toolset.texts).
+    tool_components = trimmed_components(components)
     if not problems:
         for method in methods:
             try:
                 tool = build_tool(
                     method,
-                    components,
+                    tool_components,
                     shared_defs,
                     output_schema=declares_output_schema(group, method),
                 )

@@ -17,7 +17,10 @@ reaches are copied in (MCP spec 2025-11-25, "Tools" → "Tool"; JSON Schema
 * ``annotations``: all four hints, derived from the HTTP method (RFC 9110 §9.2:
   GET/HEAD are safe, PUT/DELETE idempotent; DELETE and PUT destructive) and
   ``MCP_BRIDGE["OPEN_WORLD"]``, overridden per hint by :func:`~mcp_bridge.mcp_tool`.
-* ``title``: the decorator's or the operation summary, else made from the name.
+* ``title`` and ``description``: the decorator's, the operation's summary and description
+  (``extend_schema``, the docstring); for an operation without texts, written from its facts
+  (:mod:`mcp_bridge.toolset.texts`); a title still missing is made from the name. Argument
+  descriptions that are drf-spectacular's boilerplate are trimmed (same module).
 """
 
 from __future__ import annotations
@@ -36,6 +39,12 @@ from mcp_bridge.toolset.facts import OperationFacts
 from mcp_bridge.toolset.openrpc import Method
 from mcp_bridge.toolset.profiles import DEFS, convert_schema
 from mcp_bridge.toolset.schema import collect_defs, input_transform, output_transform
+from mcp_bridge.toolset.texts import (
+    argument_kind,
+    argument_text,
+    description_from_facts,
+    title_from_facts,
+)
 from mcp_bridge.toolset.validators import SchemaValidator
 
 #: The hints of each HTTP method (RFC 9110 §9.2: GET/HEAD are safe, PUT/DELETE idempotent).
@@ -102,6 +111,10 @@ class Tool:
         annotations: ``ToolAnnotations`` hints.
         method: the method the tool was built from (how to call the view).
         facts: the operation's :class:`~mcp_bridge.toolset.facts.OperationFacts` (the method's).
+        generated: which of ``"title"`` and ``"description"`` the bridge wrote from the facts
+            (the code has none): a translation writes them again in its language.
+        generated_arguments: ``{argument: (kind, original description)}`` of the arguments
+            whose boilerplate description was trimmed (:func:`~mcp_bridge.toolset.texts.argument_kind`).
 
     The validators of the schemas are compiled on first use (a tool that is
     listed but never called costs no compilation) and kept for the life of
@@ -116,6 +129,8 @@ class Tool:
     result_schema: dict[str, Any] | None
     annotations: dict[str, bool]
     method: Method
+    generated: frozenset[str] = frozenset()
+    generated_arguments: dict[str, tuple[str, str]] = field(default_factory=dict)
     # Not copied by dataclasses.replace(): a copy (a translation) compiles its own input
     # validator, since its inputSchema may differ; output schemas are the same objects.
     _input_validator: SchemaValidator | None = field(
@@ -259,10 +274,20 @@ def build_tool(
     """
     properties: dict[str, Any] = {}
     required = []
+    generated_arguments: dict[str, tuple[str, str]] = {}
     for param in method.params:
         schema = dict(param.schema)
         if param.description and "description" not in schema:
             schema["description"] = param.description
+        original = schema.get("description")
+        kind = argument_kind(param.source_name, param.location, original, method.facts)
+        if kind is not None and isinstance(original, str):
+            text = argument_text(kind, original, method.facts)
+            if text is None:
+                del schema["description"]
+            else:
+                schema["description"] = text
+            generated_arguments[param.name] = (kind, original)
         properties[param.name] = schema
         if param.required:
             required.append(param.name)
@@ -289,10 +314,23 @@ def build_tool(
         if "$defs" in result_schema:
             declared_output_schema["$defs"] = result_schema["$defs"]
 
+    # Explicit texts win; the facts speak for an operation that has none.
+    title = method.title or title_from_facts(method.facts)
+    description = method.description or method.summary or description_from_facts(method.facts)
+    generated = {
+        text
+        for text, explicit, made in (
+            ("title", method.title, title),
+            ("description", method.description or method.summary, description),
+        )
+        if made and not explicit
+    }
     return Tool(
         name=method.name,
-        title=method.title or default_title(method.name),
-        description=method.description or method.summary,
+        title=title or default_title(method.name),
+        description=description,
+        generated=frozenset(generated),
+        generated_arguments=generated_arguments,
         input_schema=input_schema,
         output_schema=declared_output_schema,
         result_schema=result_schema,

@@ -63,10 +63,12 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import HttpRequest
 from django.urls import get_urlconf
+from django.utils import translation
 from django.utils.autoreload import file_changed
 from django.utils.translation import get_language_from_request, to_locale
 
 from mcp_bridge.base.errors import Problem, ToolSetError
+from mcp_bridge.toolset.texts import argument_text, description_from_facts, title_from_facts
 from mcp_bridge.toolset.tools import Tool
 
 #: The gettext domain of the base catalogue (``mcp_tools.po``/``.mo``).
@@ -347,12 +349,35 @@ def _chain_lookup(group: str, language: str) -> Callable[[str, str], str | None]
     return lookup
 
 
-def translate_tool(tool: Tool, lookup: Callable[[str, str], str | None]) -> Tool:
+def _texts_from_facts(tool: Tool) -> dict[str, str]:
+    """The texts the build wrote from the facts (``tool.generated``, ``tool.generated_arguments``),
+    written again in the active language: ``{"title": ..., "description": ..., argument: ...}``
+    (an argument whose boilerplate was dropped has none)."""
+    facts = tool.facts
+    made: dict[str, str] = {}
+    title = title_from_facts(facts) if TITLE in tool.generated else None
+    description = description_from_facts(facts) if DESCRIPTION in tool.generated else None
+    if title:
+        made[TITLE] = title
+    if description:
+        made[DESCRIPTION] = description
+    for argument, (kind, original) in tool.generated_arguments.items():
+        text = argument_text(kind, original, facts)
+        if text is not None:
+            made[argument] = text
+    return made
+
+
+def translate_tool(
+    tool: Tool, lookup: Callable[[str, str], str | None], *, rewrite_defaults: bool = False
+) -> Tool:
     """A copy of ``tool`` with the texts ``lookup`` finds, the code's texts elsewhere.
 
     Args:
         tool: an untranslated tool (its texts are the code's, step 5).
         lookup: ``(msgctxt, msgid) -> msgstr or None``, e.g. a catalogue chain.
+        rewrite_defaults: write the texts the build made from the facts again, in the active
+            language (:mod:`mcp_bridge.toolset.texts`), where ``lookup`` finds none.
 
     Returns:
         A new :class:`~mcp_bridge.toolset.tools.Tool`; ``tool`` is not changed. Only
@@ -360,12 +385,15 @@ def translate_tool(tool: Tool, lookup: Callable[[str, str], str | None]) -> Tool
         ``inputSchema`` properties can differ; every other value, and every
         nested schema object, is shared with ``tool``.
     """
-    title = lookup(TITLE, tool.name) or tool.title or tool.name
-    description = lookup(DESCRIPTION, tool.name) or tool.description
+    made = _texts_from_facts(tool) if rewrite_defaults else {}
+    title = lookup(TITLE, tool.name) or made.get(TITLE) or tool.title or tool.name
+    description = lookup(DESCRIPTION, tool.name) or made.get(DESCRIPTION) or tool.description
     properties = tool.input_schema.get("properties", {})
     translated: dict[str, Any] = {}
     for argument, schema in properties.items():
         text = lookup(argument_context(argument), tool.name)
+        if text is None and argument in made:
+            text = made[argument]
         if text is not None and isinstance(schema, dict) and schema.get("description") != text:
             schema = {**schema, "description": text}
         translated[argument] = schema
@@ -409,13 +437,31 @@ def translate_toolset(toolset: _ToolSetT, language: str, urlconf_key: Any = None
             lookup = _chain_lookup(toolset.group, language)
         except CatalogueError as exc:
             raise ToolSetError(toolset.group, toolset.version, [_catalogue_problem(exc)]) from exc
-        if lookup is None:  # no catalogue in the chain: every text is the code's already
+        # The texts made from the facts are in LANGUAGE_CODE; another language writes them
+        # again with its own templates (mcp_bridge's django catalogue) and verbose names.
+        rewrite = _other_language(language) and any(
+            tool.generated or tool.generated_arguments for tool in toolset.tools
+        )
+        if lookup is None and not rewrite:  # every text is the code's already
             translated = toolset
         else:
-            tools = [translate_tool(tool, lookup) for tool in toolset.tools]
+            chain = lookup or _no_entry
+            with translation.override(language):
+                tools = [
+                    translate_tool(tool, chain, rewrite_defaults=rewrite) for tool in toolset.tools
+                ]
             translated = replace(toolset, tools=tools, by_name={tool.name: tool for tool in tools})
         _translated[key] = (toolset, translated)
         return translated
+
+
+def _no_entry(context: str, msgid: str) -> str | None:
+    return None
+
+
+def _other_language(language: str) -> bool:
+    """Whether ``language`` is not the one the build's texts were written in."""
+    return to_locale(language).lower() != to_locale(settings.LANGUAGE_CODE).lower()
 
 
 def _catalogue_problem(exc: CatalogueError) -> Problem:

@@ -14,7 +14,10 @@ translated into German (``locale/de``).
 It is mounted by :mod:`tests.realistic.urls` and published as the MCP group ``realistic``
 by :data:`tests.realistic.settings.MCP_BRIDGE` (a ``GROUPS`` rule: the views carry no
 decorator). Tests use it with ``override_settings(ROOT_URLCONF=URLCONF, MCP_BRIDGE=MCP_BRIDGE)``;
-``bench/`` with ``DJANGO_SETTINGS_MODULE=tests.realistic.settings``. The plain-language tasks
+``bench/`` with ``DJANGO_SETTINGS_MODULE=tests.realistic.settings``. Its choice sets are named in
+the test settings' ``SPECTACULAR_SETTINGS`` (:data:`ENUM_NAME_OVERRIDES`): drf-spectacular
+caches ``ENUM_NAME_OVERRIDES`` for the process, so a per-group ``MCP_BRIDGE["SPECTACULAR_SETTINGS"]``
+value would leak into the other groups' generation. The plain-language tasks
 of ``bench/search_tasks.json`` name its tools.
 """
 
@@ -26,17 +29,16 @@ GROUP = "realistic"
 MCP_BRIDGE = {
     "SERVER_NAME": "realistic",
     "GROUPS": {GROUP: {"include": [{"namespace": "realistic"}]}},
-    # Named choice sets, as a project with several "status" fields names them.
-    "SPECTACULAR_SETTINGS": {
-        "ENUM_NAME_OVERRIDES": {
-            "InvoiceStatusEnum": "tests.realistic.billing.models.Invoice.Status",
-            "SubscriptionStatusEnum": "tests.realistic.billing.models.Subscription.Status",
-            "OrderStatusEnum": "tests.realistic.commerce.models.Order.Status",
-            "PurchaseOrderStatusEnum": "tests.realistic.inventory.models.PurchaseOrder.Status",
-            "LeadStatusEnum": "tests.realistic.crm.models.Lead.Status",
-            "NetworkStatusEnum": "tests.realistic.ipam.models.Status",
-            "IPAddressStatusEnum": "tests.realistic.ipam.models.IPAddress.Status",
-            "VirtualMachineStatusEnum": "tests.realistic.virtualization.models.VirtualMachine.Status",
-        }
-    },
+}
+
+#: Named choice sets, as a project with several "status" fields names them.
+ENUM_NAME_OVERRIDES = {
+    "InvoiceStatusEnum": "tests.realistic.billing.models.Invoice.Status",
+    "SubscriptionStatusEnum": "tests.realistic.billing.models.Subscription.Status",
+    "SalesOrderStatusEnum": "tests.realistic.commerce.models.Order.Status",
+    "PurchaseOrderStatusEnum": "tests.realistic.inventory.models.PurchaseOrder.Status",
+    "LeadStatusEnum": "tests.realistic.crm.models.Lead.Status",
+    "NetworkStatusEnum": "tests.realistic.ipam.models.Status",
+    "IPAddressStatusEnum": "tests.realistic.ipam.models.IPAddress.Status",
+    "VirtualMachineStatusEnum": "tests.realistic.virtualization.models.VirtualMachine.Status",
 }

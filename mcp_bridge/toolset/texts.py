@@ -1,0 +1,343 @@
+"""The build, texts: default tool texts made from the facts, and drf-spectacular's boilerplate trimmed.
+
+**Default texts.** An operation without a summary, description or docstring (most
+``ModelViewSet`` actions of real projects) would be listed as ``ipam_vlans_bulk_destroy``
+titled "Ipam vlans bulk destroy", with no description. Its
+:class:`~mcp_bridge.toolset.facts.OperationFacts` say more, and :func:`title_from_facts` and
+:func:`description_from_facts` write it: the action, the model's verbose names, what
+identifies the object, and for a list its pagination, filters, search and ordering fields::
+
+    List invoices
+    List invoices (paginated; filter by status, customer, currency, issue_date, due_date;
+    `search` over number, customer name, notes; `ordering` by issue_date, due_date, total).
+
+Explicit texts always win: ``@mcp_tool(title=...)``, ``extend_schema(summary=...,
+description=...)``, a docstring, and the gettext catalogues of
+:mod:`~mcp_bridge.toolset.translation`. The templates are in the ``django`` catalogue of
+``mcp_bridge`` (``mcp_bridge/locale``) and the verbose names in the project's, so a default
+text is written in the caller's language (:func:`localized_texts`).
+
+**Boilerplate trimmed.** drf-spectacular and DRF write the same sentences into every
+operation; in a listing of hundreds of tools they cost bytes and say what the schema says
+already (:func:`argument_text`, :func:`trimmed_components`):
+
+* the lookup parameter's "A unique integer value identifying this invoice." is dropped: the
+  tool's title names the model, the schema the type;
+* DRF's pagination parameters' texts are shortened ("A page number within the paginated
+  result set." → "Page number.");
+* DRF's "A search term." and "Which field to use when ordering the results." name the fields
+  searched and the fields to order by (from the facts) instead;
+* drf-spectacular's choice lists ("* `draft` - Draft\\n* `sent` - Sent") lose every line whose
+  label only repeats its value (the ``enum`` has the values); a line with a label of its own
+  stays.
+
+The OpenRPC document keeps drf-spectacular's texts as they are: only the tools are trimmed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.utils.text import capfirst
+from django.utils.translation import gettext
+from rest_framework import filters, pagination
+from rest_framework.schemas.utils import get_pk_description
+
+from mcp_bridge.toolset.facts import OperationFacts
+
+#: How many fields a default description names before it writes "…".
+MAX_FIELDS = 8
+
+#: The kinds of argument text :func:`argument_kind` recognises, each rewritten by
+#: :func:`argument_text`: ``None`` as the new text drops the description.
+ArgumentKind = str
+LOOKUP = "lookup"
+PAGE = "page"
+PAGE_SIZE = "page_size"
+LIMIT = "limit"
+OFFSET = "offset"
+SEARCH = "search"
+ORDERING = "ordering"
+CHOICES = "choices"
+
+_CHOICE_LINE = re.compile(r"^\* `(?P<value>[^`]*)` - (?P<label>.*)$")
+
+
+def _name(facts: OperationFacts) -> str:
+    assert facts.model is not None
+    return str(facts.model.model._meta.verbose_name)
+
+
+def _plural(facts: OperationFacts) -> str:
+    assert facts.model is not None
+    return str(facts.model.model._meta.verbose_name_plural)
+
+
+def _lookup(facts: OperationFacts) -> str | None:
+    """The name of the path parameter that selects the object, if the path has one."""
+    for parameter in facts.path_parameters:
+        if parameter.lookup_field is not None:
+            return parameter.name
+    return facts.path_parameters[-1].name if facts.path_parameters else None
+
+
+def _humanized(field: str) -> str:
+    """A model lookup as words: ``customer__name`` → ``customer name``."""
+    return field.replace("__", " ").replace("_", " ")
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    shown = ", ".join(names[:MAX_FIELDS])
+    return shown + (" …" if len(names) > MAX_FIELDS else "")
+
+
+def title_from_facts(facts: OperationFacts) -> str | None:
+    """The default title of an operation, in the active language; ``None`` when the facts
+    know no model to name (then the title is made from the tool name)."""
+    if facts.model is None:
+        return None
+    values = {"name": _name(facts), "plural": _plural(facts)}
+    templates = {
+        "list": gettext("List %(plural)s"),
+        "retrieve": gettext("Get %(name)s"),
+        "create": gettext("Create %(name)s"),
+        "update": gettext("Replace %(name)s"),
+        "partial_update": gettext("Update %(name)s"),
+        "destroy": gettext("Delete %(name)s"),
+        "bulk_create": gettext("Create several %(plural)s"),
+        "bulk_update": gettext("Replace several %(plural)s"),
+        "bulk_partial_update": gettext("Update several %(plural)s"),
+        "bulk_destroy": gettext("Delete several %(plural)s"),
+    }
+    if facts.action == "custom":
+        values["action"] = facts.handler_name.replace("_", " ")
+        template = (
+            gettext("%(name)s: %(action)s") if facts.detail else gettext("%(plural)s: %(action)s")
+        )
+    else:
+        template = templates[facts.action]
+    return capfirst(template % values)
+
+
+def _list_details(facts: OperationFacts) -> list[str]:
+    details = []
+    if facts.pagination is not None:
+        details.append(gettext("paginated"))
+    if facts.filter_fields:
+        details.append(gettext("filter by %(fields)s") % {"fields": _listed(facts.filter_fields)})
+    if facts.search_parameter and facts.search_fields:
+        fields = tuple(_humanized(field) for field in facts.search_fields)
+        details.append(
+            gettext("`%(parameter)s` over %(fields)s")
+            % {"parameter": facts.search_parameter, "fields": _listed(fields)}
+        )
+    elif facts.search_parameter:
+        details.append(gettext("`%(parameter)s` to search") % {"parameter": facts.search_parameter})
+    if facts.ordering_parameter and facts.ordering_fields:
+        details.append(
+            gettext("`%(parameter)s` by %(fields)s")
+            % {"parameter": facts.ordering_parameter, "fields": _listed(facts.ordering_fields)}
+        )
+    return details
+
+
+def description_from_facts(facts: OperationFacts) -> str | None:
+    """The default description of an operation, in the active language; ``None`` when the
+    facts know no model to name."""
+    if facts.model is None:
+        return None
+    values = {
+        "name": _name(facts),
+        "plural": _plural(facts),
+        "parameter": _lookup(facts) or "id",
+        "method": facts.http_method,
+        "action": facts.handler_name,
+    }
+    if facts.action == "list":
+        text = gettext("List %(plural)s") % values
+        details = _list_details(facts)
+        return capfirst(f"{text} ({'; '.join(details)})." if details else f"{text}.")
+    templates = {
+        "retrieve": gettext("Get the %(name)s with the given `%(parameter)s`."),
+        "create": gettext("Create a new %(name)s."),
+        "update": gettext(
+            "Replace the %(name)s with the given `%(parameter)s`: every field is written, "
+            "and fields left out are reset."
+        ),
+        "partial_update": gettext(
+            "Change fields of the %(name)s with the given `%(parameter)s`; "
+            "fields left out keep their values."
+        ),
+        "destroy": gettext("Delete the %(name)s with the given `%(parameter)s`."),
+        "bulk_create": gettext("Create several %(plural)s at once: `body` is a list of them."),
+        "bulk_update": gettext(
+            "Replace several %(plural)s at once: `body` is a list of them, each with its `id`."
+        ),
+        "bulk_partial_update": gettext(
+            "Change fields of several %(plural)s at once: `body` is a list of them, "
+            "each with its `id`."
+        ),
+        "bulk_destroy": gettext(
+            "Delete several %(plural)s at once: `body` is a list of them, each with its `id`."
+        ),
+    }
+    if facts.action == "custom":
+        if facts.detail:
+            template = gettext(
+                "Action `%(action)s` (%(method)s) on the %(name)s with the given `%(parameter)s`."
+            )
+        else:
+            template = gettext("Action `%(action)s` (%(method)s) on %(plural)s.")
+    else:
+        template = templates[facts.action]
+    text = template % values
+    if facts.action == "create" and facts.accepts_list:
+        text += " " + gettext("`body` takes a list of them to create several at once.")
+    return capfirst(text)
+
+
+def _drf_text(text: Any) -> str:
+    return str(text)
+
+
+def _is_lookup_boilerplate(description: str, facts: OperationFacts) -> bool:
+    """DRF's ``get_pk_description`` of the view's model, as drf-spectacular copies it."""
+    if facts.model is None:
+        return False
+    model = facts.model.model
+    # djangorestframework-stubs type its second argument as a serializer field; DRF and
+    # drf-spectacular pass the model field.
+    candidates = {
+        get_pk_description(model, field)  # type: ignore[arg-type]
+        for field in model._meta.fields
+        if field.unique
+    }
+    return description in candidates
+
+
+def argument_kind(
+    name: str, location: str, description: str | None, facts: OperationFacts
+) -> ArgumentKind | None:
+    """Which boilerplate an argument's description is (see the module), or ``None``.
+
+    Args:
+        name: the parameter's name where it goes (its ``source_name``).
+        location: ``"path"``, ``"query"``, ``"body_field"`` or ``"body"``.
+        description: its description as the build has it (in ``LANGUAGE_CODE``).
+        facts: the operation's facts.
+    """
+    if not description:
+        return None
+    if location == "path":
+        lookup = any(p.name == name and p.lookup_field for p in facts.path_parameters)
+        return LOOKUP if lookup and _is_lookup_boilerplate(description, facts) else None
+    if location == "query":
+        known = {
+            PAGE: pagination.PageNumberPagination.page_query_description,
+            PAGE_SIZE: pagination.PageNumberPagination.page_size_query_description,
+            LIMIT: pagination.LimitOffsetPagination.limit_query_description,
+            OFFSET: pagination.LimitOffsetPagination.offset_query_description,
+            SEARCH: filters.SearchFilter.search_description,
+            ORDERING: filters.OrderingFilter.ordering_description,
+        }
+        for kind, text in known.items():
+            if description == _drf_text(text):
+                return kind
+    if _trimmed_choices(description) != description:
+        return CHOICES
+    return None
+
+
+def argument_text(kind: ArgumentKind, description: str, facts: OperationFacts) -> str | None:
+    """The text that replaces an argument's boilerplate ``description`` of ``kind`` (from
+    :func:`argument_kind`), in the active language; ``None``: no description."""
+    if kind == LOOKUP:
+        return None
+    if kind == PAGE:
+        return gettext("Page number.")
+    if kind in (PAGE_SIZE, LIMIT):
+        return gettext("Results per page.")
+    if kind == OFFSET:
+        return gettext("Index of the first result.")
+    if kind == SEARCH:
+        if not facts.search_fields:
+            return gettext("Search term.")
+        fields = _listed(tuple(_humanized(field) for field in facts.search_fields))
+        return gettext("Searches %(fields)s.") % {"fields": fields}
+    if kind == ORDERING:
+        if not facts.ordering_fields:
+            return gettext("Field to order by; `-` in front for descending.")
+        return gettext("One of %(fields)s; `-` in front for descending.") % {
+            "fields": _listed(facts.ordering_fields)
+        }
+    if kind == CHOICES:
+        return _trimmed_choices(description)
+    raise ValueError(f"unknown argument text kind {kind!r}")
+
+
+def _same_words(value: str, label: str) -> bool:
+    def words(text: str) -> str:
+        return re.sub(r"[\s_\-]+", " ", text).strip().casefold()
+
+    return words(value) == words(label)
+
+
+def _trimmed_choices(description: str) -> str | None:
+    """``description`` without the choice lines whose label repeats the value; ``None``
+    when nothing is left."""
+    lines = description.split("\n")
+    kept = [
+        line
+        for line in lines
+        if not ((match := _CHOICE_LINE.match(line)) and _same_words(match["value"], match["label"]))
+    ]
+    if len(kept) == len(lines):
+        return description
+    text = "\n".join(kept).strip()
+    return text or None
+
+
+def trimmed_components(components: dict[str, Any]) -> dict[str, Any]:
+    """A copy of converted ``components/schemas`` whose choice-list descriptions are trimmed
+    (see the module): what the tools' ``$defs`` are made from. Schemas without such a
+    description are the same objects."""
+    return {name: _trimmed_schema(schema) for name, schema in components.items()}
+
+
+#: Keywords whose value is data, never a schema.
+_VALUE_KEYWORDS = frozenset({"enum", "const", "default", "examples", "example", "required"})
+#: Keywords whose value maps names to schemas.
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+
+
+def _trimmed_schema(schema: Any) -> Any:
+    if isinstance(schema, list):
+        items = [_trimmed_schema(item) for item in schema]
+        return schema if all(a is b for a, b in zip(items, schema, strict=True)) else items
+    if not isinstance(schema, dict):
+        return schema
+    changed: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in _VALUE_KEYWORDS:
+            continue  # values, not schemas
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            # {name: schema}: a property may be named "enum" or "description".
+            inner_map = {name: _trimmed_schema(sub) for name, sub in value.items()}
+            if any(inner_map[name] is not value[name] for name in value):
+                changed[key] = inner_map
+            continue
+        if key == "description" and isinstance(value, str):
+            trimmed = _trimmed_choices(value)
+            if trimmed != value:
+                changed[key] = trimmed
+            continue
+        inner = _trimmed_schema(value)
+        if inner is not value:
+            changed[key] = inner
+    if not changed:
+        return schema
+    result = {**schema, **changed}
+    if "description" in changed and changed["description"] is None:
+        del result["description"]
+    return result

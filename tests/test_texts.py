@@ -1,0 +1,241 @@
+"""Texts that say what a tool does (issue 20): default titles and descriptions written from the
+facts for operations without texts, in English and German, explicit texts winning, and
+drf-spectacular's boilerplate trimmed from the listing."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client, override_settings
+from django.urls import include, path
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, viewsets
+from rest_framework.routers import SimpleRouter
+
+from demo_project.shop.models import Tag
+from mcp_bridge import api_group, mcp_tool
+from mcp_bridge.toolset.registry import get_toolset
+from mcp_bridge.toolset.texts import trimmed_components
+from tests.mcp_client import McpClient
+from tests.realistic import GROUP, MCP_BRIDGE, URLCONF
+from tests.test_translation import write_catalogue
+
+LANGUAGES = [("en", "English"), ("de", "German")]
+
+
+@pytest.fixture
+def realistic(settings):
+    settings.LANGUAGES = LANGUAGES
+    with override_settings(ROOT_URLCONF=URLCONF, MCP_BRIDGE=MCP_BRIDGE):
+        yield
+
+
+def tools_in(language: str | None = None) -> dict:
+    return {tool.name: tool for tool in get_toolset(GROUP, language=language).tools}
+
+
+def test_a_list_says_its_pagination_filters_search_and_ordering(realistic):
+    invoices = tools_in()["invoice_list"]
+    assert invoices.title == "List invoices"
+    assert invoices.description == (
+        "List invoices (paginated; filter by status, customer, currency, issue_date, due_date; "
+        "`search` over number, customer name, notes; `ordering` by issue_date, due_date, total)."
+    )
+    assert invoices.generated == {"title", "description"}
+
+
+def test_each_action_has_its_own_default_texts(realistic):
+    tools = tools_in()
+    texts = {
+        name: (tools[name].title, tools[name].description)
+        for name in (
+            "ipam_ip_addresses_retrieve",
+            "ipam_ip_addresses_create",
+            "ipam_ip_addresses_update",
+            "ipam_ip_addresses_partial_update",
+            "ipam_ip_addresses_destroy",
+            "ipam_vlans_bulk_destroy",
+            "crm_contacts_bulk_partial_update",
+            "order_cancel",
+            "invoice_overdue",
+        )
+    }
+    assert texts == {
+        "ipam_ip_addresses_retrieve": ("Get IP address", "Get the IP address with the given `id`."),
+        "ipam_ip_addresses_create": ("Create IP address", "Create a new IP address."),
+        "ipam_ip_addresses_update": (
+            "Replace IP address",
+            (
+                "Replace the IP address with the given `id`: every field is written, and fields "
+                "left out are reset."
+            ),
+        ),
+        "ipam_ip_addresses_partial_update": (
+            "Update IP address",
+            "Change fields of the IP address with the given `id`; fields left out keep their values.",
+        ),
+        "ipam_ip_addresses_destroy": (
+            "Delete IP address",
+            "Delete the IP address with the given `id`.",
+        ),
+        "ipam_vlans_bulk_destroy": (
+            "Delete several VLANs",
+            "Delete several VLANs at once: `body` is a list of them, each with its `id`.",
+        ),
+        "crm_contacts_bulk_partial_update": (
+            "Update several contacts",
+            "Change fields of several contacts at once: `body` is a list of them, each with its `id`.",
+        ),
+        "order_cancel": (
+            "Order: cancel",
+            "Action `cancel` (POST) on the order with the given `id`.",
+        ),
+        "invoice_overdue": ("Invoices: overdue", "Action `overdue` (GET) on invoices."),
+    }
+
+
+def test_default_texts_are_written_in_german_with_the_german_verbose_names(realistic):
+    tools = tools_in("de")
+    assert (tools["ipam_ip_addresses_list"].title, tools["ipam_vlans_bulk_destroy"].title) == (
+        "IP-Adressen auflisten",
+        "Mehrere VLANs löschen",
+    )
+    assert tools["virtualization_virtual_machines_retrieve"].description == (
+        "Virtuelle Maschine abrufen, ausgewählt über `id`."
+    )
+    assert tools["invoice_list"].description.startswith(
+        "Rechnungen auflisten (seitenweise; Filter: status, customer"
+    )
+    arguments = tools["invoice_list"].input_schema["properties"]
+    assert arguments["page"]["description"] == "Seitennummer."
+    assert arguments["search"]["description"] == "Durchsucht number, customer name, notes."
+    # The English copy is untouched.
+    assert tools_in("en")["ipam_ip_addresses_list"].title == "List IP addresses"
+
+
+@pytest.mark.django_db
+def test_a_german_client_lists_the_german_default_texts(realistic):
+    client = McpClient(Client(), "/mcp/realistic/", **{"Accept-Language": "de"})
+    listed = {tool["name"]: tool for tool in client.list_tools()}
+    assert listed["crm_contacts_bulk_destroy"]["title"] == "Mehrere Kontakte löschen"
+    assert listed["lead_convert"]["description"] == (
+        "Aktion `convert` (POST) für Interessent, ausgewählt über `id`."
+    )
+
+
+def test_a_catalogue_entry_wins_over_a_default_text(realistic, tmp_path, settings):
+    settings.LOCALE_PATHS = [tmp_path]
+    write_catalogue(tmp_path, "de", None, {("title", "invoice_list"): "Alle Rechnungen"})
+    tools = tools_in("de")
+    assert tools["invoice_list"].title == "Alle Rechnungen"
+    assert tools["invoice_list"].description.startswith("Rechnungen auflisten")
+
+
+# Explicit texts: a docstring, extend_schema's summary and description, @mcp_tool's title.
+class TagSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Tag
+        fields = ["id", "name", "slug"]
+
+
+@api_group("texts")
+class TagViewSet(viewsets.ModelViewSet):
+    queryset = Tag.objects.all()
+    serializer_class = TagSerializer
+
+    def retrieve(self, request, *args, **kwargs):
+        """One tag, with its slug."""
+        return super().retrieve(request, *args, **kwargs)
+
+    @extend_schema(summary="Make a tag")
+    def create(self, request, *args, **kwargs):
+        return super().create(request, *args, **kwargs)
+
+    @mcp_tool(title="Remove a tag")
+    def destroy(self, request, *args, **kwargs):
+        return super().destroy(request, *args, **kwargs)
+
+    @extend_schema(description="Change a tag's name or slug.")
+    def partial_update(self, request, *args, **kwargs):
+        return super().partial_update(request, *args, **kwargs)
+
+
+router = SimpleRouter()
+router.register("tags", TagViewSet, basename="tags")
+urlpatterns = [path("api/", include(router.urls))]
+
+
+def test_explicit_texts_always_win():
+    with override_settings(ROOT_URLCONF=__name__):
+        tools = {tool.name: tool for tool in get_toolset("texts").tools}
+    texts = {name: (tool.title, tool.description, tool.generated) for name, tool in tools.items()}
+    assert texts["tags_retrieve"] == ("Get tag", "One tag, with its slug.", {"title"})
+    assert texts["tags_create"] == ("Make a tag", "Make a tag", frozenset())
+    assert texts["tags_destroy"] == (
+        "Remove a tag",
+        "Delete the tag with the given `id`.",
+        {"description"},
+    )
+    assert texts["tags_partial_update"] == (
+        "Update tag",
+        "Change a tag's name or slug.",
+        {"title"},
+    )
+    assert texts["tags_list"] == ("List tags", "List tags (paginated).", {"title", "description"})
+
+
+def test_the_demo_keeps_its_own_texts():
+    with override_settings(ROOT_URLCONF="tests.urls"):
+        for group in ("catalog", "orders", "backoffice"):
+            for tool in get_toolset(group).tools:
+                assert "description" not in tool.generated, tool.name
+
+
+def test_boilerplate_is_trimmed_from_the_listing_and_kept_in_openrpc(realistic):
+    toolset = get_toolset(GROUP)
+    tools = toolset.by_name
+    retrieve = tools["ipam_vlans_retrieve"].input_schema["properties"]["id"]
+    assert retrieve == {"type": "integer"}  # "A unique integer value identifying this VLAN." went
+    arguments = tools["invoice_list"].input_schema["properties"]
+    assert arguments["page"]["description"] == "Page number."
+    assert arguments["page_size"]["description"] == "Results per page."
+    assert arguments["ordering"]["description"] == (
+        "One of issue_date, due_date, total; `-` in front for descending."
+    )
+    assert "description" not in arguments["status"]  # "* `draft` - Draft\n* `sent` - Sent ..."
+    offset = tools["ipam_vlans_list"].input_schema["properties"]["offset"]
+    assert offset["description"] == "Index of the first result."
+    status_enum = tools["invoice_retrieve"].output_schema["$defs"]["InvoiceStatusEnum"]
+    assert "description" not in status_enum and status_enum["enum"][0] == "draft"
+    # The OpenRPC document keeps drf-spectacular's texts.
+    method = next(m for m in toolset.openrpc["methods"] if m["name"] == "ipam_vlans_retrieve")
+    (lookup,) = [p for p in method["params"] if p["name"] == "id"]
+    assert lookup["description"] == "A unique integer value identifying this VLAN."
+    enum = toolset.openrpc["components"]["schemas"]["InvoiceStatusEnum"]
+    assert enum["description"].startswith("* `draft` - Draft")
+
+
+def test_choice_lines_with_labels_of_their_own_stay():
+    components = {
+        "Priority": {
+            "enum": [1, 2],
+            "type": "integer",
+            "description": "* `1` - Low\n* `2` - High",
+        },
+        "Kind": {"enum": ["a_b"], "type": "string", "description": "* `a_b` - A b"},
+        "Thing": {
+            "type": "object",
+            "properties": {
+                "kind": {
+                    "allOf": [{"$ref": "#/components/schemas/Kind"}],
+                    "description": "Its kind.\n\n* `a_b` - A b",
+                },
+                "enum": {"type": "string", "description": "* `x` - X"},
+            },
+        },
+    }
+    trimmed = trimmed_components(components)
+    assert trimmed["Priority"] is components["Priority"]
+    assert trimmed["Kind"] == {"enum": ["a_b"], "type": "string"}
+    assert trimmed["Thing"]["properties"]["kind"]["description"] == "Its kind."
+    # A property named like a keyword is a schema still.
+    assert "description" not in trimmed["Thing"]["properties"]["enum"]
