@@ -534,10 +534,10 @@ def test_search_runs_in_the_callers_language(settings, db):
     german = McpClient(path=f"/mcp/{GROUP}/", **{"Accept-Language": "de"})
     answer = answer_of(german.call(SEARCH_TOOL, {"query": "alle Rechnungen anzeigen", "limit": 3}))
     assert answer["tools"][0]["name"] == "invoice_list"
-    # The models' German verbose names are indexed for German callers (beside the source texts).
-    toolset = get_toolset(GROUP, None, "de")
-    assert "rechnung" in toolset.index("de").postings
-    assert "rechnung" not in toolset.index().postings
+    # German callers search German texts (the models' verbose names, the default texts), one
+    # index per language; English callers the English ones.
+    assert "rechnung" in get_toolset(GROUP, None, "de").index("de").postings
+    assert "rechnung" not in get_toolset(GROUP, None, "en").index("en").postings
 
 
 def test_the_index_is_plain_data(db):
