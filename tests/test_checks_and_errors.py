@@ -29,6 +29,7 @@ from mcp_bridge.checks import (
     TAG,
     check_authorization,
     check_catalogues,
+    check_discovery,
     check_membership,
     check_setup,
     check_tool_sets,
@@ -166,6 +167,7 @@ def test_every_check_is_registered_by_mcp_bridge_checks():
         check_membership,
         check_authorization,
         check_catalogues,
+        check_discovery,
         check_tool_sets,
     }
     assert {check.__module__ for check in ours} == {"mcp_bridge.checks"}
