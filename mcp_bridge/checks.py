@@ -25,6 +25,8 @@ settings and walk the URLconf once, without generating any schema:
 * :func:`check_visibility_and_explorer`: ``FILTER_TOOLS_LIST``'s groups (``W130``,
   :mod:`mcp_bridge.toolcall.visibility`) and the explorer's template (``W131``,
   :mod:`mcp_bridge.transport.explorer`);
+* :func:`check_discovery`: ``DISCOVERY`` and ``SEARCH_SYNONYMS`` name existing groups
+  (``W101``, :mod:`mcp_bridge.toolset.discovery`);
 * :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
   ``W001``, ``W002``, :mod:`mcp_bridge.toolset.translation`).
 
@@ -33,7 +35,8 @@ settings and walk the URLconf once, without generating any schema:
 (drf-spectacular's generation and the whole build pipeline) and reports each problem of a
 group that cannot be built (``E001``-``E005``, ``E010``, ``E020``-``E022``) with its
 ``hint`` and the culprit view as ``obj``, each warning of a built tool set (``W010``,
-``W020``-``W022``, ``W085``), and the ``OMIT_OUTPUT_SCHEMA`` entries that name nothing (``W040``,
+``W020``-``W022``, ``W085``, ``W100``: a big group in direct mode; ``E100``: a tool named like a
+discovery meta-tool), and the ``OMIT_OUTPUT_SCHEMA`` entries that name nothing (``W040``,
 :mod:`mcp_bridge.toolset.tools`). It is a deployment check because it costs as much as
 generating the API's schema: a broken group must not slow down or stop ``migrate`` and every
 other command. It still fails loudly: every request to the group's endpoint answers HTTP 500
@@ -61,6 +64,7 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem, ToolSetError
 from mcp_bridge.diagnostics import find_setup_problems
 from mcp_bridge.toolcall.visibility import find_visibility_problems
+from mcp_bridge.toolset.discovery import find_setting_problems
 from mcp_bridge.toolset.preflight import configuration_problems, reported_by_checks
 from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
 from mcp_bridge.toolset.tools import find_omit_rule_problems
@@ -130,6 +134,10 @@ CHECK_IDS = {
     # mcp_bridge.transport.explorer).
     "mcp_bridge.W130": "FILTER_TOOLS_LIST names a group that has no view",
     "mcp_bridge.W131": "the tool explorer is on but no template engine finds its template",
+    # Discovery of big groups (mcp_bridge.toolset.discovery).
+    "mcp_bridge.E100": "a tool of a group in search mode has the name of a discovery meta-tool",
+    "mcp_bridge.W100": "a group in direct mode lists more than 128 tools or DISCOVERY_MAX_TOKENS tokens",
+    "mcp_bridge.W101": "DISCOVERY or SEARCH_SYNONYMS names a group that does not exist",
 }
 
 #: Reported by check_membership, which runs with every command, deployment checks included.
@@ -186,6 +194,16 @@ def check_visibility_and_explorer(
         groups = None
     problems = find_visibility_problems(groups) if groups is not None else []
     return _messages(problems + find_explorer_problems())
+
+
+def check_discovery(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """``DISCOVERY`` and ``SEARCH_SYNONYMS`` name existing groups (W101)."""
+    try:
+        bridge_settings.validate()
+        groups = set(get_groups())
+    except Exception:  # noqa: BLE001 -- check_setup (E081) or check_membership (E007) says it
+        return []
+    return _messages(find_setting_problems(groups))
 
 
 @checks.register(checks.Tags.translation, TAG)

@@ -110,8 +110,8 @@ def _updated(obj: Any, **changes: Any) -> Any:
     inherited = getattr(target, METADATA_ATTR, None)
     metadata = dict(own or inherited or {})
     for key, value in changes.items():
-        if key == "groups":
-            metadata["groups"] = tuple(dict.fromkeys((*metadata.get("groups", ()), *value)))
+        if key in ("groups", "pinned_in"):
+            metadata[key] = tuple(dict.fromkeys((*metadata.get(key, ()), *value)))
         elif key == "annotations":
             metadata["annotations"] = {**metadata.get("annotations", {}), **value}
         else:
@@ -121,7 +121,7 @@ def _updated(obj: Any, **changes: Any) -> Any:
     return obj
 
 
-def api_group(*groups: str) -> Callable[[F], F]:
+def api_group(*groups: str, pinned: bool = False) -> Callable[[F], F]:
     """Publish a view, viewset, viewset action or function view in API groups.
 
     Membership in a group is the only thing that decides publication: every
@@ -132,6 +132,9 @@ def api_group(*groups: str) -> Callable[[F], F]:
     Args:
         *groups: one or more group names matching :data:`GROUP_NAME_PATTERN`
             (lowercase letters, digits, ``-`` and ``_``; they are URL segments).
+        pinned: the operations stay in the ``tools/list`` of these groups when the group
+            is in search mode (``MCP_BRIDGE["DISCOVERY"]``, docs/discovery.md), beside the
+            discovery meta-tools.
 
     Raises:
         TypeError: no group given, a name that is not a valid group name, or put on a
@@ -149,6 +152,8 @@ def api_group(*groups: str) -> Callable[[F], F]:
 
     def decorator(view: F) -> F:
         _check_not_below_api_view(view, "api_group")
+        if pinned:
+            return _updated(view, groups=groups, pinned_in=groups)
         return _updated(view, groups=groups)
 
     return decorator
@@ -163,6 +168,7 @@ def mcp_tool(
     idempotent: bool | None = None,
     open_world: bool | None = None,
     output_schema: bool | None = None,
+    pinned: bool | None = None,
 ) -> Callable[[F], F]:
     """Set the MCP tool name, title and annotations of one operation.
 
@@ -189,6 +195,9 @@ def mcp_tool(
         output_schema: ``False`` declares no ``outputSchema`` for the tool (nor
             checks its results), for an operation whose OpenAPI response schema
             does not describe its data; see ``docs/tools.md``, "Output schemas".
+        pinned: ``True`` keeps the tool in the ``tools/list`` of every group it is in when
+            that group is in search mode (``MCP_BRIDGE["DISCOVERY"]``, docs/discovery.md);
+            ``False`` unpins what ``@api_group(..., pinned=True)`` on its class pinned.
 
     Raises:
         TypeError: used on a class with a single ``name`` (a class has several
@@ -212,6 +221,8 @@ def mcp_tool(
         changes["title"] = title
     if output_schema is not None:
         changes["output_schema"] = output_schema
+    if pinned is not None:
+        changes["pinned"] = pinned
 
     def decorator(view: F) -> F:
         _check_not_below_api_view(view, "mcp_tool")
@@ -237,8 +248,9 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
 
     Returns:
         ``{"groups": tuple[str, ...], "name": str | None, "title": str | None,
-        "annotations": dict[str, bool], "output_schema": bool | None}``; the
-        operation's own values win.
+        "annotations": dict[str, bool], "output_schema": bool | None,
+        "pinned": bool | None, "pinned_in": tuple[str, ...]}``; the operation's own
+        values win.
     """
     on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
     on_handler = getattr(handler, METADATA_ATTR, {}) or {}
@@ -251,4 +263,8 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         "title": on_handler.get("title") or on_class.get("title"),
         "annotations": {**on_class.get("annotations", {}), **on_handler.get("annotations", {})},
         "output_schema": on_handler.get("output_schema", on_class.get("output_schema")),
+        "pinned": on_handler.get("pinned", on_class.get("pinned")),
+        "pinned_in": tuple(
+            dict.fromkeys((*on_class.get("pinned_in", ()), *on_handler.get("pinned_in", ())))
+        ),
     }

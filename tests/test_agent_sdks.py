@@ -49,6 +49,7 @@ def every_tool_listed(settings):
     the per-caller filter (FILTER_TOOLS_LIST) would leave the staff-only ones out."""
     settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "FILTER_TOOLS_LIST": False}
 
+
 #: Every group of the demo project: together, every demo tool.
 DEMO_GROUPS = ("catalog", "backoffice", "orders")
 

@@ -25,7 +25,8 @@ LANGUAGES = [("en", "English"), ("de", "German")]
 @pytest.fixture
 def realistic(settings):
     settings.LANGUAGES = LANGUAGES
-    with override_settings(ROOT_URLCONF=URLCONF, MCP_BRIDGE=MCP_BRIDGE):
+    # The whole listing is under test: direct, not the search mode "auto" picks for 225 tools.
+    with override_settings(ROOT_URLCONF=URLCONF, MCP_BRIDGE={**MCP_BRIDGE, "DISCOVERY": "direct"}):
         yield
 
 

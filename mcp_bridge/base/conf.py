@@ -126,6 +126,31 @@ Keys and defaults:
     A browser's ``GET`` of an endpoint (``Accept`` preferring ``text/html``) gets the tool
     explorer page (:mod:`mcp_bridge.transport.explorer`); ``False`` answers it 405 like any
     other ``GET``.
+``DISCOVERY`` (``"auto"``)
+    How ``tools/list`` presents a group (docs/discovery.md): ``"direct"`` lists every
+    tool; ``"search"`` lists the pinned tools and the discovery meta-tools (search,
+    describe, the call proxies); ``"auto"`` is ``"search"`` when the direct listing has
+    more than ``DISCOVERY_MAX_TOOLS`` tools or more than ``DISCOVERY_MAX_TOKENS``
+    estimated tokens, else ``"direct"``. One mode for every group, or a dict
+    ``{group: mode}`` with ``"*"`` for the groups it does not name. ``"auto"`` is the
+    default because a small group is best listed whole (one round trip fewer for the
+    model) and a big one cannot be listed at all (clients refuse or truncate it).
+``DISCOVERY_MAX_TOOLS`` (``40``)
+    ``"auto"`` searches above this many tools. Cursor warns above about 40 tools, model
+    vendors report that selection accuracy drops past a few dozen, VS Code refuses more
+    than 128.
+``DISCOVERY_MAX_TOKENS`` (``10_000``)
+    ``"auto"`` searches above this many estimated tokens of the direct listing (in the
+    ``SCHEMA_PROFILE``): MCPJam's threshold, about 5% of a 200k-token context spent on
+    the tool list before the conversation starts.
+``SEARCH_RESULT_TOKENS`` (``6_000``)
+    The estimated tokens a search answer may hold. Tools whose full entry does not fit
+    are described compactly (arguments one level deep), their full schema one
+    ``describe_tool`` call away. Five tools of the mean size measured on a large real
+    API (8 KB, about 2,000 tokens) would not fit; three would, with room for compact ones.
+``SEARCH_SYNONYMS`` (``{}``)
+    Project words for the search ranking: ``{group or "*": {"word": ["synonym", ...]}}``;
+    a query word also finds the tools that use one of its synonyms (both ways).
 
 MCP authorization (:mod:`mcp_bridge.transport.authorization`, docs/authorization.md):
 
@@ -207,7 +232,16 @@ DEFAULTS: dict[str, Any] = {
     # sees them in the tool explorer (mcp_bridge.transport.explorer).
     "FILTER_TOOLS_LIST": True,
     "EXPLORER": True,
+    # Discovery of big groups (mcp_bridge.toolset.discovery, mcp_bridge.toolcall.discovery).
+    "DISCOVERY": "auto",
+    "DISCOVERY_MAX_TOOLS": 40,
+    "DISCOVERY_MAX_TOKENS": 10_000,
+    "SEARCH_RESULT_TOKENS": 6_000,
+    "SEARCH_SYNONYMS": {},
 }
+
+#: The values of ``DISCOVERY`` (for one group).
+DISCOVERY_MODES = ("direct", "search", "auto")
 
 #: ``validator(key, value)`` raises ``ImproperlyConfigured`` when ``value`` is wrong for ``key``.
 Validator = Callable[[str, Any], None]
@@ -273,6 +307,46 @@ def _flag_or_groups(name: str, value: Any) -> None:
         )
 
 
+def _discovery(name: str, value: Any) -> None:
+    if isinstance(value, str) and value in DISCOVERY_MODES:
+        return
+    if isinstance(value, dict) and all(
+        isinstance(group, str) and isinstance(mode, str) and mode in DISCOVERY_MODES
+        for group, mode in value.items()
+    ):
+        return
+    raise ImproperlyConfigured(
+        f"settings.MCP_BRIDGE[{name!r}] is {value!r}; use one of {DISCOVERY_MODES}, or a dict "
+        f'from group name to one of them with "*" for the other groups, e.g. '
+        f'{{"netbox": "search", "*": "auto"}}.'
+    )
+
+
+def _positive_int(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ImproperlyConfigured(
+            f"settings.MCP_BRIDGE[{name!r}] is {value!r}; use a positive integer."
+        )
+
+
+def _synonyms(name: str, value: Any) -> None:
+    def words(synonyms: Any) -> bool:
+        return isinstance(synonyms, dict) and all(
+            isinstance(word, str)
+            and isinstance(others, (list, tuple))
+            and all(isinstance(other, str) for other in others)
+            for word, others in synonyms.items()
+        )
+
+    if not isinstance(value, dict) or not all(
+        isinstance(group, str) and words(synonyms) for group, synonyms in value.items()
+    ):
+        raise ImproperlyConfigured(
+            f'settings.MCP_BRIDGE[{name!r}] must map a group name (or "*") to a dict from a '
+            f'word to its synonyms, e.g. {{"shop": {{"cart": ["basket"]}}}}.'
+        )
+
+
 #: One validator per key of :data:`DEFAULTS`, run in this order: the first wrong value is the
 #: one an error names.
 VALIDATORS: dict[str, Validator] = {
@@ -308,6 +382,11 @@ VALIDATORS: dict[str, Validator] = {
     "MAX_BATCH_SIZE": _any_value,
     "FILTER_TOOLS_LIST": _flag_or_groups,
     "EXPLORER": _flag,
+    "DISCOVERY": _discovery,
+    "DISCOVERY_MAX_TOOLS": _positive_int,
+    "DISCOVERY_MAX_TOKENS": _positive_int,
+    "SEARCH_RESULT_TOKENS": _positive_int,
+    "SEARCH_SYNONYMS": _synonyms,
 }
 
 

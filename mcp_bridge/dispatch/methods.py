@@ -46,7 +46,7 @@ from mcp_bridge.base.protocol import (
     supports_titles_and_output,
 )
 from mcp_bridge.dispatch.envelope import check_envelope
-from mcp_bridge.toolcall import executor
+from mcp_bridge.toolcall import discovery
 from mcp_bridge.toolcall.visibility import listed_tools, varies_by_caller, visible_tool_names
 from mcp_bridge.toolset.registry import ToolSet
 
@@ -261,8 +261,10 @@ def _decode_cursor(cursor: Any, total: int) -> int:
 
 
 def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
-    # Only the tools the caller's view-level checks let through (mcp_bridge.toolcall.visibility);
-    # a cursor is an offset into that list, valid for as long as the caller's list stays the same.
+    # Only the tools the caller's view-level checks let through (mcp_bridge.toolcall.visibility),
+    # of every tool or of the pinned tools and the discovery meta-tools (search mode,
+    # mcp_bridge.toolset.discovery); a cursor is an offset into that list, valid for as long as
+    # the caller's list stays the same.
     visible = visible_tool_names(call.toolset, call.request)
     tools = listed_tools(call.toolset, visible)
     offset = 0
@@ -289,8 +291,9 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
 
 
 def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
-    # The whole call, its signals and its errors: mcp_bridge.toolcall.executor.
-    return executor.call_tool(
+    # A discovery meta-tool (mcp_bridge.toolcall.discovery), else the whole call, its signals
+    # and its errors (mcp_bridge.toolcall.executor).
+    return discovery.call_tool(
         params,
         call.toolset,
         call.request,

@@ -56,6 +56,7 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.toolcall import identity
 from mcp_bridge.toolcall.executor import operation_request
+from mcp_bridge.toolset.discovery import MetaTool
 from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_url_index
 from mcp_bridge.toolset.tools import Tool
 
@@ -124,15 +125,20 @@ def varies_by_caller(toolset: ToolSet, http_request: HttpRequest) -> bool:
     return filters_group(toolset.group) and bool(plan_of(toolset, http_request).checks)
 
 
-def listed_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool]:
-    """The tools of ``toolset`` named in ``visible`` (all for ``None``), in list order;
-    made once per outcome."""
+def listed_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool | MetaTool]:
+    """What ``tools/list`` holds for a caller who may see ``visible`` (all for ``None``): the
+    tool set's listing (every tool, or in search mode the pinned tools and the discovery
+    meta-tools, which every caller gets: they only reach what the caller may see), in list
+    order; made once per outcome."""
+    listing = toolset.listed_tools()
     if visible is None:
-        return toolset.tools
+        return listing
     plan: VisibilityPlan = toolset.visibility
     tools = plan.lists.get(visible)
     if tools is None:
-        tools = plan.lists[visible] = [tool for tool in toolset.tools if tool.name in visible]
+        tools = plan.lists[visible] = [
+            tool for tool in listing if isinstance(tool, MetaTool) or tool.name in visible
+        ]
     return tools
 
 

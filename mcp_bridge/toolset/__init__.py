@@ -12,7 +12,9 @@ Open the modules in this order:
 6. :mod:`~mcp_bridge.toolset.profiles` and :mod:`~mcp_bridge.toolset.translation`: how the
    schemas are written for a client, and the tool texts in the caller's language;
 7. :mod:`~mcp_bridge.toolset.registry`: the tool set, built once and cached, checked
-   (:mod:`~mcp_bridge.toolset.validators`, :mod:`~mcp_bridge.toolset.preflight`).
+   (:mod:`~mcp_bridge.toolset.validators`, :mod:`~mcp_bridge.toolset.preflight`);
+8. :mod:`~mcp_bridge.toolset.discovery` and :mod:`~mcp_bridge.toolset.search`: how a big
+   group is listed (search mode, the meta-tools) and the tool search's index.
 
 The build never imports the call pipeline (an import-linter contract, ``pyproject.toml``).
 """

@@ -47,10 +47,14 @@ own views). :func:`compile_rules` reads the setting once per URL walk
 reasons (:class:`Reason`) for ``manage.py mcp_tools`` and for the schema
 generator, so that both see the same membership.
 
+A group's ``pin`` rules (the same rules) pick, among the group's own operations, those that
+stay in ``tools/list`` when the group is in search mode (:mod:`mcp_bridge.toolset.discovery`):
+each adds its :class:`Reason` to the operations it pins, and adds no operation.
+
 Faults (:class:`~mcp_bridge.base.errors.Problem`): a malformed rule or group entry
 is ``mcp_bridge.E050`` (the group's endpoint answers HTTP 500 while it stands);
 a rule that matches nothing is ``mcp_bridge.W050`` (an ``exclude`` rule "matches"
-when it takes an operation out of its group).
+when it takes an operation out of its group, a ``pin`` rule when it pins one).
 """
 
 from __future__ import annotations
@@ -70,8 +74,9 @@ from mcp_bridge.decorators import GROUP_NAME_PATTERN
 
 #: The keys of one rule.
 RULE_KEYS = ("path", "path_regex", "namespace", "app_name", "view", "methods")
-#: The keys of one group's entry.
-GROUP_KEYS = ("include", "exclude")
+#: The keys of one group's entry. ``pin`` rules pick, among the group's operations, those
+#: that stay in ``tools/list`` when the group is in search mode (docs/discovery.md).
+GROUP_KEYS = ("include", "exclude", "pin")
 _METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE"}
 
 
@@ -175,9 +180,14 @@ class Rule:
 
 @dataclass(frozen=True)
 class Reason:
-    """Why an operation is in a group: a decorator (``rule`` is ``None``) or an include rule."""
+    """Why an operation is in a group: a decorator (``rule`` is ``None``) or an include rule;
+    a ``pin`` rule's reason says that it is pinned there too."""
 
     rule: Rule | None = None
+
+    @property
+    def pins(self) -> bool:
+        return self.rule is not None and self.rule.kind == "pin"
 
     def __str__(self) -> str:
         if self.rule is None:
@@ -214,6 +224,10 @@ class Membership:
     def excludes(self) -> list[Rule]:
         return [rule for rule in self.rules if rule.kind == "exclude"]
 
+    @cached_property
+    def pins(self) -> list[Rule]:
+        return [rule for rule in self.rules if rule.kind == "pin"]
+
     def groups_of(
         self, operation: Operation | None, decorated: tuple[str, ...]
     ) -> dict[str, tuple[Reason, ...]]:
@@ -233,6 +247,10 @@ class Membership:
             if rule.group in result and rule.matches(operation):
                 rule.hits += 1
                 del result[rule.group]
+        for rule in self.pins:  # a pin adds its reason: the operation is pinned in that group
+            if rule.group in result and rule.matches(operation):
+                rule.hits += 1
+                result[rule.group] = (*result[rule.group], Reason(rule))
         return result
 
     def unused_rules(self) -> list[Rule]:
@@ -242,7 +260,10 @@ class Membership:
     def unused_rule_problems(self) -> list[Problem]:
         problems = []
         for rule in self.unused_rules():
-            if rule.kind == "include":
+            if rule.kind == "pin":
+                what = f"pins no operation of group {rule.group!r}"
+                hint = "A pin rule picks among the group's own operations: check it against `manage.py mcp_tools`."
+            elif rule.kind == "include":
                 what = "matches no operation of the URLconf"
                 hint = (
                     "Check the rule against the URLconf: paths are written as in the OpenAPI document "

@@ -41,6 +41,13 @@ from jsonschema.exceptions import SchemaError
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem, ToolSetError
+from mcp_bridge.toolset.discovery import (
+    Discovery,
+    MetaTool,
+    decide,
+    find_discovery_problems,
+    search_listing,
+)
 from mcp_bridge.toolset.naming import MCP_NAME_PATTERN, check_names
 from mcp_bridge.toolset.openapi import (
     HookEffect,
@@ -55,6 +62,7 @@ from mcp_bridge.toolset.openrpc import Method, build_document, build_methods, co
 from mcp_bridge.toolset.preflight import configuration_problems, spectacular_problems
 from mcp_bridge.toolset.profiles import convert_document
 from mcp_bridge.toolset.schema import MissingReference, unresolved_refs
+from mcp_bridge.toolset.search import SearchIndex, build_index
 from mcp_bridge.toolset.texts import trimmed_components
 from mcp_bridge.toolset.tools import Tool, build_tool, declares_output_schema
 from mcp_bridge.toolset.translation import translate_toolset
@@ -95,6 +103,12 @@ class ToolSet:
             (:meth:`openrpc_in`).
         visibility: how the call pipeline tells which tools a caller may use
             (:mod:`mcp_bridge.toolcall.visibility`), made on the first ``tools/list``.
+        discovery: how ``tools/list`` presents the group (:mod:`mcp_bridge.toolset.discovery`),
+            decided once per build: a translated copy shares it.
+        search_indexes: ``{language: SearchIndex}``
+            (:class:`~mcp_bridge.toolset.search.SearchIndex`) of these tools, each built on
+            the first search in that language (:meth:`index`): plain data, kept with the
+            tool set.
     """
 
     group: str
@@ -110,6 +124,55 @@ class ToolSet:
         default_factory=dict, init=False, repr=False, compare=False
     )
     visibility: Any = field(default=None, init=False, repr=False, compare=False)
+    discovery: Discovery = field(default_factory=Discovery, repr=False, compare=False)
+    search_indexes: dict[str | None, SearchIndex] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    # What tools/list holds, and the meta-tools by name: made once per copy (the pinned
+    # tools' texts are the copy's language).
+    _listed: list[Tool | MetaTool] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+    _meta: dict[str, MetaTool] = field(default_factory=dict, init=False, repr=False, compare=False)
+    #: Search answers' tool entries, made once per tool, revision and profile (the call
+    #: layer's :mod:`mcp_bridge.toolcall.discovery` fills it).
+    search_entries: dict[Any, Any] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def listed_tools(self) -> list[Tool | MetaTool]:
+        """What ``tools/list`` holds: every tool (direct mode), or the pinned tools and the
+        discovery meta-tools (search mode)."""
+        listed = self._listed
+        if listed is None:
+            if self.discovery.search:
+                listed = search_listing(self.group, self.tools)
+                self._meta = {meta.name: meta for meta in listed if isinstance(meta, MetaTool)}
+            else:
+                listed = list(self.tools)
+            self._listed = listed
+        return listed
+
+    def meta_tool(self, name: Any) -> MetaTool | None:
+        """The discovery meta-tool called ``name`` (search mode only), else ``None``."""
+        if not self.discovery.search:
+            return None
+        if self._listed is None:
+            self.listed_tools()
+        return self._meta.get(name) if isinstance(name, str) else None
+
+    def index(self, language: str | None = None) -> SearchIndex:
+        """The search index of these tools for a caller of ``language`` (the negotiated
+        language; ``None`` or ``LANGUAGE_CODE``: the source texts only), built on first use,
+        with the ``SEARCH_SYNONYMS`` of the group and of ``"*"``."""
+        if language == settings.LANGUAGE_CODE:
+            language = None
+        index = self.search_indexes.get(language)
+        if index is None:
+            synonyms = bridge_settings.SEARCH_SYNONYMS
+            words = {**synonyms.get("*", {}), **synonyms.get(self.group, {})}
+            index = self.search_indexes[language] = build_index(self.tools, words, language)
+        return index
 
     def openrpc_in(self, profile: str) -> dict[str, Any]:
         """The OpenRPC document with its schemas written in ``profile``, made once per profile."""
@@ -293,15 +356,21 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
             problems += _check_schemas(tool, checked, seen)
             problems += _check_refs(tool, refs_of)
             tools.append(tool)
+    discovery = decide(group, tools) if not problems else Discovery()
+    discovery_errors, discovery_warnings = find_discovery_problems(group, version, tools, discovery)
+    problems += discovery_errors
     if problems:
         raise ToolSetError(group, version, problems)
     info_version = version or str(spectacular_settings.VERSION or "")
     openrpc = build_document(methods, components, title=f"{group}", version=info_version)
-    toolset = ToolSet(group, version, tools, {t.name: t for t in tools}, methods, openrpc)
+    toolset = ToolSet(
+        group, version, tools, {t.name: t for t in tools}, methods, openrpc, discovery=discovery
+    )
     toolset.warnings = (
         name_warnings
         + hook_warnings
         + [warning for method in methods for warning in method.warnings]
+        + discovery_warnings
     )
     for warning in hook_warnings:  # the tools differ from the views: said at build time too
         logger.warning("%s", warning.msg)

@@ -11,6 +11,7 @@ Examples::
     manage.py mcp_tools catalog --language uk --json  # with the texts a uk client gets
     manage.py mcp_tools catalog --schema portable --json  # the schemas a ?schema=portable client gets
     manage.py mcp_tools catalog --probe-output --user alice --follow-lists
+    manage.py mcp_tools --tokens                      # what each listing costs, per profile and mode
 
 Each endpoint is shown with its schema profile (``SCHEMA_PROFILE``, or ``--schema``)
 and the URL that selects it, so that a user can paste the one that fits a client.
@@ -27,6 +28,11 @@ exits with status 1, listing every problem, when a group cannot be built.
 
 Each listed tool says why it is in its group: ``@api_group`` (a decorator), or the
 ``MCP_BRIDGE["GROUPS"]`` include rule that put it there (:mod:`mcp_bridge.toolset.membership`).
+
+``--tokens`` prints, for each group, in each schema profile and in both discovery modes
+(``MCP_BRIDGE["DISCOVERY"]``, docs/discovery.md), the tools of its ``tools/list``, their
+bytes and estimated tokens (:func:`mcp_bridge.base.tokens.estimate_tokens`), and marks the
+mode the group is in. The endpoint line of the default output names the mode too.
 
 ``--validate`` runs every mcp_bridge system check, the deployment check that builds
 every group/version included (:mod:`mcp_bridge.checks`), prints them as
@@ -50,6 +56,7 @@ from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.checks import TAG
 from mcp_bridge.management.probe import Skipped, probe_toolset
+from mcp_bridge.toolset.discovery import listing_size, search_listing
 from mcp_bridge.toolset.naming import is_portable
 from mcp_bridge.toolset.profiles import PROFILES, QUERY_PARAMETER
 from mcp_bridge.toolset.registry import get_groups, get_toolset
@@ -90,6 +97,11 @@ class Command(BaseCommand):
             "--follow-lists",
             action="store_true",
             help="--probe-output: also fetch each list tool's first item with its retrieve tool",
+        )
+        parser.add_argument(
+            "--tokens",
+            action="store_true",
+            help="print the tools, bytes and estimated tokens of each listing, per profile and mode",
         )
         parser.add_argument(
             "--validate",
@@ -133,6 +145,9 @@ class Command(BaseCommand):
                 except ToolSetError as exc:
                     failures.append(str(exc))
                     continue
+                if options.get("tokens"):
+                    self._tokens(toolset)
+                    continue
                 if options.get("probe_output"):
                     failures += self._probe(
                         toolset, options.get("user"), probe_user, options.get("follow_lists", False)
@@ -145,8 +160,10 @@ class Command(BaseCommand):
                 url = options["base_url"].rstrip("/") + self._endpoint_path(name, version)
                 if profile != bridge_settings.SCHEMA_PROFILE:
                     url += f"?{QUERY_PARAMETER}={profile}"
+                mode = "search" if toolset.discovery.search else "direct"
                 self.stdout.write(
-                    f"{url}  ({len(tools)} tools; schema profile {profile}; names: {self._portability(tools)})"
+                    f"{url}  ({len(tools)} tools; discovery {toolset.discovery.mode}: {mode}; "
+                    f"schema profile {profile}; names: {self._portability(tools)})"
                 )
                 for tool, built in zip(tools, toolset.tools, strict=True):
                     why = " + ".join(str(reason) for reason in built.method.source.membership)
@@ -156,6 +173,29 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(value, indent=2, ensure_ascii=False))
         if failures:
             raise CommandError("\n".join(failures))
+
+    def _tokens(self, toolset: Any) -> None:
+        """One line per schema profile and discovery mode: tools, bytes, estimated tokens."""
+        label = f"{toolset.group}/{toolset.version}" if toolset.version else toolset.group
+        active = "search" if toolset.discovery.search else "direct"
+        self.stdout.write(
+            f"{label}  (discovery {toolset.discovery.mode}: {active}; tokens estimated from the "
+            f"JSON text of the tools array, {LATEST_HANDSHAKE_REVISION})"
+        )
+        self.stdout.write(
+            f"    {'profile':10} {'mode':8} {'tools':>6} {'bytes':>12} {'tokens':>10}"
+        )
+        listings = {
+            "direct": toolset.tools,
+            "search": search_listing(toolset.group, toolset.tools),
+        }
+        for profile in PROFILES:
+            for mode, tools in listings.items():
+                size, tokens = listing_size(tools, LATEST_HANDSHAKE_REVISION, profile)
+                mark = "*" if mode == active else " "
+                self.stdout.write(
+                    f"    {profile:10} {mode + mark:8} {len(tools):>6} {size:>12,} {tokens:>10,}"
+                )
 
     @staticmethod
     def _probe_user(username: str | None, probe_output: bool) -> Any:

@@ -1,0 +1,400 @@
+"""The build, discovery: how ``tools/list`` presents a group, direct or through search.
+
+A client puts the whole ``tools/list`` in front of the model on every turn, and a big DRF
+group cannot be listed whole (VS Code refuses more than 128 tools; a generated group of
+1,000 operations lists about a million tokens). ``MCP_BRIDGE["DISCOVERY"]`` picks one of
+two presentations per group (docs/discovery.md):
+
+* **direct**: every tool is listed, as before;
+* **search**: ``tools/list`` holds the pinned tools (``@api_group(..., pinned=True)``,
+  ``@mcp_tool(pinned=True)``, ``MCP_BRIDGE["GROUPS"][group]["pin"]`` rules) and the
+  discovery meta-tools of :func:`meta_tools`: :data:`SEARCH_TOOL` (ranked by
+  :mod:`mcp_bridge.toolset.search`), :data:`DESCRIBE_TOOL`, and up to three call proxies,
+  one per level of risk (:data:`PROXIES`). Every real tool stays callable by its own name.
+
+``"auto"`` decides once per build (:func:`decide`), from the direct listing's size: the
+same answer for every language, profile and caller of the group. The meta-tools are run
+by :mod:`mcp_bridge.toolcall.discovery`.
+
+Token figures are estimates (:func:`mcp_bridge.base.tokens.estimate_tokens`) of the JSON
+text a client receives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.encoding import dumps
+from mcp_bridge.base.errors import Problem
+from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION, supports_titles_and_output
+from mcp_bridge.base.tokens import estimate_tokens
+from mcp_bridge.toolset.tools import Tool
+from mcp_bridge.toolset.validators import SchemaValidator
+
+DIRECT = "direct"
+SEARCH = "search"
+AUTO = "auto"
+
+#: VS Code refuses a ``tools/list`` of more tools than this (W100 names it).
+CLIENT_TOOL_LIMIT = 128
+
+#: The meta-tools' names. A real tool of a group in search mode may not have one (E100).
+SEARCH_TOOL = "search_tools"
+DESCRIBE_TOOL = "describe_tool"
+CALL_READ_ONLY = "call_read_only_tool"
+CALL_WRITE = "call_write_tool"
+CALL_DESTRUCTIVE = "call_destructive_tool"
+
+#: Levels of risk: what a tool may do, by its annotations. A proxy runs the tools of its
+#: level and of the levels below it, so that its own annotations never understate what a
+#: tool it runs does.
+READ_ONLY, WRITE, DESTRUCTIVE = 0, 1, 2
+#: The proxy of each level.
+PROXIES = {READ_ONLY: CALL_READ_ONLY, WRITE: CALL_WRITE, DESTRUCTIVE: CALL_DESTRUCTIVE}
+META_TOOL_NAMES = frozenset({SEARCH_TOOL, DESCRIBE_TOOL, *PROXIES.values()})
+
+#: ``search_tools``: tools per answer when the call gives no ``limit``, and the most it
+#: may ask for (a larger ``limit`` is clamped to it, a smaller than 1 to 1, and the answer
+#: says so): a model picks from a few candidates; twenty full tools would not fit the
+#: token budget anyway.
+DEFAULT_LIMIT = 5
+MAX_LIMIT = 20
+#: The longest query, in characters (a longer one is refused with ``isError``): a task in
+#: plain words is a sentence or two; the index's cost grows with the query's terms.
+MAX_QUERY_CHARS = 500
+#: The estimated tokens of the overview an empty query returns: fixed, so that the first
+#: look at a group costs the same whatever its size.
+OVERVIEW_TOKENS = 1_500
+
+
+def risk_of(tool: Tool) -> int:
+    """The level of risk of a real tool, from its annotations (``readOnlyHint``,
+    ``destructiveHint``; MCP's defaults when absent: not read-only, destructive)."""
+    hints = tool.annotations
+    if hints.get("readOnlyHint", False):
+        return READ_ONLY
+    return DESTRUCTIVE if hints.get("destructiveHint", True) else WRITE
+
+
+def configured_mode(group: str) -> str:
+    """The ``DISCOVERY`` mode of ``group``: its own entry, else ``"*"``, else ``"auto"``."""
+    setting = bridge_settings.DISCOVERY
+    if isinstance(setting, str):
+        return setting
+    return str(setting.get(group, setting.get("*", AUTO)))
+
+
+def listing_size(tools: list[Any], revision: str, profile: str) -> tuple[int, int]:
+    """``(bytes, estimated tokens)`` of the ``tools`` array a ``tools/list`` answer holds."""
+    text = dumps([tool.as_mcp(revision, profile) for tool in tools])
+    return len(text.encode()), estimate_tokens(text)
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """How a group's ``tools/list`` is presented, decided once per build.
+
+    Attributes:
+        mode: the configured mode (``"direct"``, ``"search"``, ``"auto"``).
+        search: whether ``tools/list`` lists the pinned tools and the meta-tools.
+        tools: how many tools the direct listing has.
+        tokens: its estimated tokens (``SCHEMA_PROFILE``, the latest handshake revision),
+            or ``None`` when they were not needed to decide.
+    """
+
+    mode: str = DIRECT
+    search: bool = False
+    tools: int = 0
+    tokens: int | None = None
+
+
+def decide(group: str, tools: list[Tool]) -> Discovery:
+    """The :class:`Discovery` of a group's tools (see ``DISCOVERY``)."""
+    mode = configured_mode(group)
+    count = len(tools)
+    if mode == SEARCH:
+        return Discovery(mode, True, count)
+    if mode == AUTO and count > bridge_settings.DISCOVERY_MAX_TOOLS:
+        return Discovery(mode, True, count)
+    if mode == DIRECT and count > CLIENT_TOOL_LIMIT:
+        return Discovery(mode, False, count)  # W100 already: the count says it
+    _, tokens = listing_size(tools, LATEST_HANDSHAKE_REVISION, bridge_settings.SCHEMA_PROFILE)
+    search = mode == AUTO and tokens > bridge_settings.DISCOVERY_MAX_TOKENS
+    return Discovery(mode, search, count, tokens)
+
+
+def is_pinned(tool: Tool, group: str) -> bool:
+    """Whether ``tool`` stays listed when ``group`` is in search mode: a ``pin`` rule of
+    the group, ``@mcp_tool(pinned=...)`` (which wins over the class), or
+    ``@api_group(group, pinned=True)``."""
+    source = tool.method.source
+    if any(reason.pins for reason in source.membership):
+        return True
+    pinned = source.metadata.get("pinned")
+    if pinned is not None:
+        return bool(pinned)
+    return group in source.metadata.get("pinned_in", ())
+
+
+@dataclass
+class MetaTool:
+    """A discovery meta-tool: listed like a tool, answered by :mod:`mcp_bridge.toolcall.discovery`.
+
+    Its schema is written once, already in the portable profile's subset (no ``$ref``,
+    one type per schema), so it is the same in every profile. It declares no
+    ``outputSchema``: a proxy's result is the real tool's, whose ``structuredContent``
+    follows the real tool's ``outputSchema`` (docs/discovery.md).
+
+    Attributes:
+        level: for a call proxy, the highest level of risk it runs; ``None`` otherwise.
+    """
+
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    annotations: dict[str, bool]
+    level: int | None = None
+    _validator: SchemaValidator | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def validator(self) -> SchemaValidator:
+        if self._validator is None:
+            self._validator = SchemaValidator(
+                self.input_schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+            )
+        return self._validator
+
+    def as_mcp(self, revision: str, profile: str = "") -> dict[str, Any]:
+        """The ``Tool`` object of ``tools/list`` (``title`` in ``annotations`` for 2025-03-26)."""
+        tool: dict[str, Any] = {"name": self.name}
+        if supports_titles_and_output(revision):
+            tool["title"] = self.title
+        tool["description"] = self.description
+        tool["inputSchema"] = self.input_schema
+        if supports_titles_and_output(revision):
+            tool["annotations"] = self.annotations
+        else:
+            tool["annotations"] = {"title": self.title, **self.annotations}
+        return tool
+
+
+_NAME_ARGUMENT = {
+    "type": "string",
+    "description": f"The tool's name, as {SEARCH_TOOL} returns it.",
+}
+_ARGUMENTS_ARGUMENT = {
+    "description": (
+        "The tool's arguments, as its inputSchema describes them (an object; or the same "
+        "object as JSON text, for clients whose schemas allow no free-form object). "
+        "Default: no arguments."
+    ),
+    "anyOf": [{"type": "object"}, {"type": "string"}],
+}
+
+_PROXY_TEXTS = {
+    READ_ONLY: (
+        "Call a read-only tool",
+        (
+            "Run a read-only tool (readOnlyHint: true) found with {search} by its name, with its "
+            "arguments. The result is that tool's own result. Tools that change data are refused: "
+            "use {write} or {destructive}."
+        ),
+    ),
+    WRITE: (
+        "Call a tool that adds or changes data",
+        (
+            "Run a tool found with {search} that adds or changes data without destroying any "
+            "(destructiveHint: false), or a read-only one, by its name, with its arguments. The "
+            "result is that tool's own result. Destructive tools (deletes, full replacements) are "
+            "refused: use {destructive}."
+        ),
+    ),
+    DESTRUCTIVE: (
+        "Call a destructive tool",
+        (
+            "Run any tool found with {search}, destructive ones included (deletes, full "
+            "replacements: destructiveHint: true), by its name, with its arguments. The result is "
+            "that tool's own result."
+        ),
+    ),
+}
+
+
+def _search_tool() -> MetaTool:
+    return MetaTool(
+        name=SEARCH_TOOL,
+        title="Search the tools",
+        description=(
+            "This API has more tools than can be listed. Find the ones for a task: describe "
+            "it in plain words or keywords ('cancel an order', 'which invoices are overdue'). "
+            "Returns the best matches with everything needed to call them (name, "
+            "description, annotations, inputSchema) and how many more matched. An empty "
+            "query returns an overview of the API's resources and tools. Call a found tool "
+            f"by its name, or through {CALL_READ_ONLY} / {CALL_WRITE} / {CALL_DESTRUCTIVE}."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "description": (
+                        "What you want to do, in plain words or keywords; empty for an "
+                        f"overview (at most {MAX_QUERY_CHARS} characters)."
+                    ),
+                },
+                "limit": {
+                    "type": "integer",
+                    "description": (
+                        f"How many tools to return: default {DEFAULT_LIMIT}, at most "
+                        f"{MAX_LIMIT} (a larger number is taken as {MAX_LIMIT})."
+                    ),
+                },
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+        annotations={
+            "readOnlyHint": True,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
+    )
+
+
+def _describe_tool() -> MetaTool:
+    return MetaTool(
+        name=DESCRIBE_TOOL,
+        title="Describe a tool",
+        description=(
+            f"The full definition of one tool (inputSchema and outputSchema), for a tool that "
+            f"{SEARCH_TOOL} described compactly because it is large."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {"name": _NAME_ARGUMENT},
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+        annotations={
+            "readOnlyHint": True,
+            "destructiveHint": False,
+            "idempotentHint": True,
+            "openWorldHint": False,
+        },
+    )
+
+
+def _proxy(level: int, accepted: list[Tool]) -> MetaTool:
+    title, description = _PROXY_TEXTS[level]
+    names = {"search": SEARCH_TOOL, "write": CALL_WRITE, "destructive": CALL_DESTRUCTIVE}
+    return MetaTool(
+        name=PROXIES[level],
+        title=title,
+        description=description.format(**names),
+        input_schema={
+            "type": "object",
+            "properties": {"name": _NAME_ARGUMENT, "arguments": _ARGUMENTS_ARGUMENT},
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+        # The most cautious hints over the tools it may run: a client's confirmation
+        # screen, which reads them, sees what the riskiest of those tools could do.
+        annotations={
+            "readOnlyHint": level == READ_ONLY,
+            "destructiveHint": level == DESTRUCTIVE,
+            "idempotentHint": all(t.annotations.get("idempotentHint", False) for t in accepted),
+            "openWorldHint": any(t.annotations.get("openWorldHint", True) for t in accepted),
+        },
+        level=level,
+    )
+
+
+def meta_tools(tools: list[Tool]) -> list[MetaTool]:
+    """The meta-tools of a group in search mode: search, describe, and the proxy of each
+    level of risk that some tool of the group has (a proxy with nothing to run is left out)."""
+    levels = {risk_of(tool) for tool in tools}
+    proxies = [
+        _proxy(level, [t for t in tools if risk_of(t) <= level])
+        for level in (READ_ONLY, WRITE, DESTRUCTIVE)
+        if level in levels
+    ]
+    return [_search_tool(), _describe_tool(), *proxies]
+
+
+def search_listing(group: str, tools: list[Tool]) -> list[Tool | MetaTool]:
+    """What ``tools/list`` holds in search mode: the pinned tools, then the meta-tools."""
+    return [*(tool for tool in tools if is_pinned(tool, group)), *meta_tools(tools)]
+
+
+def find_discovery_problems(
+    group: str, version: str | None, tools: list[Tool], discovery: Discovery
+) -> tuple[list[Problem], list[Problem]]:
+    """``(errors, warnings)`` of a group's discovery.
+
+    * ``mcp_bridge.E100``: the group is in search mode and a real tool has a meta-tool's
+      name (one name, two tools: the client could not tell which it calls);
+    * ``mcp_bridge.W100``: the group is in direct mode and its listing has more than
+      :data:`CLIENT_TOOL_LIMIT` tools or more than ``DISCOVERY_MAX_TOKENS`` estimated tokens.
+    """
+    label = f"{group}/{version}" if version else group
+    errors: list[Problem] = []
+    warnings: list[Problem] = []
+    if discovery.search:
+        errors += [
+            Problem(
+                "mcp_bridge.E100",
+                f"Tool {tool.name!r} of group {label!r} ({tool.method.source.view_label}) has the "
+                f"name of a discovery meta-tool, and the group is in search mode.",
+                "Rename the operation (@mcp_tool(name=...)), or set "
+                f'MCP_BRIDGE["DISCOVERY"] = {{"{group}": "direct"}}.',
+                tool.method.source.culprit,
+            )
+            for tool in tools
+            if tool.name in META_TOOL_NAMES
+        ]
+    elif discovery.tools > CLIENT_TOOL_LIMIT or (
+        discovery.tokens is not None and discovery.tokens > bridge_settings.DISCOVERY_MAX_TOKENS
+    ):
+        size = f"{discovery.tools} tools"
+        if discovery.tokens is not None:
+            size += f", about {discovery.tokens:,} tokens"
+        warnings.append(
+            Problem(
+                "mcp_bridge.W100",
+                f"Group {label!r} lists all its tools ({size}) on every turn of a conversation: "
+                f"VS Code refuses more than {CLIENT_TOOL_LIMIT} tools, and models choose worse "
+                f"among many (DISCOVERY_MAX_TOKENS is {bridge_settings.DISCOVERY_MAX_TOKENS:,}).",
+                f'Set MCP_BRIDGE["DISCOVERY"] to "auto" or {{"{group}": "search"}} (a search '
+                "tool instead of the listing, docs/discovery.md), or split the group.",
+                'MCP_BRIDGE["DISCOVERY"]',
+            )
+        )
+    return errors, warnings
+
+
+def find_setting_problems(groups: set[str]) -> list[Problem]:
+    """``mcp_bridge.W101``: ``DISCOVERY`` or ``SEARCH_SYNONYMS`` names a group that does not
+    exist (a typo would leave the group in the default mode, or without its synonyms)."""
+    problems = []
+    for setting in ("DISCOVERY", "SEARCH_SYNONYMS"):
+        value = getattr(bridge_settings, setting)
+        if not isinstance(value, dict):
+            continue
+        for group in value:
+            if group != "*" and group not in groups:
+                problems.append(
+                    Problem(
+                        "mcp_bridge.W101",
+                        f'MCP_BRIDGE["{setting}"] names group {group!r}, which does not exist.',
+                        f"Use one of the groups `manage.py mcp_tools` lists ({', '.join(sorted(groups)) or 'none'}), "
+                        'or "*" for every group.',
+                        f'MCP_BRIDGE["{setting}"]',
+                    )
+                )
+    return problems

@@ -1,0 +1,892 @@
+"""The build, tool search: a ranked index over the tools of one tool set and language.
+
+A group in search mode (:mod:`mcp_bridge.toolset.discovery`) lists a search meta-tool
+instead of its tools; this module ranks the tools for its query. The ranking is BM25
+(Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009)
+over weighted fields, BM25F-style (each field's term counts are multiplied by its weight
+before saturation), with three additions that plain BM25 over the tool texts lacks:
+
+* **the operation's verb**: every tool has a kind (list, retrieve, create, update,
+  destroy, bulk, other action), and a query's verbs and phrasings ("what … exist",
+  "show all", "details of", "add", "rename", "remove", "several at once", and their
+  German forms) say which kinds it asks for (:data:`INTENTS`). A tool of an asked-for
+  kind scores higher, a bulk tool lower when the query asks for no bulk operation;
+* **what the build knows beyond the OpenAPI texts**: the model's verbose names and
+  docstring, the top-level field names of the request and response, the filter and search
+  fields (the facts of :mod:`mcp_bridge.toolset.facts`), and the path's segments. Parameter
+  texts count one level deep only: nested schemas are mostly the same related objects
+  again in every tool, and drown the signal;
+* **words that mean the same**: abbreviations and their expansions (:data:`ABBREVIATIONS`),
+  and the project's own synonyms per group (``MCP_BRIDGE["SEARCH_SYNONYMS"]``).
+
+Words are split on ``_``, ``-``, ``.`` and camelCase, lower-cased, folded (``ä`` → ``a``)
+and stemmed lightly (plural and common inflection endings, in English and German), the
+same way for the tools and the query. The index is built once per tool set, that is once
+per group, version and language (a translated tool set is a copy with its own texts,
+which fall back to the source language per text), on its first search; it is plain data
+(dicts, lists, floats: :class:`SearchIndex`), kept on the tool set and picklable with it.
+A warm search costs one dict lookup per query term and one addition per posting.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.exceptions import FieldDoesNotExist
+from django.utils import translation
+
+from mcp_bridge.toolset.tools import Tool
+
+#: BM25's term-frequency saturation and length normalisation, the usual values.
+K1 = 1.2
+B = 0.75
+
+#: The weight of each field of a tool's document: a word in the name says more about what
+#: the tool does than a word in a parameter's description.
+WEIGHTS = {
+    "name": 3.0,
+    "title": 2.0,
+    "resource": 3.0,  # the model's verbose names, the router basename
+    "path": 1.5,
+    "description": 1.0,
+    "model_doc": 0.7,
+    "filters": 0.8,
+    "fields": 0.4,
+    "parameters": 0.4,
+    "parameter_texts": 0.2,
+}
+
+#: The kinds of operation the ranking tells apart.
+LIST, RETRIEVE, CREATE, UPDATE, DESTROY, BULK, ACTION = (
+    "list",
+    "retrieve",
+    "create",
+    "update",
+    "destroy",
+    "bulk",
+    "action",
+)
+
+#: How people ask for each kind of operation: words and phrases (already folded, unstemmed)
+#: in English and German. A phrase matches as consecutive words of the query.
+INTENTS: dict[str, tuple[str, ...]] = {
+    LIST: (
+        "list",
+        "lists",
+        "all",
+        "show all",
+        "what",
+        "which",
+        "exist",
+        "existing",
+        "every",
+        "browse",
+        "overview",
+        "find all",
+        "search",
+        "enumerate",
+        "how many",
+        "alle",
+        "liste",
+        "auflisten",
+        "welche",
+        "gibt es",
+        "ubersicht",
+        "suche",
+        "zeige alle",
+        "wie viele",
+        "aufzahlen",
+    ),
+    RETRIEVE: (
+        "details",
+        "detail",
+        "details of",
+        "get",
+        "fetch",
+        "look up",
+        "lookup",
+        "show me the",
+        "single",
+        "specific",
+        "info",
+        "information",
+        "einzeln",
+        "einzelne",
+        "einzelnen",
+        "informationen",
+        "hole",
+        "abrufen",
+        "genau",
+        "zeige den",
+        "zeige die",
+        "zeige das",
+    ),
+    CREATE: (
+        "add",
+        "create",
+        "new",
+        "reserve",
+        "register",
+        "make",
+        "book",
+        "record",
+        "submit",
+        "place",
+        "enter",
+        "allocate",
+        "anlegen",
+        "lege",
+        "hinzufugen",
+        "fuge",
+        "erstelle",
+        "erstellen",
+        "neu",
+        "neue",
+        "neuen",
+        "neues",
+        "reservieren",
+        "reserviere",
+        "registrieren",
+        "erfassen",
+        "erfasse",
+        "buchen",
+        "buche",
+        "eintragen",
+        "trage",
+    ),
+    UPDATE: (
+        "update",
+        "change",
+        "rename",
+        "edit",
+        "modify",
+        "set",
+        "correct",
+        "fix",
+        "move",
+        "assign",
+        "replace",
+        "adjust",
+        "mark",
+        "switch",
+        "andern",
+        "andere",
+        "umbenennen",
+        "benenne",
+        "bearbeiten",
+        "bearbeite",
+        "aktualisieren",
+        "aktualisiere",
+        "setze",
+        "setzen",
+        "korrigieren",
+        "korrigiere",
+        "verschieben",
+        "verschiebe",
+        "zuweisen",
+        "markieren",
+        "markiere",
+    ),
+    DESTROY: (
+        "delete",
+        "remove",
+        "drop",
+        "erase",
+        "get rid of",
+        "destroy",
+        "discard",
+        "purge",
+        "loschen",
+        "losche",
+        "entfernen",
+        "entferne",
+        "beseitigen",
+    ),
+    BULK: (
+        "several at once",
+        "at once",
+        "many",
+        "multiple",
+        "bulk",
+        "batch",
+        "in one go",
+        "several",
+        "all of them",
+        "en masse",
+        "mehrere",
+        "auf einmal",
+        "gleichzeitig",
+        "viele",
+        "massen",
+        "sammel",
+        "alle auf einmal",
+    ),
+}
+
+#: Abbreviations and what they stand for (folded words): a query with either finds both.
+ABBREVIATIONS: dict[str, tuple[str, ...]] = {
+    "vm": ("virtual", "machine"),
+    "vms": ("virtual", "machine"),
+    "ip": ("ip", "address"),
+    "ips": ("ip", "address"),
+    "asn": ("autonomous", "system", "number"),
+    "vlan": ("virtual", "lan"),
+    "vrf": ("virtual", "routing", "forwarding"),
+    "dns": ("domain", "name"),
+    "url": ("link", "address"),
+    "id": ("identifier",),
+    "qty": ("quantity",),
+    "sku": ("stock", "keeping", "unit"),
+    "po": ("purchase", "order"),
+    "pdf": ("document",),
+    "org": ("organization",),
+    "dept": ("department",),
+    "repo": ("repository",),
+    "config": ("configuration",),
+    "info": ("information",),
+    "stats": ("statistics",),
+    "env": ("environment",),
+    "db": ("database",),
+    "os": ("operating", "system"),
+    "acct": ("account",),
+    "addr": ("address",),
+    "msg": ("message",),
+    "img": ("image",),
+}
+
+#: Words and phrases that mean about the same in the APIs DRF projects publish: the
+#: entities of business and network applications, and the verbs of their custom actions
+#: ("void" an invoice is to cancel it), in English and German. Each group's members find
+#: each other. Written while looking at bench/search_tasks.json, so the recall measured there
+#: with it is optimistic for other APIs (docs/benchmarks.md gives it without, too); a project
+#: adds its own words with ``SEARCH_SYNONYMS``.
+VOCABULARY: tuple[tuple[str, ...], ...] = (
+    ("customer", "client", "kunde", "kundin"),
+    ("supplier", "vendor", "lieferant"),
+    ("company", "firm", "organization", "organisation", "business", "firma", "unternehmen"),
+    ("product", "article", "goods", "artikel", "produkt", "ware"),
+    ("cart", "basket", "warenkorb"),
+    ("invoice", "bill", "rechnung"),
+    ("lead", "prospect", "interessent"),
+    ("order", "purchase", "bestellung", "auftrag"),
+    ("payment", "zahlung"),
+    ("subscription", "plan", "abonnement", "abo"),
+    ("warehouse", "depot", "storehouse", "lager"),
+    ("stock", "inventory", "bestand", "vorrat"),
+    ("contact", "contact person", "ansprechpartner", "ansprechpartnerin", "kontakt"),
+    ("activity", "call", "meeting", "appointment", "task", "termin", "anruf", "aufgabe"),
+    ("prefix", "subnet", "network", "netz", "subnetz", "netzwerk"),
+    ("interface", "nic", "network card", "schnittstelle"),
+    ("review", "rating", "bewertung"),
+    ("coupon", "voucher", "discount code", "gutschein", "rabattcode"),
+    ("category", "kategorie"),
+    ("tax rate", "vat", "steuersatz", "mehrwertsteuer"),
+    ("credit note", "gutschrift"),
+    ("memory", "ram", "arbeitsspeicher"),
+    ("void", "cancel", "annul", "stornieren", "storniere", "storno"),
+    ("refund", "reimburse", "give back", "money back", "erstatten", "zuruckerstatten"),
+    ("pause", "suspend", "on hold", "pausieren", "aussetzen"),
+    ("checkout", "check out", "kasse", "bezahlen"),
+    ("receive", "book in", "arrived", "goods receipt", "einbuchen", "eingang", "angekommen"),
+    ("convert", "turn into", "umwandeln"),
+    ("start", "boot", "power on", "hochfahren", "starten"),
+    ("stop", "shut down", "power off", "herunterfahren"),
+    ("reboot", "restart", "neu starten", "neustarten"),
+    ("adjust", "correct", "stocktake", "inventur", "korrigieren"),
+    ("ship", "dispatch", "versenden", "verschicken", "versand"),
+    ("send", "email", "mail", "senden", "schicken"),
+    ("paid", "settled", "bezahlt", "beglichen"),
+    ("overdue", "late", "unpaid", "uberfallig"),
+    ("low stock", "running low", "reorder", "nachbestellen", "neige"),
+    ("available", "free", "unused", "frei", "verfugbar"),
+    ("clear", "empty", "leeren"),
+    ("decommission", "retire", "ausmustern"),
+    ("schedule", "plan", "einplanen"),
+)
+
+#: How much an expansion (an abbreviation's, a synonym's) counts beside the query's own word.
+EXPANSION_WEIGHT = 0.6
+#: Score factors of the verb intent (measured on bench/search_tasks.json, docs/benchmarks.md).
+INTENT_MATCH = 1.8
+BULK_NOT_ASKED = 0.6
+BULK_ASKED_NOT_BULK = 0.8
+
+#: Terms below this inverse document frequency (in nearly every tool of the group: over
+#: nine in ten) are not searched: they tell no tool from another.
+MIN_IDF = 0.1
+
+#: Terms at or above this inverse document frequency (in fewer than about a quarter of
+#: the group's tools) choose a query's candidates; commoner ones only add to their scores.
+SELECTIVE_IDF = 1.0
+
+#: How much a query word that states an intent (:data:`INTENTS`) counts as a word.
+VERB_WEIGHT = 0.3
+
+#: Words that carry no meaning for ranking (folded, English and German).
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "for",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "with",
+        "from",
+        "and",
+        "or",
+        "is",
+        "are",
+        "be",
+        "been",
+        "was",
+        "were",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "my",
+        "our",
+        "your",
+        "their",
+        "me",
+        "we",
+        "us",
+        "you",
+        "i",
+        "do",
+        "does",
+        "can",
+        "could",
+        "would",
+        "should",
+        "please",
+        "want",
+        "need",
+        "some",
+        "there",
+        "here",
+        "as",
+        "into",
+        "about",
+        "via",
+        "per",
+        "than",
+        "then",
+        "so",
+        "up",
+        "out",
+        "der",
+        "die",
+        "das",
+        "den",
+        "dem",
+        "des",
+        "ein",
+        "eine",
+        "einer",
+        "eines",
+        "einen",
+        "einem",
+        "und",
+        "oder",
+        "ist",
+        "sind",
+        "zu",
+        "zum",
+        "zur",
+        "im",
+        "in",
+        "an",
+        "auf",
+        "mit",
+        "von",
+        "fur",
+        "bei",
+        "aus",
+        "ich",
+        "wir",
+        "mein",
+        "meine",
+        "meinen",
+        "unser",
+        "unsere",
+        "bitte",
+        "mir",
+        "mich",
+        "uns",
+        "es",
+        "sich",
+        "nach",
+        "als",
+        "wie",
+        "was",
+        "wo",
+    ]
+)
+
+_WORD = re.compile(r"[a-z]+|[0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})")
+_PLACEHOLDER = re.compile(r"\{[^}]*\}")
+
+
+def fold(text: str) -> str:
+    """``text`` lower-cased, camelCase split, accents dropped (``Größe`` → ``grosse``)."""
+    text = _CAMEL.sub(" ", text).replace("ß", "ss")
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
+def stem(word: str) -> str:
+    """A light stemmer for English and German: plural and common inflection endings.
+
+    Not a linguist's stemmer: it only has to map the forms people type ("invoices",
+    "invoice"; "Rechnungen", "Rechnung"; "cancelled", "cancel") to one word, and to do the
+    same on both sides.
+    """
+    if len(word) <= 3 or word.isdigit():
+        return word
+    for suffix, replacement in (
+        ("ies", "y"),
+        ("sses", "ss"),
+        ("ungen", "ung"),
+        ("heiten", "heit"),
+        ("keiten", "keit"),
+        ("ings", ""),
+        ("ing", ""),
+        ("ed", ""),
+        ("es", ""),
+        ("en", ""),
+        ("er", ""),
+        ("s", ""),
+        ("e", ""),
+        ("n", ""),
+    ):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            if suffix == "s" and word.endswith(("ss", "us", "is")):
+                return word
+            return word[: len(word) - len(suffix)] + replacement
+    return word
+
+
+def words(text: str | None) -> list[str]:
+    """The folded words of ``text``, stop words left out, unstemmed."""
+    if not text:
+        return []
+    return [w for w in _WORD.findall(fold(text)) if w not in STOP_WORDS]
+
+
+def terms(text: str | None) -> list[str]:
+    """The index terms of ``text``: :func:`words`, stemmed."""
+    return [stem(w) for w in words(text)]
+
+
+@dataclass
+class SearchIndex:
+    """The BM25 index of one tool set (one group, version and language).
+
+    Plain data, so that it is kept and stored with its tool set.
+
+    Attributes:
+        names: the tool names, by document number.
+        kinds: each tool's kind (:data:`LIST` ...), by document number.
+        bulk: whether each tool acts on several objects at once.
+        postings: ``{term: (document numbers, BM25 contributions)}``, computed at build
+            time, so that a query only adds them up.
+        idf: each term's inverse document frequency.
+        classes: each tool's (kind, bulk) pair, as its index in :data:`_CLASSES`.
+        common: ``{term: {document number: contribution}}`` of the terms below
+            :data:`SELECTIVE_IDF`, to add them to a query's candidates.
+        resources: ``{resource label: [document numbers]}`` in first-seen order, for the
+            overview of an empty query.
+        synonyms: ``{term: [term, ...]}``: the expansions of a query term.
+        phrases: ``[(terms, expansions), ...]``: the expansions of a phrase of the query
+            (``"shut down"`` → ``stop``; ``"virtual machine"`` → ``vm``).
+        intents: whether the verb intents rank (``False``: plain BM25, for the benchmark's
+            comparison).
+    """
+
+    names: list[str]
+    kinds: list[str]
+    bulk: list[bool]
+    postings: dict[str, tuple[list[int], list[float]]]
+    resources: dict[str, list[int]]
+    idf: dict[str, float] = field(default_factory=dict)
+    classes: list[int] = field(default_factory=list)
+    common: dict[str, dict[int, float]] = field(default_factory=dict)
+    synonyms: dict[str, list[str]] = field(default_factory=dict)
+    phrases: list[tuple[list[str], list[str]]] = field(default_factory=list)
+    intents: bool = True
+
+    def search(
+        self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
+    ) -> tuple[list[tuple[str, float]], int]:
+        """The tools that match ``query``, best first.
+
+        Args:
+            query: plain language or keywords.
+            visible: the names the caller may see, or ``None`` for all: search never
+                returns a tool the caller cannot see, nor counts it.
+            limit: how many to return; ``None``: every match.
+
+        Returns:
+            ``([(tool name, score), ...], how many matched)``.
+        """
+        weighted = self.query_terms(query)
+        postings = self.postings
+        # A word that nearly every tool has ("resource" in a group of resources) tells them
+        # apart by nothing, and would cost a pass over every tool: a query of such words
+        # alone matches nothing (the answer says to try other words).
+        found = [t for t in weighted if t in postings and self.idf[t] >= MIN_IDF]
+        # Selective terms pick the candidates; a common term (in a good part of the group)
+        # only adds to the candidates' scores, looked up in its map rather than walked whole:
+        # on a big group that is most of the cost of a query.
+        selective = [term for term in found if self.idf[term] >= SELECTIVE_IDF]
+        common = [term for term in found if self.idf[term] < SELECTIVE_IDF] if selective else []
+        walked = selective or found
+        # The longest posting list makes the dict in one go (C speed); the others add to it.
+        walked.sort(key=lambda term: -len(postings[term][0]))
+        scores: dict[int, float] = {}
+        for position, term in enumerate(walked):
+            weight = weighted[term]
+            documents, contributions = postings[term]
+            if position == 0:
+                scores = dict(zip(documents, map(weight.__mul__, contributions), strict=True))
+                continue
+            get = scores.get
+            for doc, contribution in zip(documents, contributions, strict=True):
+                scores[doc] = get(doc, 0.0) + weight * contribution
+        for term in common:
+            weight, contribution_of = weighted[term], self.common[term]
+            for doc in scores:
+                added = contribution_of.get(doc)
+                if added is not None:
+                    scores[doc] += weight * added
+        if not scores:
+            return [], 0
+        names = self.names
+        if visible is not None:
+            scores = {doc: score for doc, score in scores.items() if names[doc] in visible}
+        factors = self._factors(query)
+        classes = self.classes
+        # (score, -doc): ties go to the first tool by name (tools are sorted by name).
+        scored = [(score * factors[classes[doc]], -doc) for doc, score in scores.items()]
+        best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
+        return [(names[-doc], score) for score, doc in best], len(scores)
+
+    def _factors(self, query: str) -> list[float]:
+        """The score factor of each (kind, bulk) pair (:data:`_CLASSES`) for ``query``'s intents."""
+        intents = detect_intents(query) if self.intents else None
+        asks_bulk = intents is not None and BULK in intents
+        factors = []
+        for kind, is_bulk in _CLASSES:
+            factor = 1.0
+            if intents is not None:
+                if kind in intents:
+                    factor = INTENT_MATCH
+                if is_bulk and not asks_bulk:
+                    factor *= BULK_NOT_ASKED
+                elif asks_bulk and not is_bulk:
+                    factor *= BULK_ASKED_NOT_BULK
+            factors.append(factor)
+        return factors
+
+    def query_terms(self, query: str) -> dict[str, float]:
+        """The weighted terms of a query: its own words (1.0), then the expansions of
+        abbreviations and synonyms (:data:`EXPANSION_WEIGHT`), each term once at its
+        highest weight."""
+        weighted: dict[str, float] = {}
+        query_words = words(query)
+        expansions: list[str] = []
+        for word in query_words:
+            term = stem(word)
+            # A verb that says which kind of operation is asked for counts through the
+            # intent; as a word it would find names that merely contain it ("page_detail").
+            own = VERB_WEIGHT if self.intents and word in _INTENT_WORDS else 1.0
+            weighted[term] = max(weighted.get(term, 0.0), own)
+            expansions += self.synonyms.get(term, ())
+        stems = [stem(w) for w in query_words]
+        for phrase, expanded in self.phrases:
+            if _contains(stems, phrase):
+                expansions += expanded
+        for term in expansions:
+            weighted.setdefault(term, EXPANSION_WEIGHT)
+        return weighted
+
+
+#: Every (kind, bulk) pair, in the order of :meth:`SearchIndex._factors`.
+_CLASSES = [
+    (kind, is_bulk)
+    for kind in (LIST, RETRIEVE, CREATE, UPDATE, DESTROY, ACTION)
+    for is_bulk in (False, True)
+]
+
+_INTENT_WORDS = frozenset(
+    phrase for phrases in INTENTS.values() for phrase in phrases if " " not in phrase
+)
+
+
+def _contains(sequence: list[str], part: list[str]) -> bool:
+    size = len(part)
+    return any(sequence[i : i + size] == part for i in range(len(sequence) - size + 1))
+
+
+def detect_intents(query: str) -> frozenset[str]:
+    """The kinds of operation a query asks for (:data:`INTENTS`), from its words and phrases."""
+    folded = " " + " ".join(_WORD.findall(fold(query))) + " "
+    return frozenset(
+        kind
+        for kind, phrases in INTENTS.items()
+        if any(f" {phrase} " in folded for phrase in phrases)
+    )
+
+
+def tool_kind(tool: Tool) -> tuple[str, bool]:
+    """The kind of ``tool``'s operation and whether it acts on several objects at once,
+    from the build's facts (:class:`~mcp_bridge.toolset.facts.OperationFacts`); a custom
+    action that reads is a list or a retrieve by whether it works on one object."""
+    facts = tool.facts
+    verb = facts.verb
+    kind = {
+        "list": LIST,
+        "retrieve": RETRIEVE,
+        "create": CREATE,
+        "update": UPDATE,
+        "partial_update": UPDATE,
+        "destroy": DESTROY,
+    }.get(verb, ACTION)
+    if kind == ACTION and facts.http_method in ("GET", "HEAD"):
+        kind = RETRIEVE if facts.detail else LIST if tool.method.source.is_list else ACTION
+    bulk = facts.is_bulk or "bulk" in tool.name.lower()
+    return kind, bulk
+
+
+def resource_label(tool: Tool) -> str:
+    """What a tool acts on, for the overview: the model's plural verbose name, else the
+    router basename, else the path's last fixed segment before its parameters."""
+    model = tool.facts.model
+    if model is not None and model.verbose_name_plural:
+        return str(model.verbose_name_plural)
+    source = tool.method.source
+    if source.basename:
+        return source.basename
+    segments = [s for s in _PLACEHOLDER.split(source.path)[0].split("/") if s]
+    return segments[-1] if segments else tool.name
+
+
+def _plain_fields(tool: Tool) -> Iterator[tuple[str, str | None]]:
+    """The tool's own texts only: name, title, description, argument names and texts."""
+    yield "name", tool.name.replace("_", " ").replace(".", " ").replace("-", " ")
+    yield "title", tool.title
+    yield "description", tool.description
+    for argument, schema in tool.input_schema.get("properties", {}).items():
+        yield "parameters", argument.replace("_", " ")
+        if isinstance(schema, dict):
+            yield "parameter_texts", schema.get("description")
+
+
+def _fields(tool: Tool, language: str | None = None) -> Iterator[tuple[str, str | None]]:
+    """``(field, text)`` pairs of a tool's document (see :data:`WEIGHTS`)."""
+    yield "name", tool.name.replace("_", " ").replace(".", " ").replace("-", " ")
+    yield "title", tool.title
+    yield "description", tool.description
+    source = tool.method.source
+    yield "path", _PLACEHOLDER.sub(" ", source.path).replace("/", " ").replace("-", " ")
+    if source.basename:
+        yield "resource", source.basename.replace("-", " ").replace("_", " ")
+    properties = tool.input_schema.get("properties", {})
+    for argument, schema in properties.items():
+        yield "parameters", argument.replace("_", " ")
+        if isinstance(schema, dict):
+            yield "parameter_texts", schema.get("description")
+    facts = tool.facts
+    if facts.model is not None:
+        yield "resource", facts.model.verbose_name
+        yield "resource", facts.model.verbose_name_plural
+        yield "model_doc", facts.model.docstring
+        if language is not None:
+            yield from _translated_model_texts(facts.model.model, facts, language)
+    for item in (*facts.filter_fields, *facts.search_fields, *facts.ordering_fields):
+        yield "filters", item.replace("_", " ")
+    for item in (*facts.request_fields, *facts.response_fields):
+        yield "fields", item.replace("_", " ")
+    for parameter in facts.path_parameters:
+        yield "parameter_texts", parameter.description
+
+
+def _translated_model_texts(
+    model: Any, facts: Any, language: str
+) -> Iterator[tuple[str, str | None]]:
+    """The model's verbose names, and its fields', in ``language`` (Django's catalogues:
+    the project's ``verbose_name = _("invoice")``)."""
+    with translation.override(language):
+        meta = model._meta
+        yield "resource", str(meta.verbose_name)
+        yield "resource", str(meta.verbose_name_plural)
+        for name in dict.fromkeys((*facts.request_fields, *facts.response_fields)):
+            try:
+                field = meta.get_field(name)
+            except FieldDoesNotExist:
+                continue
+            verbose = getattr(field, "verbose_name", None)
+            if verbose:
+                yield "fields", str(verbose)
+
+
+def synonym_tables(
+    groups: Iterable[Iterable[str]],
+) -> tuple[dict[str, list[str]], list[tuple[list[str], list[str]]]]:
+    """``(single-term expansions, phrase expansions)`` of groups of words that mean the same:
+    every member of a group expands to the terms of the others."""
+    single: dict[str, dict[str, None]] = {}
+    phrases: dict[tuple[str, ...], dict[str, None]] = {}
+    for group in groups:
+        members = [tuple(terms(member)) for member in group]
+        members = [member for member in members if member]
+        for member in members:
+            others = {term: None for other in members if other != member for term in other}
+            others = {term: None for term in others if term not in member}
+            if not others:
+                continue
+            if len(member) == 1:
+                single.setdefault(member[0], {}).update(others)
+            else:
+                phrases.setdefault(member, {}).update(others)
+    return (
+        {term: list(expanded) for term, expanded in single.items()},
+        [(list(phrase), list(expanded)) for phrase, expanded in phrases.items()],
+    )
+
+
+def build_index(
+    tools: list[Tool],
+    synonyms: dict[str, Iterable[str]] | None = None,
+    language: str | None = None,
+    *,
+    plain: bool = False,
+) -> SearchIndex:
+    """The :class:`SearchIndex` of ``tools`` (in their own texts and language).
+
+    Args:
+        tools: the tool set's tools.
+        synonyms: the project's synonyms for the group (``SEARCH_SYNONYMS``).
+        language: the language of the tools' texts: the model's verbose names (and its
+            fields') are indexed in it too, beside the source language's.
+        plain: plain BM25 over the tools' own texts, for the benchmark's comparison: no
+            facts, no verb intents, no abbreviations, no vocabulary.
+    """
+    documents: list[dict[str, float]] = []
+    resources: dict[str, list[int]] = {}
+    kinds: list[str] = []
+    bulk: list[bool] = []
+    for number, tool in enumerate(tools):
+        counts: dict[str, float] = {}
+        fields = _plain_fields(tool) if plain else _fields(tool, language)
+        for name, text in fields:
+            weight = WEIGHTS[name]
+            for term in terms(text):
+                counts[term] = counts.get(term, 0.0) + weight
+        if not plain:
+            _add_abbreviations(counts)
+        documents.append(counts)
+        kind, is_bulk = tool_kind(tool)
+        kinds.append(kind)
+        bulk.append(is_bulk)
+        resources.setdefault(resource_label(tool), []).append(number)
+    return index_of(
+        [tool.name for tool in tools],
+        documents,
+        kinds,
+        bulk,
+        resources,
+        **_expansions(synonyms, plain),
+        intents=not plain,
+    )
+
+
+def index_of(
+    names: list[str],
+    documents: list[dict[str, float]],
+    kinds: list[str],
+    bulk: list[bool],
+    resources: dict[str, list[int]],
+    **options: Any,
+) -> SearchIndex:
+    """The :class:`SearchIndex` of documents given as ``{term: weighted count}``: each
+    term's BM25 contribution to each document, computed once.
+
+    Args:
+        names, kinds, bulk: the tools' names, kinds and bulk flags, by document number.
+        resources: the overview's resources (:attr:`SearchIndex.resources`).
+        options: the other fields of :class:`SearchIndex` (synonyms, phrases, intents).
+    """
+    total = len(documents)
+    average = (sum(sum(doc.values()) for doc in documents) / total) if total else 1.0
+    frequency: dict[str, int] = {}
+    for doc in documents:
+        for term in doc:
+            frequency[term] = frequency.get(term, 0) + 1
+    postings: dict[str, tuple[list[int], list[float]]] = {}
+    idf = {term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in frequency.items()}
+    for number, doc in enumerate(documents):
+        norm = K1 * (1 - B + B * sum(doc.values()) / (average or 1.0))
+        for term, tf in doc.items():
+            entry = postings.setdefault(term, ([], []))
+            entry[0].append(number)
+            entry[1].append(idf[term] * tf * (K1 + 1) / (tf + norm))
+    return SearchIndex(
+        names=names,
+        kinds=kinds,
+        bulk=bulk,
+        postings=postings,
+        resources=resources,
+        idf=idf,
+        classes=[_CLASSES.index(pair) for pair in zip(kinds, bulk, strict=True)],
+        common={
+            term: dict(zip(*postings[term], strict=True))
+            for term, value in idf.items()
+            if value < SELECTIVE_IDF
+        },
+        **options,
+    )
+
+
+#: The multi-word expansions of :data:`ABBREVIATIONS`, as terms: a tool about a "virtual
+#: machine" is indexed under ``vm`` too, as strongly as its weaker word, so that "VM 12"
+#: finds it before a tool whose own texts say "VM" in passing.
+_EXPANDED = [
+    (stem(abbreviation), terms(" ".join(expansion)))
+    for abbreviation, expansion in ABBREVIATIONS.items()
+    if len(expansion) > 1 and abbreviation not in expansion
+]
+
+
+def _add_abbreviations(counts: dict[str, float]) -> None:
+    for abbreviation, expansion in _EXPANDED:
+        if all(term in counts for term in expansion):
+            counts[abbreviation] = counts.get(abbreviation, 0.0) + min(
+                counts[term] for term in expansion
+            )
+
+
+def _expansions(synonyms: dict[str, Iterable[str]] | None, plain: bool) -> dict[str, Any]:
+    groups: list[list[str]] = [[word, *others] for word, others in (synonyms or {}).items()]
+    if not plain:
+        groups += [list(group) for group in VOCABULARY]
+        groups += [
+            [abbreviation, " ".join(expansion)] for abbreviation, expansion in ABBREVIATIONS.items()
+        ]
+    single, phrases = synonym_tables(groups)
+    return {"synonyms": single, "phrases": phrases}

@@ -1,0 +1,550 @@
+"""Discovery of big groups (docs/discovery.md): the DISCOVERY modes, the search-mode listing,
+the meta-tools and their bad inputs, proxied calls that are the same calls, budgets, the
+strict clients' libraries, the checks, and the official client on a generated group of
+1,000 operations in both protocol eras.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+
+import anyio
+import httpx2
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.tokens import estimate_tokens
+from mcp_bridge.signals import post_tool_call, pre_tool_call
+from mcp_bridge.toolset.discovery import (
+    CALL_DESTRUCTIVE,
+    CALL_READ_ONLY,
+    CALL_WRITE,
+    DESCRIBE_TOOL,
+    MAX_LIMIT,
+    META_TOOL_NAMES,
+    OVERVIEW_TOKENS,
+    SEARCH_TOOL,
+    Discovery,
+    configured_mode,
+    find_discovery_problems,
+    meta_tools,
+)
+from mcp_bridge.toolset.naming import is_portable
+from mcp_bridge.toolset.registry import get_toolset
+from mcp_bridge.toolset.schema import iter_refs
+from mcp_bridge.toolset.search import detect_intents, stem, terms
+from tests.mcp_client import HANDSHAKE, MODERN, McpClient, error_payload
+from tests.testapp.models import Report
+
+SEARCH_CASES = {"SERVER_NAME": "tests", "DISCOVERY": {"cases": "search", "*": "direct"}}
+
+
+@pytest.fixture
+def search_mode(settings):
+    settings.MCP_BRIDGE = copy.deepcopy(SEARCH_CASES)
+    return settings
+
+
+def answer_of(result: dict) -> dict:
+    assert result["isError"] is False, result
+    return json.loads(result["content"][0]["text"])
+
+
+# --- The setting --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["searching", {"cases": "never"}, {"cases": 1}, ["search"], None],
+)
+def test_a_wrong_discovery_value_fails_loudly(settings, value):
+    settings.MCP_BRIDGE = {"DISCOVERY": value}
+    with pytest.raises(ImproperlyConfigured, match="DISCOVERY"):
+        bridge_settings.validate()
+
+
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("DISCOVERY_MAX_TOOLS", 0),
+        ("DISCOVERY_MAX_TOKENS", "many"),
+        ("SEARCH_RESULT_TOKENS", True),
+        ("SEARCH_SYNONYMS", {"cases": ["cart"]}),
+    ],
+)
+def test_wrong_thresholds_and_synonyms_fail_loudly(settings, key, value):
+    settings.MCP_BRIDGE = {key: value}
+    with pytest.raises(ImproperlyConfigured, match=key):
+        bridge_settings.validate()
+
+
+def test_one_mode_or_a_dict_with_a_default(settings):
+    assert configured_mode("cases") == "auto"  # the default
+    settings.MCP_BRIDGE = {"DISCOVERY": "search"}
+    assert configured_mode("cases") == "search"
+    settings.MCP_BRIDGE = {"DISCOVERY": {"cases": "direct", "*": "search"}}
+    assert (configured_mode("cases"), configured_mode("other")) == ("direct", "search")
+    settings.MCP_BRIDGE = {"DISCOVERY": {"cases": "search"}}
+    assert configured_mode("other") == "auto"
+
+
+def test_auto_searches_above_either_threshold(settings, db):
+    settings.MCP_BRIDGE = {"DISCOVERY": "auto"}
+    toolset = get_toolset("cases")
+    assert not toolset.discovery.search and toolset.discovery.tokens
+    settings.MCP_BRIDGE = {"DISCOVERY": "auto", "DISCOVERY_MAX_TOOLS": len(toolset.tools) - 1}
+    assert get_toolset("cases").discovery.search
+    settings.MCP_BRIDGE = {
+        "DISCOVERY": "auto",
+        "DISCOVERY_MAX_TOKENS": toolset.discovery.tokens - 1,
+    }
+    assert get_toolset("cases").discovery.search
+    # Decided once per build: every language's copy shares it.
+    assert get_toolset("cases", language="de").discovery is get_toolset("cases").discovery
+
+
+# --- The listing in search mode -----------------------------------------------------------------
+
+
+def test_search_mode_lists_pins_and_meta_tools(search_mode, db):
+    search_mode.MCP_BRIDGE = {
+        **SEARCH_CASES,
+        "GROUPS": {"cases": {"pin": [{"path": "/cases/reports/", "methods": ["GET"]}]}},
+    }
+    listed = McpClient().list_tools()
+    names = [tool["name"] for tool in listed]
+    assert names == [
+        "reports_broken",
+        "reports_crash",
+        "reports_fail",
+        "reports_list",
+        "reports_retrieve",
+        SEARCH_TOOL,
+        DESCRIBE_TOOL,
+        CALL_READ_ONLY,
+        CALL_WRITE,
+        CALL_DESTRUCTIVE,
+    ]
+    # Every real tool is still called by its own name.
+    Report.objects.create(name="Q1")
+    assert McpClient().call("note_list", {})["isError"] is False
+
+
+def test_pinned_from_the_decorators(search_mode, db):
+    from tests.testapp import views
+
+    search_mode.MCP_BRIDGE = {**SEARCH_CASES, "DISCOVERY": "search"}
+    # @mcp_tool(pinned=True) on an action, @api_group(..., pinned=True) on a class.
+    from mcp_bridge import api_group, mcp_tool
+
+    original = dict(views.NoteList._mcp_bridge)
+    try:
+        api_group("cases", pinned=True)(views.NoteList)
+        from mcp_bridge.toolset import registry
+
+        registry.clear_cache()
+        names = {tool["name"] for tool in McpClient().list_tools()}
+        assert "note_list" in names and "reports_list" not in names
+        mcp_tool(pinned=False)(views.NoteList)
+        registry.clear_cache()
+        assert "note_list" not in {tool["name"] for tool in McpClient().list_tools()}
+    finally:
+        views.NoteList._mcp_bridge = original
+        registry.clear_cache()
+
+
+def test_proxies_annotations_cover_what_they_run(search_mode, db):
+    listed = {tool["name"]: tool for tool in McpClient().list_tools()}
+    hints = {name: listed[name]["annotations"] for name in META_TOOL_NAMES}
+    assert hints[SEARCH_TOOL]["readOnlyHint"] and hints[DESCRIBE_TOOL]["readOnlyHint"]
+    assert hints[CALL_READ_ONLY] == {
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
+    assert hints[CALL_WRITE]["readOnlyHint"] is False
+    assert hints[CALL_WRITE]["destructiveHint"] is False
+    assert hints[CALL_WRITE]["idempotentHint"] is False  # creates are not idempotent
+    assert hints[CALL_DESTRUCTIVE]["destructiveHint"] is True
+
+
+def test_a_group_without_writes_has_only_the_read_only_proxy(db):
+    toolset = get_toolset("cases")
+    reads = [tool for tool in toolset.tools if tool.annotations["readOnlyHint"]]
+    assert [meta.name for meta in meta_tools(reads)] == [SEARCH_TOOL, DESCRIBE_TOOL, CALL_READ_ONLY]
+
+
+# --- search_tools ------------------------------------------------------------------------------
+
+
+def test_search_returns_callable_tools_and_counts_the_rest(search_mode, db):
+    answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "delete a report", "limit": 2}))
+    assert next(tool["name"] for tool in answer["tools"]) == "reports_destroy"
+    assert len(answer["tools"]) == 2
+    first = answer["tools"][0]
+    assert set(first) == {"name", "title", "description", "inputSchema", "annotations"}
+    assert first["inputSchema"]["required"] == ["id"]
+    assert first["annotations"]["destructiveHint"] is True
+    assert answer["more"] >= 1
+
+
+def test_search_ranks_the_verb(search_mode, db):
+    def best(query):
+        answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": query, "limit": 1}))
+        return answer["tools"][0]["name"]
+
+    assert best("show all reports") == "reports_list"
+    assert best("details of one report") == "reports_retrieve"
+    assert best("remove a report") == "reports_destroy"
+    assert best("rename a page") in {"page_detail_partial_update", "page_detail_update"}
+    assert best("add a member") == "members_create"
+
+
+def test_search_uses_the_endpoints_schema_profile(search_mode, db):
+    client = McpClient(path="/mcp/cases/?schema=portable")
+    answer = answer_of(client.call(SEARCH_TOOL, {"query": "create a post", "limit": 1}))
+    schema = answer["tools"][0]["inputSchema"]
+    assert not list(iter_refs(schema)) and "$defs" not in schema
+
+
+def test_the_limit_is_clamped_and_said(search_mode, db):
+    answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "report", "limit": 500}))
+    assert len(answer["tools"]) <= MAX_LIMIT and "500 is out of range" in answer["limit"]
+    answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "report", "limit": 0}))
+    assert len(answer["tools"]) == 1
+
+
+def test_an_over_long_query_is_refused_with_the_limit(search_mode, db):
+    result = McpClient().call(SEARCH_TOOL, {"query": "x" * 501})
+    payload = error_payload(result)
+    assert payload["data"]["limit"] == 500 and "500" in payload["message"]
+
+
+@pytest.mark.parametrize("revision", ["2025-06-18", HANDSHAKE, MODERN])
+def test_meta_tool_arguments_are_validated_as_a_real_tools(search_mode, db, revision):
+    client = McpClient(revision=revision)
+    reply = client.rpc("tools/call", {"name": SEARCH_TOOL, "arguments": {"query": 3}})
+    if revision == "2025-06-18":
+        assert reply["error"]["code"] == -32602
+    else:
+        assert error_payload(reply["result"])["code"] == -32602
+
+
+def test_the_empty_query_gives_an_overview_within_its_budget(search_mode, db):
+    answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": ""}))
+    assert answer["tools"] == 20
+    assert estimate_tokens(json.dumps(answer)) <= OVERVIEW_TOKENS
+    reports = next(r for r in answer["resources"] if "reports_list" in r["tools"])
+    assert reports["tools"]["reports_list"]  # names and titles
+
+
+# The first of the three page tools whole, the next compact (120: what is said around them).
+BUDGET = 120 + 192
+
+
+def test_search_answers_stay_under_the_token_budget(search_mode, db):
+    search_mode.MCP_BRIDGE = {**SEARCH_CASES, "SEARCH_RESULT_TOKENS": BUDGET}
+    answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "page", "limit": 5}))
+    compact = [tool for tool in answer["tools"] if "arguments" in tool]
+    assert compact and all("inputSchema" not in tool for tool in compact)
+    described = compact[0]
+    assert described["name"].startswith("page_detail_")
+    slug = described["arguments"]["slug"]
+    assert (slug["type"], slug["required"]) == ("string", True)
+    assert (
+        sum(estimate_tokens(json.dumps(tool, separators=(",", ":"))) for tool in answer["tools"])
+        <= BUDGET
+    )
+    # The full schema, on request.
+    full = answer_of(McpClient().call(DESCRIBE_TOOL, {"name": described["name"]}))
+    assert full["inputSchema"] == get_toolset("cases").by_name[described["name"]].input_schema
+
+
+def test_project_synonyms_find_the_tool(search_mode, db):
+    assert not answer_of(McpClient().call(SEARCH_TOOL, {"query": "memo"}))["tools"]
+    search_mode.MCP_BRIDGE = {**SEARCH_CASES, "SEARCH_SYNONYMS": {"cases": {"note": ["memo"]}}}
+    answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "memo"}))
+    assert answer["tools"][0]["name"] == "note_list"
+
+
+def test_search_never_returns_an_invisible_tool(db):
+    toolset = get_toolset("cases")
+    visible = frozenset({"reports_list"})
+    ranked, matched = toolset.index().search("reports", visible)
+    assert [name for name, _ in ranked] == ["reports_list"] and matched == 1
+
+
+def test_words_are_split_folded_and_stemmed():
+    assert terms("ipAddresses_list") == ["ip", "address", "list"]
+    assert stem("invoices") == stem("invoice") and stem("Rechnungen".lower()) == "rechnung"
+    assert detect_intents("what devices exist") == {"list"}
+    assert detect_intents("remove several tags at once") == {"destroy", "bulk"}
+    assert detect_intents("Lösche den Bericht") == {"destroy"}
+
+
+# --- The proxies --------------------------------------------------------------------------------
+
+
+def test_a_proxied_call_is_the_same_call(search_mode, db):
+    report = Report.objects.create(name="Q1")
+    seen = []
+
+    def receiver(sender, tool, **kwargs):
+        seen.append(tool.name)
+
+    pre_tool_call.connect(receiver)
+    post_tool_call.connect(receiver)
+    try:
+        direct = McpClient().call("reports_retrieve", {"id": report.pk})
+        proxied = McpClient().call(
+            CALL_READ_ONLY, {"name": "reports_retrieve", "arguments": {"id": report.pk}}
+        )
+    finally:
+        pre_tool_call.disconnect(receiver)
+        post_tool_call.disconnect(receiver)
+    assert proxied == direct
+    assert seen == ["reports_retrieve"] * 4
+
+
+@pytest.mark.parametrize("revision", ["2025-06-18", HANDSHAKE])
+def test_a_proxied_calls_arguments_are_validated_by_the_revisions_rule(search_mode, db, revision):
+    client = McpClient(revision=revision)
+    params = {"name": CALL_READ_ONLY, "arguments": {"name": "reports_retrieve", "arguments": {}}}
+    reply = client.rpc("tools/call", params)
+    direct = client.rpc("tools/call", {"name": "reports_retrieve", "arguments": {}})
+    assert {k: v for k, v in reply.items() if k != "id"} == {
+        k: v for k, v in direct.items() if k != "id"
+    }
+
+
+def test_arguments_as_json_text_for_strict_clients(search_mode, db):
+    report = Report.objects.create(name="Q1")
+    text = json.dumps({"id": report.pk})
+    result = McpClient().call(CALL_READ_ONLY, {"name": "reports_retrieve", "arguments": text})
+    assert result["isError"] is False
+    bad = McpClient().call(CALL_READ_ONLY, {"name": "reports_retrieve", "arguments": "[1]"})
+    assert "not a JSON object" in error_payload(bad)["message"]
+
+
+def test_an_unknown_name_gets_the_closest_names(search_mode, db):
+    result = McpClient().call(CALL_READ_ONLY, {"name": "report_list", "arguments": {}})
+    payload = error_payload(result)
+    assert "reports_list" in payload["data"]["closest"]
+    assert "reports_list" in payload["message"]
+    described = error_payload(McpClient().call(DESCRIBE_TOOL, {"name": "report_lst"}))
+    assert "reports_list" in described["data"]["closest"]
+
+
+def test_a_write_through_the_read_only_proxy_names_the_proxy_to_use(search_mode, db):
+    report = Report.objects.create(name="Q1")
+    result = McpClient().call(
+        CALL_READ_ONLY, {"name": "reports_destroy", "arguments": {"id": report.pk}}
+    )
+    assert error_payload(result)["data"]["proxy"] == CALL_DESTRUCTIVE
+    result = McpClient().call(
+        CALL_WRITE, {"name": "reports_destroy", "arguments": {"id": report.pk}}
+    )
+    assert error_payload(result)["data"]["proxy"] == CALL_DESTRUCTIVE
+    result = McpClient().call(CALL_READ_ONLY, {"name": "members_create", "arguments": {}})
+    assert error_payload(result)["data"]["proxy"] == CALL_WRITE
+    assert Report.objects.filter(pk=report.pk).exists()  # nothing ran
+    # A riskier proxy runs a tool of a lower level: its annotations still cover it.
+    listed = McpClient().call(CALL_DESTRUCTIVE, {"name": "reports_list", "arguments": {}})
+    assert listed["isError"] is False
+
+
+# --- Strict clients ----------------------------------------------------------------------------
+
+
+def _meta_tools_listed(revision=HANDSHAKE) -> list[dict]:
+    listed = McpClient(revision=revision, path="/mcp/cases/?schema=portable").list_tools()
+    return [tool for tool in listed if tool["name"] in META_TOOL_NAMES]
+
+
+def _walk(schema):
+    yield schema
+    for value in schema.values():
+        if isinstance(value, dict):
+            yield from _walk(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, dict):
+                    yield from _walk(item)
+
+
+def test_meta_tools_pass_the_portable_rules(search_mode, db):
+    from mcp_bridge.toolset.profiles import PORTABLE_KEYWORDS
+
+    tools = _meta_tools_listed()
+    assert len(tools) == 5
+    for tool in tools:
+        assert is_portable(tool["name"])
+        assert tool["title"] and tool["description"]
+        assert set(tool["annotations"]) == {
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        }
+        for node in _walk(tool["inputSchema"]):
+            assert "$ref" not in node and not isinstance(node.get("type"), list)
+            assert (
+                set(node) <= PORTABLE_KEYWORDS
+                or node is not tool["inputSchema"]
+                and set(node) <= PORTABLE_KEYWORDS | set(tool["inputSchema"]["properties"])
+            )
+
+
+def test_meta_tools_pass_the_openai_strict_converter(search_mode, db):
+    from agents.strict_schema import ensure_strict_json_schema
+
+    for tool in _meta_tools_listed():
+        strict = ensure_strict_json_schema(copy.deepcopy(tool["inputSchema"]))
+        assert strict["additionalProperties"] is False
+        assert set(strict["required"]) == set(strict["properties"])
+
+
+def test_meta_tools_pass_google_genai(search_mode, db):
+    from google.genai import types
+
+    for tool in _meta_tools_listed():
+        declaration = types.FunctionDeclaration(
+            name=tool["name"],
+            description=tool["description"],
+            parameters=types.Schema.from_json_schema(
+                json_schema=types.JSONSchema(**tool["inputSchema"]),
+                api_option="GEMINI_API",
+            ),
+        )
+        assert declaration.parameters.properties
+        assert (
+            types.FunctionDeclaration(
+                name=tool["name"], parameters_json_schema=tool["inputSchema"]
+            ).parameters_json_schema
+            == tool["inputSchema"]
+        )
+
+
+# --- Checks ------------------------------------------------------------------------------------
+
+
+def test_a_real_tool_named_like_a_meta_tool_stops_a_search_group(db):
+    tools = get_toolset("cases").tools
+    clash = [dataclasses.replace(tools[0], name=SEARCH_TOOL), *tools[1:]]
+    errors, _ = find_discovery_problems("cases", None, clash, Discovery("search", True, len(clash)))
+    assert [p.id for p in errors] == ["mcp_bridge.E100"] and "DISCOVERY" in errors[0].hint
+    errors, _ = find_discovery_problems(
+        "cases", None, clash, Discovery("direct", False, len(clash))
+    )
+    assert not errors  # in direct mode no meta-tool is listed
+
+
+def test_a_big_direct_group_is_warned_about(settings, db):
+    settings.MCP_BRIDGE = {"DISCOVERY": "direct", "DISCOVERY_MAX_TOKENS": 1000}
+    warnings = [p for p in get_toolset("cases").warnings if p.id == "mcp_bridge.W100"]
+    assert len(warnings) == 1 and "search" in warnings[0].hint
+    settings.MCP_BRIDGE = {"DISCOVERY": "auto", "DISCOVERY_MAX_TOKENS": 1000}
+    assert not [p for p in get_toolset("cases").warnings if p.id == "mcp_bridge.W100"]
+
+
+def test_a_setting_naming_no_group_is_warned_about(settings, db):
+    from mcp_bridge.checks import check_discovery
+
+    settings.MCP_BRIDGE = {"DISCOVERY": {"casse": "search"}, "SEARCH_SYNONYMS": {"*": {}}}
+    assert [m.id for m in check_discovery()] == ["mcp_bridge.W101"]
+
+
+def test_mcp_tools_prints_the_token_figures(settings, db):
+    from io import StringIO
+
+    out = StringIO()
+    call_command("mcp_tools", "cases", "--tokens", stdout=out)
+    text = out.getvalue()
+    assert "direct" in text and "search" in text and "tokens" in text
+    for profile in ("defs", "inline", "portable"):
+        assert profile in text
+
+
+# --- The official client, a generated group of 1,000 operations --------------------------------
+
+
+@pytest.fixture
+def big_server(live_server, settings):
+    settings.ROOT_URLCONF = "tests.discovery_urls"
+    settings.MCP_BRIDGE = {"SERVER_NAME": "tests", "DISCOVERY": "auto"}
+    settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
+    return live_server.url
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("mode,negotiated", [("legacy", HANDSHAKE), ("2026-07-28", MODERN)])
+def test_the_official_client_finds_and_calls_a_tool_of_1000(big_server, mode, negotiated):
+    from tests.testapp.models import Note
+
+    note = Note.objects.create(text="hello")
+
+    async def main():
+        async with (
+            httpx2.AsyncClient(timeout=60) as http,
+            Client(
+                streamable_http_client(f"{big_server}/mcp/big/", http_client=http), mode=mode
+            ) as client,
+        ):
+            listed = await client.list_tools()
+            found = await client.call_tool(
+                SEARCH_TOOL, {"query": "details of an invoice of department 17"}
+            )
+            by_name = await client.call_tool("r17_retrieve", {"id": note.pk})
+            proxied = await client.call_tool(
+                CALL_READ_ONLY, {"name": "r17_retrieve", "arguments": {"id": note.pk}}
+            )
+            return client.session.protocol_version, listed.tools, found, by_name, proxied
+
+    version, tools, found, by_name, proxied = anyio.run(main)
+    assert version == negotiated
+    listing = json.dumps([tool.model_dump(by_alias=True, exclude_none=True) for tool in tools])
+    assert estimate_tokens(listing) < 2000
+    assert {tool.name for tool in tools} == META_TOOL_NAMES
+    answer = json.loads(found.content[0].text)
+    assert answer["tools"][0]["name"] == "r17_retrieve"
+    assert by_name.is_error is False and proxied.is_error is False
+    assert proxied.structured_content == by_name.structured_content
+    data = (
+        by_name.structured_content if negotiated == MODERN else by_name.structured_content["result"]
+    )
+    assert data == {"id": note.pk, "text": "hello"}
+
+
+# --- Language, and the index as plain data ---------------------------------------------------------
+
+
+def test_search_runs_in_the_callers_language(settings, db):
+    from tests.realistic import GROUP, MCP_BRIDGE, URLCONF
+
+    settings.ROOT_URLCONF = URLCONF
+    settings.MCP_BRIDGE = {**MCP_BRIDGE, "DISCOVERY": "search"}
+    settings.LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+    german = McpClient(path=f"/mcp/{GROUP}/", **{"Accept-Language": "de"})
+    answer = answer_of(german.call(SEARCH_TOOL, {"query": "alle Rechnungen anzeigen", "limit": 3}))
+    assert answer["tools"][0]["name"] == "invoice_list"
+    # German callers search German texts (the models' verbose names, the default texts), one
+    # index per language; English callers the English ones.
+    assert "rechnung" in get_toolset(GROUP, None, "de").index("de").postings
+    assert "rechnung" not in get_toolset(GROUP, None, "en").index("en").postings
+
+
+def test_the_index_is_plain_data(db):
+    import pickle
+
+    toolset = get_toolset("cases")
+    index = toolset.index()
+    assert toolset.search_indexes[None] is index  # kept on the tool set
+    copied = pickle.loads(pickle.dumps(index))
+    assert copied.search("delete a report") == index.search("delete a report")
