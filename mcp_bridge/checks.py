@@ -196,6 +196,7 @@ def check_visibility_and_explorer(
     return _messages(problems + find_explorer_problems())
 
 
+@checks.register(checks.Tags.urls, TAG)
 def check_discovery(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """``DISCOVERY`` and ``SEARCH_SYNONYMS`` name existing groups (W101)."""
     try:

@@ -239,10 +239,38 @@ def test_meta_tool_arguments_are_validated_as_a_real_tools(search_mode, db, revi
 
 def test_the_empty_query_gives_an_overview_within_its_budget(search_mode, db):
     answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": ""}))
-    assert answer["tools"] == 20
+    # Of the group's 20 tools, the anonymous caller may use 19 (FILTER_TOOLS_LIST): the
+    # staff-only admin_report_list is left out, as from tools/list.
+    assert answer["tools"] == 19
     assert estimate_tokens(json.dumps(answer)) <= OVERVIEW_TOKENS
     reports = next(r for r in answer["resources"] if "reports_list" in r["tools"])
     assert reports["tools"]["reports_list"]  # names and titles
+
+
+def test_search_describe_and_proxies_see_only_what_the_caller_may_use(search_mode, db):
+    """The meta-tools work on the caller's visible tools (mcp_bridge.toolcall.visibility):
+    a staff-only tool is not found by an anonymous caller, is found by staff, and a tool
+    hidden from the caller is refused by the proxy as unknown without running its view."""
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    hidden = "admin_report_list"
+    anonymous = McpClient()
+    found = answer_of(anonymous.call(SEARCH_TOOL, {"query": "admin reports for staff"}))
+    assert hidden not in [tool["name"] for tool in found["tools"]]
+    refused = anonymous.call(DESCRIBE_TOOL, {"name": hidden})
+    assert refused["isError"] is True and hidden in refused["content"][0]["text"]
+    proxied = anonymous.call(CALL_READ_ONLY, {"name": hidden, "arguments": {}})
+    assert proxied["isError"] is True
+
+    staff = Client()
+    staff.force_login(User.objects.create_user("sam", password="pw", is_staff=True))
+    found = answer_of(McpClient(staff).call(SEARCH_TOOL, {"query": "admin reports for staff"}))
+    assert hidden in [tool["name"] for tool in found["tools"]]
+    # The real tool stays callable by its own name, for anyone: the view decides (403).
+    direct = anonymous.call(hidden, {})
+    assert direct["isError"] is True
+    assert json.loads(direct["content"][0]["text"])["code"] in (401, 403)
 
 
 # The first of the three page tools whole, the next compact (120: what is said around them).
