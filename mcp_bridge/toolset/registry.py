@@ -43,6 +43,7 @@ from mcp_bridge.toolset.openrpc import Method, build_document, build_methods, co
 from mcp_bridge.toolset.preflight import configuration_problems, spectacular_problems
 from mcp_bridge.toolset.profiles import convert_document
 from mcp_bridge.toolset.schema import MissingReference, unresolved_refs
+from mcp_bridge.toolset.store import load_or_build
 from mcp_bridge.toolset.tools import Tool, build_tool, declares_output_schema
 from mcp_bridge.toolset.translation import translate_toolset
 from mcp_bridge.toolset.validators import check_schema
@@ -193,16 +194,38 @@ def _build_once(
     with _lock:
         cached = _toolsets.get(key)
         if cached is None:
-            try:
-                # Lazy texts (help_text, gettext_lazy titles) are evaluated once, in the
-                # default language, whatever language the triggering request activated;
-                # translations are applied per language on top, without regenerating.
-                with translation.override(settings.LANGUAGE_CODE):
-                    cached = _build(group, version, key[0])
-            except ToolSetError as exc:
-                cached = exc
+            urlconf = key[0]
+            # From the shared store when another process built it (mcp_bridge.toolset.store),
+            # else built here and stored for the others.
+            cached = load_or_build(
+                group,
+                version,
+                urlconf,
+                get_url_index(urlconf),
+                lambda: build_toolset(group, version, urlconf),
+            )
             _toolsets[key] = cached
         return cached
+
+
+def build_toolset(
+    group: str, version: str | None, urlconf_key: Any = None
+) -> ToolSet | ToolSetError:
+    """Build a group/version's tool set now, in this process, without the store or the cache.
+
+    Returns:
+        The tool set, or the :class:`ToolSetError` of a group that cannot be built
+        (returned, not raised, so that it can be cached and stored like a tool set).
+    """
+    urlconf = urlconf_key or active_urlconf()
+    try:
+        # Lazy texts (help_text, gettext_lazy titles) are evaluated once, in the
+        # default language, whatever language the triggering request activated;
+        # translations are applied per language on top, without regenerating.
+        with translation.override(settings.LANGUAGE_CODE):
+            return _build(group, version, urlconf)
+    except ToolSetError as exc:
+        return exc
 
 
 def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
