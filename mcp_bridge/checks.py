@@ -22,6 +22,8 @@ settings and walk the URLconf once, without generating any schema:
   loaded, so that the API's views cannot be enumerated;
 * :func:`check_authorization`: MCP authorization's configuration (``E060``-``E063``,
   ``W060``-``W061``, :mod:`mcp_bridge.transport.authorization`);
+* :func:`check_build_store`: the store of shared builds (``E140``, ``E141``, ``W140``,
+  :mod:`mcp_bridge.toolset.store`);
 * :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
   ``W001``, ``W002``, :mod:`mcp_bridge.toolset.translation`).
 
@@ -53,6 +55,7 @@ from mcp_bridge.base.errors import Problem, ToolSetError
 from mcp_bridge.diagnostics import find_setup_problems
 from mcp_bridge.toolset.preflight import configuration_problems, reported_by_checks
 from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
+from mcp_bridge.toolset.store import find_store_problems
 from mcp_bridge.toolset.tools import find_omit_rule_problems
 from mcp_bridge.toolset.translation import find_catalogue_problems
 from mcp_bridge.transport.authorization import find_authorization_problems
@@ -103,6 +106,10 @@ CHECK_IDS = {
     "mcp_bridge.E063": "OAUTH_GROUPS or OAUTH_DEFAULT holds a wrong value",
     "mcp_bridge.W060": "OAUTH_GROUPS names a group that has no view",
     "mcp_bridge.W061": "a protected group requires a scope the authorization server does not know",
+    # The build store (mcp_bridge.toolset.store).
+    "mcp_bridge.E140": "BUILD_STORE names a cache alias that settings.CACHES does not have",
+    "mcp_bridge.E141": "the build store's directory cannot be written",
+    "mcp_bridge.W140": "BUILD_STORE keeps builds in a cache no other process shares (LocMemCache, DummyCache)",
 }
 
 #: Reported by check_membership, which runs with every command, deployment checks included.
@@ -150,6 +157,12 @@ def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
     except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007
         groups = None
     return _messages(find_catalogue_problems(groups))
+
+
+@checks.register(TAG)
+def check_build_store(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The build store of ``MCP_BRIDGE["BUILD_STORE"]`` can be used (E140, E141, W140)."""
+    return _messages(find_store_problems())
 
 
 @checks.register(checks.Tags.urls, TAG, deploy=True)

@@ -63,6 +63,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields, is_dataclass
 from importlib import metadata
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from django.apps import apps
@@ -74,6 +75,7 @@ from django.dispatch import receiver
 from django.utils.functional import Promise
 
 from mcp_bridge.base.conf import BUILD_STORE_DEFAULTS, bridge_settings
+from mcp_bridge.base.errors import Problem
 from mcp_bridge.locking import Lease, get_lock_backend
 from mcp_bridge.toolset.openapi import UrlIndex
 from mcp_bridge.toolset.translation import DOMAIN, locale_dirs
@@ -94,6 +96,8 @@ _KEYED_SETTINGS = (
     "INSTALLED_APPS",
     "USE_I18N",
 )
+#: How deep :func:`canonical` follows the attributes of settings values.
+_CANONICAL_DEPTH = 12
 #: zlib level of a stored build: its pages repeat the same ``$defs`` over and over, so the
 #: fastest level already shrinks them many times.
 _COMPRESSION_LEVEL = 1
@@ -262,33 +266,44 @@ def _qualified_name(value: Any) -> str:
     return f"{getattr(value, '__module__', '?')}.{getattr(value, '__qualname__', repr(value))}"
 
 
-def canonical(value: Any) -> Any:
+def canonical(value: Any, depth: int = 0) -> Any:
     """``value`` as plain JSON data that is the same in every process: dicts with sorted
-    keys, classes and functions by their qualified names, lazy texts evaluated, other
-    objects by their type and attributes (never by an address, which differs per process)."""
+    keys, modules, classes and functions by their names, lazy texts evaluated, other
+    objects by their type and attributes (never by an address, which differs per process),
+    down to a bounded depth (a cycle ends there)."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if isinstance(value, Promise):
         return str(value)
+    if isinstance(value, ModuleType):
+        return {"module": value.__name__}
+    if depth > _CANONICAL_DEPTH:
+        return {"object": _qualified_name(type(value))}
+    deeper = depth + 1
     if isinstance(value, dict):
-        items = [(json.dumps(canonical(k), sort_keys=True), canonical(v)) for k, v in value.items()]
+        items = [
+            (json.dumps(canonical(k, deeper), sort_keys=True), canonical(v, deeper))
+            for k, v in value.items()
+        ]
         return {"dict": sorted(items)}
     if isinstance(value, (list, tuple)):
-        return [canonical(v) for v in value]
+        return [canonical(v, deeper) for v in value]
     if isinstance(value, (set, frozenset)):
-        return sorted((canonical(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))
-    if isinstance(value, (type, Callable)) and hasattr(value, "__qualname__"):  # type: ignore[arg-type]
+        return sorted(
+            (canonical(v, deeper) for v in value), key=lambda v: json.dumps(v, sort_keys=True)
+        )
+    if isinstance(value, type) or (callable(value) and hasattr(value, "__qualname__")):
         return {"object": _qualified_name(value)}
     if isinstance(value, os.PathLike):
         return os.fspath(value)
-    if is_dataclass(value) and not isinstance(value, type):
+    if is_dataclass(value):
         return {
             "object": _qualified_name(type(value)),
-            "fields": {f.name: canonical(getattr(value, f.name)) for f in fields(value)},
+            "fields": {f.name: canonical(getattr(value, f.name), deeper) for f in fields(value)},
         }
     state = getattr(value, "__dict__", None)
     if isinstance(state, dict):
-        return {"object": _qualified_name(type(value)), "fields": canonical(state)}
+        return {"object": _qualified_name(type(value)), "fields": canonical(state, deeper)}
     return {"object": _qualified_name(type(value)), "repr": repr(value).split(" at 0x")[0]}
 
 
@@ -412,6 +427,8 @@ def _operations(index: UrlIndex, group: str) -> list[Any]:
 
 def build_key(group: str, version: str | None, urlconf: Any, index: UrlIndex) -> BuildKey:
     """The key of a group/version's build: see the module's docstring for what it covers."""
+    urlconf = urlconf or settings.ROOT_URLCONF
+    urlconf_name = urlconf if isinstance(urlconf, str) else getattr(urlconf, "__name__", "")
     options = store_settings() or {}
     bridge = {k: v for k, v in (getattr(settings, "MCP_BRIDGE", None) or {}).items()}
     bridge.pop("BUILD_STORE", None)
@@ -420,11 +437,10 @@ def build_key(group: str, version: str | None, urlconf: Any, index: UrlIndex) ->
     digest.update(environment_digest().encode())
     digest.update(project_digest().encode())
     digest.update(
-        _digest([group, version, urlconf, options.get("RELEASE", ""), bridge, keyed]).encode()
+        _digest([group, version, urlconf_name, options.get("RELEASE", ""), bridge, keyed]).encode()
     )
     digest.update(_digest(_operations(index, group)).encode())
     views = {callback.cls.__module__ for _, _, callback in index.endpoints.get(group, [])}
-    urlconf_name = urlconf if isinstance(urlconf, str) else getattr(urlconf, "__name__", "")
     _hash_files(digest, _module_files([*views, urlconf_name]))
     _hash_files(digest, _catalogue_files())
     return BuildKey(group, version, digest.hexdigest())
@@ -558,8 +574,12 @@ def load_or_build(
     try:
         store = get_build_store()
         options = store_settings()
-        key = build_key(group, version, urlconf, index) if store is not None else None
     except ImproperlyConfigured:  # the settings are wrong: the build names the problem (E081)
+        return build()
+    try:
+        key = build_key(group, version, urlconf, index) if store is not None else None
+    except Exception:  # a value the key cannot read: this build stays this process's
+        logger.warning("The build key of %s cannot be made; building it.", group, exc_info=True)
         return build()
     if store is None or options is None or key is None:
         return build()
@@ -607,3 +627,60 @@ def _release(key: BuildKey, lease: Lease) -> None:
             )
     except Exception:
         logger.warning("The build lock %s cannot be released.", key.lock, exc_info=True)
+
+
+#: Django cache backends whose entries no other process sees (or that keep nothing).
+_UNSHARED_CACHES = (
+    "django.core.cache.backends.locmem.LocMemCache",
+    "django.core.cache.backends.dummy.DummyCache",
+)
+
+
+def find_store_problems() -> list[Problem]:
+    """The build store can be used: ``mcp_bridge.E140`` (a cache alias that does not exist),
+    ``E141`` (a directory that cannot be written), ``W140`` (a cache that no other process
+    shares, so that every process still builds every group)."""
+    try:
+        options = store_settings()
+    except ImproperlyConfigured:
+        return []  # reported as E081 with the rest of MCP_BRIDGE
+    if options is None:
+        return []
+    if options["BACKEND"] == "cache":
+        alias = options["CACHE_ALIAS"]
+        if alias not in settings.CACHES:
+            return [
+                Problem(
+                    "mcp_bridge.E140",
+                    f'MCP_BRIDGE["BUILD_STORE"]["CACHE_ALIAS"] is {alias!r}, which is not a key of '
+                    f"settings.CACHES ({', '.join(settings.CACHES) or 'none'}).",
+                    "Name a configured cache (a Redis cache in production), or add it to CACHES.",
+                )
+            ]
+        backend = settings.CACHES[alias].get("BACKEND", "")
+        if backend in _UNSHARED_CACHES:
+            return [
+                Problem(
+                    "mcp_bridge.W140",
+                    f'MCP_BRIDGE["BUILD_STORE"] keeps builds in the {alias!r} cache, a {backend}, '
+                    "which no other process shares: every process still builds every group.",
+                    "Use a shared cache (django.core.cache.backends.redis.RedisCache), or the file "
+                    'store ({"BACKEND": "files"}).',
+                )
+            ]
+        return []
+    directory = FileBuildStore(options["DIRECTORY"]).directory
+    try:
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".probe-"):
+            pass
+    except OSError as exc:
+        return [
+            Problem(
+                "mcp_bridge.E141",
+                f"The build store's directory {directory} cannot be written: {exc}.",
+                'Set MCP_BRIDGE["BUILD_STORE"]["DIRECTORY"] to a directory the server processes '
+                "can write, or create this one for their user.",
+            )
+        ]
+    return []
