@@ -28,6 +28,7 @@ from mcp_bridge.checks import (
     CHECK_IDS,
     TAG,
     check_authorization,
+    check_build_store,
     check_catalogues,
     check_membership,
     check_setup,
@@ -166,12 +167,14 @@ def test_every_check_is_registered_by_mcp_bridge_checks():
         check_membership,
         check_authorization,
         check_catalogues,
+        check_build_store,
         check_tool_sets,
     }
     assert {check.__module__ for check in ours} == {"mcp_bridge.checks"}
     assert all(TAG in check.tags for check in ours)
     assert "translation" in check_catalogues.tags
-    assert all("urls" in check.tags for check in ours - {check_catalogues})
+    # The build store's check reads settings only.
+    assert all("urls" in check.tags for check in ours - {check_catalogues, check_build_store})
 
 
 def test_views_that_cannot_be_enumerated_are_e007_not_e004(db, settings):
