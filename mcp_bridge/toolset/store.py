@@ -61,7 +61,6 @@ import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields, is_dataclass
-from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -307,8 +306,35 @@ def canonical(value: Any, depth: int = 0) -> Any:
     return {"object": _qualified_name(type(value)), "repr": repr(value).split(" at 0x")[0]}
 
 
+def _json_default(value: Any) -> Any:
+    """What :func:`json.dumps` writes for a value that is not JSON: one level of what
+    :func:`canonical` writes (json descends into the result, and finds cycles itself)."""
+    if isinstance(value, Promise):
+        return str(value)
+    if isinstance(value, ModuleType):
+        return {"module": value.__name__}
+    if isinstance(value, type) or (callable(value) and hasattr(value, "__qualname__")):
+        return {"object": _qualified_name(value)}
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if is_dataclass(value):
+        fields_of = {f.name: getattr(value, f.name) for f in fields(value)}
+        return {"object": _qualified_name(type(value)), "fields": fields_of}
+    state = getattr(value, "__dict__", None)
+    if isinstance(state, dict):
+        return {"object": _qualified_name(type(value)), "fields": dict(state)}
+    return {"object": _qualified_name(type(value)), "repr": repr(value).split(" at 0x")[0]}
+
+
 def _digest(data: Any) -> str:
-    text = json.dumps(canonical(data), sort_keys=True, ensure_ascii=False)
+    # json.dumps in C first, with the non-JSON values written as canonical() writes them;
+    # canonical() alone for what it refuses (keys that are not strings, a cycle).
+    try:
+        text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=_json_default)
+    except (TypeError, ValueError):
+        text = json.dumps(canonical(data), sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -346,16 +372,27 @@ def _is_installed(path: str | os.PathLike[str]) -> bool:
     return os.path.realpath(path).startswith(_installed_roots())
 
 
+def _distributions() -> list[str]:
+    """Every installed distribution's name and version, as its metadata directory is named
+    (``Django-5.2.dist-info``): listing the directories of ``sys.path`` costs a fraction of
+    reading every distribution's metadata."""
+    found: set[str] = set()
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        found.update(name for name in names if name.endswith((".dist-info", ".egg-info")))
+    return sorted(found)
+
+
 def environment_digest() -> str:
     """The Python version, every installed distribution's version and the bridge's own code:
     computed once per process (none of them changes while it runs)."""
     with _digests_lock:
         if "environment" not in _digests:
             digest = hashlib.sha256(f"{FORMAT}|{sys.implementation.name}|{sys.version}".encode())
-            distributions = sorted(
-                f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()
-            )
-            digest.update("\n".join(distributions).encode())
+            digest.update("\n".join(_distributions()).encode())
             package = Path(__file__).resolve().parent.parent
             _hash_files(
                 digest,
@@ -408,17 +445,23 @@ def _catalogue_files() -> list[tuple[str, Path]]:
 
 def _operations(index: UrlIndex, group: str) -> list[Any]:
     """What the URLconf walk found that a group's build reads."""
+    # The URL patterns in URLconf order, the methods of each in a fixed one: the walk lists a
+    # viewset's methods in the order of a set, which differs from process to process.
+    first_seen: dict[str, int] = {}
+    for regex, _, _ in index.endpoints.get(group, []):
+        first_seen.setdefault(regex, len(first_seen))
+    raw = sorted(index.endpoints.get(group, []), key=lambda e: (first_seen[e[0]], e[1]))
     endpoints = [
         [
             regex,
             method,
             _qualified_name(callback.cls),
             sorted((getattr(callback, "actions", None) or {}).items()),
-            canonical(getattr(callback, "initkwargs", {})),
+            getattr(callback, "initkwargs", {}),
             index.naming.get((regex, method)),
-            canonical(index.reasons.get(group, {}).get((regex, method))),
+            index.reasons.get(group, {}).get((regex, method)),
         ]
-        for regex, method, callback in index.endpoints.get(group, [])
+        for regex, method, callback in raw
     ]
     # The whole URLconf's API paths: they decide drf-spectacular's path prefix (operationIds).
     every_path = [[regex, _qualified_name(cls)] for regex, cls in index.api_path_regexes]
@@ -482,6 +525,73 @@ class _Unpickler(pickle.Unpickler):
         return cls
 
 
+_SCALARS = (int, float, bool, type(None))
+
+
+class _Sharing:
+    """One object for every group of equal JSON values of a build (hash-consing).
+
+    A build holds the same schemas many times over: the field schemas of similar
+    serializers, each argument's schema in its method and in its tool's ``inputSchema``,
+    the OpenAPI operations, the OpenRPC document. A JSON value (a non-empty dict or list of
+    JSON values, or a string) equal to one met before, with the same key order, is replaced
+    by that one, so that the stored build, and every process that loads it, holds it once.
+
+    Built schemas are never changed in place (a translation or a profile makes new
+    objects), so sharing them is safe. What may change after the build is left alone:
+    containers holding anything but JSON (the pages, keyed by tuples; a list of problems)
+    keep their identity, and so does an empty container or one held by an attribute whose
+    name starts with ``_`` (a cache); only the JSON values inside them are shared.
+    """
+
+    def __init__(self) -> None:
+        self.canonical: dict[Any, Any] = {}
+        self.visited: dict[int, tuple[Any, Any, bool]] = {}  # id -> (object, replacement, pure)
+
+    def value(self, value: Any, shareable: bool = True) -> tuple[Any, bool]:
+        """``(the shared value, whether it is pure JSON)``."""
+        kind = type(value)
+        if kind is str:
+            return self.canonical.setdefault((str, value), value), True
+        if kind in _SCALARS:
+            return value, True
+        known = self.visited.get(id(value))
+        if known is not None:
+            return (known[1] if shareable else value), known[2]
+        if kind is dict or kind is list:
+            return self._container(value, shareable)
+        self.visited[id(value)] = (value, value, False)
+        if kind.__module__.startswith("mcp_bridge.") and hasattr(value, "__dict__"):
+            for name, attribute in list(vars(value).items()):
+                shared, _ = self.value(attribute, shareable=not name.startswith("_"))
+                if shared is not attribute:
+                    object.__setattr__(value, name, shared)  # frozen dataclasses too
+        return value, False
+
+    def _container(self, value: Any, shareable: bool) -> tuple[Any, bool]:
+        self.visited[id(value)] = (value, value, False)  # a cycle meets the container itself
+        pure = True
+        signature: list[Any] = []
+        items = list(value.items()) if type(value) is dict else list(enumerate(value))
+        for key, item in items:
+            shared, item_pure = self.value(item)
+            if shared is not item:
+                value[key] = shared
+            pure = pure and item_pure and (type(value) is list or type(key) is str)
+            nested = type(shared) is dict or type(shared) is list
+            signature.append((key, type(shared), id(shared) if nested else shared))
+        result = value
+        if pure and shareable and signature:
+            result = self.canonical.setdefault((type(value), tuple(signature)), value)
+        self.visited[id(value)] = (value, result, pure)
+        return (result if shareable else value), pure
+
+
+def share_equal_values(build: Any) -> None:
+    """Make the equal JSON values of a build one object each (see :class:`_Sharing`), in place."""
+    _Sharing().value(build)
+
+
 def dumps(build: Any, index: UrlIndex) -> bytes:
     """A built tool set (or the :class:`ToolSetError` of a group that cannot be built) as
     stored bytes.
@@ -493,6 +603,7 @@ def dumps(build: Any, index: UrlIndex) -> bytes:
     routes: dict[type, str] = {}
     for regex, cls in index.api_path_regexes:
         routes.setdefault(cls, regex)
+    share_equal_values(build)
     buffer = io.BytesIO()
     _Pickler(buffer, routes).dump((FORMAT, build))
     return zlib.compress(buffer.getvalue(), _COMPRESSION_LEVEL)
