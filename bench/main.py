@@ -3,7 +3,7 @@
 ``python -m bench.main [call_overhead] [peer] [listing] [throughput]`` (all by default);
 ``bash bench/run`` sets everything up first. ``BENCH_QUICK=1``: a tenth of the samples.
 ``instructions`` (instruction counts under valgrind, ~6 minutes) and ``scale`` (groups of 1,000
-and 5,000 operations, ~5 minutes) run only when named.
+and 5,000 operations, ~5 minutes) run only when named, as does ``coldstart`` (a fresh process per case, ~10 minutes).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from importlib.metadata import version
 from bench import lib
 
 ALL = ("call_overhead", "peer", "listing", "throughput")
-ON_REQUEST = ("instructions", "scale")
+ON_REQUEST = ("instructions", "scale", "coldstart")
 
 
 def machine() -> str:

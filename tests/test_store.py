@@ -337,6 +337,17 @@ def test_an_unreadable_stored_build_is_rebuilt(settings, tmp_path, caplog):
     assert store.loads((directory / f"{key.name}.build").read_bytes(), registry.get_url_index())
 
 
+def test_a_directory_anyone_may_write_is_not_loaded_from(settings, tmp_path, monkeypatch, caplog):
+    directory = _configure(settings, tmp_path)
+    registry.get_toolset("catalog")
+    directory.chmod(0o777)
+    _forget()
+    with caplog.at_level(logging.WARNING, logger="mcp_bridge.store"):
+        assert registry.get_toolset("catalog").by_name  # built again, not loaded
+    assert "writable by every user" in caplog.text
+    directory.chmod(0o700)
+
+
 _BUILDER = """
 import json, os, sys, time
 import django

@@ -16,6 +16,10 @@ other groups are unaffected. Problems that leave the tools usable (a tool that
 can never succeed, W020) do not stop the build: they are kept in
 :attr:`ToolSet.warnings` for the system checks.
 
+A process that has not built a group yet loads it from the build store when another
+process (or ``manage.py mcp_build``) stored it there, and stores what it builds
+(:mod:`mcp_bridge.toolset.store`).
+
 ``get_toolset(group, version, language)`` returns a per-language copy whose
 texts come from the gettext catalogues (:mod:`mcp_bridge.toolset.translation`); the
 copy is derived from the one build, so the generator never runs per language.
@@ -186,6 +190,21 @@ def get_toolset(
     if language is not None:
         return translate_toolset(cached, language, urlconf)
     return cached
+
+
+def warm_up() -> list[ToolSetError]:
+    """Load (or build) every group and version of the active URLconf now, rather than on
+    each one's first request: for a server's worker start-up (docs/deploy.md has the
+    Gunicorn recipe). Returns the errors of the groups that cannot be built; they stay
+    refused, as they would on a request."""
+    failed = []
+    for group, versions in get_groups().items():
+        for version in versions:
+            try:
+                get_toolset(group, version)
+            except ToolSetError as exc:
+                failed.append(exc)
+    return failed
 
 
 def _build_once(

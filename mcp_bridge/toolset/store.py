@@ -166,14 +166,33 @@ class FileBuildStore(BuildStore):
     """
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        self.chosen = directory is not None
         self.directory = Path(directory) if directory is not None else default_build_directory()
 
     def path(self, name: str) -> Path:
         return self.directory / f"{name}.build"
 
+    def check_trusted(self) -> None:
+        """A stored build is a pickle, so whoever can write the directory can run code in every
+        process that loads from it: refuse a directory anyone may write to, and a default
+        directory (in the shared temporary directory) that another user made.
+
+        Raises:
+            PermissionError: the directory is not safe to load from.
+        """
+        state = self.directory.stat()
+        if state.st_mode & 0o002:
+            raise PermissionError(f"{self.directory} is writable by every user")
+        if not self.chosen and hasattr(os, "getuid") and state.st_uid != os.getuid():
+            raise PermissionError(f"{self.directory} belongs to another user (uid {state.st_uid})")
+
     def get(self, name: str) -> bytes | None:
+        path = self.path(name)
+        if not path.exists():
+            return None
+        self.check_trusted()
         try:
-            return self.path(name).read_bytes()
+            return path.read_bytes()
         except FileNotFoundError:
             return None
 
