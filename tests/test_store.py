@@ -505,3 +505,13 @@ def test_checks_of_the_store(settings, tmp_path):
     assert check_build_store() == []
     settings.MCP_BRIDGE = {"BUILD_STORE": None}
     assert check_build_store() == []
+
+
+def test_warm_up_loads_every_group_and_names_the_broken_ones(settings, tmp_path, monkeypatch):
+    _configure(settings, tmp_path)
+    failed = registry.warm_up()
+    assert {error.group for error in failed} == {"badnames", "dupes"}
+    monkeypatch.setattr(registry, "_build", _never_built)  # every group is in memory now
+    assert registry.get_toolset("catalog").by_name
+    with pytest.raises(ToolSetError):
+        registry.get_toolset("badnames")

@@ -435,8 +435,9 @@ def project_digest() -> str:
                     continue
                 files += [(f"{config.label}/{p.relative_to(root)}", p) for p in _python_files(root)]
             settings_module = sys.modules.get(getattr(settings, "SETTINGS_MODULE", "") or "")
-            if settings_module is not None and getattr(settings_module, "__file__", None):
-                files.append(("settings", Path(settings_module.__file__)))
+            settings_file = getattr(settings_module, "__file__", None)
+            if settings_file:
+                files.append(("settings", Path(settings_file)))
             _hash_files(digest, files)
             _digests["project"] = digest.hexdigest()
         return _digests["project"]
