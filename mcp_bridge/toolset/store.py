@@ -42,7 +42,10 @@ itself: the store makes processes start faster, never fail.
 
 Stores (``MCP_BRIDGE["BUILD_STORE"]``): :class:`FileBuildStore`, the default, one file per
 build in a directory (shared by the processes of one machine, or of several through a
-shared volume), and :class:`CacheBuildStore`, a Django cache (Redis in production).
+shared volume), and :class:`CacheBuildStore`, a Django cache (Redis in production). A stored
+build is a pickle: whoever can write the store can run code in the processes that load from
+it, so the file store refuses a directory that every user may write to
+(:meth:`FileBuildStore.check_trusted`).
 """
 
 from __future__ import annotations
