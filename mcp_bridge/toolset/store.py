@@ -569,13 +569,14 @@ class _Sharing:
 
     def __init__(self) -> None:
         self.canonical: dict[Any, Any] = {}
+        self.strings: dict[str, str] = {}
         self.visited: dict[int, tuple[Any, Any, bool]] = {}  # id -> (object, replacement, pure)
 
     def value(self, value: Any, shareable: bool = True) -> tuple[Any, bool]:
         """``(the shared value, whether it is pure JSON)``."""
         kind = type(value)
         if kind is str:
-            return self.canonical.setdefault((str, value), value), True
+            return self.strings.setdefault(value, value), True
         if kind in _SCALARS:
             return value, True
         known = self.visited.get(id(value))
@@ -592,21 +593,36 @@ class _Sharing:
         return value, False
 
     def _container(self, value: Any, shareable: bool) -> tuple[Any, bool]:
-        self.visited[id(value)] = (value, value, False)  # a cycle meets the container itself
+        # The hot loop of the sharing (every node of a build): strings and numbers are
+        # handled inline rather than through value().
+        visited = self.visited
+        strings = self.strings
+        visited[id(value)] = (value, value, False)  # a cycle meets the container itself
+        is_dict = type(value) is dict
         pure = True
         signature: list[Any] = []
-        items = list(value.items()) if type(value) is dict else list(enumerate(value))
-        for key, item in items:
+        for key, item in value.items() if is_dict else enumerate(value):
+            kind = type(item)
+            if kind is str:
+                shared = strings.setdefault(item, item)
+                if shared is not item:
+                    value[key] = shared  # a value replaced, never a key added: iteration holds
+                signature.append((key, shared))
+                continue
+            if kind in _SCALARS:
+                signature.append((key, kind, item))
+                continue
             shared, item_pure = self.value(item)
             if shared is not item:
                 value[key] = shared
-            pure = pure and item_pure and (type(value) is list or type(key) is str)
-            nested = type(shared) is dict or type(shared) is list
-            signature.append((key, type(shared), id(shared) if nested else shared))
+            pure = pure and item_pure
+            signature.append((key, id(shared)))
+        if is_dict and pure:
+            pure = all(type(key) is str for key in value)
         result = value
         if pure and shareable and signature:
-            result = self.canonical.setdefault((type(value), tuple(signature)), value)
-        self.visited[id(value)] = (value, result, pure)
+            result = self.canonical.setdefault((is_dict, tuple(signature)), value)
+        visited[id(value)] = (value, result, pure)
         return (result if shareable else value), pure
 
 
