@@ -430,6 +430,20 @@ def test_mcp_build_writes_every_group_it_is_given(settings, tmp_path, monkeypatc
     assert {key[0] for key in loaded.pages} == {"2026-07-28"}
 
 
+def test_mcp_build_encodes_every_page(settings, tmp_path, monkeypatch):
+    _configure(settings, tmp_path)
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "PAGE_SIZE": 3}
+    out = io.StringIO()
+    call_command("mcp_build", "catalog", "--profile", "defs", "--profile", "inline", stdout=out)
+    assert "catalog: 7 tools, 6 pages" in out.getvalue()  # 3 pages in each of 2 profiles
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    pages = registry.get_toolset("catalog").pages
+    assert sorted((offset, profile) for _, offset, _, profile in pages) == [
+        (offset, profile) for offset in (0, 3, 6) for profile in ("defs", "inline")
+    ]
+
+
 def test_mcp_build_stores_a_broken_group_and_exits_with_1(settings, tmp_path, monkeypatch):
     directory = _configure(settings, tmp_path)
     err = io.StringIO()
