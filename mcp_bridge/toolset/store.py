@@ -50,6 +50,7 @@ it, so the file store refuses a directory that every user may write to
 
 from __future__ import annotations
 
+import getpass
 import hashlib
 import io
 import json
@@ -157,7 +158,7 @@ class BuildStore(ABC):
 
 def default_build_directory() -> Path:
     """``<tmp>/mcp_bridge-builds-<uid>``: shared by the processes of one account on one machine."""
-    owner = os.getuid() if hasattr(os, "getuid") else os.getlogin()
+    owner = os.getuid() if hasattr(os, "getuid") else getpass.getuser()
     return Path(tempfile.gettempdir()) / f"mcp_bridge-builds-{owner}"
 
 
