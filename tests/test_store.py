@@ -206,12 +206,13 @@ def test_the_key_changes_with_a_setting_that_shapes_the_schemas(settings, tmp_pa
     assert len({before, open_world, spectacular}) == 3
 
 
-def test_the_key_changes_with_the_release_but_not_with_how_the_store_waits(settings, tmp_path):
+def test_the_key_changes_with_the_release_but_not_with_the_store_or_the_locks(settings, tmp_path):
     _configure(settings, tmp_path)
     before = _key()
     settings.MCP_BRIDGE = {
         **settings.MCP_BRIDGE,
         "BUILD_STORE": {**settings.MCP_BRIDGE["BUILD_STORE"], "WAIT": 5, "LEASE": 30},
+        "LOCK_OPTIONS": {"directory": "/elsewhere"},  # where the deploy runs, not what it builds
     }
     assert _key() == before
     settings.MCP_BRIDGE = {

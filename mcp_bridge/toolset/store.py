@@ -24,7 +24,8 @@ names a pattern the URLconf no longer has is not loaded (it is built again).
 **The key** (:func:`build_key`) is a SHA-256 of everything a build depends on, so that a
 stale build is never served: the bridge's own code (every file of the package) and the
 versions of every installed distribution, the Python version, the store format; the
-settings that shape the tools (``MCP_BRIDGE`` but ``BUILD_STORE``, ``REST_FRAMEWORK``,
+settings that shape the tools (``MCP_BRIDGE`` but the keys no build reads,
+:data:`_UNKEYED_BRIDGE_SETTINGS`, ``REST_FRAMEWORK``,
 ``SPECTACULAR_SETTINGS``, ``ROOT_URLCONF``, ``DEBUG``, the language settings); the project's
 code (the ``.py`` files of every installed app outside site-packages, of the URLconf, of the
 settings module and of every module that defines a view class of the URLconf); the
@@ -98,6 +99,20 @@ _KEYED_SETTINGS = (
     "LOCALE_PATHS",
     "INSTALLED_APPS",
     "USE_I18N",
+)
+#: The ``MCP_BRIDGE`` keys that no build reads (the store itself, locks, the transport's
+#: limits): a deploy may set them differently where it builds (no Redis in an image build).
+_UNKEYED_BRIDGE_SETTINGS = frozenset(
+    {
+        "BUILD_STORE",
+        "LOCK_BACKEND",
+        "LOCK_OPTIONS",
+        "CACHE_ALIAS",
+        "ALLOWED_ORIGINS",
+        "MAX_BODY_BYTES",
+        "MAX_JSON_DEPTH",
+        "MAX_BATCH_SIZE",
+    }
 )
 #: How deep :func:`canonical` follows the attributes of settings values.
 _CANONICAL_DEPTH = 12
@@ -497,8 +512,11 @@ def build_key(group: str, version: str | None, urlconf: Any, index: UrlIndex) ->
     urlconf = urlconf or settings.ROOT_URLCONF
     urlconf_name = urlconf if isinstance(urlconf, str) else getattr(urlconf, "__name__", "")
     options = store_settings() or {}
-    bridge = {k: v for k, v in (getattr(settings, "MCP_BRIDGE", None) or {}).items()}
-    bridge.pop("BUILD_STORE", None)
+    bridge = {
+        k: v
+        for k, v in (getattr(settings, "MCP_BRIDGE", None) or {}).items()
+        if k not in _UNKEYED_BRIDGE_SETTINGS
+    }
     keyed = {name: getattr(settings, name, None) for name in _KEYED_SETTINGS}
     digest = hashlib.sha256()
     digest.update(environment_digest().encode())
