@@ -214,15 +214,18 @@ def _build_once(
         cached = _toolsets.get(key)
         if cached is None:
             urlconf = key[0]
-            # From the shared store when another process built it (mcp_bridge.toolset.store),
-            # else built here and stored for the others.
-            cached = load_or_build(
-                group,
-                version,
-                urlconf,
-                get_url_index(urlconf),
-                lambda: build_toolset(group, version, urlconf),
-            )
+            if configuration_problems():  # E080/E081: the build names them, no store is read
+                cached = build_toolset(group, version, urlconf)
+            else:
+                # From the shared store when another process built it (mcp_bridge.toolset.store),
+                # else built here and stored for the others.
+                cached = load_or_build(
+                    group,
+                    version,
+                    urlconf,
+                    get_url_index(urlconf),
+                    lambda: build_toolset(group, version, urlconf),
+                )
             _toolsets[key] = cached
         return cached
 
