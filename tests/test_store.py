@@ -530,3 +530,42 @@ def test_warm_up_loads_every_group_and_names_the_broken_ones(settings, tmp_path,
     assert registry.get_toolset("catalog").by_name
     with pytest.raises(ToolSetError):
         registry.get_toolset("badnames")
+
+
+_LOADER = """
+import django
+django.setup()
+from mcp_bridge.toolset import registry
+
+def never_built(*args):
+    raise SystemExit("built, not loaded")
+
+registry._build = never_built
+print(len(registry.get_toolset("ledger").tools))
+"""
+
+
+def test_the_default_store_needs_no_configuration(tmp_path):
+    """``mcp_build`` in one process, the first request's tool set in another, with the test
+    settings as they are (no BUILD_STORE: the default file store)."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "PYTHONPATH": str(ROOT)}
+    built = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "mcp_build", "ledger"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    assert "ledger: 7 tools" in built.stdout
+    loaded = subprocess.run(
+        [sys.executable, "-c", _LOADER],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.strip() == "7"
