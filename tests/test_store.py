@@ -556,6 +556,7 @@ def test_the_default_store_needs_no_configuration(tmp_path):
         capture_output=True,
         text=True,
         timeout=300,
+        check=False,
     )
     assert built.returncode == 0, built.stderr
     assert "ledger: 7 tools" in built.stdout
@@ -566,6 +567,7 @@ def test_the_default_store_needs_no_configuration(tmp_path):
         capture_output=True,
         text=True,
         timeout=300,
+        check=False,
     )
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.strip() == "7"
