@@ -3,8 +3,8 @@
 ``python -m bench.main [call_overhead] [peer] [listing] [throughput]`` (all by default);
 ``bash bench/run`` sets everything up first. ``BENCH_QUICK=1``: a tenth of the samples.
 ``instructions`` (instruction counts under valgrind, ~6 minutes), ``scale`` (groups of 1,000
-and 5,000 operations, ~5 minutes) and ``discovery`` (search mode of big groups, ~15 minutes)
-run only when named.
+and 5,000 operations, ~5 minutes), ``discovery`` (search mode of big groups, ~15 minutes) and
+``coldstart`` (a fresh process per case, ~10 minutes) run only when named.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from importlib.metadata import version
 from bench import lib
 
 ALL = ("call_overhead", "peer", "listing", "throughput")
-ON_REQUEST = ("instructions", "scale", "discovery")
+``instructions`` (instruction counts under valgrind, ~6 minutes), ``scale`` (groups of 1,000
+and 5,000 operations, ~5 minutes), ``discovery`` (search mode of big groups, ~15 minutes) and
+``coldstart`` (a fresh process per case, ~10 minutes) run only when named.
 
 
 def machine() -> str:

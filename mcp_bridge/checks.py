@@ -27,6 +27,8 @@ settings and walk the URLconf once, without generating any schema:
   :mod:`mcp_bridge.transport.explorer`);
 * :func:`check_discovery`: ``DISCOVERY`` and ``SEARCH_SYNONYMS`` name existing groups
   (``W101``, :mod:`mcp_bridge.toolset.discovery`);
+* :func:`check_build_store`: the store of shared builds (``E140``, ``E141``, ``W140``,
+  :mod:`mcp_bridge.toolset.store`);
 * :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
   ``W001``, ``W002``, :mod:`mcp_bridge.toolset.translation`).
 
@@ -67,6 +69,7 @@ from mcp_bridge.toolcall.visibility import find_visibility_problems
 from mcp_bridge.toolset.discovery import find_setting_problems
 from mcp_bridge.toolset.preflight import configuration_problems, reported_by_checks
 from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
+from mcp_bridge.toolset.store import find_store_problems
 from mcp_bridge.toolset.tools import find_omit_rule_problems
 from mcp_bridge.toolset.translation import find_catalogue_problems
 from mcp_bridge.transport.authorization import find_authorization_problems
@@ -138,6 +141,10 @@ CHECK_IDS = {
     "mcp_bridge.E100": "a tool of a group in search mode has the name of a discovery meta-tool",
     "mcp_bridge.W100": "a group in direct mode lists more than 128 tools or DISCOVERY_MAX_TOKENS tokens",
     "mcp_bridge.W101": "DISCOVERY or SEARCH_SYNONYMS names a group that does not exist",
+    # The build store (mcp_bridge.toolset.store).
+    "mcp_bridge.E140": "BUILD_STORE names a cache alias that settings.CACHES does not have",
+    "mcp_bridge.E141": "the build store's directory cannot be written",
+    "mcp_bridge.W140": "BUILD_STORE keeps builds in a cache no other process shares (LocMemCache, DummyCache)",
 }
 
 #: Reported by check_membership, which runs with every command, deployment checks included.
@@ -215,6 +222,12 @@ def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
     except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007
         groups = None
     return _messages(find_catalogue_problems(groups))
+
+
+@checks.register(TAG)
+def check_build_store(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The build store of ``MCP_BRIDGE["BUILD_STORE"]`` can be used (E140, E141, W140)."""
+    return _messages(find_store_problems())
 
 
 @checks.register(checks.Tags.urls, TAG, deploy=True)

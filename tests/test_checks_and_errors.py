@@ -28,6 +28,7 @@ from mcp_bridge.checks import (
     CHECK_IDS,
     TAG,
     check_authorization,
+    check_build_store,
     check_catalogues,
     check_discovery,
     check_endpoint_answers,
@@ -170,6 +171,7 @@ def test_every_check_is_registered_by_mcp_bridge_checks():
         check_authorization,
         check_catalogues,
         check_discovery,
+        check_build_store,
         check_tool_sets,
         check_endpoint_answers,
         check_visibility_and_explorer,
@@ -177,7 +179,8 @@ def test_every_check_is_registered_by_mcp_bridge_checks():
     assert {check.__module__ for check in ours} == {"mcp_bridge.checks"}
     assert all(TAG in check.tags for check in ours)
     assert "translation" in check_catalogues.tags
-    assert all("urls" in check.tags for check in ours - {check_catalogues})
+    # The build store's check reads settings only.
+    assert all("urls" in check.tags for check in ours - {check_catalogues, check_build_store})
 
 
 def test_views_that_cannot_be_enumerated_are_e007_not_e004(db, settings):

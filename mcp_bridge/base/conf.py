@@ -170,10 +170,23 @@ MCP authorization (:mod:`mcp_bridge.transport.authorization`, docs/authorization
     ``"https://api.example.com"``: the origin of every resource identifier
     (RFC 8707), which is that origin followed by the endpoint's path; ``None``
     takes the request's scheme and host (``request.build_absolute_uri``).
+
+Shared builds (:mod:`mcp_bridge.toolset.store`, docs/deploy.md):
+
+``BUILD_STORE`` (``{}``: a file store in the default directory)
+    Where built tool sets are kept for every process to load (``manage.py mcp_build`` writes
+    them): a dict of :data:`BUILD_STORE_DEFAULTS` keys, each defaulting to its value there,
+    or ``None`` for no store (every process builds every group itself). ``"BACKEND"``:
+    ``"files"`` (``"DIRECTORY"``, default ``<tmp>/mcp_bridge-builds-<uid>``) or ``"cache"``
+    (Django's cache ``"CACHE_ALIAS"``, entries kept ``"TIMEOUT"`` seconds, ``None``: for
+    ever); ``"RELEASE"``: a text added to every build's key (a release id); ``"WAIT"``:
+    seconds a process waits for another one's build of the same key before building
+    itself; ``"LEASE"``: seconds a builder's lock lasts (longer than the slowest build).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -238,6 +251,19 @@ DEFAULTS: dict[str, Any] = {
     "DISCOVERY_MAX_TOKENS": 10_000,
     "SEARCH_RESULT_TOKENS": 6_000,
     "SEARCH_SYNONYMS": {},
+    # Shared builds (mcp_bridge.toolset.store).
+    "BUILD_STORE": {},
+}
+
+#: The keys of ``MCP_BRIDGE["BUILD_STORE"]`` and their defaults (:mod:`mcp_bridge.toolset.store`).
+BUILD_STORE_DEFAULTS: dict[str, Any] = {
+    "BACKEND": "files",
+    "DIRECTORY": None,
+    "CACHE_ALIAS": "default",
+    "TIMEOUT": None,
+    "RELEASE": "",
+    "WAIT": 120,
+    "LEASE": 600,
 }
 
 #: The values of ``DISCOVERY`` (for one group).
@@ -347,6 +373,46 @@ def _synonyms(name: str, value: Any) -> None:
         )
 
 
+def _seconds(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+
+
+def _build_store(name: str, value: Any) -> None:
+    """``None`` (no store) or a dict of :data:`BUILD_STORE_DEFAULTS` keys with sane values."""
+    if value is None:
+        return
+    where = f'settings.MCP_BRIDGE["{name}"]'
+    if not isinstance(value, dict):
+        raise ImproperlyConfigured(
+            f'{where} is {value!r}; use a dict such as {{"BACKEND": "cache", "CACHE_ALIAS": '
+            '"default"}, {} for the default file store, or None for no store.'
+        )
+    unknown = sorted(set(value) - set(BUILD_STORE_DEFAULTS))
+    if unknown:
+        raise ImproperlyConfigured(
+            f"Unknown key(s) in {where}: {', '.join(map(str, unknown))}. "
+            f"Valid keys are: {', '.join(BUILD_STORE_DEFAULTS)}."
+        )
+    store = {**BUILD_STORE_DEFAULTS, **value}
+    faults = []
+    if store["BACKEND"] not in ("files", "cache"):
+        faults.append(f'"BACKEND" is {store["BACKEND"]!r}; use "files" or "cache"')
+    if store["DIRECTORY"] is not None and not isinstance(store["DIRECTORY"], (str, os.PathLike)):
+        faults.append(f'"DIRECTORY" is {store["DIRECTORY"]!r}; use a path, or None for the default')
+    if not isinstance(store["CACHE_ALIAS"], str):
+        faults.append(f'"CACHE_ALIAS" is {store["CACHE_ALIAS"]!r}; use a key of settings.CACHES')
+    if store["TIMEOUT"] is not None and not (_seconds(store["TIMEOUT"]) and store["TIMEOUT"] > 0):
+        faults.append(f'"TIMEOUT" is {store["TIMEOUT"]!r}; use seconds (> 0), or None for ever')
+    if not isinstance(store["RELEASE"], str):
+        faults.append(f'"RELEASE" is {store["RELEASE"]!r}; use a text, e.g. the release\'s commit')
+    if not _seconds(store["WAIT"]):
+        faults.append(f'"WAIT" is {store["WAIT"]!r}; use seconds (>= 0)')
+    if not (_seconds(store["LEASE"]) and store["LEASE"] > 0):
+        faults.append(f'"LEASE" is {store["LEASE"]!r}; use seconds (> 0)')
+    if faults:
+        raise ImproperlyConfigured(f"{where}: {'; '.join(faults)}.")
+
+
 #: One validator per key of :data:`DEFAULTS`, run in this order: the first wrong value is the
 #: one an error names.
 VALIDATORS: dict[str, Validator] = {
@@ -387,6 +453,7 @@ VALIDATORS: dict[str, Validator] = {
     "DISCOVERY_MAX_TOKENS": _positive_int,
     "SEARCH_RESULT_TOKENS": _positive_int,
     "SEARCH_SYNONYMS": _synonyms,
+    "BUILD_STORE": _build_store,
 }
 
 

@@ -46,3 +46,8 @@ class ToolSetError(Exception):
         where = f"group {group!r}" + (f", version {version!r}" if version else "")
         lines = "\n".join(f"  [{p.id}] {p.msg} Hint: {p.hint}" for p in problems)
         super().__init__(f"The MCP tools of {where} cannot be built:\n{lines}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled by its own arguments (a stored build keeps a refused group refused,
+        # mcp_bridge.toolset.store); Exception's default would call __init__ with the message.
+        return (type(self), (self.group, self.version, self.problems))

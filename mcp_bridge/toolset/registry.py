@@ -19,6 +19,10 @@ can never succeed, W020; a hook that drops or rewrites some operations, W021, W0
 logged when the group is built) do not stop the build: they are kept in
 :attr:`ToolSet.warnings` for the system checks.
 
+A process that has not built a group yet loads it from the build store when another
+process (or ``manage.py mcp_build``) stored it there, and stores what it builds
+(:mod:`mcp_bridge.toolset.store`).
+
 ``get_toolset(group, version, language)`` returns a per-language copy whose
 texts come from the gettext catalogues (:mod:`mcp_bridge.toolset.translation`); the
 copy is derived from the one build, so the generator never runs per language.
@@ -64,6 +68,7 @@ from mcp_bridge.toolset.profiles import convert_document
 from mcp_bridge.toolset.schema import MissingReference, unresolved_refs
 from mcp_bridge.toolset.search import SearchIndex, build_index
 from mcp_bridge.toolset.texts import trimmed_components
+from mcp_bridge.toolset.store import load_or_build
 from mcp_bridge.toolset.tools import Tool, build_tool, declares_output_schema
 from mcp_bridge.toolset.translation import translate_toolset
 from mcp_bridge.toolset.validators import check_schema
@@ -269,22 +274,62 @@ def get_toolset(
     return cached
 
 
+def warm_up() -> list[ToolSetError]:
+    """Load (or build) every group and version of the active URLconf now, rather than on
+    each one's first request: for a server's worker start-up (docs/deploy.md has the
+    Gunicorn recipe). Returns the errors of the groups that cannot be built; they stay
+    refused, as they would on a request."""
+    failed = []
+    for group, versions in get_groups().items():
+        for version in versions:
+            try:
+                get_toolset(group, version)
+            except ToolSetError as exc:
+                failed.append(exc)
+    return failed
+
+
 def _build_once(
     key: tuple[Any, str, str | None], group: str, version: str | None
 ) -> ToolSet | ToolSetError:
     with _lock:
         cached = _toolsets.get(key)
         if cached is None:
-            try:
-                # Lazy texts (help_text, gettext_lazy titles) are evaluated once, in the
-                # default language, whatever language the triggering request activated;
-                # translations are applied per language on top, without regenerating.
-                with translation.override(settings.LANGUAGE_CODE):
-                    cached = _build(group, version, key[0])
-            except ToolSetError as exc:
-                cached = exc
+            urlconf = key[0]
+            if configuration_problems():  # E080/E081: the build names them, no store is read
+                cached = build_toolset(group, version, urlconf)
+            else:
+                # From the shared store when another process built it (mcp_bridge.toolset.store),
+                # else built here and stored for the others.
+                cached = load_or_build(
+                    group,
+                    version,
+                    urlconf,
+                    get_url_index(urlconf),
+                    lambda: build_toolset(group, version, urlconf),
+                )
             _toolsets[key] = cached
         return cached
+
+
+def build_toolset(
+    group: str, version: str | None, urlconf_key: Any = None
+) -> ToolSet | ToolSetError:
+    """Build a group/version's tool set now, in this process, without the store or the cache.
+
+    Returns:
+        The tool set, or the :class:`ToolSetError` of a group that cannot be built
+        (returned, not raised, so that it can be cached and stored like a tool set).
+    """
+    urlconf = urlconf_key or active_urlconf()
+    try:
+        # Lazy texts (help_text, gettext_lazy titles) are evaluated once, in the
+        # default language, whatever language the triggering request activated;
+        # translations are applied per language on top, without regenerating.
+        with translation.override(settings.LANGUAGE_CODE):
+            return _build(group, version, urlconf)
+    except ToolSetError as exc:
+        return exc
 
 
 def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:

@@ -158,6 +158,17 @@ class Tool:
         repr=False, compare=False, default_factory=dict
     )
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The state a stored build keeps (:mod:`mcp_bridge.toolset.store`): everything but
+        the compiled validators (compiled code; remade on first use, as after a build) and
+        the profiled output schemas, which are keyed by the identity of an object that a
+        loaded copy does not share."""
+        state = self.__dict__.copy()
+        state["_input_validator"] = None
+        state["_output_validators"] = {}
+        state["_profiled_outputs"] = {}
+        return state
+
     @property
     def facts(self) -> OperationFacts:
         """What the build knows of the operation beyond its OpenAPI text

@@ -1,0 +1,284 @@
+"""Benchmark 7: a fresh process's first ``tools/list``, built or loaded from the build store.
+
+For groups of 1,000 and 5,000 generated operations (``bench/scale.py``, served by the URLconf
+``bench/scale_urls.py``), each case is a fresh Python process, side by side in one run:
+
+* **get_schema**: drf-spectacular's own ``SchemaGenerator(patterns=...).get_schema()`` for
+  the same endpoints: the reference;
+* **build**: the bridge with no store (``BUILD_STORE = None``): the process runs
+  drf-spectacular and the whole build for its first ``tools/list``, as every worker did;
+* **files**: the bridge loading the build that ``manage.py mcp_build`` wrote to the file store;
+* **redis**: the same bytes, copied to and loaded from Django's ``RedisCache`` (``MCP_BRIDGE_TEST_REDIS_URL``, default
+  ``redis://127.0.0.1:6379/15``, under a key prefix of the run's own, deleted afterwards).
+
+Each process reports the time from its start (the parent's clock before ``Popen``) to the
+answered ``tools/list``, the same after Django's setup and the URLconf's import (the fixed
+start of every process, bridge or not), its CPU time, and what the loaded group holds in
+memory: the bytes of every object reachable from the tool set (``sys.getsizeof`` of each
+distinct object; classes, functions and modules left out), beside the bytes of its encoded
+``tools/list`` page, and the process's RSS growth over the first ``tools/list``.
+
+Run: ``DJANGO_SETTINGS_MODULE=bench.site.settings PYTHONPATH=. python -m bench.coldstart [1000 5000]``
+(or ``bash bench/run coldstart``).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import subprocess
+import sys
+import time
+import types
+import uuid
+from typing import Any
+
+from bench import lib
+
+SIZES = (1000, 5000)
+MODES = ("get_schema", "build", "files", "redis")
+REDIS_URL = os.environ.get("MCP_BRIDGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+def held_bytes(root: Any) -> int:
+    """The bytes of every distinct object reachable from ``root`` (code objects, classes,
+    functions and modules excluded: they belong to the program, not to the group)."""
+    skipped = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType)
+    seen: set[int] = set()
+    pending = [root]
+    total = 0
+    while pending:
+        obj = pending.pop()
+        if id(obj) in seen or isinstance(obj, skipped):
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        pending.extend(gc.get_referents(obj))
+    return total
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _store_setting(mode: str, directory: str, prefix: str) -> Any:
+    if mode == "files":
+        return {"DIRECTORY": directory}
+    if mode == "redis":
+        return {"BACKEND": "cache", "CACHE_ALIAS": "builds"}
+    return None
+
+
+def child(mode: str, size: int, directory: str, prefix: str) -> None:
+    """In a fresh process: one case; prints its figures as JSON on the last line."""
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    caches = {
+        **settings.CACHES,
+        "builds": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": prefix,
+        },
+    }
+    bridge = {
+        "BUILD_STORE": _store_setting("files" if mode == "prepare" else mode, directory, prefix)
+    }
+    with override_settings(ROOT_URLCONF="bench.scale_urls", CACHES=caches, MCP_BRIDGE=bridge):
+        import bench.scale_urls as urls
+
+        ready = time.perf_counter()
+        group = f"scale{size}"
+        if mode == "prepare":
+            # mcp_build to the file store, then the same bytes to Redis (one build, not two).
+            from django.core.management import call_command
+
+            from mcp_bridge.toolset import registry, store
+
+            call_command("mcp_build", group, stdout=sys.stderr)
+            key = store.build_key(group, None, None, registry.get_url_index())
+            data = store.FileBuildStore(directory).get(key.name)
+            assert data is not None, "mcp_build stored nothing"
+            store.CacheBuildStore("builds").put(key.name, data)
+            return
+        if mode == "get_schema":
+            from drf_spectacular.generators import SchemaGenerator
+
+            SchemaGenerator(patterns=urls.api_patterns).get_schema(request=None, public=True)
+            print(
+                json.dumps(
+                    {
+                        "done": time.time(),
+                        "after_start_s": time.perf_counter() - ready,
+                        "cpu_s": time.process_time(),
+                    }
+                )
+            )
+            return
+        from django.test import RequestFactory
+
+        from mcp_bridge.toolset import registry
+        from mcp_bridge.transport.endpoint import mcp_endpoint
+
+        request = RequestFactory().post(
+            f"/mcp/{group}/",
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}),
+            content_type="application/json",
+            HTTP_ACCEPT="application/json, text/event-stream",
+            HTTP_MCP_PROTOCOL_VERSION=lib.REVISION,
+        )
+        rss = _rss()
+        response = mcp_endpoint(request, group)
+        done = time.time()
+        after_start = time.perf_counter() - ready
+        cpu = time.process_time()
+        assert response.status_code == 200, response.content[:300]
+        gc.collect()
+        rss_growth = _rss() - rss
+        toolset = registry.get_toolset(group)
+        pages = sum(len(page.text.encode()) for page in toolset.pages.values())
+        print(
+            json.dumps(
+                {
+                    "done": done,
+                    "after_start_s": after_start,
+                    "cpu_s": cpu,
+                    "tools": len(toolset.tools),
+                    "held": held_bytes(toolset),
+                    "pages": pages,
+                    "rss_growth": rss_growth,
+                }
+            )
+        )
+
+
+def _run(mode: str, size: int, directory: str, prefix: str) -> dict[str, Any]:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "bench.site.settings",
+        "PYTHONPATH": str(lib.ROOT),
+        "BENCH_SCALE_SIZE": str(size),
+    }
+    start = time.time()
+    completed = subprocess.run(
+        [sys.executable, "-m", "bench.coldstart", "child", mode, str(size), directory, prefix],
+        env=env,
+        cwd=lib.ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if completed.returncode != 0:
+        raise RuntimeError(f"{mode} {size}: {completed.stderr[-3000:]}")
+    if mode == "prepare":
+        return {}
+    figures = json.loads(completed.stdout.strip().splitlines()[-1])
+    figures["from_start_s"] = figures["done"] - start
+    return figures
+
+
+def _clear_redis(prefix: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+    if keys:
+        client.delete(*keys)
+
+
+def measure(size: int) -> dict[str, dict[str, Any]]:
+    import tempfile
+
+    prefix = f"mcp-bridge-bench-{uuid.uuid4().hex}"
+    with tempfile.TemporaryDirectory(prefix="mcp-bridge-coldstart-") as directory:
+        try:
+            lib.log(f"coldstart {size}: mcp_build to files, copied to redis")
+            _run("prepare", size, directory, prefix)
+            results = {}
+            for mode in MODES:
+                lib.log(f"coldstart {size}: {mode}")
+                results[mode] = _run(mode, size, directory, prefix)
+            return results
+        finally:
+            _clear_redis(prefix)
+
+
+def run(sizes: tuple[int, ...] = SIZES) -> str:
+    rows = []
+    memory = []
+    for size in sizes:
+        results = measure(size)
+        spectacular = results["get_schema"]
+        for mode in MODES:
+            r = results[mode]
+            rows.append(
+                [
+                    size,
+                    mode,
+                    f"{r['from_start_s']:.2f}",
+                    f"{r['after_start_s']:.2f}",
+                    f"{r['cpu_s']:.2f}",
+                    f"{r['from_start_s'] / spectacular['after_start_s']:.2f}",
+                    f"{r['after_start_s'] / spectacular['after_start_s']:.3f}",
+                ]
+            )
+            if "held" in r:
+                memory.append(
+                    [
+                        size,
+                        mode,
+                        r["tools"],
+                        f"{r['pages'] / 1024:,.0f}",
+                        f"{r['pages'] / r['tools'] / 1024:.2f}",
+                        f"{r['held'] / 1024:,.0f}",
+                        f"{r['held'] / r['tools'] / 1024:.2f}",
+                        f"{r['held'] / r['pages']:.2f}",
+                        f"{r['rss_growth'] / 1024:,.0f}",
+                    ]
+                )
+    times = lib.table(
+        "7a. A fresh process's first tools/list: built, loaded from files, loaded from Redis, vs drf-spectacular's get_schema",
+        [
+            "operations",
+            "case",
+            "from process start s",
+            "after Django setup and URLconf s",
+            "process CPU s",
+            "from start / get_schema",
+            "after setup / get_schema",
+        ],
+        rows,
+        "One fresh process per case. get_schema's 'after setup' time is the generation itself, the "
+        "denominator of both ratios; target: loading ≤ 0.1× get_schema.",
+    )
+    held = lib.table(
+        "7b. What the group holds after its first tools/list",
+        [
+            "operations",
+            "case",
+            "tools",
+            "encoded page KiB",
+            "page KiB per tool",
+            "held KiB",
+            "held KiB per tool",
+            "held / page",
+            "RSS growth KiB",
+        ],
+        memory,
+        "held: every object reachable from the tool set (its encoded page included); target ≤ 3× the page.",
+    )
+    return times + "\n" + held
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["child"]:
+        child(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
+    else:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.site.settings")
+        print(run(tuple(int(a) for a in sys.argv[1:]) or SIZES))

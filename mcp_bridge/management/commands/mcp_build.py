@@ -1,0 +1,150 @@
+"""``manage.py mcp_build``: build every API group and version and write it to the build store.
+
+A deploy step, like ``collectstatic``: run it once per release, before the new processes
+start, and each of them loads its groups from the store (``MCP_BRIDGE["BUILD_STORE"]``,
+:mod:`mcp_bridge.toolset.store`) instead of running drf-spectacular and the build itself.
+Every group is built afresh (the store is written, never read), and its ``tools/list``
+pages are encoded before it is stored, for the protocol revisions and schema profiles
+given (by default the latest handshake revision, in ``SCHEMA_PROFILE``), so that a loading
+process answers its first ``tools/list`` without encoding anything.
+
+A group that cannot be built is stored as refused (every process answers HTTP 500 at its
+endpoint, as after its own build), printed with its problems, and makes the command exit
+with status 1, so that a deploy script stops.
+
+Usage::
+
+    python manage.py mcp_build                  # every group and version
+    python manage.py mcp_build catalog orders   # some groups
+    python manage.py mcp_build --revision 2025-11-25 --revision 2026-07-28 --profile inline
+    python manage.py mcp_build --prune          # and delete earlier builds (file store)
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+from django.http import HttpRequest
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.base.protocol import (
+    CLIENT_CAPABILITIES_META_KEY,
+    LATEST_HANDSHAKE_REVISION,
+    MODERN_REVISIONS,
+    PROTOCOL_VERSION_META_KEY,
+    SUPPORTED_REVISIONS,
+)
+from mcp_bridge.dispatch.methods import Call, handle_message
+from mcp_bridge.toolset.profiles import PROFILES
+from mcp_bridge.toolset.registry import ToolSet, build_toolset, get_groups, get_url_index
+from mcp_bridge.toolset.store import FileBuildStore, build_key, get_build_store, save
+
+
+def encode_pages(toolset: ToolSet, revision: str, profile: str) -> int:
+    """Answer ``tools/list`` for every page of ``toolset`` once, as the endpoint does, so
+    that the encoded pages are cached on it (and stored with it). Returns the page count."""
+    cursor = None
+    pages = 0
+    while True:
+        params: dict[str, Any] = {} if cursor is None else {"cursor": cursor}
+        if revision in MODERN_REVISIONS:
+            params["_meta"] = {
+                PROTOCOL_VERSION_META_KEY: revision,
+                CLIENT_CAPABILITIES_META_KEY: {},
+            }
+        call = Call(HttpRequest(), toolset, revision, check_headers=False, schema_profile=profile)
+        answer = handle_message(
+            {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}, call
+        )
+        if answer is None or "result" not in answer:
+            raise CommandError(f"tools/list of group {toolset.group!r} failed: {answer}")
+        pages += 1
+        cursor = answer["result"].get("nextCursor")
+        if cursor is None:
+            return pages
+
+
+class Command(BaseCommand):
+    help = (
+        "Build every MCP API group and version and write it to the build store "
+        '(MCP_BRIDGE["BUILD_STORE"]), so that every process loads it instead of building it: '
+        "a deploy step, like collectstatic."
+    )
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("groups", nargs="*", help="Only these API groups (default: all).")
+        parser.add_argument(
+            "--revision",
+            action="append",
+            choices=SUPPORTED_REVISIONS,
+            help=f"Encode the tools/list pages for this protocol revision (repeatable; default "
+            f"{LATEST_HANDSHAKE_REVISION}).",
+        )
+        parser.add_argument(
+            "--profile",
+            action="append",
+            choices=PROFILES,
+            help='Encode the pages in this schema profile (repeatable; default MCP_BRIDGE["SCHEMA_PROFILE"]).',
+        )
+        parser.add_argument(
+            "--prune",
+            action="store_true",
+            help="Delete the file store's other builds of each group/version (earlier releases).",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        store = get_build_store()
+        if store is None:
+            raise CommandError(
+                'MCP_BRIDGE["BUILD_STORE"] is None: there is no store to write to. Set it to {} '
+                'for the default file store, or {"BACKEND": "cache", "CACHE_ALIAS": "..."}.'
+            )
+        groups = get_groups()
+        unknown = sorted(set(options["groups"]) - set(groups))
+        if unknown:
+            raise CommandError(
+                f"Unknown API group(s): {', '.join(unknown)}. Known groups: {', '.join(groups) or 'none'}."
+            )
+        revisions = options["revision"] or [LATEST_HANDSHAKE_REVISION]
+        profiles = options["profile"] or [bridge_settings.SCHEMA_PROFILE]
+        index = get_url_index()
+        refused = 0
+        self.stdout.write(f"Writing builds to {store.describe()}.")
+        for group, versions in groups.items():
+            if options["groups"] and group not in options["groups"]:
+                continue
+            for version in versions:
+                label = group + (f" {version}" if version else "")
+                start = time.perf_counter()
+                build = build_toolset(group, version)
+                pages = 0
+                if isinstance(build, ToolSet):
+                    pages = sum(encode_pages(build, r, p) for r in revisions for p in profiles)
+                key = build_key(group, version, None, index)
+                size = save(store, key, build, index)
+                seconds = time.perf_counter() - start
+                stored = (
+                    f"{size / 1024:.1f} KiB" if size is not None else "NOT STORED (see the log)"
+                )
+                if isinstance(build, ToolSetError):
+                    refused += 1
+                    self.stderr.write(f"{label}: refused, {stored} [{seconds:.2f} s]")
+                    for problem in build.problems:
+                        self.stderr.write(f"  [{problem.id}] {problem.msg} Hint: {problem.hint}")
+                else:
+                    self.stdout.write(
+                        f"{label}: {len(build.tools)} tools, {pages} pages, {stored}, "
+                        f"key {key.digest[:12]} [{seconds:.2f} s]"
+                    )
+                if options["prune"] and isinstance(store, FileBuildStore) and size is not None:
+                    for path in store.prune(group, version, key.name):
+                        self.stdout.write(f"  deleted {path.name}")
+        if refused:
+            self.stderr.write(
+                f"{refused} group/version(s) cannot be built; fix them and run again."
+            )
+            sys.exit(1)

@@ -1,0 +1,573 @@
+"""The build store: a tool set built once and loaded by other processes (mcp_bridge.toolset.store).
+
+Each round trip stores a group's build, forgets it, and loads it with the build itself made
+to fail (``registry._build`` raising), so that a passing test proves the tool set came from
+the store: in files, in Django's LocMem cache and in a real Redis (skipped with the reason
+when absent). The key tests change one input of a build at a time (a setting that shapes the
+schemas, a catalogue file, the URLconf's operations, the project's code, the release) and
+show that the key changes with it and that the stale build is not served. Concurrent
+builders are real OS processes sharing one file store and one lock directory.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from django.core.management import CommandError, call_command
+from django.urls import include, path
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
+from mcp_bridge.checks import check_build_store
+from mcp_bridge.locking import get_lock_backend
+from mcp_bridge.toolset import registry, store, translation
+from tests.mcp_client import McpClient
+from tests.services import REDIS_URL, require_redis
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.django_db
+
+
+def _never_built(*args, **kwargs):
+    raise AssertionError("the group was built, not loaded from the store")
+
+
+def _configure(settings, tmp_path: Path, **build_store) -> Path:
+    """A file store (unless ``build_store`` says otherwise) and lock directory of this test."""
+    directory = tmp_path / "builds"
+    settings.MCP_BRIDGE = {
+        "SERVER_NAME": "tests",
+        "BUILD_STORE": {"DIRECTORY": str(directory), **build_store},
+        "LOCK_OPTIONS": {"directory": str(tmp_path / "locks")},
+    }
+    registry.clear_cache()
+    translation.clear_cache()
+    return directory
+
+
+def _forget() -> None:
+    """What a new process starts with: no tool set in memory."""
+    registry.clear_cache()
+    translation.clear_cache()
+
+
+@pytest.fixture(params=["files", "locmem", "redis"])
+def configured_store(request, settings, tmp_path):
+    """A build store of each kind, empty, used by the registry."""
+    prefix = f"mcp-bridge-tests-store-{uuid.uuid4().hex}"
+    if request.param == "files":
+        _configure(settings, tmp_path)
+    else:
+        if request.param == "redis":
+            require_redis()
+            backend = {
+                "BACKEND": "django.core.cache.backends.redis.RedisCache",
+                "LOCATION": REDIS_URL,
+                "KEY_PREFIX": prefix,
+            }
+        else:
+            backend = {
+                "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+                "LOCATION": prefix,
+            }
+        settings.CACHES = {**settings.CACHES, "builds": backend}
+        _configure(settings, tmp_path, BACKEND="cache", CACHE_ALIAS="builds")
+    yield request.param
+    if request.param == "redis":
+        import redis
+
+        client = redis.Redis.from_url(REDIS_URL)
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        if keys:
+            client.delete(*keys)
+
+
+def _listed(path: str) -> list[dict]:
+    return McpClient(path=path).list_tools()
+
+
+def test_round_trip(configured_store, monkeypatch):
+    built = registry.get_toolset("ledger")
+    listed = _listed("/mcp/ledger/")
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+
+    loaded = registry.get_toolset("ledger")
+
+    assert loaded is not built
+    assert [t.name for t in loaded.tools] == [t.name for t in built.tools]
+    assert list(loaded.by_name) == list(built.by_name)
+    for revision in ("2025-03-26", LATEST_HANDSHAKE_REVISION, "2026-07-28"):
+        assert [t.as_mcp(revision) for t in loaded.tools] == [
+            t.as_mcp(revision) for t in built.tools
+        ]
+    assert loaded.openrpc == built.openrpc
+    assert loaded.warnings == built.warnings
+    assert _listed("/mcp/ledger/") == listed
+    # The call path works on what was loaded: validators are compiled on first use.
+    result = McpClient(path="/mcp/ledger/").call("whoami", {})
+    assert result["isError"] is False, result
+    refused = McpClient(path="/mcp/ledger/").call("ledger_retrieve", {"id": "not a number"})
+    assert refused["isError"] is True
+
+
+def test_shared_schema_objects_stay_shared(configured_store, monkeypatch):
+    """The tools of a build share their ``$defs`` entries; a loaded build does too."""
+    registry.get_toolset("cases")
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    loaded = registry.get_toolset("cases")
+    shared = {}
+    for tool in loaded.tools:
+        for name, definition in (tool.result_schema or {}).get("$defs", {}).items():
+            shared.setdefault(name, set()).add(id(definition))
+    assert shared and all(len(ids) == 1 for ids in shared.values())
+
+
+def test_caches_stay_apart_when_equal_values_are_shared(configured_store, monkeypatch):
+    """Sharing equal JSON values never merges two objects' caches (attributes whose name
+    starts with ``_``) or empty containers, which later requests fill."""
+    registry.get_toolset("ledger")
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    loaded = registry.get_toolset("ledger")
+    caches = [tool._profiled_input for tool in loaded.tools]
+    assert len({id(cache) for cache in caches}) == len(caches)
+    assert loaded.pages is not loaded.documents
+    first, second = loaded.tools[:2]
+    first.input_schema_in("inline")
+    assert "inline" not in second._profiled_input
+
+
+def test_a_view_class_without_an_import_path_is_found_in_the_urlconf(settings, tmp_path):
+    _configure(settings, tmp_path)
+    built = registry.get_toolset("ledger")
+    whoami = built.by_name["whoami"].method.source.view_class
+    assert not store._importable(whoami)  # @api_view's WrappedAPIView, made at run time
+    index = registry.get_url_index()
+    loaded = store.loads(store.dumps(built, index), index)
+    assert loaded.by_name["whoami"].method.source.view_class is whoami
+    # A URLconf without its route: the build is stale, not loaded with a wrong view.
+    without = registry.UrlIndex(
+        versions=index.versions,
+        endpoints=index.endpoints,
+        api_path_regexes=[(r, c) for r, c in index.api_path_regexes if c is not whoami],
+    )
+    with pytest.raises(store.StaleBuild, match="whoami"):
+        store.loads(store.dumps(built, index), without)
+
+
+def test_a_broken_group_is_refused_from_the_store(configured_store, monkeypatch):
+    with pytest.raises(ToolSetError) as built:
+        registry.get_toolset("badnames")
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    with pytest.raises(ToolSetError) as loaded:
+        registry.get_toolset("badnames")
+    assert [p.id for p in loaded.value.problems] == [p.id for p in built.value.problems]
+    assert [p.msg for p in loaded.value.problems] == [p.msg for p in built.value.problems]
+    assert loaded.value.problems[0].obj == built.value.problems[0].obj
+    response = McpClient(path="/mcp/badnames/").post(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    )
+    assert response.status_code == 500
+    assert b"mcp_bridge.E001" in response.content or b"misconfigured" in response.content
+
+
+# -- the key ---------------------------------------------------------------------------------
+
+
+def _key(group: str = "catalog", urlconf=None) -> str:
+    return store.build_key(group, None, urlconf, registry.get_url_index(urlconf)).digest
+
+
+def test_the_key_changes_with_a_setting_that_shapes_the_schemas(settings, tmp_path):
+    _configure(settings, tmp_path)
+    before = _key()
+    assert _key() == before  # the same inputs, the same key
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "OPEN_WORLD": True}
+    open_world = _key()
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "OPEN_WORLD": False}
+    settings.SPECTACULAR_SETTINGS = {**settings.SPECTACULAR_SETTINGS, "ENUM_NAME_OVERRIDES": {}}
+    spectacular = _key()
+    assert len({before, open_world, spectacular}) == 3
+
+
+def test_the_key_changes_with_the_release_but_not_with_the_store_or_the_locks(settings, tmp_path):
+    _configure(settings, tmp_path)
+    before = _key()
+    settings.MCP_BRIDGE = {
+        **settings.MCP_BRIDGE,
+        "BUILD_STORE": {**settings.MCP_BRIDGE["BUILD_STORE"], "WAIT": 5, "LEASE": 30},
+        "LOCK_OPTIONS": {"directory": "/elsewhere"},  # where the deploy runs, not what it builds
+    }
+    assert _key() == before
+    settings.MCP_BRIDGE = {
+        **settings.MCP_BRIDGE,
+        "BUILD_STORE": {**settings.MCP_BRIDGE["BUILD_STORE"], "RELEASE": "2026-12-01.1"},
+    }
+    assert _key() != before
+
+
+def test_the_key_changes_with_a_catalogue_file(settings, tmp_path):
+    _configure(settings, tmp_path)
+    locale = tmp_path / "locale"
+    settings.LOCALE_PATHS = [str(locale)]
+    (locale / "uk" / "LC_MESSAGES").mkdir(parents=True)
+    before = _key()
+    catalogue = locale / "uk" / "LC_MESSAGES" / "mcp_tools.mo"
+    catalogue.write_bytes(b"first")
+    first = _key()
+    catalogue.write_bytes(b"second")
+    second = _key()
+    assert len({before, first, second}) == 3
+
+
+def _urlconf(*patterns) -> ModuleType:
+    module = ModuleType("tests.test_store_urlconf")
+    module.urlpatterns = [*patterns, path("mcp/", include("mcp_bridge.urls"))]
+    return module
+
+
+def test_the_key_changes_with_the_urlconfs_operations(settings, tmp_path):
+    _configure(settings, tmp_path)
+    catalog_only = _urlconf(path("api/", include("tests.testapp.urls")))
+    more = _urlconf(
+        path("api/", include("tests.testapp.urls")), path("more/", include("tests.testapp.urls"))
+    )
+    assert _key(urlconf=catalog_only) != _key(urlconf=more)
+
+
+def test_the_key_changes_with_the_code_of_a_view(settings, tmp_path, monkeypatch):
+    package = tmp_path / "storeproject"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    views = package / "views.py"
+    views.write_text(
+        textwrap.dedent(
+            """
+            from rest_framework.decorators import api_view
+            from rest_framework.response import Response
+            from mcp_bridge import api_group
+
+            @api_group("made")
+            @api_view(["GET"])
+            def ping(request):
+                return Response({"ok": True})
+            """
+        )
+    )
+    (package / "urls.py").write_text(
+        "from django.urls import include, path\nfrom storeproject.views import ping\n"
+        'urlpatterns = [path("ping/", ping), path("mcp/", include("mcp_bridge.urls"))]\n'
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    settings.ROOT_URLCONF = "storeproject.urls"
+    _configure(settings, tmp_path)
+    before = _key("made")
+    views.write_text(views.read_text() + "\n# a change in the view's module\n")
+    assert _key("made") != before
+    for name in ("storeproject", "storeproject.views", "storeproject.urls"):
+        sys.modules.pop(name, None)
+
+
+def test_a_stale_build_is_never_served(settings, tmp_path):
+    _configure(settings, tmp_path)
+    assert registry.get_toolset("catalog").tools[0].annotations["openWorldHint"] is False
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "OPEN_WORLD": True}  # forgets the tool sets
+    assert registry.get_toolset("catalog").tools[0].annotations["openWorldHint"] is True
+    assert len(list((tmp_path / "builds").glob("catalog.-.*.build"))) == 2
+
+
+# -- what cannot be stored, and the lease ----------------------------------------------------
+
+
+def test_a_build_that_cannot_be_pickled_is_served_but_not_stored(
+    settings, tmp_path, monkeypatch, caplog
+):
+    directory = _configure(settings, tmp_path)
+    build = registry._build
+
+    def with_a_lambda(*args):
+        toolset = build(*args)
+        toolset.pages["made by a test"] = lambda: None  # pickle refuses a lambda
+        return toolset
+
+    monkeypatch.setattr(registry, "_build", with_a_lambda)
+    with caplog.at_level(logging.WARNING, logger="mcp_bridge.store"):
+        assert registry.get_toolset("catalog").by_name
+    assert "cannot be stored" in caplog.text
+    assert not list(directory.glob("*.build"))
+
+
+def test_a_process_that_waits_too_long_builds_without_storing(settings, tmp_path, caplog):
+    directory = _configure(settings, tmp_path, WAIT=0.2)
+    key = store.build_key("catalog", None, None, registry.get_url_index())
+    lease = get_lock_backend().acquire(key.lock, timeout=30, wait=0)  # another builder
+    assert lease is not None
+    try:
+        with caplog.at_level(logging.WARNING, logger="mcp_bridge.store"):
+            assert registry.get_toolset("catalog").by_name
+    finally:
+        get_lock_backend().release(lease)
+    assert "building it here too" in caplog.text
+    assert not list(directory.glob("*.build"))
+
+
+def test_an_unreadable_stored_build_is_rebuilt(settings, tmp_path, caplog):
+    directory = _configure(settings, tmp_path)
+    key = store.build_key("catalog", None, None, registry.get_url_index())
+    directory.mkdir(parents=True)
+    (directory / f"{key.name}.build").write_bytes(b"not a build")
+    with caplog.at_level(logging.WARNING, logger="mcp_bridge.store"):
+        assert registry.get_toolset("catalog").by_name
+    assert "cannot be read" in caplog.text
+    assert store.loads((directory / f"{key.name}.build").read_bytes(), registry.get_url_index())
+
+
+def test_a_directory_anyone_may_write_is_not_loaded_from(settings, tmp_path, monkeypatch, caplog):
+    directory = _configure(settings, tmp_path)
+    registry.get_toolset("catalog")
+    directory.chmod(0o777)
+    _forget()
+    with caplog.at_level(logging.WARNING, logger="mcp_bridge.store"):
+        assert registry.get_toolset("catalog").by_name  # built again, not loaded
+    assert "writable by every user" in caplog.text
+    directory.chmod(0o700)
+
+
+_BUILDER = """
+import json, os, sys, time
+import django
+django.setup()
+from django.conf import settings
+from django.test.utils import override_settings
+from mcp_bridge.toolset import registry
+
+directory = sys.argv[1]
+build = registry._build
+
+def slow_build(*args):
+    with open(os.path.join(directory, "builds.log"), "a") as log:
+        log.write(f"{os.getpid()}\\n")
+    time.sleep(1.5)  # long enough for every other process to meet the lease
+    return build(*args)
+
+registry._build = slow_build
+store = {"DIRECTORY": os.path.join(directory, "builds")}
+with override_settings(MCP_BRIDGE={"BUILD_STORE": store, "LOCK_OPTIONS": {"directory": os.path.join(directory, "locks")}}):
+    open(os.path.join(directory, f"ready.{os.getpid()}"), "w").close()
+    deadline = time.monotonic() + 60
+    while not os.path.exists(os.path.join(directory, "go")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    toolset = registry.get_toolset("ledger")
+    print(json.dumps(sorted(toolset.by_name)))
+"""
+
+
+def test_concurrent_processes_build_a_key_once(tmp_path):
+    """Four processes, each with its own hash seed (a viewset's methods come out of a set,
+    in another order in each): one builds, the others wait and load its build."""
+    processes = 4
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "PYTHONPATH": str(ROOT)}
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", _BUILDER, str(tmp_path)],
+            env={**env, "PYTHONHASHSEED": str(seed)},
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for seed in range(processes)
+    ]
+    try:
+        deadline = time.monotonic() + 120
+        while len(list(tmp_path.glob("ready.*"))) < processes:
+            assert time.monotonic() < deadline, "the builder processes did not start"
+            assert all(child.poll() is None for child in children), [
+                child.communicate() for child in children
+            ]
+            time.sleep(0.05)
+        (tmp_path / "go").touch()
+        outputs = [child.communicate(timeout=120) for child in children]
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.kill()
+    assert all(child.returncode == 0 for child in children), outputs
+    names = {out.strip().splitlines()[-1] for out, _ in outputs}
+    assert len(names) == 1 and json.loads(names.pop())  # every process got the same tools
+    builders = (tmp_path / "builds.log").read_text().split()
+    assert len(builders) == 1, f"{len(builders)} processes built the group: {builders}"
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+def test_mcp_build_writes_every_group_it_is_given(settings, tmp_path, monkeypatch):
+    directory = _configure(settings, tmp_path)
+    out = io.StringIO()
+    call_command("mcp_build", "catalog", "ledger", "--revision", "2026-07-28", stdout=out)
+    assert "catalog: 7 tools, 1 pages" in out.getvalue()
+    assert {p.name.split(".")[0] for p in directory.glob("*.build")} == {"catalog", "ledger"}
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    loaded = registry.get_toolset("catalog")
+    assert loaded.pages  # encoded by the command: the first tools/list encodes nothing
+    assert {key[0] for key in loaded.pages} == {"2026-07-28"}
+
+
+def test_mcp_build_encodes_every_page(settings, tmp_path, monkeypatch):
+    _configure(settings, tmp_path)
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "PAGE_SIZE": 3}
+    out = io.StringIO()
+    call_command("mcp_build", "catalog", "--profile", "defs", "--profile", "inline", stdout=out)
+    assert "catalog: 7 tools, 6 pages" in out.getvalue()  # 3 pages in each of 2 profiles
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    pages = registry.get_toolset("catalog").pages
+    assert sorted((offset, profile) for _, offset, _, profile in pages) == [
+        (offset, profile) for offset in (0, 3, 6) for profile in ("defs", "inline")
+    ]
+
+
+def test_mcp_build_stores_a_broken_group_and_exits_with_1(settings, tmp_path, monkeypatch):
+    directory = _configure(settings, tmp_path)
+    err = io.StringIO()
+    with pytest.raises(SystemExit) as exit_status:
+        call_command("mcp_build", stdout=io.StringIO(), stderr=err)
+    assert exit_status.value.code == 1
+    assert "badnames: refused" in err.getvalue() and "mcp_bridge.E001" in err.getvalue()
+    assert list(directory.glob("badnames.-.*.build"))
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    with pytest.raises(ToolSetError):
+        registry.get_toolset("badnames")
+
+
+def test_mcp_build_prunes_older_builds(settings, tmp_path):
+    directory = _configure(settings, tmp_path)
+    call_command("mcp_build", "catalog", stdout=io.StringIO())
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "OPEN_WORLD": True}
+    out = io.StringIO()
+    call_command("mcp_build", "catalog", "--prune", stdout=out)
+    assert "deleted catalog.-." in out.getvalue()
+    assert len(list(directory.glob("catalog.-.*.build"))) == 1
+
+
+def test_mcp_build_without_a_store_says_so(settings):
+    settings.MCP_BRIDGE = {"BUILD_STORE": None}
+    with pytest.raises(CommandError, match="no store to write to"):
+        call_command("mcp_build")
+
+
+def test_without_a_store_every_process_builds(settings, tmp_path):
+    settings.MCP_BRIDGE = {"BUILD_STORE": None}
+    registry.clear_cache()
+    assert store.get_build_store() is None
+    assert registry.get_toolset("catalog").by_name
+
+
+# -- the setting and its checks --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("files", "use a dict"),
+        ({"BACKEND": "s3"}, "\"BACKEND\" is 's3'"),
+        ({"DIRECOTRY": "/tmp"}, "Unknown key"),
+        ({"WAIT": -1}, '"WAIT" is -1'),
+        ({"LEASE": 0}, '"LEASE" is 0'),
+        ({"TIMEOUT": "forever"}, '"TIMEOUT"'),
+        ({"RELEASE": 7}, '"RELEASE" is 7'),
+    ],
+)
+def test_a_wrong_build_store_setting_fails_loudly(settings, value, message):
+    settings.MCP_BRIDGE = {"BUILD_STORE": value}
+    with pytest.raises(ImproperlyConfigured, match=message):
+        bridge_settings.validate()
+
+
+def test_checks_of_the_store(settings, tmp_path):
+    settings.MCP_BRIDGE = {"BUILD_STORE": {"BACKEND": "cache", "CACHE_ALIAS": "nope"}}
+    assert [m.id for m in check_build_store()] == ["mcp_bridge.E140"]
+    settings.CACHES = {
+        **settings.CACHES,
+        "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    }
+    settings.MCP_BRIDGE = {"BUILD_STORE": {"BACKEND": "cache", "CACHE_ALIAS": "local"}}
+    assert [m.id for m in check_build_store()] == ["mcp_bridge.W140"]
+    blocker = tmp_path / "a file"
+    blocker.write_text("")
+    settings.MCP_BRIDGE = {"BUILD_STORE": {"DIRECTORY": str(blocker / "builds")}}
+    assert [m.id for m in check_build_store()] == ["mcp_bridge.E141"]
+    settings.MCP_BRIDGE = {"BUILD_STORE": {"DIRECTORY": str(tmp_path / "builds")}}
+    assert check_build_store() == []
+    settings.MCP_BRIDGE = {"BUILD_STORE": None}
+    assert check_build_store() == []
+
+
+def test_warm_up_loads_every_group_and_names_the_broken_ones(settings, tmp_path, monkeypatch):
+    _configure(settings, tmp_path)
+    failed = registry.warm_up()
+    assert {error.group for error in failed} == {"badnames", "dupes"}
+    monkeypatch.setattr(registry, "_build", _never_built)  # every group is in memory now
+    assert registry.get_toolset("catalog").by_name
+    with pytest.raises(ToolSetError):
+        registry.get_toolset("badnames")
+
+
+_LOADER = """
+import django
+django.setup()
+from mcp_bridge.toolset import registry
+
+def never_built(*args):
+    raise SystemExit("built, not loaded")
+
+registry._build = never_built
+print(len(registry.get_toolset("ledger").tools))
+"""
+
+
+def test_the_default_store_needs_no_configuration(tmp_path):
+    """``mcp_build`` in one process, the first request's tool set in another, with the test
+    settings as they are (no BUILD_STORE: the default file store)."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "PYTHONPATH": str(ROOT)}
+    built = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "mcp_build", "ledger"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert built.returncode == 0, built.stderr
+    assert "ledger: 7 tools" in built.stdout
+    loaded = subprocess.run(
+        [sys.executable, "-c", _LOADER],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert loaded.returncode == 0, loaded.stderr
+    assert loaded.stdout.strip() == "7"
