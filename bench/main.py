@@ -19,9 +19,7 @@ from importlib.metadata import version
 from bench import lib
 
 ALL = ("call_overhead", "peer", "listing", "throughput")
-``instructions`` (instruction counts under valgrind, ~6 minutes), ``scale`` (groups of 1,000
-and 5,000 operations, ~5 minutes), ``discovery`` (search mode of big groups, ~15 minutes) and
-``coldstart`` (a fresh process per case, ~10 minutes) run only when named.
+ON_REQUEST = ("instructions", "scale", "discovery", "coldstart")
 
 
 def machine() -> str:

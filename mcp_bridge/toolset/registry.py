@@ -67,8 +67,8 @@ from mcp_bridge.toolset.preflight import configuration_problems, spectacular_pro
 from mcp_bridge.toolset.profiles import convert_document
 from mcp_bridge.toolset.schema import MissingReference, unresolved_refs
 from mcp_bridge.toolset.search import SearchIndex, build_index
-from mcp_bridge.toolset.texts import trimmed_components
 from mcp_bridge.toolset.store import load_or_build
+from mcp_bridge.toolset.texts import trimmed_components
 from mcp_bridge.toolset.tools import Tool, build_tool, declares_output_schema
 from mcp_bridge.toolset.translation import translate_toolset
 from mcp_bridge.toolset.validators import check_schema
