@@ -440,7 +440,9 @@ def test_mcp_build_encodes_every_page(settings, tmp_path, monkeypatch):
     _forget()
     monkeypatch.setattr(registry, "_build", _never_built)
     pages = registry.get_toolset("catalog").pages
-    assert sorted((offset, profile) for _, offset, _, profile in pages) == [
+    assert sorted(
+        (key[1], key[-1]) for key in pages
+    ) == [  # (revision, offset, size, visible, profile)
         (offset, profile) for offset in (0, 3, 6) for profile in ("defs", "inline")
     ]
 

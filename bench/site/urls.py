@@ -64,6 +64,20 @@ def prebytes(request: HttpRequest, group: str) -> HttpResponse:
     return HttpResponse(body, content_type="application/json")
 
 
+@csrf_exempt
+def prebytes_authenticated(request: HttpRequest, group: str) -> HttpResponse:
+    """:func:`prebytes`, after DRF has authenticated the caller with the API's own
+    authentication classes: the least a list that depends on the caller must do (know who
+    it is), which the bytes alone never do."""
+    from rest_framework.request import Request
+    from rest_framework.settings import api_settings
+
+    authenticators = [cls() for cls in api_settings.DEFAULT_AUTHENTICATION_CLASSES]
+    caller = Request(request, authenticators=authenticators).user
+    assert caller.is_authenticated, "the benchmark's token must authenticate"
+    return prebytes(request, group)
+
+
 #: The tools the floor knows: name -> (REST path template, query parameter names).
 FLOOR_TOOLS = {
     "item_detail": ("/api/items/{id}/", ()),
@@ -124,6 +138,7 @@ urlpatterns = [
     *[pattern for patterns in generated.PATTERNS.values() for pattern in patterns],
     *generated.FILTERED_PATTERNS,
     path("prebytes/<str:group>/", prebytes),
+    path("prebytes-authenticated/<str:group>/", prebytes_authenticated),
     path("floor/", floor),
     path("mcp/", include("mcp_bridge.urls")),
 ]

@@ -145,6 +145,18 @@ class ToolSet:
         default_factory=dict, init=False, repr=False, compare=False
     )
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What a stored build keeps (:mod:`mcp_bridge.toolset.store`): everything but what
+        requests made in this process, which the loading process makes again on first use:
+        the visibility plan (it holds the URL patterns' view callbacks) and the search-mode
+        listing with its meta-tools and search entries (compiled validators)."""
+        state = self.__dict__.copy()
+        state["visibility"] = None
+        state["_listed"] = None
+        state["_meta"] = {}
+        state["search_entries"] = {}
+        return state
+
     def listed_tools(self) -> list[Tool | MetaTool]:
         """What ``tools/list`` holds: every tool (direct mode), or the pinned tools and the
         discovery meta-tools (search mode)."""

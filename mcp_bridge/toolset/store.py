@@ -80,6 +80,7 @@ from django.utils.functional import Promise
 
 from mcp_bridge.base.conf import BUILD_STORE_DEFAULTS, bridge_settings
 from mcp_bridge.base.errors import Problem
+from mcp_bridge.decorators import METADATA_ATTR
 from mcp_bridge.locking import Lease, get_lock_backend
 from mcp_bridge.toolset.openapi import UrlIndex
 from mcp_bridge.toolset.translation import DOMAIN, locale_dirs
@@ -499,12 +500,22 @@ def _operations(index: UrlIndex, group: str) -> list[Any]:
             getattr(callback, "initkwargs", {}),
             index.naming.get((regex, method)),
             index.reasons.get(group, {}).get((regex, method)),
+            _bridge_metadata(callback, method),
         ]
         for regex, method, callback in raw
     ]
     # The whole URLconf's API paths: they decide drf-spectacular's path prefix (operationIds).
     every_path = [[regex, _qualified_name(cls)] for regex, cls in index.api_path_regexes]
     return [index.versions.get(group), endpoints, every_path]
+
+
+def _bridge_metadata(callback: Any, method: str) -> list[Any]:
+    """What ``@api_group``/``@mcp_tool`` recorded on the view class and on the handler of
+    ``method`` (groups, names, pins, hints): a decorator applied at run time (a test, a
+    plugin's ``ready()``) changes the build without changing a file."""
+    actions = getattr(callback, "actions", None) or {}
+    handler = getattr(callback.cls, actions.get(method.lower(), method.lower()), None)
+    return [getattr(callback.cls, METADATA_ATTR, None), getattr(handler, METADATA_ATTR, None)]
 
 
 def build_key(group: str, version: str | None, urlconf: Any, index: UrlIndex) -> BuildKey:
