@@ -75,4 +75,7 @@ SPECTACULAR_SETTINGS = {
 }
 # Pages of 100, as before PAGE_SIZE defaulted to one page: the listing benchmark's figures
 # (the first page of gen1000) stay comparable with earlier runs.
-MCP_BRIDGE = {"SERVER_NAME": "bench", "PAGE_SIZE": 100}
+# No build store: every benchmark process builds its groups itself, so that two processes
+# started side by side (bench.instructions counts FEW and MANY requests at once) start up
+# alike; bench.coldstart sets its own store for the cases that load from one.
+MCP_BRIDGE = {"SERVER_NAME": "bench", "PAGE_SIZE": 100, "BUILD_STORE": None}
