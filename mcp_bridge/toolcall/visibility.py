@@ -178,7 +178,7 @@ class VisibilityPlan:
     always: frozenset[str]
     checks: list[Check]
     outcomes: dict[tuple[bool, ...], frozenset[str] | None] = field(default_factory=dict)
-    lists: dict[frozenset[str], list[Tool]] = field(default_factory=dict)
+    lists: dict[frozenset[str], list[Tool | MetaTool]] = field(default_factory=dict)
 
     def visible(self, outcome: tuple[bool, ...]) -> frozenset[str] | None:
         if outcome in self.outcomes:
