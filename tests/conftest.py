@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from typing import Any
 
 import pytest
@@ -12,6 +13,15 @@ from django.test import Client
 from mcp_bridge.toolset.registry import clear_cache
 from tests.mcp_client import McpClient
 from tests.testapp import views as case_views
+
+
+def pytest_configure(config):
+    """The build store's default directory (``<tmp>/mcp_bridge-builds-<uid>``) is fresh for each
+    test run, and for the processes the tests start (they inherit ``TMPDIR``): a build that an
+    earlier run stored, on the same code and settings, must not stand in for the build a test
+    makes (and logs)."""
+    os.environ["TMPDIR"] = tempfile.mkdtemp(prefix="mcp-bridge-tests-")
+    tempfile.tempdir = None  # gettempdir() reads TMPDIR again
 
 
 def _database_unavailable() -> str | None:
