@@ -78,4 +78,7 @@ SPECTACULAR_SETTINGS = {
 # No build store: every benchmark process builds its groups itself, so that two processes
 # started side by side (bench.instructions counts FEW and MANY requests at once) start up
 # alike; bench.coldstart sets its own store for the cases that load from one.
-MCP_BRIDGE = {"SERVER_NAME": "bench", "PAGE_SIZE": 100, "BUILD_STORE": None}
+# Direct listings: the listing and scale benchmarks measure pages of real tools (above 40
+# tools, DISCOVERY's default "auto" would list the discovery meta-tools); bench.discovery sets
+# its own modes.
+MCP_BRIDGE = {"SERVER_NAME": "bench", "PAGE_SIZE": 100, "BUILD_STORE": None, "DISCOVERY": "direct"}
