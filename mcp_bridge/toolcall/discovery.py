@@ -36,11 +36,10 @@ from django.http import HttpRequest
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import dumps
-from mcp_bridge.base.limits import capped, shorten
+from mcp_bridge.base.limits import shorten
 from mcp_bridge.base.protocol import (
     INVALID_PARAMS,
     JsonRpcError,
-    validation_errors_are_tool_results,
 )
 from mcp_bridge.base.tokens import estimate_tokens
 from mcp_bridge.toolcall import executor
@@ -147,16 +146,7 @@ def _checked_arguments(meta: MetaTool, arguments: Any, revision: str) -> dict[st
             errors.append({"argument": shorten(where), "message": shorten(error.message)})
     if not errors:
         return arguments
-    errors, omitted = capped(errors)
-    listed = "; ".join(f"{e['argument']}: {e['message']}" for e in errors)
-    message = f"Invalid arguments for tool {meta.name!r}: {listed}"
-    data: dict[str, Any] = {"errors": errors}
-    if omitted:
-        message += f"; and {omitted} more"
-        data["omitted"] = omitted
-    if validation_errors_are_tool_results(revision):
-        raise ToolCallFailed("arguments", result=tool_error_result(INVALID_PARAMS, message, data))
-    raise ToolCallFailed("arguments", error=JsonRpcError(INVALID_PARAMS, message, data=data))
+    raise executor.invalid_arguments(meta.name, errors, revision)
 
 
 def _refusal(message: str, **data: Any) -> dict[str, Any]:

@@ -202,17 +202,24 @@ def checked_arguments(
     errors = argument_errors(tool, arguments)
     if not errors:
         return arguments
+    raise invalid_arguments(tool.name, errors, revision)
+
+
+def invalid_arguments(name: str, errors: list[dict[str, str]], revision: str) -> ToolCallFailed:
+    """The ``"arguments"`` failure of a call to the tool (or meta-tool) ``name`` whose
+    arguments have ``errors``: an ``isError`` result from 2025-11-25 on (SEP-1303), a JSON-RPC
+    error before, both with ``{"code": -32602, "message": ..., "data": {"errors": [...]}}``."""
     # At most ERROR_ITEMS faults are named (mcp_bridge.base.limits), the others counted.
     errors, omitted = capped(errors)
     listed = "; ".join(f"{e['argument']}: {e['message']}" for e in errors)
-    message = f"Invalid arguments for tool {tool.name!r}: {listed}"
+    message = f"Invalid arguments for tool {name!r}: {listed}"
     data: dict[str, Any] = {"errors": errors}
     if omitted:
         message += f"; and {omitted} more"
         data["omitted"] = omitted
     if validation_errors_are_tool_results(revision):
-        raise ToolCallFailed("arguments", result=tool_error_result(INVALID_PARAMS, message, data))
-    raise ToolCallFailed("arguments", error=JsonRpcError(INVALID_PARAMS, message, data=data))
+        return ToolCallFailed("arguments", result=tool_error_result(INVALID_PARAMS, message, data))
+    return ToolCallFailed("arguments", error=JsonRpcError(INVALID_PARAMS, message, data=data))
 
 
 def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
