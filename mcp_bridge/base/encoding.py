@@ -20,7 +20,6 @@ difference remains: a NaN or infinite float becomes ``null`` with orjson and
 from __future__ import annotations
 
 import json
-import re
 import secrets
 from typing import Any
 
@@ -83,7 +82,10 @@ def _standard_dumps(value: Any) -> str:
 
 
 # 19 digits in a row: possibly an integer beyond 64 bits, which orjson reads as a float.
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+# Found by turning every digit into "0" and looking for nineteen of them: two passes in C,
+# where a regular expression tries a match at every byte of the body.
+_DIGITS_AS_ZEROS = bytes.maketrans(b"123456789", b"000000000")
+_NINETEEN_DIGITS = b"0" * 19
 
 if orjson is not None:
     # Datetimes and dataclasses go to DRF's encoder, as everything orjson does not know.
@@ -108,7 +110,7 @@ def loads(body: bytes) -> Any:
     Raises:
         ValueError: the body is not JSON.
     """
-    if orjson is not None and _LONG_DIGITS.search(body) is None:
+    if orjson is not None and _NINETEEN_DIGITS not in body.translate(_DIGITS_AS_ZEROS):
         try:
             return orjson.loads(body)
         except orjson.JSONDecodeError:

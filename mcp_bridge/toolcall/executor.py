@@ -52,17 +52,12 @@ on with an ``isError`` result (SEP-1303).
 from __future__ import annotations
 
 import json
-import re
-from functools import lru_cache
-from io import BytesIO
 from typing import Any
-from urllib.parse import urlencode
 
 from django.http import HttpRequest, HttpResponseBase
-from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
 from mcp_bridge.base.conf import DEFS, STRICT
-from mcp_bridge.base.encoding import dumps, dumps_bytes, dumps_data
+from mcp_bridge.base.encoding import dumps_data
 from mcp_bridge.base.limits import capped, echoed, shorten, unencodable_text
 from mcp_bridge.base.media import is_json_media_type
 from mcp_bridge.base.protocol import (
@@ -73,10 +68,11 @@ from mcp_bridge.base.protocol import (
     validation_errors_are_tool_results,
 )
 from mcp_bridge.toolcall import events
-from mcp_bridge.toolcall.files import accepted_media_types, file_result, is_file_response
+from mcp_bridge.toolcall.files import file_result, is_file_response
 from mcp_bridge.toolcall.identity import ViewRequest
 from mcp_bridge.toolcall.invocation import call_view
 from mcp_bridge.toolcall.output import mismatch_result
+from mcp_bridge.toolcall.plan import request_plan, view_request
 from mcp_bridge.toolcall.results import (
     ToolCallFailed,
     success_result,
@@ -87,30 +83,6 @@ from mcp_bridge.toolcall.routing import resolve_operation
 from mcp_bridge.toolset.profiles import without_optional_nulls
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.toolset.tools import Tool
-
-_PLACEHOLDER = re.compile(r"\{([^}/]+)\}")
-#: CGI variables that describe the server and the client connection, kept as they are.
-_CONNECTION_VARIABLES = (
-    "SERVER_NAME",
-    "SERVER_PORT",
-    "SERVER_PROTOCOL",
-    "REMOTE_ADDR",
-    "REMOTE_HOST",
-    "REMOTE_USER",
-    "SCRIPT_NAME",
-    "HTTPS",
-)
-#: Headers that belong to the MCP transport, not to the API call.
-_TRANSPORT_HEADERS = frozenset(
-    {
-        "HTTP_MCP_PROTOCOL_VERSION",
-        "HTTP_MCP_SESSION_ID",
-        "HTTP_MCP_METHOD",
-        "HTTP_MCP_NAME",
-        "HTTP_ACCEPT",
-        "HTTP_LAST_EVENT_ID",
-    }
-)
 
 
 def call_tool(
@@ -250,8 +222,12 @@ def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
 
 
 def _schema_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
+    validator = tool.validator
+    if validator.is_valid(arguments) and not request_plan(tool).has_two_body_forms:
+        # Nearly every call: no error to describe, and no choice between two body forms.
+        return []
     errors = []
-    for error in tool.validator.iter_errors(arguments):
+    for error in validator.iter_errors(arguments):
         if error.validator == "required" and not error.path:
             names = [n for n in error.validator_value if n not in error.instance]
         elif error.validator == "additionalProperties" and not error.path:
@@ -274,88 +250,24 @@ def _schema_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
     return sorted(unique.values(), key=lambda e: e["argument"])
 
 
-def _fill_path(template: str, values: dict[str, Any]) -> str:
-    """The decoded path, as Django's ``request.path_info`` holds it for a REST call: a
-    REST client percent-encodes the value and the server decodes it again, so the value
-    itself goes in (a ``/`` too: a ``<path:>`` converter takes it, others do not match)."""
-    parts = _template_parts(template)
-    if len(parts) == 1:
-        return template
-    filled = list(parts)
-    for index in range(1, len(parts), 2):
-        filled[index] = _as_text(values[parts[index]])
-    return "".join(filled)
-
-
-@lru_cache(maxsize=1024)
-def _template_parts(template: str) -> tuple[str, ...]:
-    """``template`` split at its placeholders: text, name, text, name, ..., text."""
-    return tuple(_PLACEHOLDER.split(template))
-
-
-def _as_text(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def _query_pairs(tool: Tool, arguments: dict[str, Any]) -> list[tuple[str, str]]:
-    pairs: list[tuple[str, str]] = []
-    for param in tool.method.params:
-        if param.location != "query":
-            continue
-        value = arguments.get(param.name)
-        if value is None:  # an explicit null means "not given", never the text "None"
-            continue
-        if isinstance(value, list):
-            items = [_as_text(v) for v in value if v is not None]
-            if param.explode:
-                pairs.extend((param.source_name, item) for item in items)
-            else:
-                pairs.append((param.source_name, ",".join(items)))
-        elif isinstance(value, dict):
-            pairs.append((param.source_name, dumps(value)))
-        else:
-            pairs.append((param.source_name, _as_text(value)))
-    return pairs
-
-
-def _body(tool: Tool, arguments: dict[str, Any]) -> bytes | None:
-    fields: dict[str, Any] = {}
-    has_body = False
-    for param in tool.method.params:
-        # The whole body: a body that is not an object, or the list form of an object-or-list
-        # body (then its field arguments are absent: Method.layout_errors refused the mix).
-        if param.location == "body" and param.name in arguments:
-            return dumps_bytes(arguments[param.name])
-        if param.location == "body_field":
-            has_body = True
-            # Only the fields the caller sent: an explicit null is kept (it clears the
-            # field), an absent field stays absent (a partial update leaves it alone).
-            if param.name in arguments:
-                fields[param.source_name] = arguments[param.name]
-    return dumps_bytes(fields) if has_body else None
-
-
 def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest) -> ViewRequest:
-    """The Django request that performs the tool's operation for the MCP caller.
+    """The Django request that performs the tool's operation for the MCP caller, made by the
+    tool's plan (:mod:`mcp_bridge.toolcall.plan`) and resolved as Django's handler resolves it.
 
     Raises:
         OperationNotFound: a path parameter's value leads to another view or none (404).
         Resolver404: the operation's path no longer resolves (the URLconf changed).
     """
-    source = tool.method.source
-    path = _fill_path(
-        source.path,
-        {p.source_name: arguments[p.name] for p in tool.method.params if p.location == "path"},
-    )
-    # A file download asks for its own media types first, a YAML or vendor JSON view for its
-    # own (mcp_bridge.toolcall.files).
-    media_types = accepted_media_types(source.operation)
+    plan = request_plan(tool)
     # The caller's identity, and whatever DRF authenticates written back (mcp_bridge.toolcall.identity).
-    request = operation_request(
-        tool, mcp_request, path, _query_pairs(tool, arguments), media_types, _body(tool, arguments)
+    request = view_request(
+        plan,
+        mcp_request,
+        plan.path(arguments),
+        plan.query_string(arguments),
+        plan.body(arguments),
     )
+    source = tool.method.source
     # Against the URLconf Django's handler made active for the MCP request.
     request.resolver_match = resolve_operation(
         request.path_info,
@@ -366,58 +278,6 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
         source.method,
     )
     return request
-
-
-def operation_request(
-    tool: Tool,
-    mcp_request: HttpRequest,
-    path: str,
-    query: list[tuple[str, str]],
-    media_types: list[str],
-    body: bytes | None,
-) -> ViewRequest:
-    """The unresolved request of the tool's operation at ``path`` for the MCP caller: its HTTP
-    method, the query (with the API version when the view reads it there), ``Accept`` (with the
-    version when the view reads it there), the JSON ``body``, the caller's headers, cookies and
-    identity. :func:`build_request` resolves it for a call; :mod:`mcp_bridge.toolcall.visibility`
-    asks the view's permissions about it."""
-    source = tool.method.source
-    if source.version is not None and source.versioning_class is not None:
-        if issubclass(source.versioning_class, QueryParameterVersioning):
-            query = [*query, (source.versioning_class.version_param, source.version)]
-        elif issubclass(source.versioning_class, AcceptHeaderVersioning):
-            version = f"; {source.versioning_class.version_param}={source.version}"
-            media_types = [media_type + version for media_type in media_types]
-    accept = ", ".join(media_types)
-
-    meta = mcp_request.META
-    environ: dict[str, Any] = {
-        key: value
-        for key, value in meta.items()
-        if key[:5] == "HTTP_" and key not in _TRANSPORT_HEADERS
-    }
-    for key in _CONNECTION_VARIABLES:
-        if key in meta:
-            environ[key] = meta[key]
-    environ.update(
-        {
-            "REQUEST_METHOD": source.method,
-            # PEP 3333: the URL-decoded path's bytes as latin-1 text; WSGIRequest decodes
-            # them as UTF-8, as for a REST request (the path holds no lone surrogate: the
-            # argument check refuses them).
-            "PATH_INFO": path.encode().decode("latin-1"),
-            "QUERY_STRING": urlencode(query),
-            "HTTP_ACCEPT": accept,
-            "CONTENT_TYPE": "application/json" if body is not None else "",
-            "CONTENT_LENGTH": str(len(body)) if body is not None else "",
-            "wsgi.input": BytesIO(body or b""),
-            # As the server gave it (an ASGI request has none: its scheme). The proxy header of
-            # SECURE_PROXY_SSL_HEADER travels with the other headers, so request.scheme and
-            # is_secure() answer the same on both requests.
-            "wsgi.url_scheme": meta.get("wsgi.url_scheme") or mcp_request.scheme,
-        }
-    )
-    return ViewRequest(environ, mcp_request)
 
 
 def _response_data(response: HttpResponseBase) -> Any:

@@ -37,7 +37,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.handlers.wsgi import WSGIRequest
+from django.conf import settings
+from django.core.handlers.wsgi import LimitedStream, WSGIRequest
 from django.http import HttpRequest
 
 #: Request attributes set by middleware that identify the caller, copied to the view's request.
@@ -56,6 +57,8 @@ IDENTITY_ATTRIBUTES = (
     "_dont_enforce_csrf_checks",
 )
 
+_IDENTITY = frozenset(IDENTITY_ATTRIBUTES)
+
 #: The attributes written through to the MCP request (``auser`` follows ``user``).
 _SHARED = ("user", "auth", "auser")
 #: Where the view's request keeps the values of its ``user`` and ``auth`` properties.
@@ -63,6 +66,8 @@ _STORED = {"user": "_view_user", "auth": "_view_auth"}
 #: Where the MCP request keeps its own identity, as middleware set it, once a call changed it.
 _ORIGINAL = "_mcp_bridge_original_identity"
 _ABSENT = object()
+#: The content types of the view's request, which need no parsing: no parameters.
+_PLAIN_CONTENT_TYPES = frozenset({"application/json", ""})
 
 
 def _constant_auser(user: Any) -> Any:
@@ -76,7 +81,8 @@ class ViewRequest(WSGIRequest):
     """The view's ``HttpRequest``: ``user`` and ``auth`` set on it are set on the MCP request too.
 
     Args:
-        environ: the WSGI environ of the operation.
+        environ: the WSGI environ of the operation, as
+            :func:`mcp_bridge.toolcall.plan.view_request` makes it.
         mcp_request: the MCP request the call came in.
 
     The identity attributes middleware put on ``mcp_request`` (:data:`IDENTITY_ATTRIBUTES`)
@@ -84,14 +90,41 @@ class ViewRequest(WSGIRequest):
     """
 
     def __init__(self, environ: dict[str, Any], mcp_request: HttpRequest) -> None:
-        super().__init__(environ)
+        # What WSGIRequest.__init__ sets (django/core/handlers/wsgi.py), for the environ that
+        # mcp_bridge.toolcall.plan.view_request makes: its PATH_INFO and SCRIPT_NAME already
+        # hold the decoded text that WSGIRequest leaves in META (it would encode them to
+        # latin-1 and decode them again), its CONTENT_TYPE is application/json or empty (which
+        # WSGIRequest would parse), its CONTENT_LENGTH the body's length or empty. That is a
+        # sixth of what a tool call spends itself; tests/test_view_request.py compares every
+        # attribute with WSGIRequest's own, so that a Django release that sets one more fails.
+        force_script_name = settings.FORCE_SCRIPT_NAME
+        script_name = (
+            environ.get("SCRIPT_NAME", "") if force_script_name is None else force_script_name
+        )
+        path_info = environ["PATH_INFO"] or "/"
+        self.environ = environ
+        self.path_info = path_info
+        # Only the first slash is replaced, as Django does (http://test//something differs).
+        self.path = f"{script_name.rstrip('/')}/{path_info.replace('/', '', 1)}"
+        self.META = environ
+        environ["PATH_INFO"] = path_info
+        environ["SCRIPT_NAME"] = script_name
+        self.method = environ["REQUEST_METHOD"].upper()
+        content_type = environ.get("CONTENT_TYPE", "")
+        if content_type in _PLAIN_CONTENT_TYPES:
+            self.content_type, self.content_params = content_type, {}
+        else:
+            self._set_content_type_params(environ)
+        length = environ.get("CONTENT_LENGTH")
+        self._stream = LimitedStream(environ["wsgi.input"], int(length) if length else 0)
+        self._read_started = False
+        self.resolver_match = None
         self._mcp_request = mcp_request
         attributes = mcp_request.__dict__
         own = self.__dict__
-        for name in IDENTITY_ATTRIBUTES:
-            if name in attributes:
-                # Into __dict__, not through the properties: copying is not authenticating.
-                own[_STORED.get(name, name)] = attributes[name]
+        for name in _IDENTITY.intersection(attributes):
+            # Into __dict__, not through the properties: copying is not authenticating.
+            own[_STORED.get(name, name)] = attributes[name]
 
     # Properties for the two shared attributes only: every other attribute of the request is
     # set and read as usual, and these are read rarely (DRF keeps its own copy).

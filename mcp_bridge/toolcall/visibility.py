@@ -7,7 +7,7 @@ view would let the caller through its view-level checks, as DRF's ``APIView.init
 them, without running the view:
 
 * a request is built for each operation as a ``tools/call`` builds it
-  (:func:`mcp_bridge.toolcall.executor.operation_request`: the operation's HTTP method and
+  (:func:`mcp_bridge.toolcall.plan.view_request`: the operation's HTTP method and
   path template, the caller's headers, cookies and identity), and the view is instantiated as
   its URL pattern's callback does (``initkwargs``, and for a viewset the action of the HTTP
   method), so ``get_permissions()`` sees ``self.action`` and ``request.method``;
@@ -45,6 +45,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
@@ -55,7 +56,7 @@ from rest_framework.views import APIView
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.toolcall import identity
-from mcp_bridge.toolcall.executor import operation_request
+from mcp_bridge.toolcall.plan import request_plan, view_request
 from mcp_bridge.toolset.discovery import MetaTool
 from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_url_index
 from mcp_bridge.toolset.tools import Tool
@@ -73,7 +74,6 @@ _CALLER_ONLY_PERMISSIONS = frozenset(
 )
 #: The exceptions with which a view refuses a request before its handler runs.
 _REFUSALS = (exceptions.APIException, Http404, PermissionDenied)
-_JSON_ONLY = ["application/json"]
 #: (tool name, exception class) already logged: a broken permission is reported once.
 _logged: set[tuple[str, type]] = set()
 
@@ -340,9 +340,10 @@ class _Evaluation:
         )
 
     def _django_request(self, check: Check) -> Any:
-        source = check.tool.method.source
-        django_request = operation_request(
-            check.tool, self.http_request, source.path, [], _JSON_ONLY, None
+        plan = request_plan(check.tool)
+        version_query = [plan.version_query] if plan.version_query else []
+        django_request = view_request(
+            plan, self.http_request, plan.template, urlencode(version_query), None, plan.json_accept
         )
         # Private Django API, honoured by CsrfViewMiddleware (the test client sets it): CSRF is
         # not part of whether a caller may use a tool (tests/test_explorer.py: the page's GET

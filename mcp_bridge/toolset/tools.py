@@ -157,16 +157,20 @@ class Tool:
     _profiled_outputs: dict[tuple[int, str], Any] = field(
         repr=False, compare=False, default_factory=dict
     )
+    # What the view's request of a call is made of, worked out on the first call
+    # (mcp_bridge.toolcall.plan, which owns it; the build never reads it).
+    _request_plan: Any = field(repr=False, compare=False, default=None, init=False)
 
     def __getstate__(self) -> dict[str, Any]:
         """The state a stored build keeps (:mod:`mcp_bridge.toolset.store`): everything but
-        the compiled validators (compiled code; remade on first use, as after a build) and
-        the profiled output schemas, which are keyed by the identity of an object that a
+        the compiled validators (compiled code; remade on first use, as after a build), the
+        request plan (remade on the first call) and the profiled output schemas, which are keyed by the identity of an object that a
         loaded copy does not share."""
         state = self.__dict__.copy()
         state["_input_validator"] = None
         state["_output_validators"] = {}
         state["_profiled_outputs"] = {}
+        state["_request_plan"] = None
         return state
 
     @property
