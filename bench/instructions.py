@@ -18,12 +18,16 @@ Run once with ``n = FEW`` and once with ``n = MANY``, the difference divided by
 ``MANY - FEW`` is the cost of one request, start-up and warm-up cancelled out. Both
 processes run with ``PYTHONHASHSEED=0``, so the same code gives the same count twice.
 
-Three kinds are counted per view: the REST request; the **floor**, the same JSON-RPC POST
+Four kinds are counted per view: the REST request; the **floor**, the same JSON-RPC POST
 handed to the same view in process with the same result envelope by the least code that
-can do it (``bench.site.urls.floor``: no checks, signals, language or caching); and the
-``tools/call``. Reported: instructions per request of each, MCP/REST (the in-process
+can do it (``bench.site.urls.floor``: no checks, signals, language or caching); the
+**mounted floor**, the same floor at a URL of an ``include()`` whose pattern names the group,
+as ``include("mcp_bridge.urls")`` mounts the endpoint (Django's nested resolution makes a
+second ``URLResolver`` pass and a second ``ResolverMatch``: what the flat floor does not
+pay); and the ``tools/call``. Reported: instructions per request of each, MCP/REST (the in-process
 analogue of benchmark 1's latency ratio, without gunicorn and the network, which both
-sides pay alike), MCP/floor (what the bridge spends above the floor), and the targets:
+sides pay alike), MCP/floor (what the bridge spends above the floor), MCP/mounted floor
+(the same, less what the include() costs), and the targets (against the flat floor):
 MCP ≤ 1.01× the floor for every view, and ≤ 1.06× REST for the tiny view, ≤ 1.01× for the
 20-row list.
 """
@@ -42,7 +46,7 @@ from bench import lib
 FEW, MANY = 50, 250
 WARM_UP = 50
 CASES = lib.IN_PROCESS_CASES
-KINDS = ("rest", "floor", "mcp")
+KINDS = ("rest", "floor", "floor_mounted", "mcp")
 #: MCP/REST targets per view; MCP/floor's is FLOOR_TARGET for every view.
 REST_TARGETS = {"tiny": 1.06, "list": 1.01}
 FLOOR_TARGET = 1.01
@@ -121,7 +125,7 @@ def run(views: list[str] | None = None) -> str:
         lib.log(
             f"instructions: {view} view, REST, floor and tools/call, {FEW} and {MANY} requests each under callgrind"
         )
-        rest, floor, mcp = (per_request(kind, view) for kind in KINDS)
+        rest, floor, mounted, mcp = (per_request(kind, view) for kind in KINDS)
         rows.append(
             [
                 view,
@@ -133,6 +137,8 @@ def run(views: list[str] | None = None) -> str:
                 f"{mcp / floor:.3f}",
                 lib.verdict(mcp / floor, FLOOR_TARGET),
                 f"{(mcp - floor) / 1e3:,.0f}",
+                f"{mounted / 1e3:,.0f}",
+                f"{mcp / mounted:.3f}",
             ]
         )
     return lib.table(
@@ -147,11 +153,14 @@ def run(views: list[str] | None = None) -> str:
             "MCP/floor",
             "target",
             "above the floor, k instr",
+            "mounted floor k instr",
+            "MCP/mounted floor",
         ],
         rows,
         f"Per request = (count of {MANY} requests - count of {FEW}) / {MANY - FEW}, after {WARM_UP} of each kind; "
         "PYTHONHASHSEED=0. Counts repeat run to run, unlike times on a shared host. The floor is "
-        "the same JSON-RPC POST handed to the same view with the same envelope (bench.site.urls.floor).",
+        "the same JSON-RPC POST handed to the same view with the same envelope (bench.site.urls.floor); "
+        "the mounted floor is the same view at a URL of an include(), as the MCP endpoint is mounted.",
     )
 
 

@@ -228,8 +228,9 @@ IN_PROCESS_CASES = {
 
 
 def in_process_senders(view: str) -> dict[str, Any]:
-    """``{"mcp": ..., "floor": ..., "rest": ...}``: callables sending one ``tools/call``, the
-    same JSON-RPC POST to the floor (``bench.site.urls.floor``) and one REST request for
+    """``{"mcp": ..., "floor": ..., "floor_mounted": ..., "rest": ...}``: callables sending one
+    ``tools/call``, the same JSON-RPC POST to the floor (``bench.site.urls.floor``, and mounted
+    by an ``include()`` as the endpoint is: ``floor_mounted``) and one REST request for
     ``view`` (a key of :data:`IN_PROCESS_CASES`) through Django's test client, each
     checking its answer. Django must be set up."""
     from django.test import Client
@@ -256,11 +257,19 @@ def in_process_senders(view: str) -> dict[str, Any]:
             response.content[:300]
         )
 
+    def floor_mounted() -> None:
+        response = client.post(
+            "/floor-mounted/bench/", body, content_type="application/json", **headers
+        )
+        assert response.status_code == 200 and b'"isError":false' in response.content, (
+            response.content[:300]
+        )
+
     def rest() -> None:
         response = client.get(path, HTTP_ACCEPT="application/json", **auth)
         assert response.status_code == 200, response.content[:300]
 
-    return {"mcp": mcp, "floor": floor, "rest": rest}
+    return {"mcp": mcp, "floor": floor, "floor_mounted": floor_mounted, "rest": rest}
 
 
 def interleaved(requests: Sequence[Request], n: int, warmup: int = 20) -> dict[str, list[float]]:

@@ -6,7 +6,8 @@
 * ``/prebytes/<group>/``: a plain Django view answering the bytes of the group's first
   ``tools/list`` page, serialised once: the baseline of the warm listing benchmark;
 * ``/floor/``: the floor of a ``tools/call``: the same JSON-RPC POST handed to the same
-  view in process, with the same envelope, by the least code that can do it.
+  view in process, with the same envelope, by the least code that can do it;
+  ``/floor-mounted/<group>/`` the same, mounted by an ``include()`` as the MCP endpoint is.
 """
 
 import json
@@ -16,7 +17,7 @@ from typing import Any
 from django.core.handlers.wsgi import WSGIRequest
 from django.http import HttpRequest, HttpResponse
 from django.test import RequestFactory
-from django.urls import include, path, resolve
+from django.urls import include, path, re_path, resolve
 from django.views.decorators.csrf import csrf_exempt
 
 from bench.shop import generated, views
@@ -130,6 +131,12 @@ def floor(request: HttpRequest) -> HttpResponse:
     )
 
 
+@csrf_exempt
+def floor_mounted(request: HttpRequest, group: str) -> HttpResponse:
+    """:func:`floor`, at a URL of an ``include()`` as the MCP endpoint's (``/floor-mounted/<group>/``)."""
+    return floor(request)
+
+
 urlpatterns = [
     path("api/items/", views.ItemListView.as_view()),
     path("api/items/<int:pk>/", views.ItemDetailView.as_view()),
@@ -140,5 +147,12 @@ urlpatterns = [
     path("prebytes/<str:group>/", prebytes),
     path("prebytes-authenticated/<str:group>/", prebytes_authenticated),
     path("floor/", floor),
+    # The floor mounted as the bridge is, by an include() whose pattern names the group: what
+    # Django's nested resolution costs (a second URLResolver, a second ResolverMatch) is then
+    # on both sides. Before mcp/, so that the endpoint's resolution passes one more pattern.
+    path(
+        "floor-mounted/",
+        include([re_path(r"^(?P<group>[a-z0-9][a-z0-9_-]{0,63})/$", floor_mounted)]),
+    ),
     path("mcp/", include("mcp_bridge.urls")),
 ]

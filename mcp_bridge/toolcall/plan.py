@@ -226,21 +226,19 @@ def view_request(
     view's permissions about it."""
     meta = mcp_request.META
     names = _kept_variables(tuple(meta))
-    environ: dict[str, Any] = dict(zip(names, map(meta.__getitem__, names)))
-    environ.update(
-        {
-            "REQUEST_METHOD": plan.method,
-            # The decoded path, as WSGIRequest leaves it in META (mcp_bridge.toolcall.identity).
-            "PATH_INFO": path,
-            "QUERY_STRING": query_string,
-            "HTTP_ACCEPT": plan.accept if accept is None else accept,
-            "CONTENT_TYPE": _JSON if body is not None else "",
-            "CONTENT_LENGTH": str(len(body)) if body is not None else "",
-            "wsgi.input": BytesIO(body or b""),
-            # As the server gave it (an ASGI request has none: its scheme). The proxy header of
-            # SECURE_PROXY_SSL_HEADER travels with the other headers, so request.scheme and
-            # is_secure() answer the same on both requests.
-            "wsgi.url_scheme": meta.get("wsgi.url_scheme") or mcp_request.scheme,
-        }
-    )
+    environ: dict[str, Any] = {
+        **dict(zip(names, map(meta.__getitem__, names))),
+        "REQUEST_METHOD": plan.method,
+        # The decoded path, as WSGIRequest leaves it in META (mcp_bridge.toolcall.identity).
+        "PATH_INFO": path,
+        "QUERY_STRING": query_string,
+        "HTTP_ACCEPT": plan.accept if accept is None else accept,
+        "CONTENT_TYPE": _JSON if body is not None else "",
+        "CONTENT_LENGTH": str(len(body)) if body is not None else "",
+        "wsgi.input": BytesIO(body or b""),
+        # As the server gave it (an ASGI request has none: its scheme). The proxy header of
+        # SECURE_PROXY_SSL_HEADER travels with the other headers, so request.scheme and
+        # is_secure() answer the same on both requests.
+        "wsgi.url_scheme": meta.get("wsgi.url_scheme") or mcp_request.scheme,
+    }
     return ViewRequest(environ, mcp_request)

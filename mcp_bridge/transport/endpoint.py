@@ -498,12 +498,13 @@ def negotiated_language(request: HttpRequest) -> str:
 def labelled(response: HttpResponse, language: str) -> HttpResponse:
     """``response`` with ``Content-Language`` (RFC 9110 §8.5) and ``Accept-Language`` added to
     ``Vary`` (§12.5.5), so that shared caches keep one answer per language."""
-    if "Content-Language" not in response:
-        response["Content-Language"] = language
-    if response.has_header("Vary"):
+    headers = response.headers
+    if "Content-Language" not in headers:
+        headers["Content-Language"] = language
+    if "Vary" in headers:
         patch_vary_headers(response, ("Accept-Language",))
     else:  # what patch_vary_headers would write, without parsing anything
-        response.headers["Vary"] = "Accept-Language"
+        headers["Vary"] = "Accept-Language"
     return response
 
 
