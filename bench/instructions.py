@@ -123,7 +123,7 @@ def run(views: list[str] | None = None) -> str:
     rows = []
     for view in views or list(CASES):
         lib.log(
-            f"instructions: {view} view, REST, floor and tools/call, {FEW} and {MANY} requests each under callgrind"
+            f"instructions: {view} view, REST, floors and tools/call, {FEW} and {MANY} requests each under callgrind"
         )
         rest, floor, mounted, mcp = (per_request(kind, view) for kind in KINDS)
         rows.append(

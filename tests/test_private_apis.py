@@ -168,3 +168,22 @@ def test_drf_spectacular_schema_generator_parse_is_the_one_copied():
         f"{version('drf-spectacular')}): re-read mcp_bridge.toolset.openapi.GroupSchemaGenerator"
         f".parse, which copies it, then update the hash (KNOWN_PARSE_SOURCES, sha256 {digest})."
     )
+
+
+def test_response_headers_keep_a_lower_case_store() -> None:
+    """mcp_bridge.base.headers: Django's ResponseHeaders keeps each header in ``_store`` under its
+    lower-case name as ``(name, value)``; the call pipeline reads it there (an absent header
+    through ``in`` or ``get`` costs a KeyError)."""
+    from django.http import HttpResponse
+
+    from mcp_bridge.base.headers import header
+
+    response = HttpResponse(b"{}", content_type="application/json")
+    response["Content-Disposition"] = "attachment; filename=a.pdf"
+    assert response.headers._store["content-disposition"] == (
+        "Content-Disposition",
+        "attachment; filename=a.pdf",
+    )
+    assert header(response, "content-type") == response["Content-Type"] == "application/json"
+    assert header(response, "content-disposition") == "attachment; filename=a.pdf"
+    assert header(response, "vary") is None and not response.has_header("Vary")

@@ -20,6 +20,11 @@ from __future__ import annotations
 
 from typing import Any
 
+try:  # the optional extra "fast"
+    import orjson
+except ImportError:  # pragma: no cover - depends on the installation
+    orjson = None  # type: ignore[assignment]
+
 #: How many faults an error lists (the others are counted).
 ERROR_ITEMS = 20
 #: How many characters of a client's value an error message quotes.
@@ -95,6 +100,16 @@ def unencodable_text(value: Any) -> list[str]:
 
 
 def _holds_unencodable(value: Any) -> bool:
+    if orjson is not None:
+        # orjson refuses a lone surrogate in any string or key, in C; when it writes the value,
+        # there is none. A refusal may have another reason (an integer beyond 64 bits, a type
+        # JSON has none of): the walk below decides.
+        try:
+            orjson.dumps(value)
+        except TypeError:  # orjson.JSONEncodeError
+            pass
+        else:
+            return False
     pending = [value]
     while pending:
         node = pending.pop()

@@ -131,11 +131,12 @@ def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
     params = message.get("params", {})
     if params is None:
         params = {}
-    handlers = _MODERN_HANDLERS if call.modern else _HANDSHAKE_HANDLERS
+    modern = call.modern  # the era; a stateless-era envelope may name another revision of it
+    handlers = _MODERN_HANDLERS if modern else _HANDSHAKE_HANDLERS
     try:
         if not isinstance(params, dict):
             raise JsonRpcError(INVALID_PARAMS, 'Invalid params: "params" must be an object.')
-        if call.modern:
+        if modern:
             headers = call.request.headers if call.check_headers else None
             call.revision = check_envelope(method, params, headers).revision
         handler = handlers.get(method)
@@ -148,7 +149,7 @@ def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
         result = handler(params, call)
     except JsonRpcError as exc:
         return {"jsonrpc": "2.0", "id": request_id, "error": exc.as_error()}
-    if call.modern:
+    if modern:
         result = {**result, "resultType": "complete"}
         result["_meta"] = {**result.get("_meta", {}), SERVER_INFO_META_KEY: _server_info(call)}
     return {"jsonrpc": "2.0", "id": request_id, "result": result}

@@ -25,6 +25,7 @@ from typing import Any
 from django.http import HttpResponseBase, StreamingHttpResponse
 
 from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.headers import header
 from mcp_bridge.base.media import essence, is_binary_media_type, media_kind
 from mcp_bridge.toolcall.results import file_content_result, tool_error_result
 
@@ -73,7 +74,7 @@ def is_file_response(response: HttpResponseBase) -> bool:
     (a DRF ``Response`` whose renderer is binary, or writes a binary media type)."""
     if isinstance(response, StreamingHttpResponse):
         return True
-    if "attachment" in response.get("Content-Disposition", ""):
+    if "attachment" in (header(response, "content-disposition") or ""):
         return True
     renderer = getattr(response, "accepted_renderer", None)
     if renderer is not None and not getattr(response, "is_rendered", True):
@@ -81,7 +82,7 @@ def is_file_response(response: HttpResponseBase) -> bool:
         if getattr(renderer, "render_style", "text") == "binary":
             return True
         return is_binary_media_type(getattr(response, "content_type", None) or renderer.media_type)
-    return is_binary_media_type(response.get("Content-Type", ""))
+    return is_binary_media_type(header(response, "content-type") or "")
 
 
 def _read(response: HttpResponseBase, limit: int) -> bytes | None:

@@ -14,6 +14,9 @@ The view is called as Django's handler calls it:
 
 from __future__ import annotations
 
+from functools import lru_cache
+from typing import Any
+
 from asgiref.sync import async_to_sync, iscoroutinefunction
 from django.core.handlers.base import BaseHandler
 from django.http import HttpRequest, HttpResponseBase
@@ -32,7 +35,17 @@ def call_view(request: HttpRequest) -> HttpResponseBase:
     assert match is not None  # the executor's build_request resolves or raises
     # Private Django API: ATOMIC_REQUESTS as Django's handler applies it (per database,
     # honouring non_atomic_requests); tests/test_private_apis.py fails if it disappears.
+    is_async = _is_coroutine_function(match.func)
     view = _atomic_handler.make_view_atomic(match.func)
-    if iscoroutinefunction(view):
+    if is_async:
         return async_to_sync(view)(request, *match.args, **match.kwargs)
     return view(request, *match.args, **match.kwargs)
+
+
+@lru_cache(maxsize=1024)
+def _is_coroutine_function(callback: Any) -> bool:
+    """asgiref's answer for a URL pattern's callback, remembered: it is fixed when the callback
+    is made (``async def``, or ``markcoroutinefunction`` at decoration), and asking it again
+    walks the callback's wrappers every call. ``make_view_atomic`` wraps only a sync view
+    (it refuses an async one), so the callback answers for the view it wraps."""
+    return iscoroutinefunction(callback)

@@ -82,6 +82,7 @@ from rest_framework.settings import api_settings
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import dumps_bytes
 from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.base.headers import header
 from mcp_bridge.base.limits import shorten
 from mcp_bridge.base.protocol import (
     DEFAULT_HEADER_REVISION,
@@ -498,13 +499,12 @@ def negotiated_language(request: HttpRequest) -> str:
 def labelled(response: HttpResponse, language: str) -> HttpResponse:
     """``response`` with ``Content-Language`` (RFC 9110 §8.5) and ``Accept-Language`` added to
     ``Vary`` (§12.5.5), so that shared caches keep one answer per language."""
-    headers = response.headers
-    if "Content-Language" not in headers:
-        headers["Content-Language"] = language
-    if "Vary" in headers:
+    if header(response, "content-language") is None:
+        response.headers["Content-Language"] = language
+    if header(response, "vary") is not None:
         patch_vary_headers(response, ("Accept-Language",))
     else:  # what patch_vary_headers would write, without parsing anything
-        headers["Vary"] = "Accept-Language"
+        response.headers["Vary"] = "Accept-Language"
     return response
 
 
