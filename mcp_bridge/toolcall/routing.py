@@ -126,12 +126,17 @@ def _reaches(func: Any, view_class: type, handler_name: str, method: str) -> boo
     ``functools.wraps`` carries them through the usual decorators; a callback without
     them cannot be told apart, and is taken as the operation's.
     """
-    cls = getattr(func, "cls", None)
+    # DRF's as_view() sets both on the callback function, whose __dict__ functools.wraps
+    # copies: read there, an absent "actions" (an APIView's callback) costs no AttributeError.
+    attributes = getattr(func, "__dict__", None) or {}
+    if "cls" in attributes:
+        cls, actions = attributes["cls"], attributes.get("actions")
+    else:  # a callable of another kind
+        cls, actions = getattr(func, "cls", None), getattr(func, "actions", None)
     if cls is None:
         return True
     if cls is not view_class:
         return False
-    actions = getattr(func, "actions", None)
     return actions is None or actions.get(method.lower()) == handler_name
 
 

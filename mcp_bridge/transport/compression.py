@@ -32,6 +32,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.cache import patch_vary_headers
 
 from mcp_bridge.base.encoding import EncodedJSON, dumps_bytes
+from mcp_bridge.transport.answers import JSONAnswer
 
 #: Smaller answers are sent as they are: gzip's header and trailer would outweigh the gain.
 MIN_BYTES = 2048
@@ -116,9 +117,7 @@ def json_answer(
         and len(body) >= MIN_BYTES
         and accepts_gzip(request.META.get("HTTP_ACCEPT_ENCODING", ""))
     )
-    answer = HttpResponse(
-        gzip_body(body, page) if compress else body, status=status, content_type="application/json"
-    )
+    answer = JSONAnswer(gzip_body(body, page) if compress else body, status)
     if page is not None:
         patch_vary_headers(answer, ["Accept-Encoding"])
         if compress:

@@ -82,7 +82,7 @@ from rest_framework.settings import api_settings
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import dumps_bytes
 from mcp_bridge.base.errors import ToolSetError
-from mcp_bridge.base.headers import header
+from mcp_bridge.base.headers import header, put_header
 from mcp_bridge.base.limits import shorten
 from mcp_bridge.base.protocol import (
     DEFAULT_HEADER_REVISION,
@@ -105,6 +105,7 @@ from mcp_bridge.toolset.profiles import (
 )
 from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_toolset, get_url_index
 from mcp_bridge.toolset.translation import negotiate_language
+from mcp_bridge.transport.answers import JSONAnswer
 from mcp_bridge.transport.authorization import authorize
 from mcp_bridge.transport.batch import handle_batch
 from mcp_bridge.transport.bodies import BodyRefused, check_depth, decode_message, read_body
@@ -361,11 +362,7 @@ def error_answer(
     error: dict[str, Any] = {"code": code, "message": message}
     if data is not None:
         error["data"] = data
-    return HttpResponse(
-        dumps_bytes({"jsonrpc": "2.0", "id": request_id, "error": error}),
-        status=status,
-        content_type="application/json",
-    )
+    return JSONAnswer(dumps_bytes({"jsonrpc": "2.0", "id": request_id, "error": error}), status)
 
 
 @functools.lru_cache(maxsize=64)
@@ -500,11 +497,11 @@ def labelled(response: HttpResponse, language: str) -> HttpResponse:
     """``response`` with ``Content-Language`` (RFC 9110 §8.5) and ``Accept-Language`` added to
     ``Vary`` (§12.5.5), so that shared caches keep one answer per language."""
     if header(response, "content-language") is None:
-        response.headers["Content-Language"] = language
+        put_header(response, "Content-Language", language)
     if header(response, "vary") is not None:
         patch_vary_headers(response, ("Accept-Language",))
     else:  # what patch_vary_headers would write, without parsing anything
-        response.headers["Vary"] = "Accept-Language"
+        put_header(response, "Vary", "Accept-Language")
     return response
 
 
