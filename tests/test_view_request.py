@@ -102,9 +102,12 @@ def test_the_view_request_is_what_wsgirequest_makes(
     assert made.META["HTTP_AUTHORIZATION"] == "Token abc"
 
 
-def test_force_script_name_is_honoured_as_by_wsgirequest() -> None:
-    mcp_request = RequestFactory().post("/mcp/bench/", b"{}", content_type="application/json")
+@pytest.mark.parametrize("through_handler", [True, False])
+def test_force_script_name_is_honoured_as_by_wsgirequest(through_handler: bool) -> None:
     with override_settings(FORCE_SCRIPT_NAME="/forced"):
+        mcp_request = RequestFactory().post("/mcp/bench/", b"{}", content_type="application/json")
+        if not through_handler:  # a request Django's handlers did not make (stdio)
+            del mcp_request.META["SCRIPT_NAME"]
         made = view_request(_plan(), mcp_request, "/api/items/3/", "", None)
         environ = dict(made.META)
         environ["wsgi.input"] = BytesIO(b"")

@@ -57,8 +57,6 @@ IDENTITY_ATTRIBUTES = (
     "_dont_enforce_csrf_checks",
 )
 
-_IDENTITY = frozenset(IDENTITY_ATTRIBUTES)
-
 #: The attributes written through to the MCP request (``auser`` follows ``user``).
 _SHARED = ("user", "auth", "auser")
 #: Where the view's request keeps the values of its ``user`` and ``auth`` properties.
@@ -92,15 +90,16 @@ class ViewRequest(WSGIRequest):
     def __init__(self, environ: dict[str, Any], mcp_request: HttpRequest) -> None:
         # What WSGIRequest.__init__ sets (django/core/handlers/wsgi.py), for the environ that
         # mcp_bridge.toolcall.plan.view_request makes: its PATH_INFO and SCRIPT_NAME already
-        # hold the decoded text that WSGIRequest leaves in META (it would encode them to
-        # latin-1 and decode them again), its CONTENT_TYPE is application/json or empty (which
+        # hold the decoded text that the MCP request's META holds (WSGIRequest would encode
+        # them to latin-1 and decode them again), its CONTENT_TYPE is application/json or empty (which
         # WSGIRequest would parse), its wsgi.input a BytesIO of the body. This costs less than
         # half as much; tests/test_view_request.py compares every attribute with WSGIRequest's
         # own, so that a Django release that sets one more, or another way, fails there.
-        force_script_name = settings.FORCE_SCRIPT_NAME
-        script_name = (
-            environ.get("SCRIPT_NAME", "") if force_script_name is None else force_script_name
-        )
+        # The MCP request's own (WSGIRequest and ASGIRequest put FORCE_SCRIPT_NAME there when
+        # it is set); a request Django's handlers did not make (stdio) has none.
+        script_name = environ.get("SCRIPT_NAME")
+        if script_name is None:
+            script_name = settings.FORCE_SCRIPT_NAME or ""
         path_info = environ["PATH_INFO"] or "/"
         self.environ = environ
         self.path_info = path_info
@@ -124,9 +123,10 @@ class ViewRequest(WSGIRequest):
         self._mcp_request = mcp_request
         attributes = mcp_request.__dict__
         own = self.__dict__
-        for name in _IDENTITY.intersection(attributes):
-            # Into __dict__, not through the properties: copying is not authenticating.
-            own[_STORED.get(name, name)] = attributes[name]
+        for name in IDENTITY_ATTRIBUTES:
+            if name in attributes:
+                # Into __dict__, not through the properties: copying is not authenticating.
+                own[_STORED.get(name, name)] = attributes[name]
 
     # Properties for the two shared attributes only: every other attribute of the request is
     # set and read as usual, and these are read rarely (DRF keeps its own copy).
