@@ -11,6 +11,9 @@ For groups of 1,000 and 5,000 generated operations (``bench/scale.py``, served b
 * **redis**: the same bytes, copied to and loaded from Django's ``RedisCache`` (``MCP_BRIDGE_TEST_REDIS_URL``, default
   ``redis://127.0.0.1:6379/15``, under a key prefix of the run's own, deleted afterwards).
 
+The listing is the direct one (``DISCOVERY = "direct"``: every tool, one page) of an
+authenticated caller (the bench user's token), whose visible tools are all of them.
+
 Each process reports the time from its start (the parent's clock before ``Popen``) to the
 answered ``tools/list``, the same after Django's setup and the URLconf's import (the fixed
 start of every process, bridge or not), its CPU time, and what the loaded group holds in
@@ -88,7 +91,10 @@ def child(mode: str, size: int, directory: str, prefix: str) -> None:
         },
     }
     bridge = {
-        "BUILD_STORE": _store_setting("files" if mode == "prepare" else mode, directory, prefix)
+        "BUILD_STORE": _store_setting("files" if mode == "prepare" else mode, directory, prefix),
+        # The whole group in one listing, as the memory target counts its encoded pages (the
+        # default "auto" would list a big group's discovery meta-tools instead).
+        "DISCOVERY": "direct",
     }
     with override_settings(ROOT_URLCONF="bench.scale_urls", CACHES=caches, MCP_BRIDGE=bridge):
         import bench.scale_urls as urls
@@ -132,6 +138,10 @@ def child(mode: str, size: int, directory: str, prefix: str) -> None:
             content_type="application/json",
             HTTP_ACCEPT="application/json, text/event-stream",
             HTTP_MCP_PROTOCOL_VERSION=lib.REVISION,
+            # The bench user's token: the generated views let authenticated callers in, and the
+            # listing shows a caller the tools its permissions allow (FILTER_TOOLS_LIST), all of
+            # them here; an anonymous one would be listed none.
+            HTTP_AUTHORIZATION=f"Token {lib.TOKEN}",
         )
         rss = _rss()
         response = mcp_endpoint(request, group)

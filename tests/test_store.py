@@ -26,9 +26,10 @@ from types import ModuleType
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management import CommandError, call_command
+from django.test import Client
 from django.urls import include, path
 
-from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.conf import DEFS, bridge_settings
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.checks import check_build_store
@@ -114,6 +115,11 @@ def test_round_trip(configured_store, monkeypatch):
         assert [t.as_mcp(revision) for t in loaded.tools] == [
             t.as_mcp(revision) for t in built.tools
         ]
+    # Kept packed until read: openrpc.json serves it as built.
+    assert isinstance(loaded._openrpc, registry.PackedDocument)
+    served = Client().get("/mcp/ledger/openrpc.json")
+    assert served.status_code == 200, served.content[:300]
+    assert served.json()["methods"] == built.openrpc_in(DEFS)["methods"]
     assert loaded.openrpc == built.openrpc
     assert loaded.warnings == built.warnings
     assert _listed("/mcp/ledger/") == listed

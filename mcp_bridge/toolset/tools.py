@@ -108,6 +108,10 @@ def default_title(name: str) -> str:
     return words[:1].upper() + words[1:] if words else name
 
 
+#: The distinct values of ``Tool.generated``, which a stored build shares (Tool.__getstate__).
+_GENERATED: dict[frozenset[str], frozenset[str]] = {}
+
+
 @dataclass
 class Tool:
     """One MCP tool, ready to list and to call.
@@ -171,6 +175,8 @@ class Tool:
         state["_output_validators"] = {}
         state["_profiled_outputs"] = {}
         state["_request_plan"] = None
+        # One object per distinct set (there are four), stored once instead of once per tool.
+        state["generated"] = _GENERATED.setdefault(self.generated, self.generated)
         return state
 
     @property
