@@ -9,6 +9,7 @@ user with model permissions, staff, an inactive user; Token, Basic, session, OAu
 from __future__ import annotations
 
 import base64
+import json
 import logging
 from datetime import timedelta
 
@@ -30,6 +31,7 @@ from rest_framework.views import APIView
 
 import mcp_bridge.urls
 from mcp_bridge import api_group
+from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.toolcall import visibility
 from mcp_bridge.toolset.registry import get_toolset
 from tests.mcp_client import MODERN, McpClient
@@ -433,3 +435,17 @@ def test_an_explorer_without_its_template_is_a_check_warning(settings):
     assert [m.id for m in check_visibility_and_explorer()] == ["mcp_bridge.W131"]
     settings.MCP_BRIDGE = {"EXPLORER": False}
     assert check_visibility_and_explorer() == []
+
+
+def test_mcp_build_encodes_the_whole_list_and_a_caller_still_gets_their_own():
+    # manage.py mcp_build encodes the pages a caller who may use every tool gets (visible None),
+    # not those of its own anonymous request; an anonymous caller is still listed only theirs.
+    from mcp_bridge.management.commands.mcp_build import encode_pages
+
+    toolset = get_toolset("matrix")
+    toolset.pages.clear()
+    assert encode_pages(toolset, LATEST_HANDSHAKE_REVISION, "defs") == 1
+    (key,) = toolset.pages
+    assert key[3] is None  # (revision, offset, size, visible, profile)
+    assert len(json.loads(toolset.pages[key].text)) == len(toolset.tools) == 15
+    assert names() == {"broken_tool", "object_tool", "open_tool", "tenant_reports_create"}

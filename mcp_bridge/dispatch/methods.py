@@ -64,6 +64,9 @@ class Call:
         schema_profile: how ``tools/list`` writes the schemas (:mod:`mcp_bridge.toolset.profiles`),
             and with ``strict`` how ``tools/call`` reads a ``null``; ``None``: the
             ``SCHEMA_PROFILE`` setting.
+        every_tool: ``tools/list`` lists every tool, as a caller who may use them all sees
+            it, without asking the views about the request's caller: ``manage.py mcp_build``
+            encodes those pages ahead of the requests (never set for a client's request).
     """
 
     request: HttpRequest
@@ -71,6 +74,7 @@ class Call:
     revision: str
     check_headers: bool = True
     schema_profile: str | None = None
+    every_tool: bool = False
 
     @property
     def modern(self) -> bool:
@@ -266,7 +270,7 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
     # of every tool or of the pinned tools and the discovery meta-tools (search mode,
     # mcp_bridge.toolset.discovery); a cursor is an offset into that list, valid for as long as
     # the caller's list stays the same.
-    visible = visible_tool_names(call.toolset, call.request)
+    visible = None if call.every_tool else visible_tool_names(call.toolset, call.request)
     tools = listed_tools(call.toolset, visible)
     offset = 0
     if params.get("cursor") is not None:

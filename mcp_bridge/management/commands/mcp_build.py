@@ -45,8 +45,9 @@ from mcp_bridge.toolset.store import FileBuildStore, build_key, get_build_store,
 
 
 def encode_pages(toolset: ToolSet, revision: str, profile: str) -> int:
-    """Answer ``tools/list`` for every page of ``toolset`` once, as the endpoint does, so
-    that the encoded pages are cached on it (and stored with it). Returns the page count."""
+    """Answer ``tools/list`` for every page of ``toolset`` once, as the endpoint does for a
+    caller who may use every tool, so that the encoded pages are cached on it (and stored
+    with it). Returns the page count."""
     cursor = None
     pages = 0
     while True:
@@ -56,7 +57,16 @@ def encode_pages(toolset: ToolSet, revision: str, profile: str) -> int:
                 PROTOCOL_VERSION_META_KEY: revision,
                 CLIENT_CAPABILITIES_META_KEY: {},
             }
-        call = Call(HttpRequest(), toolset, revision, check_headers=False, schema_profile=profile)
+        # The pages of the whole list: what every caller who may use every tool gets (a
+        # caller who may use fewer gets pages of their own, encoded on their first list).
+        call = Call(
+            HttpRequest(),
+            toolset,
+            revision,
+            check_headers=False,
+            schema_profile=profile,
+            every_tool=True,
+        )
         answer = handle_message(
             {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}, call
         )
