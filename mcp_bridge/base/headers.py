@@ -25,7 +25,7 @@ from django.http.response import ResponseHeaders
 
 def header(response: HttpResponseBase, lower_name: str) -> str | None:
     """The value of the header ``lower_name`` (lower case) of ``response``, or ``None``."""
-    entry = response.headers._store.get(lower_name)  # type: ignore[attr-defined]
+    entry = response.headers._store.get(lower_name)
     return None if entry is None else entry[1]
 
 
@@ -36,7 +36,7 @@ def put_header(response: HttpResponseBase, name: str, value: str) -> None:
         BadHeaderError: the value holds a newline (Django's own check).
     """
     key, entry = checked_header(name, value)
-    response.headers._store[key] = entry  # type: ignore[attr-defined]
+    response.headers._store[key] = entry
 
 
 @lru_cache(maxsize=256)
@@ -44,5 +44,5 @@ def checked_header(name: str, value: str) -> tuple[str, tuple[str, str]]:
     """The store key and entry Django makes for the header ``name: value``, checked by
     Django once per name and value (a cache of 256: the values set this way come from a few)."""
     headers = ResponseHeaders({name: value})
-    ((key, entry),) = headers._store.items()  # type: ignore[attr-defined]
+    ((key, entry),) = headers._store.items()
     return key, entry

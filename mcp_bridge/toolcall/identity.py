@@ -113,7 +113,7 @@ class ViewRequest(WSGIRequest):
         if content_type in _PLAIN_CONTENT_TYPES:
             self.content_type, self.content_params = content_type, {}
         else:
-            self._set_content_type_params(environ)
+            self._set_content_type_params(environ)  # type: ignore[attr-defined]
         # The body's own BytesIO (wsgi.input): it ends where the body does, so the LimitedStream
         # WSGIRequest wraps a server's input in would only add a layer; it is what HttpRequest
         # reads from once the body has been read, too.

@@ -14,8 +14,9 @@ The view is called as Django's handler calls it:
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from asgiref.sync import async_to_sync, iscoroutinefunction
 from django.core.handlers.base import BaseHandler
@@ -38,7 +39,8 @@ def call_view(request: HttpRequest) -> HttpResponseBase:
     is_async = _is_coroutine_function(match.func)
     view = _atomic_handler.make_view_atomic(match.func)
     if is_async:
-        return async_to_sync(view)(request, *match.args, **match.kwargs)
+        coroutine_view = cast("Callable[..., Awaitable[HttpResponseBase]]", view)
+        return async_to_sync(coroutine_view)(request, *match.args, **match.kwargs)
     return view(request, *match.args, **match.kwargs)
 
 

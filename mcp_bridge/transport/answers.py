@@ -13,6 +13,7 @@ attribute, so that a Django release that sets one more fails there.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from http.cookies import SimpleCookie
 
 from django.http import HttpResponse
@@ -33,11 +34,11 @@ class JSONAnswer(HttpResponse):
 
     def __init__(self, body: bytes, status: int = 200) -> None:
         # HttpResponseBase.__init__, then HttpResponse.__init__ (django/http/response.py).
-        headers = self.headers = ResponseHeaders(None)
+        headers = self.headers = ResponseHeaders({})
         key, entry = checked_header("Content-Type", _JSON)
-        headers._store[key] = entry  # type: ignore[attr-defined]
+        headers._store[key] = entry
         self._charset = None
-        self._resource_closers = []
+        self._resource_closers: list[Callable[[], object]] = []
         self._handler_class = None
         self.cookies = SimpleCookie()
         self.closed = False
