@@ -176,9 +176,7 @@ def cache_key(
 
 def is_cache_hit(response: Any) -> bool:
     """Whether ``response`` was served by :func:`cached` without running the view."""
-    # Set on the response instance by cached(); read from it (getattr with a default would
-    # raise and catch an AttributeError for every response that was not served from the cache).
-    return bool(getattr(response, "__dict__", {}).get(_HIT_ATTR, False))
+    return bool(getattr(response, _HIT_ATTR, False))
 
 
 def cached(

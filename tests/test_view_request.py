@@ -53,9 +53,8 @@ def _django_request(environ: dict[str, Any]) -> WSGIRequest:
 
 def _compared(request: WSGIRequest) -> dict[str, Any]:
     state = {k: v for k, v in vars(request).items() if k not in _OWN}
-    # WSGIRequest wraps the input in a LimitedStream; the view's request reads the body's own
-    # BytesIO, which ends where the body does (the bodies are compared by the tests).
-    state.pop("_stream")
+    stream = state.pop("_stream")
+    state["stream"] = (type(stream), stream.limit)
     state["META"] = {k: v for k, v in state.pop("META").items() if k != "wsgi.input"}
     state.pop("environ")  # the same dict as META
     return state
@@ -93,6 +92,8 @@ def test_the_view_request_is_what_wsgirequest_makes(
     assert _compared(made) == _compared(django)
     assert made.body == django.body == (body or b"")
     assert made.read() == django.read()  # the body again, from Django's own BytesIO
+    # Reading the body consumed wsgi.input and left it open, as WSGIRequest's LimitedStream does.
+    assert made.META["wsgi.input"].read() == b"" and not made.META["wsgi.input"].closed
     assert made.GET == django.GET
     assert made.path == django.path and made.get_full_path() == django.get_full_path()
     assert made.build_absolute_uri() == django.build_absolute_uri()

@@ -36,7 +36,10 @@ def call_view(request: HttpRequest) -> HttpResponseBase:
     assert match is not None  # the executor's build_request resolves or raises
     # Private Django API: ATOMIC_REQUESTS as Django's handler applies it (per database,
     # honouring non_atomic_requests); tests/test_private_apis.py fails if it disappears.
-    is_async = _is_coroutine_function(match.func)
+    try:
+        is_async = _is_coroutine_function(match.func)
+    except TypeError:  # a callback that cannot be a cache key (an unhashable callable object)
+        is_async = iscoroutinefunction(match.func)
     view = _atomic_handler.make_view_atomic(match.func)
     if is_async:
         coroutine_view = cast("Callable[..., Awaitable[HttpResponseBase]]", view)

@@ -258,9 +258,7 @@ def active_urlconf(request: Any = None) -> Any:
     A caller that asks the registry several things for one request computes it once.
     """
     if request is not None:
-        # Middleware sets it on the request instance, as Django's handler reads it; from
-        # __dict__, since getattr's default would cost an AttributeError on every request.
-        return request.__dict__.get("urlconf") or settings.ROOT_URLCONF
+        return getattr(request, "urlconf", None) or settings.ROOT_URLCONF
     return get_urlconf() or settings.ROOT_URLCONF
 
 
