@@ -39,7 +39,6 @@ from mcp_bridge.base.encoding import dumps
 from mcp_bridge.base.limits import shorten
 from mcp_bridge.base.protocol import (
     INVALID_PARAMS,
-    JsonRpcError,
 )
 from mcp_bridge.base.tokens import estimate_tokens
 from mcp_bridge.toolcall import executor
@@ -122,13 +121,7 @@ def _checked_arguments(meta: MetaTool, arguments: Any, revision: str) -> dict[st
             ``isError`` result from 2025-11-25 on (SEP-1303), else a -32602 error; and a
             -32602 error for ``arguments`` that are no object.
     """
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, dict):
-        raise ToolCallFailed(
-            "lookup",
-            error=JsonRpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object.'),
-        )
+    arguments = executor.arguments_object(arguments)
     errors = []
     for error in meta.validator.iter_errors(arguments):
         if error.validator == "required" and not error.path:

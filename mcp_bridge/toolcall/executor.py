@@ -162,19 +162,29 @@ def checked_arguments(
             an ``isError`` result from 2025-11-25 on (SEP-1303), a JSON-RPC error before,
             both with ``{"code": -32602, "message": ..., "data": {"errors": [...]}}``.
     """
-    if arguments is None:
-        arguments = {}
-    if not isinstance(arguments, dict):
-        raise ToolCallFailed(
-            "lookup",
-            error=JsonRpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object.'),
-        )
+    arguments = arguments_object(arguments)
     if profile == STRICT:
         arguments = without_optional_nulls(tool.input_schema, arguments)
     errors = argument_errors(tool, arguments)
     if not errors:
         return arguments
     raise invalid_arguments(tool.name, errors, revision)
+
+
+def arguments_object(arguments: Any) -> dict[str, Any]:
+    """A call's ``arguments`` as the object they must be (``{}`` when absent or ``null``).
+
+    Raises:
+        ToolCallFailed: ``"lookup"``, a JSON-RPC error (-32602): ``arguments`` is no object.
+    """
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        raise ToolCallFailed(
+            "lookup",
+            error=JsonRpcError(INVALID_PARAMS, 'Invalid params: "arguments" must be an object.'),
+        )
+    return arguments
 
 
 def invalid_arguments(name: str, errors: list[dict[str, str]], revision: str) -> ToolCallFailed:
