@@ -12,7 +12,12 @@ handler, no network):
 1. Django is set up and 50 requests of each kind warm every cache (the tool set, the
    compiled validators, the negotiated language, the database connection), so that
    both sides run in a process holding the same objects, as one server worker would;
-2. then ``n`` more requests.
+2. the objects the warm-up left are frozen (``gc.freeze()``, as a pre-forking server does
+   before it forks its workers): the garbage collector then walks only what the measured
+   requests allocate. Without it, a full collection walking the whole heap (tens of millions
+   of instructions) lands in one count and not in the other from time to time, which moved a
+   kind's figure by ±25k instructions per request between runs of the same code;
+3. then ``n`` more requests.
 
 Run once with ``n = FEW`` and once with ``n = MANY``, the difference divided by
 ``MANY - FEW`` is the cost of one request, start-up and warm-up cancelled out. Both
@@ -34,6 +39,7 @@ MCP ≤ 1.01× the floor for every view, and ≤ 1.06× REST for the tiny view, 
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import shutil
@@ -68,6 +74,8 @@ def _child(kind: str, view: str, n: int) -> None:
         for warm in senders.values():
             warm()
     send = senders[kind]
+    gc.collect()
+    gc.freeze()
     for _ in range(n):
         send()
 

@@ -146,13 +146,15 @@ urlpatterns = [
     *generated.FILTERED_PATTERNS,
     path("prebytes/<str:group>/", prebytes),
     path("prebytes-authenticated/<str:group>/", prebytes_authenticated),
-    path("floor/", floor),
     # The floor mounted as the bridge is, by an include() whose pattern names the group: what
     # Django's nested resolution costs (a second URLResolver, a second ResolverMatch) is then
-    # on both sides. Before mcp/, so that the endpoint's resolution passes one more pattern.
+    # on both sides.
     path(
         "floor-mounted/",
         include([re_path(r"^(?P<group>[a-z0-9][a-z0-9_-]{0,63})/$", floor_mounted)]),
     ),
+    # The flat floor and the endpoint right after it: both pass the same include() that does
+    # not match (a Resolver404 raised and caught), and the endpoint one plain pattern more.
+    path("floor/", floor),
     path("mcp/", include("mcp_bridge.urls")),
 ]

@@ -51,7 +51,7 @@ from mcp_bridge.toolcall.visibility import listed_tools, varies_by_caller, visib
 from mcp_bridge.toolset.registry import ToolSet
 
 
-@dataclass
+@dataclass(slots=True)
 class Call:
     """What a message is handled with.
 

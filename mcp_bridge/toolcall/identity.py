@@ -139,9 +139,11 @@ class ViewRequest(WSGIRequest):
 
     @user.setter
     def user(self, value: Any) -> None:
-        self.__dict__["_view_user"] = value
-        self.__dict__["auser"] = _constant_auser(value)
-        _share(self._mcp_request, "user", value)
+        own = self.__dict__
+        own["_view_user"] = value
+        # One accessor for both requests: each answers the same user.
+        own["auser"] = auser = _constant_auser(value)
+        _share(self._mcp_request, "user", value, auser)
 
     @property
     def auth(self) -> Any:
@@ -156,18 +158,25 @@ class ViewRequest(WSGIRequest):
         _share(self._mcp_request, "auth", value)
 
 
-def _share(mcp_request: HttpRequest, name: str, value: Any) -> None:
+def _share(mcp_request: HttpRequest, name: str, value: Any, auser: Any = None) -> None:
+    """Set ``name`` (and, with the user, its ``auser``) on the MCP request, keeping what
+    middleware set there the first time (:func:`restore`)."""
     attributes = mcp_request.__dict__
     if attributes.get(name, _ABSENT) is value:
         return  # the value middleware set (session authentication): nothing changes
     if _ORIGINAL not in attributes:
-        attributes[_ORIGINAL] = {key: attributes.get(key, _ABSENT) for key in _SHARED}
+        # In the order of _SHARED.
+        attributes[_ORIGINAL] = (
+            attributes.get("user", _ABSENT),
+            attributes.get("auth", _ABSENT),
+            attributes.get("auser", _ABSENT),
+        )
     # Set as DRF sets it on a REST call's request (``self._request.user = value``): through
     # the attribute, so that the hooks middleware installed on the request run (a property,
     # or ``__setattr__`` on the class django-pghistory's middleware swaps in).
     setattr(mcp_request, name, value)
-    if name == "user":
-        attributes["auser"] = _constant_auser(value)
+    if auser is not None:
+        attributes["auser"] = auser
 
 
 def restore(mcp_request: HttpRequest) -> None:
@@ -176,7 +185,7 @@ def restore(mcp_request: HttpRequest) -> None:
     original = mcp_request.__dict__.pop(_ORIGINAL, None)
     if original is None:
         return
-    for name, value in original.items():
+    for name, value in zip(_SHARED, original, strict=True):
         if value is _ABSENT:
             mcp_request.__dict__.pop(name, None)
         elif name == "auser":
