@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import decimal
 import itertools
+import json
 from typing import Any
 
 import pytest
@@ -120,6 +121,29 @@ KEYWORD_SCHEMAS: list[Any] = [
     {"prefixItems": [{"type": "integer"}]},
     {"uniqueItems": True},
     {"multipleOf": 2},
+    # References jsonschema-rs gets inlined (validators.inlined), and ones it gets as they are.
+    {
+        "properties": {"a": {"$ref": "#/$defs/Int", "description": "d"}},
+        "$defs": {"Int": {"type": "integer"}},
+    },
+    {"items": {"$ref": "#/$defs/A"}, "$defs": {"A": {"type": "object", "required": ["a"]}}},
+    {
+        "properties": {"a": {"$ref": "#/$defs/Int", "type": "string"}},
+        "$defs": {"Int": {"type": "integer"}},
+    },
+    {"properties": {"a": {"$ref": "#/$defs/Int", "maximum": 0}}, "$defs": {"Int": {"minimum": 1}}},
+    {
+        "properties": {"a": {"$ref": "#/$defs/Positive"}},
+        "$defs": {
+            "Positive": {"$ref": "#/$defs/Int", "minimum": 1},
+            "Int": {"type": "integer", "maximum": 0},
+        },
+    },
+    {
+        "$id": "https://example.com/root",
+        "properties": {"a": {"$ref": "#/$defs/Int"}},
+        "$defs": {"Int": {"type": "integer"}},
+    },
     {
         "$ref": "#/$defs/Node",
         "$defs": {
@@ -159,6 +183,53 @@ def assert_agrees(schema: Any, instances: list[Any], format_checker: Any = None)
 def test_each_keyword_agrees_with_jsonschema(schema, formats):
     nested = [{"a": 1, "children": [{"a": 2, "children": []}]}, {"a": 1, "children": [{"a": "x"}]}]
     assert_agrees(schema, PLAIN + nested, formats)
+
+
+def _holds_ref(schema: Any) -> bool:
+    return "$ref" in json.dumps({k: v for k, v in schema.items() if k != "$defs"})
+
+
+def test_references_are_inlined_for_jsonschema_rs_only_where_that_keeps_their_meaning(engine):
+    row = {"type": "object", "properties": {"id": {"type": "integer"}}}
+    page = {
+        "type": "object",
+        "properties": {
+            "results": {"type": "array", "items": {"$ref": "#/$defs/Row", "description": "a row"}}
+        },
+        "$defs": {"Row": row},
+    }
+    if engine == "jsonschema-only":
+        assert validators.inlined(page) is page
+        return
+    flat = validators.inlined(page)
+    assert not _holds_ref(flat)
+    assert flat["properties"]["results"]["items"] == {**row, "description": "a row"}
+    assert page["properties"]["results"]["items"]["$ref"] == "#/$defs/Row"  # not changed in place
+    # A sibling that asserts would be merged into the target: left as it is.
+    asserting = {
+        "properties": {"a": {"$ref": "#/$defs/Int", "type": "string"}},
+        "$defs": {"Int": {}},
+    }
+    assert validators.inlined(asserting) is asserting
+    scoped = {
+        "$id": "https://example.com/s",
+        "items": {"$ref": "#/$defs/Row"},
+        "$defs": {"Row": row},
+    }
+    assert validators.inlined(scoped) is scoped
+    # A circular reference stays, and resolves against the $defs that are kept.
+    tree = KEYWORD_SCHEMAS[-1]
+    assert "$ref" in json.dumps(validators.inlined(tree)["$defs"])
+    # Each level referring twice to the next: inlined, 2**8 copies of the last level.
+    definitions = {
+        f"L{i}": {
+            "properties": {"a": {"$ref": f"#/$defs/L{i + 1}"}, "b": {"$ref": f"#/$defs/L{i + 1}"}}
+        }
+        for i in range(8)
+    }
+    definitions["L8"] = {"type": "integer"}
+    branching = {"$ref": "#/$defs/L0", "$defs": definitions}
+    assert validators.inlined(branching) is branching
 
 
 def test_an_unresolvable_reference_raises_as_in_jsonschema():
