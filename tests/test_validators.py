@@ -198,8 +198,8 @@ def test_references_are_inlined_for_jsonschema_rs_only_where_that_keeps_their_me
         },
         "$defs": {"Row": row},
     }
-    if engine == "jsonschema-only":
-        assert validators.inlined(page) is page
+    if engine == "jsonschema-only" or not hasattr(validators.jsonschema_rs, "dereference"):
+        assert validators.inlined(page) is page  # jsonschema-rs before dereference(): as it is
         return
     flat = validators.inlined(page)
     assert not _holds_ref(flat)
