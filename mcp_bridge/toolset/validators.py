@@ -12,7 +12,9 @@ instance valid?" in microseconds. Only a "no" goes to jsonschema, whose errors
 are then reported (and whose empty error list would mean "valid" after all).
 Schemas checked with a format checker (tool arguments) take the fast path only
 when they contain no ``format`` at all, since the two libraries assert
-``format`` differently.
+``format`` differently. jsonschema-rs gets the schema with its references
+inlined wherever that keeps its meaning (:func:`inlined`): it follows a
+reference on every validation, and the rows of a page are nearly always one.
 
 :func:`check_schema` checks generated schemas against the metaschema with
 jsonschema too, one distinct node at a time, so that a build does not check
