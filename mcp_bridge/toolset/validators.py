@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import unquote
 
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
@@ -102,9 +103,9 @@ _ANNOTATIONS = frozenset(
         "writeOnly",
     }
 )
-#: What may stand beside a ``$ref`` that is inlined: the annotations, and the definitions (and
-#: dialect) of a schema whose root is a ``$ref``.
-_BESIDE_A_REF = _ANNOTATIONS | {"$ref", "$defs", "definitions", "$schema"}
+#: Keywords that hold definitions: only the root's are kept apart by ``dereference`` (a target's
+#: own, merged into the place of a ``$ref``, would replace the definitions beside it).
+_DEFINITIONS = frozenset({"$defs", "definitions"})
 #: Keywords that move the base a ``$ref`` is resolved against, or resolve one dynamically.
 _SCOPE_KEYWORDS = frozenset({"$id", "$anchor", "$dynamicAnchor", "$dynamicRef", "$recursiveRef"})
 #: An inlined schema may grow (a component used in many places is copied into each), but not
@@ -114,44 +115,112 @@ _MAX_GROWTH = 4
 
 
 def inlined(schema: Any) -> Any:
-    """``schema`` with its ``$ref``s replaced by their targets, for jsonschema-rs; or ``schema``
+    """``schema`` with its references (``$ref``) replaced by their targets, for jsonschema-rs; or ``schema``
     itself wherever that might change what it asserts.
 
     jsonschema-rs follows a ``$ref`` on every validation; inlined (its own ``dereference``), the
-    outputSchema of a page of 20 rows whose items are a ``$ref`` is checked in about two thirds of
-    the time. ``dereference`` merges a ``$ref``'s siblings into its target, which keeps the
-    meaning only when every sibling is an annotation; a ``$id`` or an ``$anchor`` (or a dynamic
-    reference) makes resolution depend on where a subschema sits; circular references are left
-    in place, and still resolve, since ``$defs`` is kept. The schema stays as it is in those
-    cases, when this jsonschema-rs has no ``dereference``, or when inlining it would grow it
-    more than :data:`_MAX_GROWTH` times. jsonschema, which reports the errors, always gets the
-    schema as published.
+    outputSchema of a page of 20 rows whose items are a ``$ref`` is checked in a third of the
+    time. ``dereference`` merges a ``$ref``'s siblings into its target, which keeps the meaning
+    only when every sibling is an annotation, and a target's own definitions into the place of
+    the ``$ref``, so definitions are allowed at the root only; a ``$id`` or an ``$anchor`` (or a
+    dynamic reference) makes resolution depend on where a subschema sits. Circular references
+    are left in place and still resolve, since the root's definitions are kept. The schema
+    stays as it is in those cases, for a reference other than a JSON Pointer into the schema
+    itself, when this jsonschema-rs has no ``dereference``, and when inlining would grow it
+    more than :data:`_MAX_GROWTH` times (estimated before anything is copied: references that
+    branch at every level grow exponentially). jsonschema, which reports the errors, always
+    gets the schema as published.
     """
     dereference = getattr(jsonschema_rs, "dereference", None)
-    if dereference is None or not _inlining_keeps_meaning(schema):
+    if dereference is None or not isinstance(schema, dict) or not _inlining_keeps_meaning(schema):
+        return schema
+    if _inlined_nodes(schema, schema, {}, set(), _MAX_GROWTH * _nodes(schema)) is None:
         return schema
     try:
-        flat = dereference(schema)
+        return dereference(schema)
     except Exception:  # noqa: BLE001 -- a reference it cannot resolve: the compiler will say so
         return schema
-    if _nodes(flat) > _MAX_GROWTH * _nodes(schema):
-        return schema
-    return flat
 
 
-def _inlining_keeps_meaning(schema: Any) -> bool:
-    """No ``$ref`` beside an asserting keyword, and no scope keyword, anywhere in ``schema``
-    (a property *named* ``$ref`` or ``$id`` counts as well: the answer may be a false "no",
-    never a false "yes")."""
+def _inlining_keeps_meaning(schema: Any, root: bool = True) -> bool:
+    """Only annotations beside each ``$ref``, definitions at the root only, and no scope
+    keyword, anywhere in ``schema`` (a property *named* ``$ref``, ``$defs`` or ``$id`` counts
+    as well: the answer may be a false "no", never a false "yes")."""
     if isinstance(schema, dict):
         if not _SCOPE_KEYWORDS.isdisjoint(schema):
             return False
-        if "$ref" in schema and not _BESIDE_A_REF.issuperset(schema):
+        if not root and not _DEFINITIONS.isdisjoint(schema):
             return False
-        return all(_inlining_keeps_meaning(value) for value in schema.values())
+        if "$ref" in schema and not _ANNOTATIONS.issuperset(k for k in schema if k != "$ref"):
+            return False
+        return all(_inlining_keeps_meaning(value, False) for value in schema.values())
     if isinstance(schema, list):
-        return all(_inlining_keeps_meaning(item) for item in schema)
+        return all(_inlining_keeps_meaning(item, False) for item in schema)
     return True
+
+
+def _inlined_nodes(
+    node: Any, root: dict[str, Any], sizes: dict[str, int], open_refs: set[str], limit: int
+) -> int | None:
+    """The nodes of ``node`` once its references are inlined (a circular one counts as the
+    one node it stays), without inlining anything; ``None`` past ``limit``, or for a reference
+    that is no JSON Pointer into ``root``."""
+    if isinstance(node, list):
+        total = 1
+        for item in node:
+            size = _inlined_nodes(item, root, sizes, open_refs, limit)
+            if size is None or (total := total + size) > limit:
+                return None
+        return total
+    if not isinstance(node, dict):
+        return 1
+    reference = node.get("$ref")
+    if isinstance(reference, str):
+        if reference in open_refs:
+            return 1  # circular: left in place
+        if reference not in sizes:
+            target = _pointed(root, reference)
+            if target is _NOWHERE:
+                return None
+            open_refs.add(reference)
+            size = _inlined_nodes(target, root, sizes, open_refs, limit)
+            open_refs.discard(reference)
+            if size is None:
+                return None
+            sizes[reference] = size
+        total = sizes[reference] + len(node) - 1  # its annotations, merged into the target
+        return total if total <= limit else None
+    total = 1
+    for value in node.values():
+        size = _inlined_nodes(value, root, sizes, open_refs, limit)
+        if size is None or (total := total + size) > limit:
+            return None
+    return total
+
+
+_NOWHERE = object()
+
+
+def _pointed(root: dict[str, Any], reference: str) -> Any:
+    """The subschema of ``root`` a ``#``-fragment JSON Pointer (RFC 6901, percent-decoded as a
+    URI fragment) names, or ``_NOWHERE``."""
+    if not reference.startswith("#"):
+        return _NOWHERE
+    pointer = unquote(reference[1:])
+    if pointer == "":
+        return root
+    if not pointer.startswith("/"):
+        return _NOWHERE  # a plain-name fragment (an anchor)
+    node: Any = root
+    for token in pointer[1:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and token in node:
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            return _NOWHERE
+    return node
 
 
 def _nodes(schema: Any) -> int:
