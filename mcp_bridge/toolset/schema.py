@@ -311,14 +311,21 @@ def unresolved_refs(
     return [ref for ref in dict.fromkeys(refs) if not _resolves(schema, ref)]
 
 
-def _resolves(root: Any, ref: str) -> bool:
+#: What :func:`pointed` answers for a reference that names nothing in the schema.
+NOWHERE = object()
+
+
+def pointed(root: Any, ref: str) -> Any:
+    """The node of ``root`` that the local reference ``ref`` names: a ``#`` fragment holding a
+    JSON Pointer (RFC 6901), percent-decoded as a URI fragment. :data:`NOWHERE` for a remote
+    reference, a plain-name fragment or a pointer past the schema."""
     if not ref.startswith("#"):
-        return False
+        return NOWHERE
     pointer = unquote(ref[1:])
     if pointer == "":
-        return True
+        return root
     if not pointer.startswith("/"):
-        return False  # a plain-name fragment ($anchor): the bridge writes none
+        return NOWHERE  # a plain-name fragment ($anchor): the bridge writes none
     node = root
     for token in pointer[1:].split("/"):
         token = token.replace("~1", "/").replace("~0", "~")
@@ -327,8 +334,13 @@ def _resolves(root: Any, ref: str) -> bool:
         elif _is_mapping(node) and token in node:
             node = node[token]
         else:
-            return False
-    return isinstance(node, (dict, bool))
+            return NOWHERE
+    return node
+
+
+def _resolves(root: Any, ref: str) -> bool:
+    node = pointed(root, ref)
+    return node is root or isinstance(node, (dict, bool))
 
 
 def collect_defs(

@@ -30,10 +30,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import unquote
 
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
+
+from mcp_bridge.toolset.schema import NOWHERE, pointed
 
 try:  # the optional extra django-mcp-bridge[fast]
     import jsonschema_rs
@@ -179,8 +180,8 @@ def _inlined_nodes(
         if reference in open_refs:
             return 1  # circular: left in place
         if reference not in sizes:
-            target = _pointed(root, reference)
-            if target is _NOWHERE:
+            target = pointed(root, reference)
+            if target is NOWHERE:
                 return None
             open_refs.add(reference)
             size = _inlined_nodes(target, root, sizes, open_refs, limit)
@@ -196,31 +197,6 @@ def _inlined_nodes(
         if size is None or (total := total + size) > limit:
             return None
     return total
-
-
-_NOWHERE = object()
-
-
-def _pointed(root: dict[str, Any], reference: str) -> Any:
-    """The subschema of ``root`` a ``#``-fragment JSON Pointer (RFC 6901, percent-decoded as a
-    URI fragment) names, or ``_NOWHERE``."""
-    if not reference.startswith("#"):
-        return _NOWHERE
-    pointer = unquote(reference[1:])
-    if pointer == "":
-        return root
-    if not pointer.startswith("/"):
-        return _NOWHERE  # a plain-name fragment (an anchor)
-    node: Any = root
-    for token in pointer[1:].split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return _NOWHERE
-    return node
 
 
 def _nodes(schema: Any) -> int:
