@@ -116,8 +116,8 @@ _MAX_GROWTH = 4
 
 
 def inlined(schema: Any) -> Any:
-    """``schema`` with its references (``$ref``) replaced by their targets, for jsonschema-rs; or ``schema``
-    itself wherever that might change what it asserts.
+    """``schema`` with its references (``$ref``) replaced by their targets, for jsonschema-rs;
+    or ``schema`` itself wherever that might change what it asserts.
 
     jsonschema-rs follows a ``$ref`` on every validation; inlined (its own ``dereference``), the
     outputSchema of a page of 20 rows whose items are a ``$ref`` is checked in a third of the
@@ -166,37 +166,46 @@ def _inlined_nodes(
     """The nodes of ``node`` once its references are inlined (a circular one counts as the
     one node it stays), without inlining anything; ``None`` past ``limit``, or for a reference
     that is no JSON Pointer into ``root``."""
-    if isinstance(node, list):
-        total = 1
-        for item in node:
-            size = _inlined_nodes(item, root, sizes, open_refs, limit)
-            if size is None or (total := total + size) > limit:
-                return None
-        return total
-    if not isinstance(node, dict):
+    if isinstance(node, dict):
+        reference = node.get("$ref")
+        if isinstance(reference, str):
+            return _inlined_reference_nodes(node, reference, root, sizes, open_refs, limit)
+        children: Any = node.values()
+    elif isinstance(node, list):
+        children = node
+    else:
         return 1
-    reference = node.get("$ref")
-    if isinstance(reference, str):
-        if reference in open_refs:
-            return 1  # circular: left in place
-        if reference not in sizes:
-            target = pointed(root, reference)
-            if target is NOWHERE:
-                return None
-            open_refs.add(reference)
-            size = _inlined_nodes(target, root, sizes, open_refs, limit)
-            open_refs.discard(reference)
-            if size is None:
-                return None
-            sizes[reference] = size
-        total = sizes[reference] + len(node) - 1  # its annotations, merged into the target
-        return total if total <= limit else None
     total = 1
-    for value in node.values():
-        size = _inlined_nodes(value, root, sizes, open_refs, limit)
+    for child in children:
+        size = _inlined_nodes(child, root, sizes, open_refs, limit)
         if size is None or (total := total + size) > limit:
             return None
     return total
+
+
+def _inlined_reference_nodes(
+    node: dict[str, Any],
+    reference: str,
+    root: dict[str, Any],
+    sizes: dict[str, int],
+    open_refs: set[str],
+    limit: int,
+) -> int | None:
+    """:func:`_inlined_nodes` of a ``$ref`` node: its target's, once per reference."""
+    if reference in open_refs:
+        return 1  # circular: left in place
+    if reference not in sizes:
+        target = pointed(root, reference)
+        if target is NOWHERE:
+            return None
+        open_refs.add(reference)
+        size = _inlined_nodes(target, root, sizes, open_refs, limit)
+        open_refs.discard(reference)
+        if size is None:
+            return None
+        sizes[reference] = size
+    total = sizes[reference] + len(node) - 1  # its annotations, merged into the target
+    return total if total <= limit else None
 
 
 def _nodes(schema: Any) -> int:
