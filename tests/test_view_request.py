@@ -100,6 +100,15 @@ def test_the_view_request_is_what_wsgirequest_makes(
     assert made.headers == django.headers
     # The transport's headers stay with the MCP request.
     assert "HTTP_MCP_PROTOCOL_VERSION" not in made.META
+    if body is None:
+        # As a WSGI server hands over a request without a body: no empty Content-Type or
+        # Content-Length, which request.headers would list (a REST GET's lists neither).
+        rest = RequestFactory().generic(method, path)
+        assert not {"CONTENT_TYPE", "CONTENT_LENGTH"} & (set(made.META) | set(rest.META))
+        assert "Content-Type" not in made.headers and "Content-Length" not in made.headers
+    else:
+        assert made.headers["Content-Type"] == "application/json"
+        assert made.headers["Content-Length"] == str(len(body))
     assert made.META["HTTP_AUTHORIZATION"] == "Token abc"
 
 

@@ -225,20 +225,21 @@ def view_request(
     The executor resolves it for a call; :mod:`mcp_bridge.toolcall.visibility` asks the
     view's permissions about it."""
     meta = mcp_request.META
-    names = _kept_variables(tuple(meta))
-    environ: dict[str, Any] = {
-        **dict(zip(names, map(meta.__getitem__, names))),
-        "REQUEST_METHOD": plan.method,
-        # The decoded path, as WSGIRequest leaves it in META (mcp_bridge.toolcall.identity).
-        "PATH_INFO": path,
-        "QUERY_STRING": query_string,
-        "HTTP_ACCEPT": plan.accept if accept is None else accept,
-        "CONTENT_TYPE": _JSON if body is not None else "",
-        "CONTENT_LENGTH": str(len(body)) if body is not None else "",
-        "wsgi.input": BytesIO(body or b""),
-        # As the server gave it (an ASGI request has none: its scheme). The proxy header of
-        # SECURE_PROXY_SSL_HEADER travels with the other headers, so request.scheme and
-        # is_secure() answer the same on both requests.
-        "wsgi.url_scheme": meta.get("wsgi.url_scheme") or mcp_request.scheme,
-    }
+    # Filled in place: a dict literal spreading the kept variables would copy them twice.
+    environ: dict[str, Any] = {name: meta[name] for name in _kept_variables(tuple(meta))}
+    environ["REQUEST_METHOD"] = plan.method
+    # The decoded path, as WSGIRequest leaves it in META (mcp_bridge.toolcall.identity).
+    environ["PATH_INFO"] = path
+    environ["QUERY_STRING"] = query_string
+    environ["HTTP_ACCEPT"] = plan.accept if accept is None else accept
+    if body is not None:
+        environ["CONTENT_TYPE"] = _JSON
+        environ["CONTENT_LENGTH"] = str(len(body))
+    # else neither, as a WSGI server hands over a request without a body (a REST GET): the
+    # view's request.headers then holds no empty Content-Type and Content-Length.
+    environ["wsgi.input"] = BytesIO(body or b"")
+    # As the server gave it (an ASGI request has none: its scheme). The proxy header of
+    # SECURE_PROXY_SSL_HEADER travels with the other headers, so request.scheme and
+    # is_secure() answer the same on both requests.
+    environ["wsgi.url_scheme"] = meta.get("wsgi.url_scheme") or mcp_request.scheme
     return ViewRequest(environ, mcp_request)
