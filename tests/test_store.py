@@ -34,6 +34,7 @@ from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.checks import check_build_store
 from mcp_bridge.locking import get_lock_backend
+from mcp_bridge.toolset.discovery import SEARCH_TOOL
 from mcp_bridge.toolset import registry, store, translation
 from tests.mcp_client import McpClient
 from tests.services import REDIS_URL, require_redis
@@ -481,6 +482,64 @@ def test_mcp_build_without_a_store_says_so(settings):
     settings.MCP_BRIDGE = {"BUILD_STORE": None}
     with pytest.raises(CommandError, match="no store to write to"):
         call_command("mcp_build")
+
+
+def _never_indexed(*args, **kwargs):
+    raise AssertionError("the search index was built, not loaded with the build")
+
+
+def _searched(path: str, query: str, **headers: str) -> list[str]:
+    result = McpClient(path=path, **headers).call(SEARCH_TOOL, {"query": query, "limit": 3})
+    assert result["isError"] is False, result
+    return [tool["name"] for tool in json.loads(result["content"][0]["text"])["tools"]]
+
+
+def test_a_search_groups_index_is_part_of_the_build(configured_store, settings, monkeypatch):
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "DISCOVERY": {"cases": "search", "*": "direct"}}
+    registry.clear_cache()
+    built = registry.get_toolset("cases")
+    assert list(built.search_indexes) == [(None, None)]  # made by the build, before any search
+    assert registry.get_toolset("catalog").search_indexes == {}  # direct mode: no index
+    found = _searched("/mcp/cases/", "delete a report")
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    monkeypatch.setattr(registry, "build_index", _never_indexed)
+
+    # A process that loads the build searches, and gives the overview, with the stored index.
+    assert _searched("/mcp/cases/", "delete a report") == found
+    overview = McpClient(path="/mcp/cases/").call(SEARCH_TOOL, {"query": ""})
+    assert overview["isError"] is False, overview
+
+
+def test_mcp_build_stores_the_search_index_of_each_language_given(settings, tmp_path, monkeypatch):
+    from tests.realistic import GROUP, MCP_BRIDGE, URLCONF
+
+    _configure(settings, tmp_path)
+    settings.ROOT_URLCONF = URLCONF
+    settings.LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+    settings.MCP_BRIDGE = {**MCP_BRIDGE, **settings.MCP_BRIDGE, "DISCOVERY": "search"}
+    _forget()
+    out = io.StringIO()
+    call_command("mcp_build", GROUP, "--language", "de", stdout=out)
+    assert f"{GROUP}: " in out.getvalue() and "2 search index(es)" in out.getvalue()
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    monkeypatch.setattr(registry, "build_index", _never_indexed)
+
+    german = _searched(f"/mcp/{GROUP}/", "alle Rechnungen anzeigen", **{"Accept-Language": "de"})
+    assert german[0] == "invoice_list"
+    assert _searched(f"/mcp/{GROUP}/", "list the invoices")[0] == "invoice_list"
+    # A language mcp_build was not given is indexed on its first search, as before.
+    monkeypatch.undo()
+    settings.LANGUAGES = [*settings.LANGUAGES, ("uk", "Українська")]
+    assert _searched(f"/mcp/{GROUP}/", "invoices", **{"Accept-Language": "uk"})
+
+
+def test_mcp_build_refuses_a_language_callers_cannot_negotiate(settings, tmp_path):
+    _configure(settings, tmp_path)
+    settings.LANGUAGES = [("en", "English")]
+    with pytest.raises(CommandError, match="Unknown language.*xx.*LANGUAGES: en"):
+        call_command("mcp_build", "--language", "xx")
 
 
 def test_without_a_store_every_process_builds(settings, tmp_path):

@@ -248,7 +248,7 @@ def search_tools(
     asked = DEFAULT_LIMIT if limit is None else limit
     clamped = min(max(asked, 1), MAX_LIMIT)
     if not query.strip():
-        return _text_result(overview_answer(toolset, visible))
+        return _text_result(overview_answer(toolset, visible, language))
     answer = search_answer(query, clamped, toolset, revision, profile, visible, language)
     if clamped != asked:
         answer["limit"] = f"{asked} is out of range: {clamped} used (1 to {MAX_LIMIT})."
@@ -369,14 +369,16 @@ def type_label(schema: Any) -> str:
     return "any"
 
 
-def overview_answer(toolset: ToolSet, visible: frozenset[str] | None) -> dict[str, Any]:
+def overview_answer(
+    toolset: ToolSet, visible: frozenset[str] | None, language: str | None = None
+) -> dict[str, Any]:
     """The answer to an empty query: the group's resources and their tools, under
     :data:`~mcp_bridge.toolset.discovery.OVERVIEW_TOKENS`.
 
     Names and titles while they fit; else names only; else each resource's kinds of
     operation. ``more_resources`` counts the resources left out.
     """
-    index = toolset.index()
+    index = toolset.index(language)  # the search's own: one index per caller's language
     resources = []
     for label, documents in index.resources.items():
         names = [index.names[doc] for doc in documents]

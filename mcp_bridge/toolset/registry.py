@@ -34,6 +34,7 @@ import logging
 import pickle
 import threading
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,10 +127,13 @@ class ToolSet:
             (:mod:`mcp_bridge.toolcall.visibility`), made on the first ``tools/list``.
         discovery: how ``tools/list`` presents the group (:mod:`mcp_bridge.toolset.discovery`),
             decided once per build: a translated copy shares it.
-        search_indexes: ``{language: SearchIndex}``
-            (:class:`~mcp_bridge.toolset.search.SearchIndex`) of these tools, each built on
-            the first search in that language (:meth:`index`): plain data, kept with the
-            tool set.
+        texts_language: the language a translated copy's texts are in
+            (:func:`~mcp_bridge.toolset.translation.translate_toolset`); ``None``: the build's own.
+        search_indexes: ``{(texts language, caller's language): SearchIndex}``
+            (:class:`~mcp_bridge.toolset.search.SearchIndex`), each built on the first search
+            (:meth:`index`) unless the build made it (:meth:`build_search_indexes`): plain
+            data, one dict for the build and its translated copies, so that it is stored with
+            the build (:mod:`mcp_bridge.toolset.store`).
     """
 
     group: str
@@ -147,7 +151,8 @@ class ToolSet:
     )
     visibility: Any = field(default=None, init=False, repr=False, compare=False)
     discovery: Discovery = field(default_factory=Discovery, repr=False, compare=False)
-    search_indexes: dict[str | None, SearchIndex] = field(
+    texts_language: str | None = field(default=None, repr=False, compare=False)
+    search_indexes: dict[tuple[str | None, str | None], SearchIndex] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
     # What tools/list holds, and the meta-tools by name: made once per copy (the pinned
@@ -215,12 +220,31 @@ class ToolSet:
         with the ``SEARCH_SYNONYMS`` of the group and of ``"*"``."""
         if language == settings.LANGUAGE_CODE:
             language = None
-        index = self.search_indexes.get(language)
+        key = (self.texts_language, language)
+        index = self.search_indexes.get(key)
         if index is None:
             synonyms = bridge_settings.SEARCH_SYNONYMS
             words = {**synonyms.get("*", {}), **synonyms.get(self.group, {})}
-            index = self.search_indexes[language] = build_index(self.tools, words, language)
+            index = self.search_indexes[key] = build_index(self.tools, words, language)
         return index
+
+    def build_search_indexes(self, languages: Iterable[str] = ()) -> int:
+        """Build, as part of the build, the search indexes a search-mode group's searches
+        read: the one of its own texts, and the one of each of ``languages`` (codes of
+        ``LANGUAGES``; each is built over the translated copy, as a caller of that language
+        searches it). They are kept with the build, so a stored build carries them and a
+        process that loads it searches at once (``manage.py mcp_build --language``).
+
+        Returns:
+            How many indexes were built (none for a group in direct mode).
+        """
+        if not self.discovery.search:
+            return 0
+        built = len(self.search_indexes)
+        self.index()
+        for language in languages:
+            translate_toolset(self, language).index(language)
+        return len(self.search_indexes) - built
 
     def openrpc_in(self, profile: str) -> dict[str, Any]:
         """The OpenRPC document with its schemas written in ``profile``, made once per profile."""
@@ -462,6 +486,9 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     )
     for warning in hook_warnings:  # the tools differ from the views: said at build time too
         logger.warning("%s", warning.msg)
+    # A search-mode group's index of its own texts is part of the build: stored with it, so
+    # that no process that loads the build pays for it on its first search.
+    toolset.build_search_indexes()
     return toolset
 
 

@@ -276,6 +276,9 @@ class TranslatableToolSet(Protocol):
     @property
     def tools(self) -> list[Tool]: ...
 
+    #: The search indexes of the tool set and of its translated copies, shared by all of them.
+    search_indexes: dict[Any, Any]
+
 
 _ToolSetT = TypeVar("_ToolSetT", bound=TranslatableToolSet)
 
@@ -450,7 +453,15 @@ def translate_toolset(toolset: _ToolSetT, language: str, urlconf_key: Any = None
                 tools = [
                     translate_tool(tool, chain, rewrite_defaults=rewrite) for tool in toolset.tools
                 ]
-            translated = replace(toolset, tools=tools, by_name={tool.name: tool for tool in tools})
+            translated = replace(
+                toolset,
+                tools=tools,
+                by_name={tool.name: tool for tool in tools},
+                texts_language=language,
+            )
+            # One dict for the tool set and its copies, keyed by the language of the texts: the
+            # indexes of every language are then kept (and stored) with the build.
+            translated.search_indexes = toolset.search_indexes
         _translated[key] = (toolset, translated)
         return translated
 

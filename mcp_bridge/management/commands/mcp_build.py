@@ -6,7 +6,10 @@ start, and each of them loads its groups from the store (``MCP_BRIDGE["BUILD_STO
 Every group is built afresh (the store is written, never read), and its ``tools/list``
 pages are encoded before it is stored, for the protocol revisions and schema profiles
 given (by default the latest handshake revision, in ``SCHEMA_PROFILE``), so that a loading
-process answers its first ``tools/list`` without encoding anything.
+process answers its first ``tools/list`` without encoding anything. A search-mode group's
+search index (docs/discovery.md) is part of every build; ``--language`` adds the index of a
+language its callers negotiate, so that a loading process answers their first search without
+indexing anything either.
 
 A group that cannot be built is stored as refused (every process answers HTTP 500 at its
 endpoint, as after its own build), printed with its problems, and makes the command exit
@@ -17,6 +20,7 @@ Usage::
     python manage.py mcp_build                  # every group and version
     python manage.py mcp_build catalog orders   # some groups
     python manage.py mcp_build --revision 2025-11-25 --revision 2026-07-28 --profile inline
+    python manage.py mcp_build --language de --language uk   # search indexes of these languages
     python manage.py mcp_build --prune          # and delete earlier builds (file store)
 """
 
@@ -26,6 +30,7 @@ import sys
 import time
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.http import HttpRequest
 
@@ -101,6 +106,13 @@ class Command(BaseCommand):
             help='Encode the pages in this schema profile (repeatable; default MCP_BRIDGE["SCHEMA_PROFILE"]).',
         )
         parser.add_argument(
+            "--language",
+            action="append",
+            default=[],
+            help="Build the search index of a search-mode group for callers of this language, "
+            "a code of LANGUAGES (repeatable; the build's own language's is always built).",
+        )
+        parser.add_argument(
             "--prune",
             action="store_true",
             help="Delete the file store's other builds of each group/version (earlier releases).",
@@ -119,6 +131,13 @@ class Command(BaseCommand):
             raise CommandError(
                 f"Unknown API group(s): {', '.join(unknown)}. Known groups: {', '.join(groups) or 'none'}."
             )
+        known_languages = [code for code, _ in settings.LANGUAGES]
+        foreign = [code for code in options["language"] if code not in known_languages]
+        if foreign:
+            raise CommandError(
+                f"Unknown language(s): {', '.join(foreign)}. A caller's language is one of "
+                f"LANGUAGES: {', '.join(known_languages)}."
+            )
         revisions = options["revision"] or [LATEST_HANDSHAKE_REVISION]
         profiles = options["profile"] or [bridge_settings.SCHEMA_PROFILE]
         index = get_url_index()
@@ -134,6 +153,8 @@ class Command(BaseCommand):
                 pages = 0
                 if isinstance(build, ToolSet):
                     pages = sum(encode_pages(build, r, p) for r in revisions for p in profiles)
+                    # The build's own index is made with it; these are the languages' copies'.
+                    build.build_search_indexes(options["language"])
                 key = build_key(group, version, None, index)
                 size = save(store, key, build, index)
                 seconds = time.perf_counter() - start
@@ -146,8 +167,13 @@ class Command(BaseCommand):
                     for problem in build.problems:
                         self.stderr.write(f"  [{problem.id}] {problem.msg} Hint: {problem.hint}")
                 else:
+                    searched = (
+                        f", {len(build.search_indexes)} search index(es)"
+                        if build.discovery.search
+                        else ""
+                    )
                     self.stdout.write(
-                        f"{label}: {len(build.tools)} tools, {pages} pages, {stored}, "
+                        f"{label}: {len(build.tools)} tools, {pages} pages{searched}, {stored}, "
                         f"key {key.digest[:12]} [{seconds:.2f} s]"
                     )
                 if options["prune"] and isinstance(store, FileBuildStore) and size is not None:
