@@ -573,6 +573,6 @@ def test_the_index_is_plain_data(db):
 
     toolset = get_toolset("cases")
     index = toolset.index()
-    assert toolset.search_indexes[None, None] is index  # kept on the tool set
+    assert toolset.search_indexes[None] is index  # kept on the tool set
     copied = pickle.loads(pickle.dumps(index))
     assert copied.search("delete a report") == index.search("delete a report")

@@ -34,8 +34,8 @@ from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.checks import check_build_store
 from mcp_bridge.locking import get_lock_backend
-from mcp_bridge.toolset.discovery import SEARCH_TOOL
 from mcp_bridge.toolset import registry, store, translation
+from mcp_bridge.toolset.discovery import SEARCH_TOOL
 from tests.mcp_client import McpClient
 from tests.services import REDIS_URL, require_redis
 
@@ -498,7 +498,7 @@ def test_a_search_groups_index_is_part_of_the_build(configured_store, settings, 
     settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "DISCOVERY": {"cases": "search", "*": "direct"}}
     registry.clear_cache()
     built = registry.get_toolset("cases")
-    assert list(built.search_indexes) == [(None, None)]  # made by the build, before any search
+    assert None in built.search_indexes  # made by the build, before any search
     assert registry.get_toolset("catalog").search_indexes == {}  # direct mode: no index
     found = _searched("/mcp/cases/", "delete a report")
     _forget()
@@ -511,28 +511,110 @@ def test_a_search_groups_index_is_part_of_the_build(configured_store, settings, 
     assert overview["isError"] is False, overview
 
 
-def test_mcp_build_stores_the_search_index_of_each_language_given(settings, tmp_path, monkeypatch):
+def _realistic_search_group(settings, tmp_path, **changes):
     from tests.realistic import GROUP, MCP_BRIDGE, URLCONF
 
     _configure(settings, tmp_path)
     settings.ROOT_URLCONF = URLCONF
     settings.LANGUAGES = [("en", "English"), ("de", "Deutsch")]
     settings.MCP_BRIDGE = {**MCP_BRIDGE, **settings.MCP_BRIDGE, "DISCOVERY": "search"}
+    for name, value in changes.items():
+        setattr(settings, name, value)
     _forget()
+    return GROUP
+
+
+def test_mcp_build_stores_the_search_index_of_each_language_given(settings, tmp_path, monkeypatch):
+    group = _realistic_search_group(settings, tmp_path)
     out = io.StringIO()
-    call_command("mcp_build", GROUP, "--language", "de", stdout=out)
-    assert f"{GROUP}: " in out.getvalue() and "2 search index(es)" in out.getvalue()
+    call_command("mcp_build", group, "--language", "de", stdout=out)
+    assert f"{group}: " in out.getvalue() and "2 search index(es)" in out.getvalue()
     _forget()
     monkeypatch.setattr(registry, "_build", _never_built)
     monkeypatch.setattr(registry, "build_index", _never_indexed)
 
-    german = _searched(f"/mcp/{GROUP}/", "alle Rechnungen anzeigen", **{"Accept-Language": "de"})
+    german = _searched(f"/mcp/{group}/", "alle Rechnungen anzeigen", **{"Accept-Language": "de"})
     assert german[0] == "invoice_list"
-    assert _searched(f"/mcp/{GROUP}/", "list the invoices")[0] == "invoice_list"
+    assert _searched(f"/mcp/{group}/", "list the invoices")[0] == "invoice_list"
+    overview = McpClient(path=f"/mcp/{group}/", **{"Accept-Language": "de"}).call(
+        SEARCH_TOOL, {"query": ""}
+    )
+    assert overview["isError"] is False, overview
     # A language mcp_build was not given is indexed on its first search, as before.
     monkeypatch.undo()
     settings.LANGUAGES = [*settings.LANGUAGES, ("uk", "Українська")]
-    assert _searched(f"/mcp/{GROUP}/", "invoices", **{"Accept-Language": "uk"})
+    assert _searched(f"/mcp/{group}/", "invoices", **{"Accept-Language": "uk"})
+
+
+def test_the_default_languages_index_is_built_when_it_is_not_the_builds_own(
+    settings, tmp_path, monkeypatch
+):
+    # Django's default LANGUAGE_CODE: its callers negotiate "en" of LANGUAGES, whose tool set is
+    # a translated copy, and search that copy's index.
+    group = _realistic_search_group(settings, tmp_path, LANGUAGE_CODE="en-us")
+    registry.get_toolset(group)
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    monkeypatch.setattr(registry, "build_index", _never_indexed)
+    assert _searched(f"/mcp/{group}/", "list the invoices")[0] == "invoice_list"
+
+
+def test_a_stored_index_is_not_used_once_a_catalogue_changed(settings, tmp_path, monkeypatch):
+    group = _realistic_search_group(settings, tmp_path)
+    call_command("mcp_build", group, "--language", "de", stdout=io.StringIO())
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    # A django.mo (or mcp_tools.mo) of German recompiled since the build: the German copy's
+    # texts and verbose names are the new ones, so its index is made again from them.
+    monkeypatch.setattr(registry, "catalogue_fingerprint", lambda group, language: "another")
+    indexed = []
+    build_index = registry.build_index
+    monkeypatch.setattr(
+        registry, "build_index", lambda *args: indexed.append(args[2]) or build_index(*args)
+    )
+    german = _searched(f"/mcp/{group}/", "alle Rechnungen anzeigen", **{"Accept-Language": "de"})
+    assert german[0] == "invoice_list" and indexed == ["de"]
+
+
+def test_the_catalogue_fingerprint_follows_the_catalogues_contents(settings, tmp_path):
+    locale = tmp_path / "locale" / "de" / "LC_MESSAGES"
+    locale.mkdir(parents=True)
+    settings.LOCALE_PATHS = [str(tmp_path / "locale")]
+    translation.clear_cache()
+    before = translation.catalogue_fingerprint("cases", "de")
+    (locale / "django.mo").write_bytes(b"a catalogue")
+    translation.clear_cache()
+    with_one = translation.catalogue_fingerprint("cases", "de")
+    (locale / "django.mo").write_bytes(b"another catalogue")
+    translation.clear_cache()
+    changed = translation.catalogue_fingerprint("cases", "de")
+    assert len({before, with_one, changed}) == 3
+    assert translation.catalogue_fingerprint("cases", "uk") == translation.catalogue_fingerprint(
+        "cases", "uk"
+    )
+
+
+def test_mcp_build_says_which_index_it_cannot_build_and_exits_with_1(
+    settings, tmp_path, monkeypatch
+):
+    group = _realistic_search_group(settings, tmp_path)
+    unreadable = ToolSetError(group, None, [])
+    copy = registry.translated_copy
+
+    def unreadable_german(toolset, language):
+        if language == "de":
+            raise unreadable
+        return copy(toolset, language)
+
+    monkeypatch.setattr(registry, "translated_copy", unreadable_german)
+    err = io.StringIO()
+    with pytest.raises(SystemExit) as exited:
+        call_command("mcp_build", group, "--language", "de", stdout=io.StringIO(), stderr=err)
+    assert exited.value.code == 1
+    assert f"{group}: a search index is not built" in err.getvalue()
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    assert registry.get_toolset(group).tools  # the group itself was stored
 
 
 def test_mcp_build_refuses_a_language_callers_cannot_negotiate(settings, tmp_path):

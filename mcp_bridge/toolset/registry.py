@@ -73,7 +73,12 @@ from mcp_bridge.toolset.search import SearchIndex, build_index
 from mcp_bridge.toolset.store import load_or_build
 from mcp_bridge.toolset.texts import trimmed_components
 from mcp_bridge.toolset.tools import Tool, build_tool, declares_output_schema
-from mcp_bridge.toolset.translation import translate_toolset
+from mcp_bridge.toolset.translation import (
+    catalogue_fingerprint,
+    default_language,
+    translate_toolset,
+    translated_copy,
+)
 from mcp_bridge.toolset.validators import check_schema
 
 logger = logging.getLogger("mcp_bridge.toolset")
@@ -127,13 +132,15 @@ class ToolSet:
             (:mod:`mcp_bridge.toolcall.visibility`), made on the first ``tools/list``.
         discovery: how ``tools/list`` presents the group (:mod:`mcp_bridge.toolset.discovery`),
             decided once per build: a translated copy shares it.
-        texts_language: the language a translated copy's texts are in
-            (:func:`~mcp_bridge.toolset.translation.translate_toolset`); ``None``: the build's own.
-        search_indexes: ``{(texts language, caller's language): SearchIndex}``
-            (:class:`~mcp_bridge.toolset.search.SearchIndex`), each built on the first search
-            (:meth:`index`) unless the build made it (:meth:`build_search_indexes`): plain
-            data, one dict for the build and its translated copies, so that it is stored with
-            the build (:mod:`mcp_bridge.toolset.store`).
+        search_indexes: ``{language: SearchIndex}``
+            (:class:`~mcp_bridge.toolset.search.SearchIndex`) of these tools, each made on the
+            first search in that language (:meth:`index`), or taken from ``prebuilt_indexes``:
+            plain data, kept with the tool set.
+        prebuilt_indexes: ``{language: (catalogue fingerprint, SearchIndex)}``: the indexes
+            of the translated copies that the build made (:meth:`build_search_indexes`), stored
+            with it; shared by its copies, which take theirs from it while the catalogues it
+            was made from are unchanged
+            (:func:`~mcp_bridge.toolset.translation.catalogue_fingerprint`).
     """
 
     group: str
@@ -151,8 +158,11 @@ class ToolSet:
     )
     visibility: Any = field(default=None, init=False, repr=False, compare=False)
     discovery: Discovery = field(default_factory=Discovery, repr=False, compare=False)
-    texts_language: str | None = field(default=None, repr=False, compare=False)
-    search_indexes: dict[tuple[str | None, str | None], SearchIndex] = field(
+    # Passed on by dataclasses.replace: a translated copy reads the build's.
+    prebuilt_indexes: dict[str | None, tuple[str, SearchIndex]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    search_indexes: dict[str | None, SearchIndex] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
     # What tools/list holds, and the meta-tools by name: made once per copy (the pinned
@@ -220,31 +230,56 @@ class ToolSet:
         with the ``SEARCH_SYNONYMS`` of the group and of ``"*"``."""
         if language == settings.LANGUAGE_CODE:
             language = None
-        key = (self.texts_language, language)
-        index = self.search_indexes.get(key)
+        index = self.search_indexes.get(language)
         if index is None:
-            synonyms = bridge_settings.SEARCH_SYNONYMS
-            words = {**synonyms.get("*", {}), **synonyms.get(self.group, {})}
-            index = self.search_indexes[key] = build_index(self.tools, words, language)
+            index = self._prebuilt_index(language)
+            if index is None:
+                index = build_index(self.tools, self._synonyms(), language)
+            self.search_indexes[language] = index
         return index
 
-    def build_search_indexes(self, languages: Iterable[str] = ()) -> int:
-        """Build, as part of the build, the search indexes a search-mode group's searches
-        read: the one of its own texts, and the one of each of ``languages`` (codes of
-        ``LANGUAGES``; each is built over the translated copy, as a caller of that language
-        searches it). They are kept with the build, so a stored build carries them and a
-        process that loads it searches at once (``manage.py mcp_build --language``).
+    def _synonyms(self) -> dict[str, Any]:
+        synonyms = bridge_settings.SEARCH_SYNONYMS
+        return {**synonyms.get("*", {}), **synonyms.get(self.group, {})}
+
+    def _prebuilt_index(self, language: str | None) -> SearchIndex | None:
+        entry = self.prebuilt_indexes.get(language)
+        if entry is None:
+            return None
+        fingerprint, index = entry
+        if fingerprint != catalogue_fingerprint(self.group, language or settings.LANGUAGE_CODE):
+            return None  # a catalogue changed since the build: indexed again
+        return index
+
+    def build_search_indexes(self, languages: Iterable[str] = ()) -> list[ToolSetError]:
+        """Make, as part of the build, the search indexes a search-mode group's searches read:
+        the one of its own texts, and the one of each translated copy a caller gets, for the
+        language of a caller who names none (:func:`~mcp_bridge.toolset.translation.default_language`)
+        and for each of ``languages`` (codes of ``LANGUAGES``; ``manage.py mcp_build
+        --language``). They are kept with the build, so a stored build carries them and a
+        process that loads it searches at once.
 
         Returns:
-            How many indexes were built (none for a group in direct mode).
+            The problems of the languages whose catalogues cannot be read (their endpoints
+            answer HTTP 500, as without this); none for a group in direct mode.
         """
         if not self.discovery.search:
-            return 0
-        built = len(self.search_indexes)
+            return []
         self.index()
-        for language in languages:
-            translate_toolset(self, language).index(language)
-        return len(self.search_indexes) - built
+        unreadable = []
+        for language in dict.fromkeys([default_language(), *languages]):
+            key = None if language == settings.LANGUAGE_CODE else language
+            try:
+                # Made and dropped: the process's translated copies stay the requests' own.
+                copy = translated_copy(self, language)
+            except ToolSetError as exc:
+                unreadable.append(exc)
+                continue
+            if copy is self and key is None:
+                continue  # its callers search the tool set's own texts: indexed above
+            index = build_index(copy.tools, self._synonyms(), key)
+            self.prebuilt_indexes[key] = (catalogue_fingerprint(self.group, language), index)
+        return unreadable
 
     def openrpc_in(self, profile: str) -> dict[str, Any]:
         """The OpenRPC document with its schemas written in ``profile``, made once per profile."""
@@ -486,8 +521,9 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     )
     for warning in hook_warnings:  # the tools differ from the views: said at build time too
         logger.warning("%s", warning.msg)
-    # A search-mode group's index of its own texts is part of the build: stored with it, so
-    # that no process that loads the build pays for it on its first search.
+    # A search-mode group's search indexes (its own texts', its default language's) are part
+    # of the build: stored with it, so that no process that loads it pays for them on its first
+    # search. A catalogue that cannot be read is its language's endpoint's to report (E006).
     toolset.build_search_indexes()
     return toolset
 

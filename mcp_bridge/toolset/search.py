@@ -23,8 +23,10 @@ Words are split on ``_``, ``-``, ``.`` and camelCase, lower-cased, folded (``ä`
 and stemmed lightly (plural and common inflection endings, in English and German), the
 same way for the tools and the query. The index is built once per tool set, that is once
 per group, version and language (a translated tool set is a copy with its own texts,
-which fall back to the source language per text), on its first search; it is plain data
-(dicts, lists, floats: :class:`SearchIndex`), kept on the tool set and picklable with it.
+which fall back to the source language per text): with the build for the group's own texts
+and its default language (and the languages ``manage.py mcp_build --language`` names), else
+on the first search in the language; it is plain data (dicts, lists, floats:
+:class:`SearchIndex`), kept on the tool set and stored with its build.
 A warm search costs one dict lookup per query term and one addition per posting.
 """
 

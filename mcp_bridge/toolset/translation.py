@@ -48,6 +48,7 @@ manual, "Contexts".
 from __future__ import annotations
 
 import gettext
+import hashlib
 import struct
 import threading
 from collections.abc import Callable, Iterator
@@ -276,9 +277,6 @@ class TranslatableToolSet(Protocol):
     @property
     def tools(self) -> list[Tool]: ...
 
-    #: The search indexes of the tool set and of its translated copies, shared by all of them.
-    search_indexes: dict[Any, Any]
-
 
 _ToolSetT = TypeVar("_ToolSetT", bound=TranslatableToolSet)
 
@@ -436,34 +434,54 @@ def translate_toolset(toolset: _ToolSetT, language: str, urlconf_key: Any = None
         # (settings or URLconf changed), the copy made from the old one is stale.
         if cached is not None and cached[0] is toolset:
             return cached[1]
-        try:
-            lookup = _chain_lookup(toolset.group, language)
-        except CatalogueError as exc:
-            raise ToolSetError(toolset.group, toolset.version, [_catalogue_problem(exc)]) from exc
-        # The texts made from the facts are in LANGUAGE_CODE; another language writes them
-        # again with its own templates (mcp_bridge's django catalogue) and verbose names.
-        rewrite = _other_language(language) and any(
-            tool.generated or tool.generated_arguments for tool in toolset.tools
-        )
-        if lookup is None and not rewrite:  # every text is the code's already
-            translated = toolset
-        else:
-            chain = lookup or _no_entry
-            with translation.override(language):
-                tools = [
-                    translate_tool(tool, chain, rewrite_defaults=rewrite) for tool in toolset.tools
-                ]
-            translated = replace(
-                toolset,
-                tools=tools,
-                by_name={tool.name: tool for tool in tools},
-                texts_language=language,
-            )
-            # One dict for the tool set and its copies, keyed by the language of the texts: the
-            # indexes of every language are then kept (and stored) with the build.
-            translated.search_indexes = toolset.search_indexes
+        translated = translated_copy(toolset, language)
         _translated[key] = (toolset, translated)
         return translated
+
+
+def translated_copy(toolset: _ToolSetT, language: str) -> _ToolSetT:
+    """The tool set with its texts in ``language``, made now and kept nowhere
+    (:func:`translate_toolset` keeps one per language): ``toolset`` itself when every text is
+    the code's already.
+
+    Raises:
+        ToolSetError: a catalogue of the chain cannot be read (``mcp_bridge.E006``).
+    """
+    try:
+        lookup = _chain_lookup(toolset.group, language)
+    except CatalogueError as exc:
+        raise ToolSetError(toolset.group, toolset.version, [_catalogue_problem(exc)]) from exc
+    # The texts made from the facts are in LANGUAGE_CODE; another language writes them
+    # again with its own templates (mcp_bridge's django catalogue) and verbose names.
+    rewrite = _other_language(language) and any(
+        tool.generated or tool.generated_arguments for tool in toolset.tools
+    )
+    if lookup is None and not rewrite:  # every text is the code's already
+        return toolset
+    chain = lookup or _no_entry
+    with translation.override(language):
+        tools = [translate_tool(tool, chain, rewrite_defaults=rewrite) for tool in toolset.tools]
+    return replace(toolset, tools=tools, by_name={tool.name: tool for tool in tools})
+
+
+def catalogue_fingerprint(group: str, language: str) -> str:
+    """A digest of the contents of every catalogue the texts of ``group`` in ``language`` come
+    from: the tool-text catalogues of its fallback chain, and the ``django`` catalogues of the
+    language (the models' verbose names, the templates of the default texts). What was made from
+    them (a search index stored with a build) is stale when it differs."""
+    digest = hashlib.sha256()
+    sources = [*fallback_chain(group, language), ("django", language)]
+    for domain, catalogue_language in sources:
+        for path in _catalogue_files(domain, catalogue_language):
+            digest.update(f"{domain}/{catalogue_language}:".encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def default_language() -> str:
+    """The language a caller who names none gets (:func:`negotiate_language` without a cookie
+    or ``Accept-Language``): ``LANGUAGE_CODE``, or its variant in ``LANGUAGES``."""
+    return _negotiated(None, "")
 
 
 def _no_entry(context: str, msgid: str) -> str | None:

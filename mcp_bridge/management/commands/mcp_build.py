@@ -7,9 +7,9 @@ Every group is built afresh (the store is written, never read), and its ``tools/
 pages are encoded before it is stored, for the protocol revisions and schema profiles
 given (by default the latest handshake revision, in ``SCHEMA_PROFILE``), so that a loading
 process answers its first ``tools/list`` without encoding anything. A search-mode group's
-search index (docs/discovery.md) is part of every build; ``--language`` adds the index of a
-language its callers negotiate, so that a loading process answers their first search without
-indexing anything either.
+search indexes (docs/discovery.md) of its own texts and of its default language are part of
+every build; ``--language`` adds the index of another language its callers negotiate, so that
+a loading process answers their first search without indexing anything either.
 
 A group that cannot be built is stored as refused (every process answers HTTP 500 at its
 endpoint, as after its own build), printed with its problems, and makes the command exit
@@ -110,7 +110,7 @@ class Command(BaseCommand):
             action="append",
             default=[],
             help="Build the search index of a search-mode group for callers of this language, "
-            "a code of LANGUAGES (repeatable; the build's own language's is always built).",
+            "a code of LANGUAGES (repeatable; the default language's is always built).",
         )
         parser.add_argument(
             "--prune",
@@ -141,7 +141,7 @@ class Command(BaseCommand):
         revisions = options["revision"] or [LATEST_HANDSHAKE_REVISION]
         profiles = options["profile"] or [bridge_settings.SCHEMA_PROFILE]
         index = get_url_index()
-        refused = 0
+        refused = unindexed = 0
         self.stdout.write(f"Writing builds to {store.describe()}.")
         for group, versions in groups.items():
             if options["groups"] and group not in options["groups"]:
@@ -153,8 +153,10 @@ class Command(BaseCommand):
                 pages = 0
                 if isinstance(build, ToolSet):
                     pages = sum(encode_pages(build, r, p) for r in revisions for p in profiles)
-                    # The build's own index is made with it; these are the languages' copies'.
-                    build.build_search_indexes(options["language"])
+                    # The build made its own texts' index; these are the languages' copies'.
+                    for unreadable in build.build_search_indexes(options["language"]):
+                        unindexed += 1
+                        self.stderr.write(f"{label}: a search index is not built: {unreadable}")
                 key = build_key(group, version, None, index)
                 size = save(store, key, build, index)
                 seconds = time.perf_counter() - start
@@ -167,11 +169,8 @@ class Command(BaseCommand):
                     for problem in build.problems:
                         self.stderr.write(f"  [{problem.id}] {problem.msg} Hint: {problem.hint}")
                 else:
-                    searched = (
-                        f", {len(build.search_indexes)} search index(es)"
-                        if build.discovery.search
-                        else ""
-                    )
+                    indexes = len(build.search_indexes) + len(build.prebuilt_indexes)
+                    searched = f", {indexes} search index(es)" if build.discovery.search else ""
                     self.stdout.write(
                         f"{label}: {len(build.tools)} tools, {pages} pages{searched}, {stored}, "
                         f"key {key.digest[:12]} [{seconds:.2f} s]"
@@ -183,4 +182,10 @@ class Command(BaseCommand):
             self.stderr.write(
                 f"{refused} group/version(s) cannot be built; fix them and run again."
             )
+        if unindexed:
+            self.stderr.write(
+                f"{unindexed} search index(es) cannot be built: a catalogue cannot be read "
+                "(its language's endpoint answers HTTP 500); fix it and run again."
+            )
+        if refused or unindexed:
             sys.exit(1)
