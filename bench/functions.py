@@ -24,7 +24,6 @@ turns the collector off once the heap is frozen, for counts without it.
 from __future__ import annotations
 
 import bisect
-import os
 import re
 import subprocess
 import sys
@@ -39,32 +38,14 @@ _ADDRESS = re.compile(r"0x([0-9a-f]+)")
 
 
 def _start(kind: str, view: str, n: int, scratch: str) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(lib.ROOT)}
-    child = [
-        sys.executable,
-        "-X",
-        "perf",
-        "-m",
-        "bench.instructions",
-        "--child",
+    return instructions.start_child(
         kind,
         view,
-        str(n),
-    ]
-    return subprocess.Popen(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            # The trampolines are written at run time, into pages that may already hold code.
-            "--smc-check=all-non-file",
-            f"--callgrind-out-file={scratch}/callgrind.{kind}.{n}.%p",
-            *child,
-        ],
-        cwd=lib.ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+        n,
+        f"{scratch}/callgrind.{kind}.{n}.%p",
+        python_options=("-X", "perf"),
+        # The trampolines are written at run time, into pages that may already hold code.
+        valgrind_options=("--smc-check=all-non-file",),
     )
 
 

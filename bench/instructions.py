@@ -88,12 +88,28 @@ def _child(kind: str, view: str, n: int) -> None:
 def _start(kind: str, view: str, n: int, scratch: str) -> subprocess.Popen[str]:
     """One child process under callgrind, started (the two counts of a measure run side by
     side: instruction counts do not depend on what else the machine does)."""
+    return start_child(kind, view, n, f"{scratch}/callgrind.{n}.out")
+
+
+def start_child(
+    kind: str,
+    view: str,
+    n: int,
+    out_file: str,
+    *,
+    python_options: tuple[str, ...] = (),
+    valgrind_options: tuple[str, ...] = (),
+) -> subprocess.Popen[str]:
+    """The child of :func:`_child` under callgrind, writing its counts to ``out_file``
+    (``bench.functions`` runs it with the interpreter's perf trampolines on)."""
     return subprocess.Popen(
         [
             "valgrind",
             "--tool=callgrind",
-            f"--callgrind-out-file={scratch}/callgrind.{n}.out",
+            *valgrind_options,
+            f"--callgrind-out-file={out_file}",
             sys.executable,
+            *python_options,
             "-m",
             "bench.instructions",
             "--child",
