@@ -34,7 +34,7 @@ from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.checks import check_build_store
 from mcp_bridge.locking import get_lock_backend
-from mcp_bridge.toolset import registry, store, translation
+from mcp_bridge.toolset import packing, registry, store, translation
 from mcp_bridge.toolset.discovery import SEARCH_TOOL
 from tests.mcp_client import McpClient
 from tests.services import REDIS_URL, require_redis
@@ -117,7 +117,7 @@ def test_round_trip(configured_store, monkeypatch):
             t.as_mcp(revision) for t in built.tools
         ]
     # Kept packed until read: openrpc.json serves it as built.
-    assert isinstance(loaded._openrpc, registry.PackedDocument)
+    assert isinstance(loaded._openrpc, packing.PackedDocument)
     served = Client().get("/mcp/ledger/openrpc.json")
     assert served.status_code == 200, served.content[:300]
     assert served.json()["methods"] == built.openrpc_in(DEFS)["methods"]

@@ -40,6 +40,7 @@ from mcp_bridge.decorators import get_metadata
 from mcp_bridge.toolset.facts import OperationFacts, view_facts
 from mcp_bridge.toolset.membership import Membership, Operation, Reason, compile_rules
 from mcp_bridge.toolset.naming import copy_qualifiers
+from mcp_bridge.toolset.packing import PackedFields
 from mcp_bridge.toolset.spectacular_compat import bridge_generation
 
 #: drf-spectacular settings the bridge needs whatever the project's are:
@@ -54,7 +55,7 @@ _REQUIRED_SPECTACULAR_SETTINGS = {
 
 
 @dataclass
-class OperationSource:
+class OperationSource(PackedFields):
     """Where one OpenAPI operation comes from.
 
     Attributes:
@@ -102,6 +103,10 @@ class OperationSource:
     operation: dict[str, Any] = field(default_factory=dict)
     membership: tuple[Reason, ...] = ()
     facts: OperationFacts | None = None
+
+    # A stored build keeps the operation packed (mcp_bridge.toolset.packing): only a call's
+    # request plan reads it (its request body's media types), once.
+    packed_fields = ("operation",)
 
     @property
     def is_function_view(self) -> bool:

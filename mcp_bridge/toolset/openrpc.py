@@ -38,6 +38,7 @@ from mcp_bridge.base.media import is_binary_media_type, is_json_media_type
 from mcp_bridge.toolset.facts import OperationFacts, completed_facts
 from mcp_bridge.toolset.naming import tool_name
 from mcp_bridge.toolset.openapi import OperationSource
+from mcp_bridge.toolset.packing import PackedFields
 from mcp_bridge.toolset.schema import COMPONENTS_PREFIX, allow_null, to_json_schema
 
 Location = Literal["path", "query", "body_field", "body"]
@@ -93,7 +94,7 @@ class Param:
 
 
 @dataclass
-class Method:
+class Method(PackedFields):
     """One operation as an OpenRPC-style method.
 
     Attributes:
@@ -125,6 +126,10 @@ class Method:
     #: the request body itself is required (else a call may send neither form).
     single_object_required: tuple[str, ...] = ()
     body_required: bool = False
+
+    # A stored build keeps these packed (mcp_bridge.toolset.packing): a call's request plan
+    # reads the arguments, once; the result schema and the problems only the build reads.
+    packed_fields = ("params", "result", "problems", "warnings")
 
     def layout_errors(self, arguments: dict[str, Any]) -> list[dict[str, str]]:
         """The faults of ``arguments`` that the ``inputSchema`` cannot state for an

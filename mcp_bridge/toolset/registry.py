@@ -31,9 +31,7 @@ copy is derived from the one build, so the generator never runs per language.
 from __future__ import annotations
 
 import logging
-import pickle
 import threading
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,6 +64,7 @@ from mcp_bridge.toolset.openapi import (
     generate_whole_schema,
 )
 from mcp_bridge.toolset.openrpc import Method, build_document, build_methods, convert_components
+from mcp_bridge.toolset.packing import PackedDocument
 from mcp_bridge.toolset.preflight import configuration_problems, spectacular_problems
 from mcp_bridge.toolset.profiles import convert_document
 from mcp_bridge.toolset.schema import MissingReference, unresolved_refs
@@ -95,19 +94,6 @@ _WATCHED_SETTINGS = {
     "DEBUG",
     "LANGUAGE_CODE",
 }
-
-
-class PackedDocument:
-    """A JSON document kept as compressed pickle bytes until it is read (:meth:`unpacked`)."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, document: dict[str, Any]) -> None:
-        self.data = zlib.compress(pickle.dumps(document, protocol=pickle.HIGHEST_PROTOCOL), 1)
-
-    def unpacked(self) -> dict[str, Any]:
-        document: dict[str, Any] = pickle.loads(zlib.decompress(self.data))
-        return document
 
 
 @dataclass

@@ -84,12 +84,13 @@ from mcp_bridge.base.errors import Problem
 from mcp_bridge.decorators import METADATA_ATTR
 from mcp_bridge.locking import Lease, get_lock_backend
 from mcp_bridge.toolset.openapi import UrlIndex
+from mcp_bridge.toolset.packing import PackedFields, sharing
 from mcp_bridge.toolset.translation import DOMAIN, locale_dirs
 
 logger = logging.getLogger("mcp_bridge.store")
 
 #: The layout of a stored build; a change of it changes every key.
-FORMAT = 1
+FORMAT = 2  # 2: the cold parts of tools, methods and operations packed (toolset.packing)
 #: The settings a build depends on (beside ``MCP_BRIDGE``, read without ``BUILD_STORE``).
 _KEYED_SETTINGS = (
     "REST_FRAMEWORK",
@@ -602,6 +603,7 @@ class _Sharing:
         self.canonical: dict[Any, Any] = {}
         self.strings: dict[str, str] = {}
         self.visited: dict[int, tuple[Any, Any, bool]] = {}  # id -> (object, replacement, pure)
+        self.packed: list[PackedFields] = []  # the instances met that keep fields packed
 
     def value(self, value: Any, shareable: bool = True) -> tuple[Any, bool]:
         """``(the shared value, whether it is pure JSON)``."""
@@ -616,6 +618,8 @@ class _Sharing:
         if kind is dict or kind is list:
             return self._container(value, shareable)
         self.visited[id(value)] = (value, value, False)
+        if isinstance(value, PackedFields):
+            self.packed.append(value)
         if kind.__module__.startswith("mcp_bridge.") and hasattr(value, "__dict__"):
             for name, attribute in list(vars(value).items()):
                 shared, _ = self.value(attribute, shareable=not name.startswith("_"))
@@ -657,9 +661,16 @@ class _Sharing:
         return (result if shareable else value), pure
 
 
-def share_equal_values(build: Any) -> None:
-    """Make the equal JSON values of a build one object each (see :class:`_Sharing`), in place."""
-    _Sharing().value(build)
+def share_equal_values(build: Any) -> list[PackedFields]:
+    """Make the equal JSON values of a build one object each (see :class:`_Sharing`), in place.
+
+    Returns:
+        The build's instances that keep fields packed when stored
+        (:class:`~mcp_bridge.toolset.packing.PackedFields`).
+    """
+    sharing = _Sharing()
+    sharing.value(build)
+    return sharing.packed
 
 
 def dumps(build: Any, index: UrlIndex) -> bytes:
@@ -673,9 +684,11 @@ def dumps(build: Any, index: UrlIndex) -> bytes:
     routes: dict[type, str] = {}
     for regex, cls in index.api_path_regexes:
         routes.setdefault(cls, regex)
-    share_equal_values(build)
+    packed = share_equal_values(build)
     buffer = io.BytesIO()
-    _Pickler(buffer, routes).dump((FORMAT, build))
+    # The values that several tools' packed fields share stay one object each once unpacked.
+    with sharing(packed):
+        _Pickler(buffer, routes).dump((FORMAT, build))
     return zlib.compress(buffer.getvalue(), _COMPRESSION_LEVEL)
 
 

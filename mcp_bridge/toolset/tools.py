@@ -41,6 +41,7 @@ from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.toolset.facts import OperationFacts
 from mcp_bridge.toolset.openrpc import Method
+from mcp_bridge.toolset.packing import PackedFields
 from mcp_bridge.toolset.profiles import DEFS, convert_schema
 from mcp_bridge.toolset.schema import (
     collect_defs,
@@ -113,7 +114,7 @@ _GENERATED: dict[frozenset[str], frozenset[str]] = {}
 
 
 @dataclass
-class Tool:
+class Tool(PackedFields):
     """One MCP tool, ready to list and to call.
 
     Attributes:
@@ -165,6 +166,10 @@ class Tool:
     # (mcp_bridge.toolcall.plan, which owns it; the build never reads it).
     _request_plan: Any = field(repr=False, compare=False, default=None, init=False)
 
+    # A stored build keeps these packed (mcp_bridge.toolset.packing): the tool's calls read
+    # them, and its listing only when its page is not encoded yet.
+    packed_fields = ("input_schema", "output_schema", "result_schema", "generated_arguments")
+
     def __getstate__(self) -> dict[str, Any]:
         """The state a stored build keeps (:mod:`mcp_bridge.toolset.store`): everything but
         the compiled validators (compiled code; remade on first use, as after a build), the
@@ -177,7 +182,7 @@ class Tool:
         state["_request_plan"] = None
         # One object per distinct set (there are four), stored once instead of once per tool.
         state["generated"] = _GENERATED.setdefault(self.generated, self.generated)
-        return state
+        return self.packed_state(state)
 
     @property
     def facts(self) -> OperationFacts:

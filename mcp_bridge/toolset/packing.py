@@ -1,0 +1,205 @@
+"""Parts of a stored build kept as pickled bytes until they are read.
+
+A loaded build of a big group is mostly JSON that few requests read: each tool's schemas and
+parameters, which only its own calls need (its first ``tools/list`` page is already encoded), and
+the OpenRPC document, which only ``openrpc.json`` reads. Unpickled as dicts and lists, they are
+hundreds of thousands of containers that a process holds from its first request and that
+Python's garbage collector walks, all of them, in the collections that follow the load and in
+every full collection after (a 5,000-operation group: ~140k containers of its ~220k). Kept as
+one ``bytes`` object per instance, they cost a fraction of the memory, no collector time, and
+one small unpickling on first read.
+
+* :class:`PackedDocument`: one JSON document, unpacked by an explicit call.
+* :class:`PackedFields`: a mixin for the build's dataclasses (a tool, a method, an
+  operation's source); the fields it names leave a stored build packed, and come back on the
+  first read of any of them, as ordinary attributes: after that, reading one costs what it
+  costs on a freshly built instance.
+
+* :func:`sharing`: while the store pickles a build, the values that several instances hold
+  (a component's schema in every tool that uses it, made one object by the store's sharing)
+  go, once, into one :class:`SharedValues` that their bytes refer to, so that tools unpacked
+  in a process share them as the build did (without it, a 1,000-operation group unpacked
+  whole held three times what it held loaded).
+
+The bytes are plain pickles: they hold JSON values and the build's own plain dataclasses,
+never a view class (those are the store's persistent references, and no packed field holds
+one). The stored build is compressed as a whole, which compresses these bytes too.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import zlib
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+#: The attribute of a loaded instance that holds its packed fields until one is read.
+PACKED = "_packed"
+
+
+class PackedDocument:
+    """A JSON document kept as compressed pickle bytes until it is read (:meth:`unpacked`)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.data = zlib.compress(pickle.dumps(document, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+    def unpacked(self) -> dict[str, Any]:
+        document: dict[str, Any] = pickle.loads(zlib.decompress(self.data))
+        return document
+
+
+class SharedValues:
+    """The values that several packed instances of one stored build hold, pickled once and
+    unpickled on the first unpacking of any of those instances."""
+
+    __slots__ = ("_data", "_values")
+
+    def __init__(self, values: list[Any]) -> None:
+        self._values: list[Any] | None = values
+        self._data: bytes | None = None
+
+    def __getstate__(self) -> tuple[None, dict[str, Any]]:
+        data = self._data
+        if data is None:
+            data = pickle.dumps(self._values, protocol=pickle.HIGHEST_PROTOCOL)
+        return None, {"_data": data, "_values": None}
+
+    @property
+    def values(self) -> list[Any]:
+        values = self._values
+        if values is None:
+            data = self._data
+            if data is None:  # another thread unpickled them meanwhile
+                return self.values
+            values = self._values = pickle.loads(data)
+            self._data = None  # held once: pickled again from the values if stored again
+        return values
+
+
+class _SharingPickler(pickle.Pickler):
+    def __init__(self, file: Any, positions: dict[int, int]) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.positions = positions
+
+    def persistent_id(self, obj: Any) -> Any:
+        return self.positions.get(id(obj)) if type(obj) in _SHAREABLE else None
+
+
+class _SharingUnpickler(pickle.Unpickler):
+    def __init__(self, file: Any, shared: list[Any]) -> None:
+        super().__init__(file)
+        self.shared = shared
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self.shared[pid]
+
+
+#: What may be shared: JSON containers, and the strings (keys and texts) of a build, which
+#: unpickled per instance would each be a new object.
+_SHAREABLE = (dict, list, str)
+
+#: While :func:`sharing` runs: the shared values and each one's position, by ``id``.
+_active: ContextVar[tuple[SharedValues, dict[int, int]] | None] = ContextVar(
+    "mcp_bridge_packing", default=None
+)
+
+
+def _shareable(value: Any) -> Iterator[Any]:
+    """The dicts, lists and strings inside ``value`` (itself included), each once."""
+    seen: set[int] = set()
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if id(item) in seen:
+            continue
+        kind = type(item)
+        if kind is str:
+            seen.add(id(item))
+            yield item
+            continue
+        if kind is dict:
+            children: Iterable[Any] = (*item, *item.values())
+        elif kind is list or kind is tuple:
+            children = item
+        elif kind.__module__.startswith("mcp_bridge."):  # a parameter, say
+            children = getattr(item, "__dict__", {}).values()
+        else:
+            continue
+        seen.add(id(item))
+        if kind is not tuple and kind.__module__ == "builtins":
+            yield item
+        pending.extend(children)
+
+
+@contextmanager
+def sharing(instances: Iterable[PackedFields]) -> Iterator[None]:
+    """While a build is pickled: every dict, list or string that the packed fields of more
+    than one of ``instances`` hold is pickled once, in a :class:`SharedValues` that their
+    packed bytes refer to."""
+    holders: dict[int, int] = {}
+    kept: dict[int, Any] = {}
+    for instance in instances:
+        for value in _shareable(tuple(getattr(instance, n) for n in instance.packed_fields)):
+            key = id(value)
+            holders[key] = holders.get(key, 0) + 1
+            kept[key] = value
+    shared = [kept[key] for key, count in holders.items() if count > 1]
+    token = _active.set((SharedValues(shared), {id(value): i for i, value in enumerate(shared)}))
+    try:
+        yield
+    finally:
+        _active.reset(token)
+
+
+class PackedFields:
+    """Keeps the fields named in ``packed_fields`` packed in a stored build (see the module).
+
+    A subclass that defines its own ``__getstate__`` passes its state through
+    :meth:`packed_state`. Everything else (``dataclasses.replace``, equality, ``repr``) reads
+    the fields by attribute, which unpacks them.
+    """
+
+    #: The fields a stored instance keeps as one pickled ``bytes`` object.
+    packed_fields: ClassVar[tuple[str, ...]] = ()
+
+    def packed_state(self, state: dict[str, Any]) -> dict[str, Any]:
+        """``state`` (a copy of the instance's ``__dict__``) with the packed fields replaced
+        by their pickle; an instance loaded and never read is stored as it was loaded."""
+        if PACKED not in state:
+            values = tuple(state.pop(name) for name in self.packed_fields)
+            active = _active.get()
+            if active is None:
+                state[PACKED] = pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL)
+            else:
+                buffer = io.BytesIO()
+                _SharingPickler(buffer, active[1]).dump(values)
+                state[PACKED] = (active[0], buffer.getvalue())
+        return state
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self.packed_state(self.__dict__.copy())
+
+    if not TYPE_CHECKING:  # for the type checker, a misspelt attribute stays an error
+
+        def __getattr__(self, name: str) -> Any:
+            # Called only when the ordinary lookup fails: a packed field of a loaded instance
+            # that nothing has read yet (or a missing attribute: still an AttributeError).
+            attributes = self.__dict__
+            packed = attributes.get(PACKED)
+            if packed is None or name not in self.packed_fields:
+                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            # The fields first, the bytes dropped after: a thread reading another field
+            # meanwhile finds it, or unpacks the same values again.
+            if isinstance(packed, tuple):  # bytes that refer to the build's shared values
+                shared, data = packed
+                values = _SharingUnpickler(io.BytesIO(data), shared.values).load()
+            else:
+                values = pickle.loads(packed)
+            attributes.update(zip(self.packed_fields, values, strict=True))
+            attributes.pop(PACKED, None)
+            return attributes[name]
