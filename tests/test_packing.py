@@ -100,9 +100,7 @@ def test_every_field_reads_back_as_built(settings, tmp_path, monkeypatch):
     assert [t.input_schema for t in translated.tools]
 
 
-def test_values_shared_by_several_tools_stay_shared_once_unpacked(
-    settings, tmp_path, monkeypatch
-):
+def test_values_shared_by_several_tools_stay_shared_once_unpacked(settings, tmp_path, monkeypatch):
     _built, loaded = _stored_and_loaded(settings, tmp_path, monkeypatch, "ledger")
     first, second = loaded.by_name["ledger_retrieve"], loaded.by_name["ledger_update"]
     retrieved, updated = first.output_schema, second.output_schema
