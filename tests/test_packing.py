@@ -148,9 +148,24 @@ def test_threads_reading_one_packed_tool_get_the_same_values(settings, tmp_path,
     assert not _is_packed(tool)
 
 
-def test_an_instance_packed_outside_the_store_unpacks_alone():
-    """Pickled outside the store (``copy``, a cache), an instance carries its own bytes."""
-    source = packing.SharedValues([{"type": "string"}])
+def test_shared_values_are_unpickled_one_at_a_time():
+    """A tool's first unpacking reads the shared values it holds, not all of the build's."""
+    string = {"type": "string"}
+    pair = {"a": string, "b": string}
+    source = packing.SharedValues([string, pair, {"type": "integer"}], ["type", "string"])
     restored = pickle.loads(pickle.dumps(source))
-    assert restored.values == [{"type": "string"}]
-    assert restored.values is restored.values  # unpickled once
+
+    assert restored.value(1) == pair
+    assert restored.value(1)["a"] is restored.value(0)  # one object, as in the build
+    assert restored._values[2] is packing._UNREAD  # never asked for: still bytes
+    assert restored.value(2) == {"type": "integer"}
+
+
+def test_a_tool_pickled_outside_the_store_carries_its_own_bytes(settings, tmp_path):
+    """Pickled outside the store (``copy``, a cache), a tool packs with no shared values."""
+    _configure(settings, tmp_path)
+    tool = registry.get_toolset("ledger").by_name["ledger_update"]
+    restored = pickle.loads(pickle.dumps(tool))
+    assert isinstance(vars(restored)[packing.PACKED], bytes)
+    assert restored.input_schema == tool.input_schema
+    assert restored.method == tool.method

@@ -11,7 +11,10 @@ machine that shares the store, loads it instead, in a small fraction of the buil
 (its tools, methods, OpenRPC document, warnings, and what later requests cached on it: the
 encoded ``tools/list`` pages, profiled documents...), so that a field added to the tool set
 later is stored too. Each class leaves out what cannot or need not survive
-(``Tool.__getstate__``: the compiled validators, made again on first use). A group that
+(``Tool.__getstate__``: the compiled validators, made again on first use), and the tools,
+methods and operation sources keep what only a call reads (schemas, arguments, the OpenAPI
+operation) packed, one ``bytes`` object each, until a call reads it
+(:mod:`mcp_bridge.toolset.packing`). A group that
 cannot be built is stored as its :class:`~mcp_bridge.base.errors.ToolSetError`, so that it is
 refused from the store as from a build, with the same problems.
 
