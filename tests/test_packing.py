@@ -169,3 +169,25 @@ def test_a_tool_pickled_outside_the_store_carries_its_own_bytes(settings, tmp_pa
     assert isinstance(vars(restored)[packing.PACKED], bytes)
     assert restored.input_schema == tool.input_schema
     assert restored.method == tool.method
+
+
+def test_a_loaded_build_goes_to_the_oldest_generation_unwalked(settings, tmp_path, monkeypatch):
+    """Loaded with the collector paused, the build's objects skip the young collections,
+    which would walk them all inside the first requests (mcp_bridge.toolset.store.loads)."""
+    _built, loaded = _stored_and_loaded(settings, tmp_path, monkeypatch, "ledger")
+    young = {id(obj) for obj in gc.get_objects(generation=0)}
+    assert not any(id(part) in young for tool in loaded.tools for part in _parts(tool))
+
+
+def test_loading_leaves_the_programs_frozen_objects_frozen(settings, tmp_path, monkeypatch):
+    _configure(settings, tmp_path)
+    call_command("mcp_build", "ledger", stdout=io.StringIO())
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    gc.freeze()  # what a pre-forking server does before fork()
+    try:
+        frozen = gc.get_freeze_count()
+        registry.get_toolset("ledger")
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
