@@ -157,7 +157,7 @@ def test_shared_values_are_unpickled_one_at_a_time():
 
     assert restored.value(1) == pair
     assert restored.value(1)["a"] is restored.value(0)  # one object, as in the build
-    assert restored._values[2] is packing._UNREAD  # never asked for: still bytes
+    assert restored._values[2] is None  # never asked for: still bytes
     assert restored.value(2) == {"type": "integer"}
 
 
@@ -191,3 +191,19 @@ def test_loading_leaves_the_programs_frozen_objects_frozen(settings, tmp_path, m
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_a_field_set_before_any_read_is_kept(settings, tmp_path, monkeypatch):
+    _built, loaded = _stored_and_loaded(settings, tmp_path, monkeypatch, "ledger")
+    tool = loaded.by_name["ledger_update"]
+    tool.output_schema = None
+    assert tool.input_schema["type"] == "object"  # unpacks the others
+    assert tool.output_schema is None
+
+
+def test_a_field_another_thread_unpacked_meanwhile_is_found(settings, tmp_path, monkeypatch):
+    """A thread whose lookup failed before another unpacked the tool still gets the field."""
+    _built, loaded = _stored_and_loaded(settings, tmp_path, monkeypatch, "ledger")
+    tool = loaded.by_name["ledger_update"]
+    schema = tool.input_schema  # this thread unpacked it ...
+    assert tool.__getattr__("input_schema") is schema  # ... after the other's lookup failed

@@ -128,8 +128,9 @@ class Method(PackedFields):
     body_required: bool = False
 
     # A stored build keeps these packed (mcp_bridge.toolset.packing): a call's request plan
-    # reads the arguments, once; the result schema and the problems only the build reads.
-    packed_fields = ("params", "result", "problems", "warnings")
+    # reads the arguments, once; the result schema only the build reads. Not the problems:
+    # their obj may be a view class, which only the store's own pickler can store.
+    packed_fields = ("params", "result")
 
     def layout_errors(self, arguments: dict[str, Any]) -> list[dict[str, str]]:
         """The faults of ``arguments`` that the ``inputSchema`` cannot state for an

@@ -22,14 +22,15 @@ one small unpickling on first read.
   whole held three times what it held loaded).
 
 The bytes are plain pickles: they hold JSON values and the build's own plain dataclasses,
-never a view class (those are the store's persistent references, and no packed field holds
-one). The stored build is compressed as a whole, which compresses these bytes too.
+never a view class (those are the store's persistent references; a method's problems, whose
+``obj`` may be one, are not packed). The stored build is compressed as a whole, which compresses these bytes too.
 """
 
 from __future__ import annotations
 
 import io
 import pickle
+import threading
 import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -63,7 +64,7 @@ class SharedValues:
     bytes do (persistent ids: ``i >= 0`` the ``i``-th value, ``-1 - j`` the ``j``-th string).
     """
 
-    __slots__ = ("_entries", "_string_values", "_strings", "_values", "positions")
+    __slots__ = ("_entries", "_lock", "_string_values", "_strings", "_values", "positions")
 
     def __init__(self, values: list[Any], strings: list[str]) -> None:
         positions = {id(value): i for i, value in enumerate(values)}
@@ -73,7 +74,9 @@ class SharedValues:
         ]
         self._strings = pickle.dumps(strings, protocol=pickle.HIGHEST_PROTOCOL)
         self._string_values: list[str] | None = None
-        self._values: list[Any] | None = None
+        self._values: list[Any] = [None] * len(values)  # None: not unpickled yet
+        # Re-entrant: unpickling a value unpickles the values it holds.
+        self._lock = threading.RLock()
         #: While the build is pickled: the positions its instances' bytes refer to.
         self.positions = (positions, string_positions)
 
@@ -81,30 +84,35 @@ class SharedValues:
         return None, {
             "_entries": self._entries,
             "_strings": self._strings,
-            "_string_values": None,
-            "_values": None,
+            "_values": [None] * len(self._entries),
         }
 
+    def __setstate__(self, state: tuple[None, dict[str, Any]]) -> None:
+        for name, value in state[1].items():
+            setattr(self, name, value)
+        self._string_values = None
+        self._lock = threading.RLock()
+
     def value(self, position: int) -> Any:
-        """The shared value at ``position``, unpickled on first use."""
-        values = self._values
-        if values is None:
-            values = self._values = [_UNREAD] * len(self._entries)
-        value = values[position]
-        if value is _UNREAD:
-            value = values[position] = _SharingUnpickler(
-                io.BytesIO(self._entries[position]), self
-            ).load()
+        """The shared value at ``position``, unpickled on first use (by one thread: two tools
+        unpacked at once get the same object, as the build gave them)."""
+        value = self._values[position]
+        if value is None:
+            with self._lock:
+                value = self._values[position]
+                if value is None:
+                    entry = io.BytesIO(self._entries[position])
+                    value = self._values[position] = _SharingUnpickler(entry, self).load()
         return value
 
     def string(self, position: int) -> str:
         strings = self._string_values
         if strings is None:
-            strings = self._string_values = pickle.loads(self._strings)
+            with self._lock:
+                strings = self._string_values
+                if strings is None:
+                    strings = self._string_values = pickle.loads(self._strings)
         return strings[position]
-
-
-_UNREAD = object()
 
 
 class _SharingPickler(pickle.Pickler):
@@ -236,14 +244,18 @@ class PackedFields:
             attributes = self.__dict__
             packed = attributes.get(PACKED)
             if packed is None or name not in self.packed_fields:
+                if name in attributes:  # unpacked by another thread since the lookup failed
+                    return attributes[name]
                 raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
             # The fields first, the bytes dropped after: a thread reading another field
-            # meanwhile finds it, or unpacks the same values again.
+            # meanwhile finds it, or unpacks the same values again, and keeps what is there.
             if isinstance(packed, tuple):  # bytes that refer to the build's shared values
                 shared, data = packed
                 values = _SharingUnpickler(io.BytesIO(data), shared).load()
             else:
                 values = pickle.loads(packed)
-            attributes.update(zip(self.packed_fields, values, strict=True))
+            for field, value in zip(self.packed_fields, values, strict=True):
+                # A field set since the load (or by a thread that unpacked first) is kept.
+                attributes.setdefault(field, value)
             attributes.pop(PACKED, None)
             return attributes[name]

@@ -704,8 +704,10 @@ def _to_oldest_generation() -> None:
     collection (400 ms), all inside the first requests, though none of them can be garbage.
     ``gc.freeze()`` then ``gc.unfreeze()`` moves every tracked object to the oldest generation
     without walking any, as if they had survived those collections, which a full collection
-    still walks when its own threshold calls it. Not done when the program froze objects of
-    its own (a pre-forking server's, say): ``unfreeze()`` would hand them back to the collector.
+    still walks when its own threshold calls it. The objects the program made just before
+    move with them (a garbage cycle among them waits for that full collection too). Not done
+    when the program froze objects of its own (a pre-forking server's, say): ``unfreeze()``
+    would hand them back to the collector.
     """
     if gc.get_freeze_count() == 0:
         gc.freeze()
