@@ -17,6 +17,9 @@ import pytest
 from django.core.management import call_command
 
 from mcp_bridge.toolset import packing, registry, store
+from mcp_bridge.toolset.openapi import OperationSource
+from mcp_bridge.toolset.openrpc import Method
+from mcp_bridge.toolset.tools import Tool
 from tests.mcp_client import McpClient
 from tests.test_store import _configure, _forget, _never_built
 
@@ -205,5 +208,17 @@ def test_a_field_another_thread_unpacked_meanwhile_is_found(settings, tmp_path, 
     """A thread whose lookup failed before another unpacked the tool still gets the field."""
     _built, loaded = _stored_and_loaded(settings, tmp_path, monkeypatch, "ledger")
     tool = loaded.by_name["ledger_update"]
-    schema = tool.input_schema  # this thread unpacked it ...
-    assert tool.__getattr__("input_schema") is schema  # ... after the other's lookup failed
+    read_packed = type(tool).__getattr__  # where the other thread's failed lookup went
+    schema = tool.input_schema  # this thread unpacked it meanwhile
+    assert read_packed(tool, "input_schema") is schema
+
+
+def test_an_unpacked_tool_is_of_its_own_class(settings, tmp_path, monkeypatch):
+    """Loaded, a tool is its class's Packed variant (whose __getattr__ unpacks); read, it is a
+    plain Tool again, whose attribute reads take Python's fast path."""
+    built, loaded = _stored_and_loaded(settings, tmp_path, monkeypatch, "ledger")
+    tool = loaded.by_name["ledger_update"]
+    assert type(tool) is Tool.Packed and isinstance(tool, Tool)
+    assert tool == built.by_name["ledger_update"]  # compared field by field, unpacked
+    assert type(tool) is Tool and "__getattr__" not in vars(Tool)
+    assert type(tool.method) is Method and type(tool.method.source) is OperationSource

@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 #: The attribute of a loaded instance that holds its packed fields until one is read.
 PACKED = "_packed"
@@ -208,6 +208,12 @@ def sharing(instances: Iterable[PackedFields]) -> Iterator[None]:
 class PackedFields:
     """Keeps the fields named in ``packed_fields`` packed in a stored build (see the module).
 
+    A stored instance is loaded as its class's ``Packed`` variant (a subclass made for it),
+    whose ``__getattr__`` unpacks the fields on the first read of any of them and turns the
+    instance back into its own class. The class itself has no ``__getattr__``: with one,
+    every attribute read of a tool would go through Python's slower lookup (about 3× per read,
+    ~10k instructions per ``tools/call``), for the life of the process.
+
     A subclass that defines its own ``__getstate__`` passes its state through
     :meth:`packed_state`. Everything else (``dataclasses.replace``, equality, ``repr``) reads
     the fields by attribute, which unpacks them.
@@ -215,6 +221,25 @@ class PackedFields:
 
     #: The fields a stored instance keeps as one pickled ``bytes`` object.
     packed_fields: ClassVar[tuple[str, ...]] = ()
+    #: The variant a stored instance is loaded as (made for each subclass).
+    Packed: ClassVar[type]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "_unpacked_class" in cls.__dict__:  # the variant itself
+            return
+        cls.Packed = type(
+            cls.__name__,
+            (cls,),
+            {
+                "_unpacked_class": cls,
+                "__module__": cls.__module__,
+                "__qualname__": f"{cls.__qualname__}.Packed",  # what pickle stores
+                "__getattr__": _read_packed,
+                "__eq__": _compare_unpacked,
+                "__hash__": None,  # as the dataclass itself (eq without frozen)
+            },
+        )
 
     def packed_state(self, state: dict[str, Any]) -> dict[str, Any]:
         """``state`` (a copy of the instance's ``__dict__``) with the packed fields replaced
@@ -231,31 +256,56 @@ class PackedFields:
     def __getstate__(self) -> dict[str, Any]:
         return self.packed_state(self.__dict__.copy())
 
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        state = self.__getstate__()
+        cls = type(self).Packed if PACKED in state else type(self)
+        return _new, (cls,), state
+
     def __setstate__(self, state: dict[str, Any]) -> None:
-        # Defined, so that pickle does not look it up through __getattr__ (an AttributeError
-        # raised per instance: 45 ms of a 5,000-operation group's load).
         self.__dict__.update(state)
 
-    if not TYPE_CHECKING:  # for the type checker, a misspelt attribute stays an error
 
-        def __getattr__(self, name: str) -> Any:
-            # Called only when the ordinary lookup fails: a packed field of a loaded instance
-            # that nothing has read yet (or a missing attribute: still an AttributeError).
-            attributes = self.__dict__
-            packed = attributes.get(PACKED)
-            if packed is None or name not in self.packed_fields:
-                if name in attributes:  # unpacked by another thread since the lookup failed
-                    return attributes[name]
-                raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-            # The fields first, the bytes dropped after: a thread reading another field
-            # meanwhile finds it, or unpacks the same values again, and keeps what is there.
-            if isinstance(packed, tuple):  # bytes that refer to the build's shared values
-                shared, data = packed
-                values = _SharingUnpickler(io.BytesIO(data), shared).load()
-            else:
-                values = pickle.loads(packed)
-            for field, value in zip(self.packed_fields, values, strict=True):
-                # A field set since the load (or by a thread that unpacked first) is kept.
-                attributes.setdefault(field, value)
-            attributes.pop(PACKED, None)
-            return attributes[name]
+def _new(cls: type[Any]) -> Any:
+    # Pickle's own __newobj__ wants the instance's class; a stored one is loaded as another.
+    return object.__new__(cls)
+
+
+def _unpack(instance: Any) -> None:
+    """Put ``instance``'s packed fields back as attributes, and its own class back."""
+    attributes = instance.__dict__
+    packed = attributes.get(PACKED)
+    if packed is not None:
+        if isinstance(packed, tuple):  # bytes that refer to the build's shared values
+            shared, data = packed
+            values = _SharingUnpickler(io.BytesIO(data), shared).load()
+        else:
+            values = pickle.loads(packed)
+        # The fields first, the bytes dropped after: a thread reading another field meanwhile
+        # finds it, or unpacks the same values again; a field set since the load (or by a
+        # thread that unpacked first) is kept.
+        for field, value in zip(instance.packed_fields, values, strict=True):
+            attributes.setdefault(field, value)
+        attributes.pop(PACKED, None)
+    unpacked_class = getattr(type(instance), "_unpacked_class", None)
+    if unpacked_class is not None:
+        object.__setattr__(instance, "__class__", unpacked_class)
+
+
+def _read_packed(self: Any, name: str) -> Any:
+    # The Packed variant's __getattr__, called only when the ordinary lookup fails: a packed
+    # field of a loaded instance that nothing has read yet (or a missing attribute: still an
+    # AttributeError).
+    attributes = self.__dict__
+    if name in self.packed_fields and PACKED in attributes:
+        _unpack(self)
+    if name in attributes:  # unpacked now, or by another thread since the lookup failed
+        return attributes[name]
+    raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+def _compare_unpacked(self: Any, other: Any) -> Any:
+    # The dataclass's __eq__ compares instances of one class only.
+    _unpack(self)
+    if isinstance(other, PackedFields):
+        _unpack(other)
+    return self == other
