@@ -671,9 +671,9 @@ def share_equal_values(build: Any) -> list[PackedFields]:
         The build's instances that keep fields packed when stored
         (:class:`~mcp_bridge.toolset.packing.PackedFields`).
     """
-    sharing = _Sharing()
-    sharing.value(build)
-    return sharing.packed
+    walk = _Sharing()
+    walk.value(build)
+    return walk.packed
 
 
 def dumps(build: Any, index: UrlIndex) -> bytes:
