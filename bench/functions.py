@@ -129,7 +129,6 @@ def run(
     lib.log(
         f"functions: {view} view, {first} and {second}, {FEW} and {MANY} requests each under callgrind"
     )
-    instructions.fill_build_store(view)
     a, b = per_request(first, view), per_request(second, view)
     names = [name for name in set(a) | set(b) if only in name]
     names.sort(key=lambda name: -abs(b.get(name, 0) - a.get(name, 0)))

@@ -19,10 +19,9 @@ handler, no network):
    kind's figure by ±25k instructions per request between runs of the same code;
 3. then ``n`` more requests.
 
-The warm-up runs once outside valgrind first (:func:`fill_build_store`), so that both counted
-processes load the tool set from the build store rather than one building it. With
-``BENCH_INSTRUCTIONS_REPEATS=N``, each figure is the median of ``N`` such counts, and the
-table's note gives their ranges.
+The benchmark's settings have no build store (``bench/site/settings.py``): both counted
+processes build the tool set in their warm-up, alike. With ``BENCH_INSTRUCTIONS_REPEATS=N``,
+each figure is the median of ``N`` such counts, and the table's note gives their ranges.
 
 Run once with ``n = FEW`` and once with ``n = MANY``, the difference divided by
 ``MANY - FEW`` is the cost of one request, start-up and warm-up cancelled out. Both
@@ -40,6 +39,13 @@ sides pay alike), MCP/floor (what the bridge spends above the floor), MCP/mounte
 (the same, less what the include() costs), and the targets (against the flat floor):
 MCP ≤ 1.01× the floor for every view, and ≤ 1.06× REST for the tiny view, ≤ 1.01× for the
 20-row list.
+
+The URLs themselves are counted too, once per run (:func:`per_resolution`): Django's
+``URLResolver.resolve()`` of the endpoint's path (``/mcp/bench/``) and of the flat floor's
+(``/floor/``), alone, in a process that only resolves. Their difference is what any view at the
+endpoint's URL pays above the flat floor before it runs a line of its own; the **floor at the
+endpoint's URL** (the flat floor plus that difference) is the least a bridge mounted by
+``include("mcp_bridge.urls")`` can count, and MCP above it is what the bridge itself spends.
 """
 
 from __future__ import annotations
@@ -69,12 +75,22 @@ REPEATS = max(1, int(os.environ.get("BENCH_INSTRUCTIONS_REPEATS", "1")))
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 
+#: The kinds whose URL is resolved alone (:func:`per_resolution`), prefixed in the child's
+#: command line: ``url:mcp``, ``url:floor``.
+URL_KINDS = ("floor", "mcp")
+_URL_PREFIX = "url:"
+
+
 def _child(kind: str, view: str, n: int) -> None:
-    """Inside valgrind: warm up, then send ``n`` requests of ``kind`` (one of :data:`KINDS`)."""
+    """Inside valgrind: warm up, then send ``n`` requests of ``kind`` (one of :data:`KINDS`),
+    or resolve the URL of a ``url:`` kind ``n`` times."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.site.settings")
     import django
 
     django.setup()
+    if kind.startswith(_URL_PREFIX):
+        _resolve_child(lib.IN_PROCESS_PATHS[kind.removeprefix(_URL_PREFIX)], n)
+        return
     senders = lib.in_process_senders(view)
 
     # Every kind warms up, whichever is measured: the process then holds what a server
@@ -90,6 +106,20 @@ def _child(kind: str, view: str, n: int) -> None:
         gc.disable()
     for _ in range(n):
         send()
+
+
+def _resolve_child(path: str, n: int) -> None:
+    """Resolve ``path`` as Django's handler does for a request (the root resolver of
+    ``ROOT_URLCONF``), warmed and frozen as :func:`_child` does, then ``n`` times."""
+    from django.urls import get_resolver
+
+    resolver = get_resolver()
+    for _ in range(WARM_UP):
+        resolver.resolve(path)
+    gc.collect()
+    gc.freeze()
+    for _ in range(n):
+        resolver.resolve(path)
 
 
 def _start(kind: str, view: str, n: int, scratch: str) -> subprocess.Popen[str]:
@@ -143,22 +173,6 @@ def _collected(process: subprocess.Popen[str], what: str) -> int:
     return int(found[-1])
 
 
-def fill_build_store(view: str) -> None:
-    """Run the warm-up once outside valgrind, so that the build store holds the tool set.
-
-    The two counted processes of a measure start together: after a change of the code (which
-    the build's key includes), one would build the tool set and store it while the other waited
-    and loaded it, and their warm-ups, which the difference is meant to cancel, would differ.
-    """
-    subprocess.run(
-        [sys.executable, "-m", "bench.instructions", "--child", "mcp", view, "0"],
-        cwd=lib.ROOT,
-        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(lib.ROOT)},
-        stdout=subprocess.DEVNULL,
-        check=True,
-    )
-
-
 def per_request(kind: str, view: str) -> float:
     with tempfile.TemporaryDirectory() as scratch:
         few, many = _start(kind, view, FEW, scratch), _start(kind, view, MANY, scratch)
@@ -169,16 +183,31 @@ def per_request(kind: str, view: str) -> float:
     return (counts[0] - counts[1]) / (MANY - FEW)
 
 
+def per_resolution(kind: str) -> float:
+    """Instructions of one ``URLResolver.resolve()`` of ``kind``'s URL (one of :data:`URL_KINDS`),
+    counted as :func:`per_request` counts a request."""
+    return per_request(_URL_PREFIX + kind, "-")
+
+
 def run(views: list[str] | None = None) -> str:
     if shutil.which("valgrind") is None:
         return "Instruction counts skipped: valgrind is not installed (apt-get install valgrind).\n"
     rows = []
     spreads: list[str] = []
+    lib.log(
+        f"instructions: the URLs of the floor and of the endpoint, {FEW} and {MANY} resolutions"
+    )
+    urls = {kind: [per_resolution(kind) for _ in range(REPEATS)] for kind in URL_KINDS}
+    spreads.extend(
+        f"URL {kind} {min(values) / 1e3:,.1f}-{max(values) / 1e3:,.1f}k"
+        for kind, values in urls.items()
+        if len(values) > 1
+    )
+    url_floor, url_mcp = (statistics.median(urls[kind]) for kind in URL_KINDS)
     for view in views or list(CASES):
         lib.log(
             f"instructions: {view} view, REST, floors and tools/call, {FEW} and {MANY} requests each under callgrind"
         )
-        fill_build_store(view)
         counted = {kind: [per_request(kind, view) for _ in range(REPEATS)] for kind in KINDS}
         spreads.extend(
             f"{view} {kind} {min(values) / 1e3:,.1f}-{max(values) / 1e3:,.1f}k"
@@ -186,6 +215,7 @@ def run(views: list[str] | None = None) -> str:
             if len(values) > 1
         )
         rest, floor, mounted, mcp = (statistics.median(counted[kind]) for kind in KINDS)
+        floor_at_endpoint = floor + url_mcp - url_floor
         rows.append(
             [
                 view,
@@ -199,6 +229,8 @@ def run(views: list[str] | None = None) -> str:
                 f"{(mcp - floor) / 1e3:,.0f}",
                 f"{mounted / 1e3:,.0f}",
                 f"{mcp / mounted:.3f}",
+                f"{floor_at_endpoint / 1e3:,.0f} ({floor_at_endpoint / floor:.4f}× the floor)",
+                f"{mcp / floor_at_endpoint:.3f}",
             ]
         )
     return lib.table(
@@ -215,12 +247,17 @@ def run(views: list[str] | None = None) -> str:
             "above the floor, k instr",
             "mounted floor k instr",
             "MCP/mounted floor",
+            "floor at the endpoint's URL, k instr",
+            "MCP/floor at the endpoint's URL",
         ],
         rows,
         f"Per request = (count of {MANY} requests - count of {FEW}) / {MANY - FEW}, after {WARM_UP} of each kind; "
         "PYTHONHASHSEED=0. Counts repeat run to run, unlike times on a shared host. The floor is "
         "the same JSON-RPC POST handed to the same view with the same envelope (bench.site.urls.floor); "
-        "the mounted floor is the same view at a URL of an include(), as the MCP endpoint is mounted."
+        "the mounted floor is the same view at a URL of an include(), as the MCP endpoint is mounted. "
+        f"Resolving the endpoint's URL ({lib.IN_PROCESS_PATHS['mcp']}) costs {url_mcp / 1e3:,.1f}k, the "
+        f"floor's ({lib.IN_PROCESS_PATHS['floor']}) {url_floor / 1e3:,.1f}k: the floor at the endpoint's "
+        "URL (the floor plus their difference) is the least a bridge mounted there can count."
         + (
             f" Each figure is the median of {REPEATS} counts; their ranges: {'; '.join(spreads)}."
             if spreads

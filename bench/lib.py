@@ -227,6 +227,14 @@ IN_PROCESS_CASES = {
 }
 
 
+#: The URL each in-process kind POSTs its ``tools/call`` to (``bench.site.urls``).
+IN_PROCESS_PATHS = {
+    "mcp": "/mcp/bench/",
+    "floor": "/floor/",
+    "floor_mounted": "/floor-mounted/bench/",
+}
+
+
 def in_process_senders(view: str) -> dict[str, Any]:
     """``{"mcp": ..., "floor": ..., "floor_mounted": ..., "rest": ...}``: callables sending one
     ``tools/call``, the same JSON-RPC POST to the floor (``bench.site.urls.floor``, and mounted
@@ -246,20 +254,24 @@ def in_process_senders(view: str) -> dict[str, Any]:
     }
 
     def mcp() -> None:
-        response = client.post("/mcp/bench/", body, content_type="application/json", **headers)
+        response = client.post(
+            IN_PROCESS_PATHS["mcp"], body, content_type="application/json", **headers
+        )
         assert response.status_code == 200 and b'"isError":false' in response.content, (
             response.content[:300]
         )
 
     def floor() -> None:
-        response = client.post("/floor/", body, content_type="application/json", **headers)
+        response = client.post(
+            IN_PROCESS_PATHS["floor"], body, content_type="application/json", **headers
+        )
         assert response.status_code == 200 and b'"isError":false' in response.content, (
             response.content[:300]
         )
 
     def floor_mounted() -> None:
         response = client.post(
-            "/floor-mounted/bench/", body, content_type="application/json", **headers
+            IN_PROCESS_PATHS["floor_mounted"], body, content_type="application/json", **headers
         )
         assert response.status_code == 200 and b'"isError":false' in response.content, (
             response.content[:300]
