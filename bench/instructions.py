@@ -78,6 +78,8 @@ _COLLECTED = re.compile(r"Collected : (\d+)")
 #: The kinds whose URL is resolved alone (:func:`per_resolution`), prefixed in the child's
 #: command line: ``url:mcp``, ``url:floor``.
 URL_KINDS = ("floor", "mcp")
+#: How many resolutions the two counted processes of a URL make (:func:`per_resolution`).
+RESOLUTIONS = (500, 4500)
 _URL_PREFIX = "url:"
 
 
@@ -173,20 +175,22 @@ def _collected(process: subprocess.Popen[str], what: str) -> int:
     return int(found[-1])
 
 
-def per_request(kind: str, view: str) -> float:
+def per_request(kind: str, view: str, few: int = FEW, many: int = MANY) -> float:
     with tempfile.TemporaryDirectory() as scratch:
-        few, many = _start(kind, view, FEW, scratch), _start(kind, view, MANY, scratch)
+        fewer, more = _start(kind, view, few, scratch), _start(kind, view, many, scratch)
         counts = (
-            _collected(many, f"{kind} {view} x{MANY}"),
-            _collected(few, f"{kind} {view} x{FEW}"),
+            _collected(more, f"{kind} {view} x{many}"),
+            _collected(fewer, f"{kind} {view} x{few}"),
         )
-    return (counts[0] - counts[1]) / (MANY - FEW)
+    return (counts[0] - counts[1]) / (many - few)
 
 
 def per_resolution(kind: str) -> float:
     """Instructions of one ``URLResolver.resolve()`` of ``kind``'s URL (one of :data:`URL_KINDS`),
-    counted as :func:`per_request` counts a request."""
-    return per_request(_URL_PREFIX + kind, "-")
+    counted as :func:`per_request` counts a request, over :data:`RESOLUTIONS`: two processes
+    differ by up to a few million instructions before the first one (Django's set-up, where
+    malloc finds memory), which 200 resolutions of ~100k each would not outweigh."""
+    return per_request(_URL_PREFIX + kind, "-", *RESOLUTIONS)
 
 
 def run(views: list[str] | None = None) -> str:
@@ -195,7 +199,8 @@ def run(views: list[str] | None = None) -> str:
     rows = []
     spreads: list[str] = []
     lib.log(
-        f"instructions: the URLs of the floor and of the endpoint, {FEW} and {MANY} resolutions"
+        "instructions: the URLs of the floor and of the endpoint, "
+        f"{RESOLUTIONS[0]} and {RESOLUTIONS[1]} resolutions each under callgrind"
     )
     urls = {kind: [per_resolution(kind) for _ in range(REPEATS)] for kind in URL_KINDS}
     spreads.extend(
