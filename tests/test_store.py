@@ -243,6 +243,47 @@ def test_the_key_changes_with_a_catalogue_file(settings, tmp_path):
     assert len({before, first, second}) == 3
 
 
+def _page_description(group: str) -> str:
+    tool = next(
+        t for t in registry.get_toolset(group).tools if "page" in t.input_schema["properties"]
+    )
+    return tool.input_schema["properties"]["page"]["description"]
+
+
+def test_a_django_catalogue_of_the_default_language_changed_since_the_build_is_built_again(
+    settings, tmp_path, monkeypatch
+):
+    """The build evaluates the lazy texts (DRF's, the bridge's default texts, a help_text) in
+    LANGUAGE_CODE: a project's django.mo for it, compiled after the build, is a new build."""
+    import polib
+    from django.utils.translation import trans_real
+
+    directory = _configure(settings, tmp_path)
+    catalogues = tmp_path / "locale" / settings.LANGUAGE_CODE / "LC_MESSAGES"
+    catalogues.mkdir(parents=True)
+    settings.LOCALE_PATHS = [str(tmp_path / "locale")]
+    stored = _page_description("cases")
+    assert stored and any(directory.iterdir())  # built and stored
+
+    po = polib.POFile()
+    po.metadata = {"Content-Type": "text/plain; charset=UTF-8"}
+    po.append(polib.POEntry(msgid=stored, msgstr="The page, as this project words it."))
+    po.save_as_mofile(str(catalogues / "django.mo"))
+    _forget()  # a new process: no tool set, and Django reads the catalogues again
+    monkeypatch.setattr(trans_real, "_translations", {})
+    assert _page_description("cases") == "The page, as this project words it."
+
+
+def test_a_django_catalogue_of_another_language_leaves_the_key(settings, tmp_path):
+    _configure(settings, tmp_path)
+    settings.LOCALE_PATHS = [str(tmp_path / "locale")]
+    (tmp_path / "locale" / "uk" / "LC_MESSAGES").mkdir(parents=True)
+    before = _key()
+    (tmp_path / "locale" / "uk" / "LC_MESSAGES" / "django.mo").write_bytes(b"a catalogue")
+    translation.clear_cache()
+    assert _key() == before  # only LANGUAGE_CODE's texts are in a build
+
+
 def _urlconf(*patterns) -> ModuleType:
     module = ModuleType("tests.test_store_urlconf")
     module.urlpatterns = [*patterns, path("mcp/", include("mcp_bridge.urls"))]

@@ -33,7 +33,8 @@ settings that shape the tools (``MCP_BRIDGE`` but the keys no build reads,
 code (the ``.py`` files of every installed app outside site-packages, of the URLconf, of the
 settings module and of every module that defines a view class of the URLconf); the
 URLconf's operations as the walk found them (paths, methods, views, actions, membership);
-every tool-text catalogue file (``mcp_tools*.mo``); and ``BUILD_STORE["RELEASE"]``, for
+every tool-text catalogue file (``mcp_tools*.mo``) and the ``django.mo`` catalogues of
+``LANGUAGE_CODE`` (the build evaluates the lazy texts in it); and ``BUILD_STORE["RELEASE"]``, for
 code the key cannot see (a library outside the apps that is not an installed distribution).
 
 **One builder per key.** A process that finds no build takes the key's lease from the
@@ -88,7 +89,7 @@ from mcp_bridge.decorators import METADATA_ATTR
 from mcp_bridge.locking import Lease, get_lock_backend
 from mcp_bridge.toolset.openapi import UrlIndex
 from mcp_bridge.toolset.packing import PackedFields, sharing
-from mcp_bridge.toolset.translation import DOMAIN, locale_dirs
+from mcp_bridge.toolset.translation import DOMAIN, catalogue_fingerprint, locale_dirs
 
 logger = logging.getLogger("mcp_bridge.store")
 
@@ -544,6 +545,10 @@ def build_key(group: str, version: str | None, urlconf: Any, index: UrlIndex) ->
     views = {callback.cls.__module__ for _, _, callback in index.endpoints.get(group, [])}
     _hash_files(digest, _module_files([*views, urlconf_name]))
     _hash_files(digest, _catalogue_files())
+    # And the catalogues of Django's own domain in LANGUAGE_CODE: the build evaluates the lazy
+    # texts (a serializer's help_text, a model's verbose_name, DRF's and the bridge's default
+    # texts) in that language, so a project's django.mo for it shapes the stored build.
+    digest.update(catalogue_fingerprint(group, settings.LANGUAGE_CODE).encode())
     return BuildKey(group, version, digest.hexdigest())
 
 
