@@ -107,7 +107,9 @@ def child(mode: str, size: int, directory: str, prefix: str) -> None:
 
             from mcp_bridge.toolset import registry, store
 
-            call_command("mcp_build", group, stdout=sys.stderr)
+            # The pages of the revision the first tools/list below asks for, as before
+            # mcp_build encoded both eras' by default: the memory figures stay comparable.
+            call_command("mcp_build", group, revision=[lib.REVISION], stdout=sys.stderr)
             key = store.build_key(group, None, None, registry.get_url_index())
             data = store.FileBuildStore(directory).get(key.name)
             assert data is not None, "mcp_build stored nothing"

@@ -31,7 +31,7 @@ from django.urls import include, path
 
 from mcp_bridge.base.conf import DEFS, bridge_settings
 from mcp_bridge.base.errors import ToolSetError
-from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
+from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION, MODERN_REVISIONS
 from mcp_bridge.checks import check_build_store
 from mcp_bridge.locking import get_lock_backend
 from mcp_bridge.toolset import packing, registry, store, translation
@@ -483,7 +483,12 @@ def test_mcp_build_encodes_every_page(settings, tmp_path, monkeypatch):
     _configure(settings, tmp_path)
     settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "PAGE_SIZE": 3}
     out = io.StringIO()
-    call_command("mcp_build", "catalog", "--profile", "defs", "--profile", "inline", stdout=out)
+    call_command(
+        "mcp_build",
+        "catalog",
+        *("--revision", LATEST_HANDSHAKE_REVISION, "--profile", "defs", "--profile", "inline"),
+        stdout=out,
+    )
     assert "catalog: 7 tools, 6 pages" in out.getvalue()  # 3 pages in each of 2 profiles
     _forget()
     monkeypatch.setattr(registry, "_build", _never_built)
@@ -517,6 +522,102 @@ def test_mcp_build_prunes_older_builds(settings, tmp_path):
     call_command("mcp_build", "catalog", "--prune", stdout=out)
     assert "deleted catalog.-." in out.getvalue()
     assert len(list(directory.glob("catalog.-.*.build"))) == 1
+
+
+def test_mcp_build_encodes_the_pages_of_both_eras_by_default(settings, tmp_path, monkeypatch):
+    _configure(settings, tmp_path)
+    out = io.StringIO()
+    call_command("mcp_build", "catalog", stdout=out)
+    assert "catalog: 7 tools, 2 pages" in out.getvalue()
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    loaded = registry.get_toolset("catalog")
+    # A client of either era gets its first tools/list from the store.
+    assert {key[0] for key in loaded.pages} == {LATEST_HANDSHAKE_REVISION, MODERN_REVISIONS[-1]}
+
+
+def test_mcp_build_exits_with_1_when_a_build_cannot_be_written(settings, tmp_path, monkeypatch):
+    _configure(settings, tmp_path)
+
+    def full_disk(self, name, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store.FileBuildStore, "put", full_disk)
+    err = io.StringIO()
+    with pytest.raises(SystemExit) as exit_status:
+        call_command("mcp_build", "catalog", stdout=io.StringIO(), stderr=err)
+    assert exit_status.value.code == 1  # a deploy script stops: every worker would build it
+    assert "1 build(s) cannot be written to files in" in err.getvalue()
+
+
+def test_mcp_build_refuses_a_cache_no_server_shares(settings, tmp_path):
+    settings.CACHES = {
+        **settings.CACHES,
+        "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    }
+    settings.MCP_BRIDGE = {"BUILD_STORE": {"BACKEND": "cache", "CACHE_ALIAS": "local"}}
+    with pytest.raises(CommandError, match="would be lost with it"):
+        call_command("mcp_build", "catalog", stdout=io.StringIO())
+
+
+def test_mcp_build_refuses_a_directory_the_servers_would_not_load_from(settings, tmp_path):
+    directory = _configure(settings, tmp_path)
+    directory.mkdir()
+    directory.chmod(0o777)
+    with pytest.raises(CommandError, match="would refuse to load from the build store"):
+        call_command("mcp_build", "catalog", stdout=io.StringIO())
+    assert not list(directory.iterdir())  # nothing built, nothing written
+
+
+def test_mcp_build_says_that_prune_is_for_the_file_store(settings, tmp_path):
+    settings.CACHES = {
+        **settings.CACHES,
+        "shared": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(tmp_path / "cache"),
+        },
+    }
+    settings.MCP_BRIDGE = {"BUILD_STORE": {"BACKEND": "cache", "CACHE_ALIAS": "shared"}}
+    with pytest.raises(CommandError, match="--prune deletes the file store's files"):
+        call_command("mcp_build", "catalog", "--prune", stdout=io.StringIO())
+
+
+def test_a_chosen_directory_follows_the_umask_and_the_default_one_is_private(tmp_path, monkeypatch):
+    previous = os.umask(0o022)
+    try:
+        chosen = store.FileBuildStore(tmp_path / "chosen")
+        chosen.make_directory()
+        monkeypatch.setattr(store, "default_build_directory", lambda: tmp_path / "default")
+        default = store.FileBuildStore()
+        default.make_directory()
+    finally:
+        os.umask(previous)
+    # The servers' user reads what a deploy step run by another user wrote; nobody else writes.
+    assert (tmp_path / "chosen").stat().st_mode & 0o777 == 0o755
+    assert (tmp_path / "default").stat().st_mode & 0o777 == 0o700
+
+
+def test_a_directory_the_servers_may_only_read_is_a_warning(settings, tmp_path, monkeypatch):
+    directory = _configure(settings, tmp_path)
+    directory.mkdir()
+
+    def read_only(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    # As for a server's user in an image whose store the build step wrote (root bypasses modes).
+    monkeypatch.setattr(store.tempfile, "NamedTemporaryFile", read_only)
+    assert [m.id for m in check_build_store()] == ["mcp_bridge.W141"]  # no command is stopped
+
+
+def test_a_worker_logs_whether_it_loaded_or_built(settings, tmp_path, caplog):
+    _configure(settings, tmp_path)
+    with caplog.at_level(logging.INFO, logger="mcp_bridge.store"):
+        registry.get_toolset("catalog")
+        _forget()
+        registry.get_toolset("catalog")
+    messages = [r.getMessage() for r in caplog.records if r.name == "mcp_bridge.store"]
+    assert messages[0].startswith("Built catalog.-.") and "and stored it in files in" in messages[0]
+    assert messages[1].startswith("Loaded the build catalog.-.")
 
 
 def test_mcp_build_without_a_store_says_so(settings):

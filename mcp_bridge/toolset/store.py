@@ -67,6 +67,7 @@ import sys
 import sysconfig
 import tempfile
 import threading
+import time
 import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
@@ -108,7 +109,8 @@ _KEYED_SETTINGS = (
     "USE_I18N",
 )
 #: The ``MCP_BRIDGE`` keys that no build reads (the store itself, locks, the transport's
-#: limits): a deploy may set them differently where it builds (no Redis in an image build).
+#: limits): a deploy may set them differently where it builds (no Redis in an image build),
+#: from the environment in the same settings module, whose file is part of the key.
 _UNKEYED_BRIDGE_SETTINGS = frozenset(
     {
         "BUILD_STORE",
@@ -222,8 +224,18 @@ class FileBuildStore(BuildStore):
         except FileNotFoundError:
             return None
 
+    def make_directory(self) -> None:
+        """Make the directory when it is missing: the default one (in the shared temporary
+        directory) for this user alone (``0700``), a chosen one with the process's umask, as
+        ``collectstatic`` makes its own, so that the servers' user can read what a deploy
+        step run by another user wrote (``check_trusted`` refuses it if anyone may write it)."""
+        if self.chosen:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        else:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+
     def put(self, name: str, data: bytes) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.make_directory()
         target = self.path(name)
         temporary = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         temporary.write_bytes(data)
@@ -750,11 +762,21 @@ def loads(data: bytes, index: UrlIndex) -> Any:
 
 def load(store: BuildStore, key: BuildKey, index: UrlIndex) -> Any:
     """The build stored under ``key``, or ``None`` (absent, stale or unreadable: logged)."""
+    start = time.perf_counter()
     try:
         data = store.get(key.name)
         if data is None:
             return None
-        return loads(data, index)
+        found = loads(data, index)
+        # What an operator looks for to tell that a worker loaded rather than built.
+        logger.info(
+            "Loaded the build %s from %s (%.1f KiB) in %.0f ms.",
+            key.name,
+            store.describe(),
+            len(data) / 1024,
+            (time.perf_counter() - start) * 1000,
+        )
+        return found
     except StaleBuild as exc:
         logger.info("The stored build %s is not used: %s.", key.name, exc)
     except Exception:  # the store failed, or the bytes are not a build: build instead
@@ -824,8 +846,17 @@ def load_or_build(
     try:
         found = load(store, key, index)  # another process built it while this one waited
         if found is None:
+            start = time.perf_counter()
             found = build()
-            save(store, key, found, index)
+            size = save(store, key, found, index)
+            if size is not None:
+                logger.info(
+                    "Built %s in %.1f s and stored it in %s (%.1f KiB).",
+                    key.name,
+                    time.perf_counter() - start,
+                    store.describe(),
+                    size / 1024,
+                )
         return found
     finally:
         _release(key, lease)
@@ -870,8 +901,9 @@ _UNSHARED_CACHES = (
 
 def find_store_problems() -> list[Problem]:
     """The build store can be used: ``mcp_bridge.E140`` (a cache alias that does not exist),
-    ``E141`` (a directory that cannot be written), ``W140`` (a cache that no other process
-    shares, so that every process still builds every group)."""
+    ``E141`` (a directory that cannot be made, written nor read), ``W141`` (one that can be
+    read, not written: a deploy step's), ``W140`` (a cache that no other process shares, so
+    that every process still builds every group)."""
     try:
         options = store_settings()
     except ImproperlyConfigured:
@@ -901,12 +933,27 @@ def find_store_problems() -> list[Problem]:
                 )
             ]
         return []
-    directory = FileBuildStore(options["DIRECTORY"]).directory
+    file_store = FileBuildStore(options["DIRECTORY"])
+    directory = file_store.directory
     try:
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        file_store.make_directory()
         with tempfile.NamedTemporaryFile(dir=directory, prefix=".probe-"):
             pass
     except OSError as exc:
+        if directory.is_dir() and os.access(directory, os.R_OK | os.X_OK):
+            # A store a deploy step filled and the servers may only read (an image's files):
+            # every build it holds is loaded; only a missing one is built and not stored.
+            return [
+                Problem(
+                    "mcp_bridge.W141",
+                    f"The build store's directory {directory} can be read but not written "
+                    f"({exc}): the builds in it are loaded, and a group it does not hold is "
+                    "built by every process, without being stored.",
+                    "Fine for a store that `manage.py mcp_build` filled at deploy time (run it "
+                    "for every group, with the servers' settings); otherwise let the server "
+                    "processes write the directory.",
+                )
+            ]
         return [
             Problem(
                 "mcp_bridge.E141",

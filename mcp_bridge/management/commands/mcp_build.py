@@ -5,15 +5,19 @@ start, and each of them loads its groups from the store (``MCP_BRIDGE["BUILD_STO
 :mod:`mcp_bridge.toolset.store`) instead of running drf-spectacular and the build itself.
 Every group is built afresh (the store is written, never read), and its ``tools/list``
 pages are encoded before it is stored, for the protocol revisions and schema profiles
-given (by default the latest handshake revision, in ``SCHEMA_PROFILE``), so that a loading
-process answers its first ``tools/list`` without encoding anything. A search-mode group's
+given (by default the latest revision of each era, the handshake one and the stateless one,
+in ``SCHEMA_PROFILE``), so that a loading process answers its first ``tools/list`` without
+encoding anything. A search-mode group's
 search indexes (docs/discovery.md) of its own texts and of its default language are part of
 every build; ``--language`` adds the index of another language its callers negotiate, so that
 a loading process answers their first search without indexing anything either.
 
 A group that cannot be built is stored as refused (every process answers HTTP 500 at its
 endpoint, as after its own build), printed with its problems, and makes the command exit
-with status 1, so that a deploy script stops.
+with status 1, so that a deploy script stops; so does a build that cannot be written (Redis
+down, a full disk). A store no server would read from stops the command before it builds
+anything: a cache no other process shares (``W140``), a directory anyone may write to (the
+servers refuse to load from it).
 
 Usage::
 
@@ -21,7 +25,7 @@ Usage::
     python manage.py mcp_build catalog orders   # some groups
     python manage.py mcp_build --revision 2025-11-25 --revision 2026-07-28 --profile inline
     python manage.py mcp_build --language de --language uk   # search indexes of these languages
-    python manage.py mcp_build --prune          # and delete earlier builds (file store)
+    python manage.py mcp_build --prune          # and delete the group's other builds (file store)
 """
 
 from __future__ import annotations
@@ -46,7 +50,18 @@ from mcp_bridge.base.protocol import (
 from mcp_bridge.dispatch.methods import Call, handle_message
 from mcp_bridge.toolset.profiles import PROFILES
 from mcp_bridge.toolset.registry import ToolSet, build_toolset, get_groups, get_url_index
-from mcp_bridge.toolset.store import FileBuildStore, build_key, get_build_store, save
+from mcp_bridge.toolset.store import (
+    BuildStore,
+    FileBuildStore,
+    build_key,
+    find_store_problems,
+    get_build_store,
+    save,
+)
+
+#: The revisions whose pages are encoded by default: the latest of each era, so that a
+#: client of either gets its first tools/list from the store.
+DEFAULT_REVISIONS = (LATEST_HANDSHAKE_REVISION, MODERN_REVISIONS[-1])
 
 
 def encode_pages(toolset: ToolSet, revision: str, profile: str) -> int:
@@ -96,8 +111,8 @@ class Command(BaseCommand):
             "--revision",
             action="append",
             choices=SUPPORTED_REVISIONS,
-            help=f"Encode the tools/list pages for this protocol revision (repeatable; default "
-            f"{LATEST_HANDSHAKE_REVISION}).",
+            help="Encode the tools/list pages for this protocol revision (repeatable; default "
+            f"{' and '.join(DEFAULT_REVISIONS)}, the latest of each era).",
         )
         parser.add_argument(
             "--profile",
@@ -115,7 +130,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--prune",
             action="store_true",
-            help="Delete the file store's other builds of each group/version (earlier releases).",
+            help="Delete the file store's other builds of each group/version: earlier releases', "
+            "and those of any other settings writing to the same directory.",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -125,6 +141,7 @@ class Command(BaseCommand):
                 'MCP_BRIDGE["BUILD_STORE"] is None: there is no store to write to. Set it to {} '
                 'for the default file store, or {"BACKEND": "cache", "CACHE_ALIAS": "..."}.'
             )
+        refuse_useless_store(store, prune=options["prune"])
         groups = get_groups()
         unknown = sorted(set(options["groups"]) - set(groups))
         if unknown:
@@ -138,10 +155,10 @@ class Command(BaseCommand):
                 f"Unknown language(s): {', '.join(foreign)}. A caller's language is one of "
                 f"LANGUAGES: {', '.join(known_languages)}."
             )
-        revisions = options["revision"] or [LATEST_HANDSHAKE_REVISION]
+        revisions = options["revision"] or list(DEFAULT_REVISIONS)
         profiles = options["profile"] or [bridge_settings.SCHEMA_PROFILE]
         index = get_url_index()
-        refused = unindexed = 0
+        refused = unindexed = unstored = 0
         self.stdout.write(f"Writing builds to {store.describe()}.")
         for group, versions in groups.items():
             if options["groups"] and group not in options["groups"]:
@@ -160,6 +177,7 @@ class Command(BaseCommand):
                 key = build_key(group, version, None, index)
                 size = save(store, key, build, index)
                 seconds = time.perf_counter() - start
+                unstored += size is None
                 stored = (
                     f"{size / 1024:.1f} KiB" if size is not None else "NOT STORED (see the log)"
                 )
@@ -187,5 +205,46 @@ class Command(BaseCommand):
                 f"{unindexed} search index(es) cannot be built: a catalogue cannot be read "
                 "(its language's endpoint answers HTTP 500); fix it and run again."
             )
-        if refused or unindexed:
+        if unstored:
+            self.stderr.write(
+                f"{unstored} build(s) cannot be written to {store.describe()} (the log of "
+                "mcp_bridge.store says why): every server process would build them itself; "
+                "fix the store and run again."
+            )
+        if refused or unindexed or unstored:
             sys.exit(1)
+
+
+def refuse_useless_store(store: BuildStore, *, prune: bool) -> None:
+    """Stop before building anything when no server process would read what the command
+    writes, or when ``--prune`` cannot do what it says.
+
+    Raises:
+        CommandError: the store is a cache no other process shares (``W140``: the builds
+            would die with the command), a directory every user may write to (the servers
+            refuse to load from it), or ``--prune`` was given for a cache store.
+    """
+    unshared = [p for p in find_store_problems() if p.id == "mcp_bridge.W140"]
+    if unshared:
+        raise CommandError(
+            f"{unshared[0].msg} The builds of this command would be lost with it. {unshared[0].hint}"
+        )
+    if isinstance(store, FileBuildStore):
+        try:
+            store.make_directory()
+            store.check_trusted()
+        except PermissionError as exc:
+            raise CommandError(
+                f"The server processes would refuse to load from the build store: {exc} (a "
+                "stored build is a pickle: whoever may write the directory can run code in "
+                "every process that loads from it). Remove write access for other users, or "
+                'set MCP_BRIDGE["BUILD_STORE"]["DIRECTORY"] to a private directory.'
+            ) from None
+        except OSError as exc:
+            raise CommandError(f"The build store's directory cannot be made: {exc}.") from None
+    elif prune:
+        raise CommandError(
+            f"--prune deletes the file store's files; the store is {store.describe()}, whose "
+            'builds expire after BUILD_STORE["TIMEOUT"] seconds (or as the cache evicts them): '
+            "set a TIMEOUT, or leave --prune out."
+        )
