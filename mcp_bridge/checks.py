@@ -27,7 +27,7 @@ settings and walk the URLconf once, without generating any schema:
   :mod:`mcp_bridge.transport.explorer`);
 * :func:`check_discovery`: ``DISCOVERY`` and ``SEARCH_SYNONYMS`` name existing groups
   (``W101``, :mod:`mcp_bridge.toolset.discovery`);
-* :func:`check_build_store`: the store of shared builds (``E140``, ``E141``, ``W140``, ``W141``,
+* :func:`check_build_store`: the store of shared builds (``E140``, ``E141``, ``E142``, ``W140``, ``W141``,
   :mod:`mcp_bridge.toolset.store`);
 * :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
   ``W001``, ``W002``, :mod:`mcp_bridge.toolset.translation`).
@@ -144,6 +144,7 @@ CHECK_IDS = {
     # The build store (mcp_bridge.toolset.store).
     "mcp_bridge.E140": "BUILD_STORE names a cache alias that settings.CACHES does not have",
     "mcp_bridge.E141": "the build store's directory cannot be created, read or written",
+    "mcp_bridge.E142": "the build store's directory may be written by every user (or is a default one of another user): no process loads from it",
     "mcp_bridge.W141": "the build store's directory can be read but not written (a store a deploy step filled)",
     "mcp_bridge.W140": "BUILD_STORE keeps builds in a cache no other process shares (LocMemCache, DummyCache)",
 }
@@ -227,7 +228,7 @@ def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
 
 @checks.register(TAG)
 def check_build_store(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """The build store of ``MCP_BRIDGE["BUILD_STORE"]`` can be used (E140, E141, W140, W141)."""
+    """The build store of ``MCP_BRIDGE["BUILD_STORE"]`` can be used (E140, E141, E142, W140, W141)."""
     return _messages(find_store_problems())
 
 

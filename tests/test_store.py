@@ -251,12 +251,11 @@ def _page_description(group: str) -> str:
 
 
 def test_a_django_catalogue_of_the_default_language_changed_since_the_build_is_built_again(
-    settings, tmp_path, monkeypatch
+    settings, tmp_path
 ):
     """The build evaluates the lazy texts (DRF's, the bridge's default texts, a help_text) in
     LANGUAGE_CODE: a project's django.mo for it, compiled after the build, is a new build."""
     import polib
-    from django.utils.translation import trans_real
 
     directory = _configure(settings, tmp_path)
     catalogues = tmp_path / "locale" / settings.LANGUAGE_CODE / "LC_MESSAGES"
@@ -269,8 +268,14 @@ def test_a_django_catalogue_of_the_default_language_changed_since_the_build_is_b
     po.metadata = {"Content-Type": "text/plain; charset=UTF-8"}
     po.append(polib.POEntry(msgid=stored, msgstr="The page, as this project words it."))
     po.save_as_mofile(str(catalogues / "django.mo"))
-    _forget()  # a new process: no tool set, and Django reads the catalogues again
-    monkeypatch.setattr(trans_real, "_translations", {})
+    _forget()
+    # A worker that started before keeps the texts Django read then, and so its key: it never
+    # stores its old texts under the new catalogue's key.
+    assert _page_description("cases") == stored
+    # A new process: Django reads the catalogues again (setting LOCALE_PATHS makes Django's
+    # test signals forget its translations, and the store the digest it read them with).
+    settings.LOCALE_PATHS = [str(tmp_path / "locale")]
+    _forget()
     assert _page_description("cases") == "The page, as this project words it."
 
 
@@ -556,7 +561,7 @@ def test_mcp_build_refuses_a_cache_no_server_shares(settings, tmp_path):
         "local": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     }
     settings.MCP_BRIDGE = {"BUILD_STORE": {"BACKEND": "cache", "CACHE_ALIAS": "local"}}
-    with pytest.raises(CommandError, match="would be lost with it"):
+    with pytest.raises(CommandError, match=r"where no server reads them: \[mcp_bridge.W140\]"):
         call_command("mcp_build", "catalog", stdout=io.StringIO())
 
 
@@ -564,7 +569,7 @@ def test_mcp_build_refuses_a_directory_the_servers_would_not_load_from(settings,
     directory = _configure(settings, tmp_path)
     directory.mkdir()
     directory.chmod(0o777)
-    with pytest.raises(CommandError, match="would refuse to load from the build store"):
+    with pytest.raises(CommandError, match=r"where no server reads them: \[mcp_bridge.E142\]"):
         call_command("mcp_build", "catalog", stdout=io.StringIO())
     assert not list(directory.iterdir())  # nothing built, nothing written
 
@@ -597,6 +602,29 @@ def test_a_chosen_directory_follows_the_umask_and_the_default_one_is_private(tmp
     assert (tmp_path / "default").stat().st_mode & 0o777 == 0o700
 
 
+def test_a_directory_anyone_may_write_is_a_check_error(settings, tmp_path, monkeypatch):
+    directory = _configure(settings, tmp_path)
+    directory.mkdir()
+    directory.chmod(0o777)
+    assert [m.id for m in check_build_store()] == ["mcp_bridge.E142"]  # loud, not only logged
+    directory.chmod(0o755)
+    monkeypatch.setattr(store, "default_build_directory", lambda: directory)
+    monkeypatch.setattr(os, "getuid", lambda: os.stat(directory).st_uid + 1)
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "BUILD_STORE": {}}  # the default directory
+    assert [m.id for m in check_build_store()] == ["mcp_bridge.E142"]  # of another user
+
+
+def test_a_build_is_written_for_its_owner_alone_whatever_the_umask(settings, tmp_path):
+    directory = _configure(settings, tmp_path)
+    previous = os.umask(0)
+    try:
+        registry.get_toolset("catalog")
+    finally:
+        os.umask(previous)
+    assert directory.stat().st_mode & 0o777 == 0o755
+    assert {p.stat().st_mode & 0o777 for p in directory.glob("*.build")} == {0o644}
+
+
 def test_a_directory_the_servers_may_only_read_is_a_warning(settings, tmp_path, monkeypatch):
     directory = _configure(settings, tmp_path)
     directory.mkdir()
@@ -618,6 +646,14 @@ def test_a_worker_logs_whether_it_loaded_or_built(settings, tmp_path, caplog):
     messages = [r.getMessage() for r in caplog.records if r.name == "mcp_bridge.store"]
     assert messages[0].startswith("Built catalog.-.") and "and stored it in files in" in messages[0]
     assert messages[1].startswith("Loaded the build catalog.-.")
+
+
+def test_mcp_build_says_when_a_language_has_nothing_to_index(settings, tmp_path):
+    _configure(settings, tmp_path)
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "DISCOVERY": "direct"}
+    out = io.StringIO()
+    call_command("mcp_build", "catalog", "--language", "de", stdout=out)
+    assert "--language: no group built here is in search mode" in out.getvalue()
 
 
 def test_mcp_build_without_a_store_says_so(settings):

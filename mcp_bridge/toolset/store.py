@@ -25,7 +25,7 @@ it (its path regex) and found again in the loading process's own URLconf walk. A
 names a pattern the URLconf no longer has is not loaded (it is built again).
 
 **The key** (:func:`build_key`) is a SHA-256 of everything a build depends on, so that a
-stale build is never served: the bridge's own code (every file of the package) and the
+stale build is never served: the bridge's own code (every ``.py`` file of the package) and the
 versions of every installed distribution, the Python version, the store format; the
 settings that shape the tools (``MCP_BRIDGE`` but the keys no build reads,
 :data:`_UNKEYED_BRIDGE_SETTINGS`, ``REST_FRAMEWORK``,
@@ -90,7 +90,7 @@ from mcp_bridge.decorators import METADATA_ATTR
 from mcp_bridge.locking import Lease, get_lock_backend
 from mcp_bridge.toolset.openapi import UrlIndex
 from mcp_bridge.toolset.packing import PackedFields, sharing
-from mcp_bridge.toolset.translation import DOMAIN, catalogue_fingerprint, locale_dirs
+from mcp_bridge.toolset.translation import DOMAIN, catalogue_files, locale_dirs
 
 logger = logging.getLogger("mcp_bridge.store")
 
@@ -229,8 +229,8 @@ class FileBuildStore(BuildStore):
         directory) for this user alone (``0700``), a chosen one with the process's umask, as
         ``collectstatic`` makes its own, so that the servers' user can read what a deploy
         step run by another user wrote (``check_trusted`` refuses it if anyone may write it)."""
-        if self.chosen:
-            self.directory.mkdir(parents=True, exist_ok=True)
+        if self.chosen:  # 0755 at most: with a umask of 0, not a directory anyone may write
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o755)
         else:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
 
@@ -238,7 +238,10 @@ class FileBuildStore(BuildStore):
         self.make_directory()
         target = self.path(name)
         temporary = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        temporary.write_bytes(data)
+        # 0644 at most, whatever the umask: nobody else may write what every process will load.
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
         os.replace(temporary, target)
 
     def prune(self, group: str, version: str | None, keep: str) -> list[Path]:
@@ -315,6 +318,7 @@ def _on_setting_changed(*, setting: str, **kwargs: Any) -> None:
     if setting == "MCP_BRIDGE" or setting in _KEYED_SETTINGS:
         with _digests_lock:
             _digests.pop("project", None)
+            _digests.pop("catalogues", None)
         _stores.clear()
 
 
@@ -481,6 +485,26 @@ def project_digest() -> str:
         return _digests["project"]
 
 
+def default_language_digest() -> str:
+    """The ``django.mo`` catalogues of ``LANGUAGE_CODE``: the build evaluates the lazy texts (a
+    serializer's ``help_text``, a model's ``verbose_name``, DRF's and the bridge's default texts)
+    in that language, so a project's catalogue of it shapes a stored build.
+
+    Read once per process and settings, as Django reads its translations (and keeps them for the
+    process's life): a worker started before a catalogue was compiled again goes on building
+    with the old texts, and so goes on keying its builds as before, rather than storing the old
+    texts under the new catalogue's key. A file that cannot be read is left out, as the other
+    files of the key are.
+    """
+    with _digests_lock:
+        if "catalogues" not in _digests:
+            digest = hashlib.sha256()
+            files = catalogue_files("django", settings.LANGUAGE_CODE)
+            _hash_files(digest, [(f"django/{i}", path) for i, path in enumerate(files)])
+            _digests["catalogues"] = digest.hexdigest()
+        return _digests["catalogues"]
+
+
 def _module_files(modules: Iterable[str]) -> list[tuple[str, Path]]:
     """The source files of ``modules`` that are not installed distributions."""
     files = []
@@ -557,10 +581,7 @@ def build_key(group: str, version: str | None, urlconf: Any, index: UrlIndex) ->
     views = {callback.cls.__module__ for _, _, callback in index.endpoints.get(group, [])}
     _hash_files(digest, _module_files([*views, urlconf_name]))
     _hash_files(digest, _catalogue_files())
-    # And the catalogues of Django's own domain in LANGUAGE_CODE: the build evaluates the lazy
-    # texts (a serializer's help_text, a model's verbose_name, DRF's and the bridge's default
-    # texts) in that language, so a project's django.mo for it shapes the stored build.
-    digest.update(catalogue_fingerprint(group, settings.LANGUAGE_CODE).encode())
+    digest.update(default_language_digest().encode())
     return BuildKey(group, version, digest.hexdigest())
 
 
@@ -848,12 +869,13 @@ def load_or_build(
         if found is None:
             start = time.perf_counter()
             found = build()
+            built_in = time.perf_counter() - start
             size = save(store, key, found, index)
             if size is not None:
                 logger.info(
                     "Built %s in %.1f s and stored it in %s (%.1f KiB).",
                     key.name,
-                    time.perf_counter() - start,
+                    built_in,
                     store.describe(),
                     size / 1024,
                 )
@@ -901,8 +923,9 @@ _UNSHARED_CACHES = (
 
 def find_store_problems() -> list[Problem]:
     """The build store can be used: ``mcp_bridge.E140`` (a cache alias that does not exist),
-    ``E141`` (a directory that cannot be made, written nor read), ``W141`` (one that can be
-    read, not written: a deploy step's), ``W140`` (a cache that no other process shares, so
+    ``E141`` (a directory that cannot be made, written nor read), ``E142`` (one no process may
+    load from: anyone may write it), ``W141`` (one that can be read, not written: a deploy
+    step's), ``W140`` (a cache that no other process shares, so
     that every process still builds every group)."""
     try:
         options = store_settings()
@@ -937,10 +960,27 @@ def find_store_problems() -> list[Problem]:
     directory = file_store.directory
     try:
         file_store.make_directory()
+    except OSError as exc:
+        return [_unwritable_directory(directory, exc)]
+    try:
+        file_store.check_trusted()
+    except PermissionError as exc:
+        return [
+            Problem(
+                "mcp_bridge.E142",
+                f"The build store's directory {directory} is not safe to load from: {exc}. A "
+                "stored build is a pickle, so whoever may write the directory can run code in "
+                "every process that loads from it: no process loads from it, and every process "
+                "builds every group.",
+                "Take write access away from other users (chmod o-w), or set "
+                'MCP_BRIDGE["BUILD_STORE"]["DIRECTORY"] to a directory of the servers\' own user.',
+            )
+        ]
+    try:
         with tempfile.NamedTemporaryFile(dir=directory, prefix=".probe-"):
             pass
     except OSError as exc:
-        if directory.is_dir() and os.access(directory, os.R_OK | os.X_OK):
+        if os.access(directory, os.R_OK | os.X_OK):
             # A store a deploy step filled and the servers may only read (an image's files):
             # every build it holds is loaded; only a missing one is built and not stored.
             return [
@@ -954,12 +994,14 @@ def find_store_problems() -> list[Problem]:
                     "processes write the directory.",
                 )
             ]
-        return [
-            Problem(
-                "mcp_bridge.E141",
-                f"The build store's directory {directory} cannot be written: {exc}.",
-                'Set MCP_BRIDGE["BUILD_STORE"]["DIRECTORY"] to a directory the server processes '
-                "can write, or create this one for their user.",
-            )
-        ]
+        return [_unwritable_directory(directory, exc)]
     return []
+
+
+def _unwritable_directory(directory: Path, exc: OSError) -> Problem:
+    return Problem(
+        "mcp_bridge.E141",
+        f"The build store's directory {directory} cannot be made or written: {exc}.",
+        'Set MCP_BRIDGE["BUILD_STORE"]["DIRECTORY"] to a directory the server processes '
+        "can write, or create this one for their user.",
+    )

@@ -226,7 +226,9 @@ def locale_dirs() -> list[Path]:
     return [path for path in dict.fromkeys(candidates) if path.is_dir()]
 
 
-def _catalogue_files(domain: str, language: str) -> list[Path]:
+def catalogue_files(domain: str, language: str) -> list[Path]:
+    """The compiled catalogues of ``domain`` in ``language`` (and the variants Django's loader
+    tries: ``de-at`` is ``de_AT``, then ``de``), in the search order of :func:`locale_dirs`."""
     global _searched_dirs
     if _searched_dirs is None:  # the same for every (domain, language): listed once
         _searched_dirs = locale_dirs()
@@ -318,7 +320,7 @@ def _load(domain: str, language: str) -> list[Catalogue]:
         loaded = _catalogues.get(key)
         if loaded is None:
             try:
-                loaded = [load_catalogue(path) for path in _catalogue_files(domain, language)]
+                loaded = [load_catalogue(path) for path in catalogue_files(domain, language)]
             except CatalogueError as exc:
                 loaded = exc  # remembered: a broken file is reported on every request, not re-read
             _catalogues[key] = loaded
@@ -472,7 +474,7 @@ def catalogue_fingerprint(group: str, language: str) -> str:
     digest = hashlib.sha256()
     sources = [*fallback_chain(group, language), ("django", language)]
     for domain, catalogue_language in sources:
-        for path in _catalogue_files(domain, catalogue_language):
+        for path in catalogue_files(domain, catalogue_language):
             digest.update(f"{domain}/{catalogue_language}:".encode())
             digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()

@@ -158,7 +158,7 @@ class Command(BaseCommand):
         revisions = options["revision"] or list(DEFAULT_REVISIONS)
         profiles = options["profile"] or [bridge_settings.SCHEMA_PROFILE]
         index = get_url_index()
-        refused = unindexed = unstored = 0
+        refused = unindexed = unstored = search_groups = 0
         self.stdout.write(f"Writing builds to {store.describe()}.")
         for group, versions in groups.items():
             if options["groups"] and group not in options["groups"]:
@@ -187,6 +187,7 @@ class Command(BaseCommand):
                     for problem in build.problems:
                         self.stderr.write(f"  [{problem.id}] {problem.msg} Hint: {problem.hint}")
                 else:
+                    search_groups += bool(build.discovery.search)
                     indexes = len(build.search_indexes) + len(build.prebuilt_indexes)
                     searched = f", {indexes} search index(es)" if build.discovery.search else ""
                     self.stdout.write(
@@ -205,6 +206,11 @@ class Command(BaseCommand):
                 f"{unindexed} search index(es) cannot be built: a catalogue cannot be read "
                 "(its language's endpoint answers HTTP 500); fix it and run again."
             )
+        if options["language"] and not search_groups:
+            self.stdout.write(
+                "--language: no group built here is in search mode, and only those have search "
+                'indexes (MCP_BRIDGE["DISCOVERY"], docs/discovery.md); nothing else is per language.'
+            )
         if unstored:
             self.stderr.write(
                 f"{unstored} build(s) cannot be written to {store.describe()} (the log of "
@@ -220,29 +226,17 @@ def refuse_useless_store(store: BuildStore, *, prune: bool) -> None:
     writes, or when ``--prune`` cannot do what it says.
 
     Raises:
-        CommandError: the store is a cache no other process shares (``W140``: the builds
-            would die with the command), a directory every user may write to (the servers
-            refuse to load from it), or ``--prune`` was given for a cache store.
+        CommandError: a problem of the store's system check (``call_command`` skips the
+            checks): a cache no other process shares (``W140``: the builds would die with
+            the command), a directory that cannot be written (``E141``, ``W141``) or that no
+            process loads from (``E142``); or ``--prune`` given for a cache store.
     """
-    unshared = [p for p in find_store_problems() if p.id == "mcp_bridge.W140"]
-    if unshared:
+    for problem in find_store_problems():
         raise CommandError(
-            f"{unshared[0].msg} The builds of this command would be lost with it. {unshared[0].hint}"
+            f"mcp_build would write its builds where no server reads them: [{problem.id}] "
+            f"{problem.msg} {problem.hint}"
         )
-    if isinstance(store, FileBuildStore):
-        try:
-            store.make_directory()
-            store.check_trusted()
-        except PermissionError as exc:
-            raise CommandError(
-                f"The server processes would refuse to load from the build store: {exc} (a "
-                "stored build is a pickle: whoever may write the directory can run code in "
-                "every process that loads from it). Remove write access for other users, or "
-                'set MCP_BRIDGE["BUILD_STORE"]["DIRECTORY"] to a private directory.'
-            ) from None
-        except OSError as exc:
-            raise CommandError(f"The build store's directory cannot be made: {exc}.") from None
-    elif prune:
+    if prune and not isinstance(store, FileBuildStore):
         raise CommandError(
             f"--prune deletes the file store's files; the store is {store.describe()}, whose "
             'builds expire after BUILD_STORE["TIMEOUT"] seconds (or as the cache evicts them): '
