@@ -16,8 +16,8 @@ A group that cannot be built is stored as refused (every process answers HTTP 50
 endpoint, as after its own build), printed with its problems, and makes the command exit
 with status 1, so that a deploy script stops; so does a build that cannot be written (Redis
 down, a full disk). A store no server would read from stops the command before it builds
-anything: a cache no other process shares (``W140``), a directory anyone may write to (the
-servers refuse to load from it).
+anything: a cache no other process shares (``W140``), a directory it cannot write (``E141``,
+``W141``) or that anyone may write to (``E142``: the servers refuse to load from it).
 
 Usage::
 
