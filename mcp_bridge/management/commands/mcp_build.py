@@ -231,10 +231,12 @@ def refuse_useless_store(store: BuildStore, *, prune: bool) -> None:
             the command), a directory that cannot be written (``E141``, ``W141``) or that no
             process loads from (``E142``); or ``--prune`` given for a cache store.
     """
-    for problem in find_store_problems():
+    problems = find_store_problems()
+    if problems:
+        first = problems[0]
         raise CommandError(
-            f"mcp_build would write its builds where no server reads them: [{problem.id}] "
-            f"{problem.msg} {problem.hint}"
+            f"mcp_build would write its builds where no server reads them: [{first.id}] "
+            f"{first.msg} {first.hint}"
         )
     if prune and not isinstance(store, FileBuildStore):
         raise CommandError(
