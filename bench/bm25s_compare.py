@@ -1,12 +1,12 @@
 """Does ``bm25s`` earn a place as an optional extra? The plain BM25 of
-:mod:`mcp_bridge.toolset.search` against bm25s on the same documents and queries.
+:mod:`mcp_bridge.discovery.index` against bm25s on the same documents and queries.
 
 ``BM25S_PYTHON=/path/to/venv/bin/python python -m bench.bm25s_compare``: the interpreter of a
 virtualenv with ``bm25s`` (and numpy, scipy) installed; the bridge's side runs here, with the
 realistic API's settings.
 
 Both sides get the very same input: each tool of the realistic API as one flat list of terms
-(every field of its document, :func:`~mcp_bridge.toolset.search.terms`, no field weights), and
+(every field of its document, :func:`~mcp_bridge.discovery.index.terms`, no field weights), and
 each English task of ``bench/search_tasks.json`` as its terms. Compared:
 
 * recall@1 and recall@5 of the two rankings (plain BM25 each: no field weights, intents or
@@ -67,7 +67,7 @@ def _documents() -> dict[str, Any]:
     import django
 
     django.setup()
-    from mcp_bridge.toolset import search
+    from mcp_bridge.discovery import index as search
     from mcp_bridge.toolset.registry import get_toolset
 
     spec = json.loads((lib.BENCH_DIR / "search_tasks.json").read_text())
@@ -86,7 +86,7 @@ def _documents() -> dict[str, Any]:
 
 
 def _flat_index(names: list[str], docs: list[list[str]]) -> Any:
-    from mcp_bridge.toolset.search import ACTION, index_of
+    from mcp_bridge.discovery.index import ACTION, index_of
 
     counts = []
     for doc in docs:
@@ -120,7 +120,7 @@ def _plain_side(data: dict[str, Any]) -> list[float]:
 def run() -> str:
     python = os.environ.get("BM25S_PYTHON")
     data = _documents()
-    rows = [["plain (mcp_bridge.toolset.search)", *_plain_side(data)]]
+    rows = [["plain (mcp_bridge.discovery.index)", *_plain_side(data)]]
     if python:
         with tempfile.NamedTemporaryFile("w", suffix=".json") as handle:
             json.dump(data, handle)

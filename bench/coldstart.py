@@ -105,15 +105,16 @@ def child(mode: str, size: int, directory: str, prefix: str) -> None:
             # mcp_build to the file store, then the same bytes to Redis (one build, not two).
             from django.core.management import call_command
 
-            from mcp_bridge.toolset import registry, store
+            from mcp_bridge.store import backends, keys
+            from mcp_bridge.toolset import registry
 
             # The pages of the revision the first tools/list below asks for, as before
             # mcp_build encoded both eras' by default: the memory figures stay comparable.
             call_command("mcp_build", group, revision=[lib.REVISION], stdout=sys.stderr)
-            key = store.build_key(group, None, None, registry.get_url_index())
-            data = store.FileBuildStore(directory).get(key.name)
+            key = keys.build_key(group, None, None, registry.get_url_index())
+            data = backends.FileBuildStore(directory).get(key.name)
             assert data is not None, "mcp_build stored nothing"
-            store.CacheBuildStore("builds").put(key.name, data)
+            backends.CacheBuildStore("builds").put(key.name, data)
             return
         if mode == "get_schema":
             from drf_spectacular.generators import SchemaGenerator

@@ -65,7 +65,8 @@ def _setup(settings_module: str = "bench.site.settings") -> None:
 
 
 def _sizes(toolset: Any, profile: str) -> dict[str, tuple[int, int, int]]:
-    from mcp_bridge.toolset.discovery import listing_size, search_listing
+    from mcp_bridge.discovery.metatools import search_listing
+    from mcp_bridge.discovery.modes import listing_size
 
     direct = toolset.tools
     search = search_listing(toolset.group, toolset.tools)
@@ -80,7 +81,7 @@ def _answer_counts(toolset: Any, queries: tuple[str, ...]) -> tuple[int, int]:
     largest answer's estimated tokens."""
     from mcp_bridge.base.encoding import dumps
     from mcp_bridge.base.tokens import estimate_tokens
-    from mcp_bridge.toolcall.discovery import search_answer
+    from mcp_bridge.toolcall.meta_tools import search_answer
 
     worst, largest = 0.0, 0
     for limit in (1, 5, 20):
@@ -197,7 +198,7 @@ def listing() -> str:
 
 def cost() -> str:
     _setup()
-    from mcp_bridge.toolset.search import build_index
+    from mcp_bridge.discovery.index import build_index
 
     toolset = _generated_toolset(5000)
     start = time.process_time()
@@ -277,14 +278,14 @@ def quality() -> str:
         rows,
         "A task is found at k when its tool is among the first k results of search_tools; German "
         "tasks search the German tool set (its catalogue's texts, the source texts where it has none; "
-        "the models' German verbose names). The vocabulary (mcp_bridge.toolset.search.VOCABULARY) was "
+        "the models' German verbose names). The vocabulary (mcp_bridge.discovery.index.VOCABULARY) was "
         "written while looking at these tasks: the row without it is the fairer figure for other APIs.",
     )
 
 
 def _without_vocabulary(toolset: Any, language: str) -> Any:
     """The default index, built with an empty vocabulary."""
-    from mcp_bridge.toolset import search
+    from mcp_bridge.discovery import index as search
 
     saved = search.VOCABULARY
     search.VOCABULARY = ()
@@ -303,7 +304,7 @@ def _quality_child() -> None:
     tasks = spec["tasks"]
     rows = []
     all_misses = []
-    from mcp_bridge.toolset.search import VOCABULARY, build_index
+    from mcp_bridge.discovery.index import VOCABULARY, build_index
 
     for language in ("en", "de"):
         toolset = registry.get_toolset(spec["group"], None, language)

@@ -49,7 +49,8 @@ def _cold_tools_list(group: str, keep_url_index: bool = False) -> tuple[float, b
     from django.test import RequestFactory
 
     from bench.site.urls import MCP_HEADERS, TOOLS_LIST
-    from mcp_bridge.toolset import registry, translation
+    from mcp_bridge.build import translation
+    from mcp_bridge.toolset import registry
     from mcp_bridge.transport.endpoint import mcp_endpoint
 
     registry.clear_cache()
@@ -197,7 +198,8 @@ def _measure_memory() -> None:
     import tracemalloc
 
     _setup()
-    from mcp_bridge.toolset import registry, translation
+    from mcp_bridge.build import translation
+    from mcp_bridge.toolset import registry
 
     _cold_tools_list("gen10")  # imports and drf-spectacular's lru caches, outside the figures
     rows = []

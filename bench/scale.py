@@ -152,7 +152,8 @@ def _measure(size: int) -> dict[str, Any]:
     from django.test import RequestFactory, override_settings
     from drf_spectacular.generators import SchemaGenerator
 
-    from mcp_bridge.toolset import registry, translation
+    from mcp_bridge.build import translation
+    from mcp_bridge.toolset import registry
     from mcp_bridge.transport.endpoint import mcp_endpoint
 
     module = _build_module(size)

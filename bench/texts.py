@@ -30,7 +30,8 @@ def _setup() -> None:
 
 
 def _patches(variant: str) -> list[mock._patch]:
-    from mcp_bridge.toolset import registry, tools
+    from mcp_bridge.build import tools
+    from mcp_bridge.toolset import registry
 
     patches = []
     if variant in ("before", "trimmed"):

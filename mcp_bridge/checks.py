@@ -15,10 +15,10 @@ tiers.
 settings and walk the URLconf once, without generating any schema:
 
 * :func:`check_setup`: the schema class and ``MCP_BRIDGE`` (``E080``, ``E081``,
-  :mod:`mcp_bridge.toolset.preflight`), reported once, then the decorators' tags and the
+  :mod:`mcp_bridge.build.preflight`), reported once, then the decorators' tags and the
   endpoint's inclusion (``W080``-``W084``, :mod:`mcp_bridge.diagnostics`);
 * :func:`check_membership`: the ``MCP_BRIDGE["GROUPS"]`` rules (``E050``, ``W050``,
-  :mod:`mcp_bridge.toolset.membership`), or ``E007`` when the URLconf or a view cannot be
+  :mod:`mcp_bridge.build.membership`), or ``E007`` when the URLconf or a view cannot be
   loaded, so that the API's views cannot be enumerated;
 * :func:`check_authorization`: MCP authorization's configuration (``E060``-``E066``,
   ``W060``-``W061``, :mod:`mcp_bridge.transport.authorization`);
@@ -26,11 +26,11 @@ settings and walk the URLconf once, without generating any schema:
   :mod:`mcp_bridge.toolcall.visibility`) and the explorer's template (``W131``,
   :mod:`mcp_bridge.transport.explorer`);
 * :func:`check_discovery`: ``DISCOVERY`` and ``SEARCH_SYNONYMS`` name existing groups
-  (``W101``, :mod:`mcp_bridge.toolset.discovery`);
+  (``W101``, :mod:`mcp_bridge.discovery.modes`);
 * :func:`check_build_store`: the store of shared builds (``E140``, ``E141``, ``E142``, ``W140``, ``W141``,
-  :mod:`mcp_bridge.toolset.store`);
+  :mod:`mcp_bridge.store.builds`);
 * :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
-  ``W001``, ``W002``, :mod:`mcp_bridge.toolset.translation`).
+  ``W001``, ``W002``, :mod:`mcp_bridge.build.translation`).
 
 **Deployment and validation** (``check --deploy``, ``manage.py mcp_tools --validate``):
 :func:`check_tool_sets` builds every group/version as the endpoint does
@@ -39,7 +39,7 @@ group that cannot be built (``E001``-``E005``, ``E010``, ``E020``-``E022``) with
 ``hint`` and the culprit view as ``obj``, each warning of a built tool set (``W010``,
 ``W020``-``W022``, ``W085``, ``W100``: a big group in direct mode; ``E100``: a tool named like a
 discovery meta-tool), and the ``OMIT_OUTPUT_SCHEMA`` entries that name nothing (``W040``,
-:mod:`mcp_bridge.toolset.tools`). It is a deployment check because it costs as much as
+:mod:`mcp_bridge.build.tools`). It is a deployment check because it costs as much as
 generating the API's schema: a broken group must not slow down or stop ``migrate`` and every
 other command. It still fails loudly: every request to the group's endpoint answers HTTP 500
 (system checks do not run under WSGI/ASGI), and ``mcp_tools --validate`` exits with status 1.
@@ -64,14 +64,14 @@ from django.core.exceptions import ImproperlyConfigured
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem, ToolSetError
+from mcp_bridge.build.preflight import configuration_problems, reported_by_checks
+from mcp_bridge.build.tools import find_omit_rule_problems
+from mcp_bridge.build.translation import find_catalogue_problems
 from mcp_bridge.diagnostics import find_setup_problems
+from mcp_bridge.discovery.modes import find_setting_problems
+from mcp_bridge.store.backends import find_store_problems
 from mcp_bridge.toolcall.visibility import find_visibility_problems
-from mcp_bridge.toolset.discovery import find_setting_problems
-from mcp_bridge.toolset.preflight import configuration_problems, reported_by_checks
 from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
-from mcp_bridge.toolset.store import find_store_problems
-from mcp_bridge.toolset.tools import find_omit_rule_problems
-from mcp_bridge.toolset.translation import find_catalogue_problems
 from mcp_bridge.transport.authorization import find_authorization_problems
 from mcp_bridge.transport.endpoint import mcp_endpoint
 from mcp_bridge.transport.explorer import find_explorer_problems
@@ -104,12 +104,12 @@ CHECK_IDS = {
     "mcp_bridge.E022": "PREPROCESSING_HOOKS leave a group none of its operations",
     "mcp_bridge.W021": "a PREPROCESSING_HOOKS entry drops some of a group's operations",
     "mcp_bridge.W022": "a PREPROCESSING_HOOKS entry rewrites paths of a group's operations (the tools keep the URL's paths)",
-    # OMIT_OUTPUT_SCHEMA (mcp_bridge.toolset.tools).
+    # OMIT_OUTPUT_SCHEMA (mcp_bridge.build.tools).
     "mcp_bridge.W040": "OMIT_OUTPUT_SCHEMA names a group or tool that does not exist",
-    # Membership rules and settings (mcp_bridge.toolset.membership).
+    # Membership rules and settings (mcp_bridge.build.membership).
     "mcp_bridge.E050": "a MCP_BRIDGE['GROUPS'] membership rule or group entry is malformed",
     "mcp_bridge.W050": "a membership rule matches nothing (an exclude rule: takes nothing out of its group)",
-    # The setup (mcp_bridge.toolset.preflight, mcp_bridge.diagnostics, mcp_bridge.urls).
+    # The setup (mcp_bridge.build.preflight, mcp_bridge.diagnostics, mcp_bridge.urls).
     "mcp_bridge.E080": "REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is not drf-spectacular's AutoSchema",
     "mcp_bridge.E081": "settings.MCP_BRIDGE cannot be read (unknown key, value outside its choices)",
     "mcp_bridge.E082": "mcp_bridge.urls is included but mcp_bridge is not in INSTALLED_APPS",
@@ -137,11 +137,11 @@ CHECK_IDS = {
     # mcp_bridge.transport.explorer).
     "mcp_bridge.W130": "FILTER_TOOLS_LIST names a group that has no view",
     "mcp_bridge.W131": "the tool explorer is on but no template engine finds its template",
-    # Discovery of big groups (mcp_bridge.toolset.discovery).
+    # Discovery of big groups (mcp_bridge.discovery.modes).
     "mcp_bridge.E100": "a tool of a group in search mode has the name of a discovery meta-tool",
     "mcp_bridge.W100": "a group in direct mode lists more than 128 tools or DISCOVERY_MAX_TOKENS tokens",
     "mcp_bridge.W101": "DISCOVERY or SEARCH_SYNONYMS names a group that does not exist",
-    # The build store (mcp_bridge.toolset.store).
+    # The build store (mcp_bridge.store.builds).
     "mcp_bridge.E140": "BUILD_STORE names a cache alias that settings.CACHES does not have",
     "mcp_bridge.E141": "the build store's directory cannot be created, read or written",
     "mcp_bridge.E142": "the build store's directory may be written by every user (or is a default one of another user): no process loads from it",

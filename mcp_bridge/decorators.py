@@ -65,7 +65,7 @@ def _check_not_below_api_view(view: Any, decorator: str) -> None:
 def split_name_key(key: str) -> tuple[str, str]:
     """A key of an ``@mcp_tool(name={...})`` mapping as ``(HTTP method or "", path pattern
     or "")``: ``"POST"``, ``"/api/dcim/status/"`` or ``"POST /api/dcim/status/"``. The naming
-    rules (:func:`mcp_bridge.toolset.naming.explicit_name`) read the keys with it too."""
+    rules (:func:`mcp_bridge.build.naming.explicit_name`) read the keys with it too."""
     if key.startswith("/"):
         return "", key
     method, _, path = key.partition(" ")
@@ -181,7 +181,7 @@ def mcp_tool(
             an invalid name is refused loudly (system check ``mcp_bridge.E001``
             and HTTP 500 on the group's endpoint), never renamed. Keep it portable
             (``^[a-zA-Z0-9_-]{1,64}$``, no dots): strict clients refuse other names
-            (warning ``mcp_bridge.W010``, see :mod:`mcp_bridge.toolset.naming`).
+            (warning ``mcp_bridge.W010``, see :mod:`mcp_bridge.build.naming`).
             A view with several operations (an ``@action(methods=[...])``, a view routed
             at several URLs, an ``APIView`` class) takes a mapping instead, whose keys
             are an HTTP method, a path (``fnmatch`` wildcards allowed) or both:

@@ -5,7 +5,7 @@ The tool sets themselves are checked by a deployment check
 :class:`~mcp_bridge.base.errors.Problem` values that :func:`mcp_bridge.checks.check_setup`
 reports with every command (:func:`find_setup_problems`). The setup's errors come first, from
 elsewhere: ``E080`` and ``E081`` (the schema class or ``MCP_BRIDGE`` stops every group) from
-:mod:`mcp_bridge.toolset.preflight`, and ``E082`` (``mcp_bridge.urls`` included but
+:mod:`mcp_bridge.build.preflight`, and ``E082`` (``mcp_bridge.urls`` included but
 ``"mcp_bridge"`` not in ``INSTALLED_APPS``) is raised as ``ImproperlyConfigured`` when the
 URLconf is loaded (:mod:`mcp_bridge.urls`), since without the app no check of it runs.
 
@@ -15,7 +15,7 @@ URLconf is loaded (:mod:`mcp_bridge.urls`), since without the app no check of it
     ``@api_group`` on a view, viewset or action that no URL pattern routes to.
 ``mcp_bridge.W082``
     ``@api_group`` or ``@mcp_tool`` on a class that is not a DRF view (a plain Django view).
-``mcp_bridge.W083`` (found by the URL walk, :func:`mcp_bridge.toolset.openapi.cannot_run`,
+``mcp_bridge.W083`` (found by the URL walk, :func:`mcp_bridge.build.openapi.cannot_run`,
 and reported by :func:`mcp_bridge.checks.check_membership`)
     an operation of a group whose handler is an ``async def`` of a DRF view that is not
     adrf's (an ``@action``, an ``APIView`` method, an ``@api_view`` function): DRF runs
@@ -41,8 +41,8 @@ from drf_spectacular.generators import EndpointEnumerator
 from rest_framework.views import APIView
 
 from mcp_bridge.base.errors import Problem
+from mcp_bridge.build.openapi import _url_patterns
 from mcp_bridge.decorators import DECORATED, METADATA_ATTR, get_metadata
-from mcp_bridge.toolset.openapi import _url_patterns
 
 
 def find_setup_problems(endpoint: Callable[..., Any]) -> list[Problem]:

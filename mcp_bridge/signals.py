@@ -7,7 +7,7 @@ listen to one view: ``@receiver(pre_tool_call, sender=OrderViewSet)``. It is
 signal also gets these keyword arguments:
 
 ``tool``
-    The :class:`mcp_bridge.toolset.tools.Tool` (``tool.name``, ``tool.annotations``,
+    The :class:`mcp_bridge.tools.Tool` (``tool.name``, ``tool.annotations``,
     ``tool.method.source`` for the HTTP method and path); ``None`` for an
     unknown tool.
 ``arguments``

@@ -6,7 +6,7 @@ revision 2025-11-25) and every behaviour is exercised with real ``tools/call``
 requests that go through the MCP endpoint into the DRF views, so the tests look
 at database rows and at what the views recorded in ``views.LAST_SEEN``.
 
-Arguments follow the layout of ``mcp_bridge.toolset.openrpc``: path/query parameters
+Arguments follow the layout of ``mcp_bridge.build.openrpc``: path/query parameters
 and object-body fields are flat arguments, a body that is not an object is the
 single argument ``body``, and a body field that shares its name with a path or
 query parameter is published as ``body_<name>``.

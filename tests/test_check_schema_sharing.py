@@ -1,12 +1,12 @@
 """check_schema's ``seen`` memo: shared $defs entries are walked once per build, and a fault is
-still reported for every tool that has it (mcp_bridge.toolset.validators, mcp_bridge.toolset.registry)."""
+still reported for every tool that has it (mcp_bridge.schemas.validators, mcp_bridge.toolset.registry)."""
 
 from __future__ import annotations
 
 import pytest
 from jsonschema.exceptions import SchemaError
 
-from mcp_bridge.toolset.validators import check_schema
+from mcp_bridge.schemas.validators import check_schema
 
 
 def test_a_shared_definition_is_walked_once():

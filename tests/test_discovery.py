@@ -20,8 +20,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.tokens import estimate_tokens
-from mcp_bridge.signals import post_tool_call, pre_tool_call
-from mcp_bridge.toolset.discovery import (
+from mcp_bridge.build.naming import is_portable
+from mcp_bridge.discovery.index import detect_intents, stem, terms
+from mcp_bridge.discovery.metatools import (
     CALL_DESTRUCTIVE,
     CALL_READ_ONLY,
     CALL_WRITE,
@@ -30,15 +31,12 @@ from mcp_bridge.toolset.discovery import (
     META_TOOL_NAMES,
     OVERVIEW_TOKENS,
     SEARCH_TOOL,
-    Discovery,
-    configured_mode,
-    find_discovery_problems,
     meta_tools,
 )
-from mcp_bridge.toolset.naming import is_portable
+from mcp_bridge.discovery.modes import Discovery, configured_mode, find_discovery_problems
+from mcp_bridge.schemas.conversion import iter_refs
+from mcp_bridge.signals import post_tool_call, pre_tool_call
 from mcp_bridge.toolset.registry import get_toolset
-from mcp_bridge.toolset.schema import iter_refs
-from mcp_bridge.toolset.search import detect_intents, stem, terms
 from tests.mcp_client import HANDSHAKE, MODERN, McpClient, error_payload
 from tests.testapp.models import Report
 
@@ -408,7 +406,7 @@ def _walk(schema):
 
 
 def test_meta_tools_pass_the_portable_rules(search_mode, db):
-    from mcp_bridge.toolset.profiles import PORTABLE_KEYWORDS
+    from mcp_bridge.schemas.profiles import PORTABLE_KEYWORDS
 
     tools = _meta_tools_listed()
     assert len(tools) == 5

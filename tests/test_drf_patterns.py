@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 from jsonschema import Draft202012Validator
 
-from mcp_bridge.toolset.schema import collect_defs, iter_refs, to_json_schema, unresolved_refs
+from mcp_bridge.schemas.conversion import collect_defs, iter_refs, to_json_schema, unresolved_refs
 from tests.mcp_client import McpClient
 from tests.testapp import views
 from tests.testapp.models import ArtProject, Document, DocumentNote, Label, Project, ResearchProject
@@ -310,7 +310,7 @@ class TestChoicesAndDecimals:
         components = {
             "E": to_json_schema({"enum": [Decimal("1.50"), Decimal("2.00")], "type": "number"})
         }
-        from mcp_bridge.toolset.schema import input_transform
+        from mcp_bridge.schemas.conversion import input_transform
 
         schema = collect_defs(
             {"type": "object", "properties": {"x": {"$ref": "#/components/schemas/E"}}},

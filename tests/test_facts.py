@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from demo_project.shop.models import Product, Tag
 from mcp_bridge import api_group
 from mcp_bridge.base.tokens import BYTES_PER_TOKEN, estimate_tokens
-from mcp_bridge.toolset.facts import OperationFacts, model_docstring
+from mcp_bridge.build.facts import OperationFacts, model_docstring
 from mcp_bridge.toolset.registry import get_toolset
 
 

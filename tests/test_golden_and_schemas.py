@@ -17,8 +17,8 @@ from django.db.backends.sqlite3.base import DatabaseWrapper as SqliteWrapper
 from django.test import override_settings
 from jsonschema import Draft202012Validator
 
+from mcp_bridge.schemas.conversion import iter_refs
 from mcp_bridge.toolset.registry import get_groups
-from mcp_bridge.toolset.schema import iter_refs
 from tests.mcp_client import McpClient
 
 GOLDEN = Path(__file__).parent / "golden"

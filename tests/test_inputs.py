@@ -287,8 +287,8 @@ def test_a_plain_async_view_cannot_join_a_group():
 
 
 def test_an_unresolvable_ref_in_the_output_schema_is_an_error_result(inputs):
+    from mcp_bridge.schemas.validators import SchemaValidator
     from mcp_bridge.toolset.registry import get_toolset
-    from mcp_bridge.toolset.validators import SchemaValidator
 
     inputs.list_tools()
     tool = get_toolset("inputs", None).by_name["item_get"]

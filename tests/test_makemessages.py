@@ -11,8 +11,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import include, path
 
+from mcp_bridge.build.translation import load_catalogue, tool_texts
 from mcp_bridge.toolset.registry import get_groups, get_toolset
-from mcp_bridge.toolset.translation import load_catalogue, tool_texts
 
 # The demo's groups only: tests.urls also holds groups that are broken on purpose.
 urlpatterns = [

@@ -26,8 +26,8 @@ from rest_framework.views import APIView
 
 from mcp_bridge import api_group, mcp_tool
 from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.build.naming import copy_qualifiers, portable_name
 from mcp_bridge.checks import check_tool_sets
-from mcp_bridge.toolset.naming import copy_qualifiers, portable_name
 from mcp_bridge.toolset.registry import get_groups, get_toolset
 
 CLAUDE_NAME_RULE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")

@@ -22,8 +22,8 @@ from rest_framework import settings as drf_settings
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.media import is_binary_media_type, is_json_media_type, media_kind
+from mcp_bridge.schemas.conversion import tolerant_output_transform
 from mcp_bridge.toolcall.files import accepted_media_types
-from mcp_bridge.toolset.schema import tolerant_output_transform
 from tests.mcp_client import McpClient, error_payload
 from tests.realanswers.models import Item, Owner, Shelf
 from tests.realanswers.views import CSV_BYTES

@@ -1,4 +1,4 @@
-"""A stored build keeps the cold parts of its tools packed (``mcp_bridge.toolset.packing``).
+"""A stored build keeps the cold parts of its tools packed (``mcp_bridge.store.packing``).
 
 A loaded group answers its first ``tools/list`` from its encoded pages with every tool's
 schemas, every method's arguments and every OpenAPI operation still one ``bytes`` object per
@@ -16,10 +16,11 @@ import threading
 import pytest
 from django.core.management import call_command
 
-from mcp_bridge.toolset import packing, registry, store
-from mcp_bridge.toolset.openapi import OperationSource
-from mcp_bridge.toolset.openrpc import Method
-from mcp_bridge.toolset.tools import Tool
+from mcp_bridge.build.openapi import OperationSource
+from mcp_bridge.build.openrpc import Method
+from mcp_bridge.build.tools import Tool
+from mcp_bridge.store import codec, packing
+from mcp_bridge.toolset import registry
 from tests.mcp_client import McpClient
 from tests.test_store import _configure, _forget, _never_built
 
@@ -34,7 +35,7 @@ def _parts(tool):
 def _is_packed(instance) -> bool:
     attributes = vars(instance)
     return packing.PACKED in attributes and not any(
-        name in attributes for name in instance.packed_fields
+        name in attributes for name in packing.PACKED_FIELDS[packing.packed_class(instance)]
     )
 
 
@@ -83,7 +84,7 @@ def test_a_call_unpacks_its_own_tool_to_the_values_built(settings, tmp_path, mon
     assert not any(_is_packed(part) for part in _parts(called))
     assert [t.name for t in loaded.tools if not _is_packed(t)] == ["products_list"]
     original = built.by_name["products_list"]
-    for name in called.packed_fields:
+    for name in packing.PACKED_FIELDS[Tool]:
         assert getattr(called, name) == getattr(original, name)
     assert called.method.params == original.method.params
     assert called.method.result == original.method.result
@@ -96,7 +97,7 @@ def test_every_field_reads_back_as_built(settings, tmp_path, monkeypatch):
     for tool, original in zip(loaded.tools, built.tools, strict=True):
         assert tool.method == original.method
         assert tool.method.source == original.method.source
-        for name in tool.packed_fields:
+        for name in packing.PACKED_FIELDS[Tool]:
             assert getattr(tool, name) == getattr(original, name)
     translated = registry.get_toolset("ledger", language="de")
     assert translated is not loaded
@@ -126,7 +127,7 @@ def test_a_loaded_build_stored_again_loads_the_same(settings, tmp_path, monkeypa
     built, loaded = _stored_and_loaded(settings, tmp_path, monkeypatch, "ledger")
     index = registry.get_url_index()
     loaded.tools[0].input_schema  # noqa: B018  one tool unpacked, the others not
-    again = store.loads(store.dumps(loaded, index), index)
+    again = codec.loads(codec.dumps(loaded, index), index)
     for tool, original in zip(again.tools, built.tools, strict=True):
         assert tool.input_schema == original.input_schema
         assert tool.method.params == original.method.params
@@ -164,19 +165,22 @@ def test_shared_values_are_unpickled_one_at_a_time():
     assert restored.value(2) == {"type": "integer"}
 
 
-def test_a_tool_pickled_outside_the_store_carries_its_own_bytes(settings, tmp_path):
-    """Pickled outside the store (``copy``, a cache), a tool packs with no shared values."""
+def test_a_tool_pickled_outside_the_store_is_a_plain_tool(settings, tmp_path):
+    """Packing is the store's detail: pickled outside it (``copy``, a cache), a tool is an
+    ordinary pickle of an ordinary ``Tool``, with every field present."""
     _configure(settings, tmp_path)
     tool = registry.get_toolset("ledger").by_name["ledger_update"]
     restored = pickle.loads(pickle.dumps(tool))
-    assert isinstance(vars(restored)[packing.PACKED], bytes)
+    assert type(restored) is Tool and packing.PACKED not in vars(restored)
+    assert all(name in vars(restored) for name in packing.PACKED_FIELDS[Tool])
     assert restored.input_schema == tool.input_schema
     assert restored.method == tool.method
+    assert type(restored.method) is Method and packing.PACKED not in vars(restored.method)
 
 
 def test_a_loaded_build_goes_to_the_oldest_generation_unwalked(settings, tmp_path, monkeypatch):
     """Loaded with the collector paused, the build's objects skip the young collections,
-    which would walk them all inside the first requests (mcp_bridge.toolset.store.loads)."""
+    which would walk them all inside the first requests (mcp_bridge.store.builds.loads)."""
     _built, loaded = _stored_and_loaded(settings, tmp_path, monkeypatch, "ledger")
     young = {id(obj) for obj in gc.get_objects(generation=0)}
     assert not any(id(part) in young for tool in loaded.tools for part in _parts(tool))
@@ -214,11 +218,11 @@ def test_a_field_another_thread_unpacked_meanwhile_is_found(settings, tmp_path, 
 
 
 def test_an_unpacked_tool_is_of_its_own_class(settings, tmp_path, monkeypatch):
-    """Loaded, a tool is its class's Packed variant (whose __getattr__ unpacks); read, it is a
+    """Loaded, a tool is its class's packed variant (whose __getattr__ unpacks); read, it is a
     plain Tool again, whose attribute reads take Python's fast path."""
     built, loaded = _stored_and_loaded(settings, tmp_path, monkeypatch, "ledger")
     tool = loaded.by_name["ledger_update"]
-    assert type(tool) is Tool.Packed and isinstance(tool, Tool)
+    assert type(tool) is packing.VARIANTS[Tool] and isinstance(tool, Tool)
     assert tool == built.by_name["ledger_update"]  # compared field by field, unpacked
     assert type(tool) is Tool and "__getattr__" not in vars(Tool)
     assert type(tool.method) is Method and type(tool.method.source) is OperationSource

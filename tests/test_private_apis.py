@@ -46,7 +46,7 @@ def test_django_response_resource_closers():
 
 
 def test_gettext_catalog_of_a_parsed_mo():
-    """mcp_bridge.toolset.translation.Catalogue: msgctxt entries read from ``_catalog``."""
+    """mcp_bridge.build.translation.Catalogue: msgctxt entries read from ``_catalog``."""
     mo = next(LOCALE.glob("*/LC_MESSAGES/*.mo"))
     with mo.open("rb") as handle:
         catalogue = gettext.GNUTranslations(handle)
@@ -83,7 +83,7 @@ def test_drf_request_authenticator_and_csrf_exemption(django_user_model, rf):
 
 
 def test_drf_spectacular_private_hooks():
-    """mcp_bridge.toolset.openapi: the generator's URL walk and list/detail decision."""
+    """mcp_bridge.build.openapi: the generator's URL walk and list/detail decision."""
     assert callable(EndpointEnumerator._get_api_endpoints)
     assert callable(SchemaGenerator._initialise_endpoints)
     assert callable(SchemaGenerator._get_paths_and_endpoints)
@@ -91,7 +91,7 @@ def test_drf_spectacular_private_hooks():
 
 
 def test_drf_spectacular_generator_stats_caches():
-    """mcp_bridge.toolset.openapi: the messages of one get_schema(), read from GENERATOR_STATS."""
+    """mcp_bridge.build.openapi: the messages of one get_schema(), read from GENERATOR_STATS."""
     GENERATOR_STATS.reset()
     with GENERATOR_STATS.silence(), add_trace_message(AutoSchema):
         warn("a warning")
@@ -103,7 +103,7 @@ def test_drf_spectacular_generator_stats_caches():
 
 
 def test_drf_spectacular_get_operation_sets_path_prefix():
-    """mcp_bridge.toolset.openapi: an operation derived from the view leaves the instance
+    """mcp_bridge.build.openapi: an operation derived from the view leaves the instance
     attribute ``path_prefix`` on its inspector (a hand-written one never sets it)."""
 
     class Echo(APIView):
@@ -120,7 +120,7 @@ def test_drf_spectacular_get_operation_sets_path_prefix():
 
 
 #: sha256 of drf-spectacular's ``SchemaGenerator.parse`` source (dedented), per release range:
-#: the releases whose ``parse`` mcp_bridge.toolset.openapi.GroupSchemaGenerator.parse was
+#: the releases whose ``parse`` mcp_bridge.build.openapi.GroupSchemaGenerator.parse was
 #: compared with, line by line. 0.29.0 and 0.30.0 (the newest release as of this writing) have
 #: the same ``parse``. 0.28.0 (the floor) differs in one line: it estimates the path prefix with
 #: ``os.path.commonpath`` where 0.29 uses ``posixpath.commonpath`` (a Windows fix), and the copy
@@ -132,7 +132,7 @@ KNOWN_PARSE_SOURCES = {
 
 
 def test_drf_spectacular_field_mapping_without_extensions():
-    """mcp_bridge.toolset.spectacular_compat.BlankFormattedStringExtension (drf-spectacular
+    """mcp_bridge.build.spectacular_compat.BlankFormattedStringExtension (drf-spectacular
     before 0.30): a field mapped with ``bypass_extensions``, then its validators inserted."""
 
     class Echo(APIView):
@@ -150,7 +150,7 @@ def test_drf_spectacular_field_mapping_without_extensions():
 
 
 def test_drf_spectacular_extension_matching():
-    """mcp_bridge.toolset.spectacular_compat (drf-spectacular before 0.30): an extension class
+    """mcp_bridge.build.spectacular_compat (drf-spectacular before 0.30): an extension class
     decides with its ``_matches`` classmethod, asked by ``get_match`` in priority order."""
     assert isinstance(inspect.getattr_static(OpenApiGeneratorExtension, "_matches"), classmethod)
     source = inspect.getsource(OpenApiGeneratorExtension.get_match)
@@ -158,14 +158,14 @@ def test_drf_spectacular_extension_matching():
 
 
 def test_drf_spectacular_schema_generator_parse_is_the_one_copied():
-    """mcp_bridge.toolset.openapi.GroupSchemaGenerator.parse copies SchemaGenerator.parse with
+    """mcp_bridge.build.openapi.GroupSchemaGenerator.parse copies SchemaGenerator.parse with
     the differences its docstring lists: an upgrade that changes upstream's fails here, so that
     whoever upgrades re-reads the copy."""
     source = textwrap.dedent(inspect.getsource(SchemaGenerator.parse))
     digest = hashlib.sha256(source.encode()).hexdigest()
     assert digest in KNOWN_PARSE_SOURCES, (
         f"drf-spectacular's SchemaGenerator.parse changed (installed version "
-        f"{version('drf-spectacular')}): re-read mcp_bridge.toolset.openapi.GroupSchemaGenerator"
+        f"{version('drf-spectacular')}): re-read mcp_bridge.build.openapi.GroupSchemaGenerator"
         f".parse, which copies it, then update the hash (KNOWN_PARSE_SOURCES, sha256 {digest})."
     )
 

@@ -1,4 +1,4 @@
-"""Schema profiles (mcp_bridge.toolset.profiles): the rewrites, the setting, ``?schema=`` on the
+"""Schema profiles (mcp_bridge.schemas.profiles): the rewrites, the setting, ``?schema=`` on the
 endpoint and the OpenRPC document, the per-profile page cache, and the demo's tool lists
 for every group and profile.
 
@@ -21,7 +21,8 @@ from django.utils.translation import gettext_lazy
 from jsonschema import Draft202012Validator
 
 from mcp_bridge.base.conf import bridge_settings
-from mcp_bridge.toolset.profiles import (
+from mcp_bridge.schemas.conversion import iter_refs
+from mcp_bridge.schemas.profiles import (
     DEFS,
     GEMINI,
     GEMINI_FORMATS,
@@ -39,7 +40,6 @@ from mcp_bridge.toolset.profiles import (
     without_optional_nulls,
 )
 from mcp_bridge.toolset.registry import get_groups, get_toolset
-from mcp_bridge.toolset.schema import iter_refs
 from tests.mcp_client import MODERN, McpClient, error_payload, message
 
 #: Groups of the test URLconf that are deliberately broken (see test_checks_and_errors.py).

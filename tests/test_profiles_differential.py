@@ -44,7 +44,7 @@ from hypothesis_jsonschema import from_schema
 from jsonschema import Draft202012Validator
 
 from mcp_bridge.base.encoding import dumps
-from mcp_bridge.toolset.profiles import GEMINI, INLINE, PORTABLE, STRICT, convert
+from mcp_bridge.schemas.profiles import GEMINI, INLINE, PORTABLE, STRICT, convert
 from mcp_bridge.toolset.registry import get_groups, get_toolset
 from tests.test_profiles import BROKEN_GROUPS, subschemas
 

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from mcp_bridge.toolset.profiles import GEMINI, INLINE, PORTABLE, PROFILES, STRICT
+from mcp_bridge.schemas.profiles import GEMINI, INLINE, PORTABLE, PROFILES, STRICT
 from tests.mcp_client import McpClient
 from tests.test_end_to_end import demo_data, run_client  # noqa: F401 -- demo_data is a fixture
 from tests.test_profiles import assert_profile_shape

@@ -14,8 +14,8 @@ from django.test import Client
 from mcp.types import EmbeddedResource, ImageContent
 
 from mcp_bridge.checks import check_tool_sets
+from mcp_bridge.schemas.validators import SchemaValidator
 from mcp_bridge.toolcall.executor import argument_errors
-from mcp_bridge.toolset.validators import SchemaValidator
 from tests.mcp_client import McpClient, error_payload
 from tests.test_end_to_end import run_client
 from tests.testapp import results_views

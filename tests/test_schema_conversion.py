@@ -1,11 +1,11 @@
-"""Unit tests of mcp_bridge.toolset.schema: OpenAPI 3.0 → JSON Schema 2020-12, and $defs collection."""
+"""Unit tests of mcp_bridge.schemas.conversion: OpenAPI 3.0 → JSON Schema 2020-12, and $defs collection."""
 
 from __future__ import annotations
 
 import pytest
 from jsonschema import Draft202012Validator, ValidationError
 
-from mcp_bridge.toolset.schema import collect_defs, strip_flagged_properties, to_json_schema
+from mcp_bridge.schemas.conversion import collect_defs, strip_flagged_properties, to_json_schema
 
 
 def valid(schema, value) -> bool:
@@ -118,7 +118,7 @@ def test_strip_write_only_from_outputs_including_definitions():
 def test_input_transform_covers_nullable_decimals_and_nested_choice_enums():
     import uuid
 
-    from mcp_bridge.toolset.schema import input_transform
+    from mcp_bridge.schemas.conversion import input_transform
 
     key = uuid.UUID("3f1c8d1e-6b0a-4d6e-9a7f-0c2b5d8e1a01")
     root = {

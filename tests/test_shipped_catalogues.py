@@ -16,8 +16,8 @@ import pytest
 
 import mcp_bridge
 from demo_project import settings as demo_settings
+from mcp_bridge.build.translation import Catalogue, catalogue_domain, tool_texts
 from mcp_bridge.toolset.registry import get_toolset
-from mcp_bridge.toolset.translation import Catalogue, catalogue_domain, tool_texts
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 LOCALE_DIRS = [Path(p) for p in demo_settings.LOCALE_PATHS] + [

@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
 
-from mcp_bridge.toolset.spectacular_compat import DESCRIBES_DJANGO_POLYMORPHIC, blank_or_formatted
+from mcp_bridge.build.spectacular_compat import DESCRIBES_DJANGO_POLYMORPHIC, blank_or_formatted
 from tests.mcp_client import McpClient
 
 

@@ -1,4 +1,4 @@
-"""The build store: a tool set built once and loaded by other processes (mcp_bridge.toolset.store).
+"""The build store: a tool set built once and loaded by other processes (mcp_bridge.store.builds).
 
 Each round trip stores a group's build, forgets it, and loads it with the build itself made
 to fail (``registry._build`` raising), so that a passing test proves the tool set came from
@@ -32,10 +32,12 @@ from django.urls import include, path
 from mcp_bridge.base.conf import DEFS, bridge_settings
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION, MODERN_REVISIONS
+from mcp_bridge.build import translation
 from mcp_bridge.checks import check_build_store
+from mcp_bridge.discovery.metatools import SEARCH_TOOL
 from mcp_bridge.locking import get_lock_backend
-from mcp_bridge.toolset import packing, registry, store, translation
-from mcp_bridge.toolset.discovery import SEARCH_TOOL
+from mcp_bridge.store import backends, codec, keys, packing
+from mcp_bridge.toolset import registry
 from tests.mcp_client import McpClient
 from tests.services import REDIS_URL, require_redis
 
@@ -163,9 +165,9 @@ def test_a_view_class_without_an_import_path_is_found_in_the_urlconf(settings, t
     _configure(settings, tmp_path)
     built = registry.get_toolset("ledger")
     whoami = built.by_name["whoami"].method.source.view_class
-    assert not store._importable(whoami)  # @api_view's WrappedAPIView, made at run time
+    assert not codec._importable(whoami)  # @api_view's WrappedAPIView, made at run time
     index = registry.get_url_index()
-    loaded = store.loads(store.dumps(built, index), index)
+    loaded = codec.loads(codec.dumps(built, index), index)
     assert loaded.by_name["whoami"].method.source.view_class is whoami
     # A URLconf without its route: the build is stale, not loaded with a wrong view.
     without = registry.UrlIndex(
@@ -173,8 +175,8 @@ def test_a_view_class_without_an_import_path_is_found_in_the_urlconf(settings, t
         endpoints=index.endpoints,
         api_path_regexes=[(r, c) for r, c in index.api_path_regexes if c is not whoami],
     )
-    with pytest.raises(store.StaleBuild, match="whoami"):
-        store.loads(store.dumps(built, index), without)
+    with pytest.raises(codec.StaleBuild, match="whoami"):
+        codec.loads(codec.dumps(built, index), without)
 
 
 def test_a_broken_group_is_refused_from_the_store(configured_store, monkeypatch):
@@ -198,7 +200,7 @@ def test_a_broken_group_is_refused_from_the_store(configured_store, monkeypatch)
 
 
 def _key(group: str = "catalog", urlconf=None) -> str:
-    return store.build_key(group, None, urlconf, registry.get_url_index(urlconf)).digest
+    return keys.build_key(group, None, urlconf, registry.get_url_index(urlconf)).digest
 
 
 def test_the_key_changes_with_a_setting_that_shapes_the_schemas(settings, tmp_path):
@@ -368,7 +370,7 @@ def test_a_build_that_cannot_be_pickled_is_served_but_not_stored(
 
 def test_a_process_that_waits_too_long_builds_without_storing(settings, tmp_path, caplog):
     directory = _configure(settings, tmp_path, WAIT=0.2)
-    key = store.build_key("catalog", None, None, registry.get_url_index())
+    key = keys.build_key("catalog", None, None, registry.get_url_index())
     lease = get_lock_backend().acquire(key.lock, timeout=30, wait=0)  # another builder
     assert lease is not None
     try:
@@ -382,13 +384,13 @@ def test_a_process_that_waits_too_long_builds_without_storing(settings, tmp_path
 
 def test_an_unreadable_stored_build_is_rebuilt(settings, tmp_path, caplog):
     directory = _configure(settings, tmp_path)
-    key = store.build_key("catalog", None, None, registry.get_url_index())
+    key = keys.build_key("catalog", None, None, registry.get_url_index())
     directory.mkdir(parents=True)
     (directory / f"{key.name}.build").write_bytes(b"not a build")
     with caplog.at_level(logging.WARNING, logger="mcp_bridge.store"):
         assert registry.get_toolset("catalog").by_name
     assert "cannot be read" in caplog.text
-    assert store.loads((directory / f"{key.name}.build").read_bytes(), registry.get_url_index())
+    assert codec.loads((directory / f"{key.name}.build").read_bytes(), registry.get_url_index())
 
 
 def test_a_directory_anyone_may_write_is_not_loaded_from(settings, tmp_path, monkeypatch, caplog):
@@ -547,7 +549,7 @@ def test_mcp_build_exits_with_1_when_a_build_cannot_be_written(settings, tmp_pat
     def full_disk(self, name, data):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(store.FileBuildStore, "put", full_disk)
+    monkeypatch.setattr(backends.FileBuildStore, "put", full_disk)
     err = io.StringIO()
     with pytest.raises(SystemExit) as exit_status:
         call_command("mcp_build", "catalog", stdout=io.StringIO(), stderr=err)
@@ -590,10 +592,10 @@ def test_mcp_build_says_that_prune_is_for_the_file_store(settings, tmp_path):
 def test_a_chosen_directory_follows_the_umask_and_the_default_one_is_private(tmp_path, monkeypatch):
     previous = os.umask(0o022)
     try:
-        chosen = store.FileBuildStore(tmp_path / "chosen")
+        chosen = backends.FileBuildStore(tmp_path / "chosen")
         chosen.make_directory()
-        monkeypatch.setattr(store, "default_build_directory", lambda: tmp_path / "default")
-        default = store.FileBuildStore()
+        monkeypatch.setattr(backends, "default_build_directory", lambda: tmp_path / "default")
+        default = backends.FileBuildStore()
         default.make_directory()
     finally:
         os.umask(previous)
@@ -608,7 +610,7 @@ def test_a_directory_anyone_may_write_is_a_check_error(settings, tmp_path, monke
     directory.chmod(0o777)
     assert [m.id for m in check_build_store()] == ["mcp_bridge.E142"]  # loud, not only logged
     directory.chmod(0o755)
-    monkeypatch.setattr(store, "default_build_directory", lambda: directory)
+    monkeypatch.setattr(backends, "default_build_directory", lambda: directory)
     monkeypatch.setattr(os, "getuid", lambda: os.stat(directory).st_uid + 1)
     settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "BUILD_STORE": {}}  # the default directory
     assert [m.id for m in check_build_store()] == ["mcp_bridge.E142"]  # of another user
@@ -633,7 +635,7 @@ def test_a_directory_the_servers_may_only_read_is_a_warning(settings, tmp_path, 
         raise PermissionError(13, "Permission denied")
 
     # As for a server's user in an image whose store the build step wrote (root bypasses modes).
-    monkeypatch.setattr(store.tempfile, "NamedTemporaryFile", read_only)
+    monkeypatch.setattr(backends.tempfile, "NamedTemporaryFile", read_only)
     assert [m.id for m in check_build_store()] == ["mcp_bridge.W141"]  # no command is stopped
 
 
@@ -805,7 +807,7 @@ def test_mcp_build_refuses_a_language_callers_cannot_negotiate(settings, tmp_pat
 def test_without_a_store_every_process_builds(settings, tmp_path):
     settings.MCP_BRIDGE = {"BUILD_STORE": None}
     registry.clear_cache()
-    assert store.get_build_store() is None
+    assert backends.get_build_store() is None
     assert registry.get_toolset("catalog").by_name
 
 

@@ -13,8 +13,8 @@ from rest_framework.routers import SimpleRouter
 
 from demo_project.shop.models import Tag
 from mcp_bridge import api_group, mcp_tool
+from mcp_bridge.build.texts import trimmed_components
 from mcp_bridge.toolset.registry import get_toolset
-from mcp_bridge.toolset.texts import trimmed_components
 from tests.mcp_client import McpClient
 from tests.realistic import GROUP, MCP_BRIDGE, URLCONF
 from tests.test_translation import write_catalogue

@@ -25,10 +25,8 @@ from rest_framework.response import Response
 
 from mcp_bridge import api_group, mcp_tool
 from mcp_bridge.base.errors import ToolSetError
-from mcp_bridge.checks import check_catalogues
-from mcp_bridge.toolset.openapi import GroupSchemaGenerator
-from mcp_bridge.toolset.registry import get_toolset
-from mcp_bridge.toolset.translation import (
+from mcp_bridge.build.openapi import GroupSchemaGenerator
+from mcp_bridge.build.translation import (
     DOMAIN,
     catalogue_domain,
     fallback_chain,
@@ -36,6 +34,8 @@ from mcp_bridge.toolset.translation import (
     negotiate_language,
     tool_texts,
 )
+from mcp_bridge.checks import check_catalogues
+from mcp_bridge.toolset.registry import get_toolset
 from tests.mcp_client import McpClient
 
 CODE_TITLE = "Code title"

@@ -1,4 +1,4 @@
-"""SchemaValidator and check_schema give jsonschema's answers (mcp_bridge.toolset.validators).
+"""SchemaValidator and check_schema give jsonschema's answers (mcp_bridge.schemas.validators).
 
 Differential tests, run twice: with jsonschema-rs answering first (the ``fast``
 extra, installed by the test extra) and with jsonschema alone (the fallback a
@@ -20,9 +20,9 @@ import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
-from mcp_bridge.toolset import validators
+from mcp_bridge.schemas import validators
+from mcp_bridge.schemas.validators import SchemaValidator, check_schema
 from mcp_bridge.toolset.registry import get_groups, get_toolset
-from mcp_bridge.toolset.validators import SchemaValidator, check_schema
 
 #: Groups of the test URLconf that are deliberately broken (see test_checks_and_errors.py).
 BROKEN_GROUPS = {"badnames", "dupes"}

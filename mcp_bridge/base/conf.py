@@ -63,7 +63,7 @@ Keys and defaults:
     property nullable, a decimal string or number, a plain string or choice or a list
     of them, integers also strings under DRF's ``COERCE_BIGINT_TO_STRING``, ``oneOf`` as
     ``anyOf``; see
-    :func:`mcp_bridge.toolset.schema.tolerant_output_transform`), so that a result REST
+    :func:`mcp_bridge.schemas.conversion.tolerant_output_transform`), so that a result REST
     gives is not refused for them and the schema still describes the shape.
     ``"exact"``: the schema as the OpenAPI says it. Results are validated against the
     form that is published (``OUTPUT_VALIDATION``).
@@ -80,7 +80,7 @@ Keys and defaults:
     image size the common model APIs accept.
 ``PORTABLE_TOOL_NAMES`` (``"warn"``)
     An explicit tool name that MCP allows but strict clients refuse (a dot, or more than
-    64 characters; see :mod:`mcp_bridge.toolset.naming`): ``"warn"`` reports it as system check
+    64 characters; see :mod:`mcp_bridge.build.naming`): ``"warn"`` reports it as system check
     warning ``mcp_bridge.W010``; ``"error"`` refuses the group like an invalid name
     (``mcp_bridge.E010``, HTTP 500 at its endpoint).
 ``OPEN_WORLD`` (``False``)
@@ -107,13 +107,13 @@ Keys and defaults:
     subset of the Gemini and OpenAI function-calling APIs), ``"gemini"`` (what
     google-genai's MCP conversion accepts) or ``"strict"`` (OpenAI's strict function
     calling: every property required, the optional ones nullable, ``null`` read as
-    "left out"); see :mod:`mcp_bridge.toolset.profiles`. Arguments and results are
+    "left out"); see :mod:`mcp_bridge.schemas.profiles`. Arguments and results are
     always validated against the exact schema.
 ``GROUPS`` (``{}``)
     Group membership declared in settings, beside ``@api_group``:
     ``{group: {"include": [rule, ...], "exclude": [rule, ...]}}``, a rule being a dict
     of ``path``, ``path_regex``, ``namespace``, ``app_name``, ``view``, ``methods``
-    (see :mod:`mcp_bridge.toolset.membership`). Checked at startup (``mcp_bridge.E050``,
+    (see :mod:`mcp_bridge.build.membership`). Checked at startup (``mcp_bridge.E050``,
     ``W050``).
 
 ``FILTER_TOOLS_LIST`` (``True``)
@@ -171,7 +171,7 @@ MCP authorization (:mod:`mcp_bridge.transport.authorization`, docs/authorization
     (RFC 8707), which is that origin followed by the endpoint's path; ``None``
     takes the request's scheme and host (``request.build_absolute_uri``).
 
-Shared builds (:mod:`mcp_bridge.toolset.store`, docs/deploy.md):
+Shared builds (:mod:`mcp_bridge.store.builds`, docs/deploy.md):
 
 ``BUILD_STORE`` (``{}``: a file store in the default directory)
     Where built tool sets are kept for every process to load (``manage.py mcp_build`` writes
@@ -195,7 +195,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-#: The schema profiles of :mod:`mcp_bridge.toolset.profiles`, in the order the docs present
+#: The schema profiles of :mod:`mcp_bridge.schemas.profiles`, in the order the docs present
 #: them: the choices of ``SCHEMA_PROFILE``. Named here so that the settings, in the base, need
 #: not import the build; the profiles module imports them from here.
 DEFS = "defs"
@@ -216,7 +216,7 @@ DEFAULTS: dict[str, Any] = {
     "TOOLS_LIST_TTL_MS": 300_000,
     "TOOLS_LIST_CACHE_SCOPE": None,
     "OUTPUT_VALIDATION": "error",
-    # Issue 19: output schemas that real answers fit (mcp_bridge.toolset.schema).
+    # Issue 19: output schemas that real answers fit (mcp_bridge.schemas.conversion).
     "OUTPUT_SCHEMA": "tolerant",
     # Tool lists for strict clients (issue 11): names and annotations.
     "PORTABLE_TOOL_NAMES": "warn",
@@ -228,9 +228,9 @@ DEFAULTS: dict[str, Any] = {
     "MAX_FILE_BYTES": 5_242_880,
     "LOCK_BACKEND": "mcp_bridge.locking.FileLockBackend",
     "LOCK_OPTIONS": {},
-    # Schema profiles (mcp_bridge.toolset.profiles).
+    # Schema profiles (mcp_bridge.schemas.profiles).
     "SCHEMA_PROFILE": DEFS,
-    # Group membership from settings (mcp_bridge.toolset.membership).
+    # Group membership from settings (mcp_bridge.build.membership).
     "GROUPS": {},
     # MCP authorization (mcp_bridge.transport.authorization): protected groups, their scopes, and where
     # their tokens come from.
@@ -245,17 +245,17 @@ DEFAULTS: dict[str, Any] = {
     # sees them in the tool explorer (mcp_bridge.transport.explorer).
     "FILTER_TOOLS_LIST": True,
     "EXPLORER": True,
-    # Discovery of big groups (mcp_bridge.toolset.discovery, mcp_bridge.toolcall.discovery).
+    # Discovery of big groups (mcp_bridge.discovery.modes, mcp_bridge.toolcall.meta_tools).
     "DISCOVERY": "auto",
     "DISCOVERY_MAX_TOOLS": 40,
     "DISCOVERY_MAX_TOKENS": 10_000,
     "SEARCH_RESULT_TOKENS": 6_000,
     "SEARCH_SYNONYMS": {},
-    # Shared builds (mcp_bridge.toolset.store).
+    # Shared builds (mcp_bridge.store.builds).
     "BUILD_STORE": {},
 }
 
-#: The keys of ``MCP_BRIDGE["BUILD_STORE"]`` and their defaults (:mod:`mcp_bridge.toolset.store`).
+#: The keys of ``MCP_BRIDGE["BUILD_STORE"]`` and their defaults (:mod:`mcp_bridge.store.builds`).
 BUILD_STORE_DEFAULTS: dict[str, Any] = {
     "BACKEND": "files",
     "DIRECTORY": None,

@@ -49,5 +49,5 @@ class ToolSetError(Exception):
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled by its own arguments (a stored build keeps a refused group refused,
-        # mcp_bridge.toolset.store); Exception's default would call __init__ with the message.
+        # mcp_bridge.store.builds); Exception's default would call __init__ with the message.
         return (type(self), (self.group, self.version, self.problems))

@@ -2,7 +2,7 @@
 
 Both pipelines ask it: the build reads the JSON schema of an operation's JSON media type, and
 declares no ``outputSchema`` for an operation whose 2xx responses are files
-(:mod:`mcp_bridge.toolset.openrpc`); the call turns a file response into a content block
+(:mod:`mcp_bridge.build.openrpc`); the call turns a file response into a content block
 instead of structured data (:mod:`mcp_bridge.toolcall.files`).
 
 The three kinds (:func:`media_kind`), by the media type's essence (RFC 9110 §8.3.1: type and

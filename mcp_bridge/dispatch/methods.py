@@ -46,7 +46,7 @@ from mcp_bridge.base.protocol import (
     supports_titles_and_output,
 )
 from mcp_bridge.dispatch.envelope import check_envelope
-from mcp_bridge.toolcall import discovery
+from mcp_bridge.toolcall import executor, meta_tools
 from mcp_bridge.toolcall.visibility import listed_tools, varies_by_caller, visible_tool_names
 from mcp_bridge.toolset.registry import ToolSet
 
@@ -61,7 +61,7 @@ class Call:
         revision: the protocol revision of the request (``MCP-Protocol-Version``).
         check_headers: whether the transport has HTTP headers to check against
             a 2026-07-28 envelope (false for stdio).
-        schema_profile: how ``tools/list`` writes the schemas (:mod:`mcp_bridge.toolset.profiles`),
+        schema_profile: how ``tools/list`` writes the schemas (:mod:`mcp_bridge.schemas.profiles`),
             and with ``strict`` how ``tools/call`` reads a ``null``; ``None``: the
             ``SCHEMA_PROFILE`` setting.
         every_tool: ``tools/list`` lists every tool, as a caller who may use them all sees
@@ -268,7 +268,7 @@ def _decode_cursor(cursor: Any, total: int) -> int:
 def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
     # Only the tools the caller's view-level checks let through (mcp_bridge.toolcall.visibility),
     # of every tool or of the pinned tools and the discovery meta-tools (search mode,
-    # mcp_bridge.toolset.discovery); a cursor is an offset into that list, valid for as long as
+    # mcp_bridge.discovery.modes); a cursor is an offset into that list, valid for as long as
     # the caller's list stays the same.
     visible = None if call.every_tool else visible_tool_names(call.toolset, call.request)
     tools = listed_tools(call.toolset, visible)
@@ -296,15 +296,15 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
 
 
 def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
-    # A discovery meta-tool (mcp_bridge.toolcall.discovery), else the whole call, its signals
-    # and its errors (mcp_bridge.toolcall.executor).
-    return discovery.call_tool(
-        params,
-        call.toolset,
-        call.request,
-        call.revision,
-        call.schema_profile or bridge_settings.SCHEMA_PROFILE,
-    )
+    # Chosen once, here: a discovery meta-tool of a group in search mode
+    # (mcp_bridge.toolcall.meta_tools), else the tool itself, its signals and its errors
+    # (mcp_bridge.toolcall.executor). A group in direct mode has no meta-tool: every call goes
+    # straight to the executor.
+    profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
+    meta = call.toolset.meta_tool(params.get("name"))
+    if meta is not None:
+        return meta_tools.answer(meta, params, call.toolset, call.request, call.revision, profile)
+    return executor.call_tool(params, call.toolset, call.request, call.revision, profile)
 
 
 def _empty_listing(key: str) -> Any:

@@ -32,8 +32,8 @@ from django.http import HttpResponseBase
 from django.test.utils import override_settings
 
 from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.build.tools import Tool
 from mcp_bridge.toolset.registry import ToolSet
-from mcp_bridge.toolset.tools import Tool
 from mcp_bridge.transport.reach import Answer, loaded_handler, through_middleware
 
 

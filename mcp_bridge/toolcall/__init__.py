@@ -1,6 +1,6 @@
 """The call pipeline: one ``tools/call`` through the real DRF view.
 
-A ``tools/call`` enters at :mod:`~mcp_bridge.toolcall.discovery`, which answers the
+A ``tools/call`` enters at :mod:`~mcp_bridge.toolcall.meta_tools`, which answers the
 discovery meta-tools of a group in search mode and hands every other name to the executor.
 Open :mod:`~mcp_bridge.toolcall.executor` next: its ``call_tool`` runs a call in a straight
 line (find the tool, check the arguments, ``pre_tool_call``, build the view's request, run

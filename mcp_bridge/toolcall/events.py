@@ -35,11 +35,11 @@ from rest_framework.exceptions import APIException
 
 from mcp_bridge.base.limits import shorten
 from mcp_bridge.base.protocol import MESSAGE_CHARS
+from mcp_bridge.build.tools import Tool
 from mcp_bridge.caching import is_cache_hit
 from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivered, tool_call_failed
 from mcp_bridge.toolcall.results import ToolCallFailed, error_of, exception_result, refusal_result
 from mcp_bridge.toolcall.routing import OperationNotFound
-from mcp_bridge.toolset.tools import Tool
 
 #: One record per failed tool call; faulty signal receivers are reported here too.
 logger = logging.getLogger("mcp_bridge.calls")
@@ -98,7 +98,7 @@ class ToolCall:
             the executor has checked them.
         request: the MCP HTTP request.
         revision: its protocol revision.
-        tool: the :class:`~mcp_bridge.toolset.tools.Tool` once found, else ``None``.
+        tool: the :class:`~mcp_bridge.build.tools.Tool` once found, else ``None``.
         response: the view's response, once it has run.
         result: the ``CallToolResult`` made of it.
         batch: the :class:`BatchMember` it is in a JSON-RPC batch, else ``None``.

@@ -67,6 +67,8 @@ from mcp_bridge.base.protocol import (
     supports_titles_and_output,
     validation_errors_are_tool_results,
 )
+from mcp_bridge.build.tools import Tool
+from mcp_bridge.schemas.profiles import without_optional_nulls
 from mcp_bridge.toolcall import events
 from mcp_bridge.toolcall.files import file_result, is_file_response
 from mcp_bridge.toolcall.identity import ViewRequest
@@ -80,9 +82,7 @@ from mcp_bridge.toolcall.results import (
     view_error_result,
 )
 from mcp_bridge.toolcall.routing import resolve_operation
-from mcp_bridge.toolset.profiles import without_optional_nulls
 from mcp_bridge.toolset.registry import ToolSet
-from mcp_bridge.toolset.tools import Tool
 
 
 def call_tool(
@@ -153,7 +153,7 @@ def checked_arguments(
 
     Listed in the ``strict`` profile, every property is required and the optional ones are
     nullable: their ``null`` is read as "left out" before the arguments are checked
-    (:func:`~mcp_bridge.toolset.profiles.without_optional_nulls`), so the view sees what a
+    (:func:`~mcp_bridge.schemas.profiles.without_optional_nulls`), so the view sees what a
     REST client that left them out would send.
 
     Raises:
@@ -206,7 +206,7 @@ def invalid_arguments(name: str, errors: list[dict[str, str]], revision: str) ->
 
 def argument_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
     """Check ``arguments`` against the tool's ``inputSchema`` (jsonschema, 2020-12), and
-    the choice between an object-or-list body's two forms (:meth:`~mcp_bridge.toolset.openrpc.Method.layout_errors`).
+    the choice between an object-or-list body's two forms (:meth:`~mcp_bridge.build.openrpc.Method.layout_errors`).
 
     Returns:
         ``[{"argument": name, "message": text}, ...]``, one entry per fault,

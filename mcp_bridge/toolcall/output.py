@@ -37,7 +37,7 @@ the first problems and both remedies, in a few lines, without copying the data.
 Which answers mismatch at all depends on the published form of the schema
 (``MCP_BRIDGE["OUTPUT_SCHEMA"]``): the tolerant form (the default) lets through the
 departures real DRF answers make from their OpenAPI (missing keys, ``null``, decimals as
-numbers, lists for strings; :func:`mcp_bridge.toolset.schema.tolerant_output_transform`),
+numbers, lists for strings; :func:`mcp_bridge.schemas.conversion.tolerant_output_transform`),
 so that a mismatch is a real contradiction (a list where an object is declared, a text
 where an integer is).
 
@@ -45,7 +45,7 @@ The remedies: fix the schema (drf-spectacular's ``@extend_schema_field`` on
 the field, ``@extend_schema(responses=...)`` on the view), or declare no
 ``outputSchema`` for the tool: ``@mcp_tool(output_schema=False)``, or
 ``MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"]`` per group or tool
-(:func:`mcp_bridge.toolset.tools.declares_output_schema`).
+(:func:`mcp_bridge.build.tools.declares_output_schema`).
 """
 
 from __future__ import annotations
@@ -61,8 +61,8 @@ from jsonschema.exceptions import ValidationError
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import loads
+from mcp_bridge.build.tools import Tool
 from mcp_bridge.toolcall.results import applied_write_result, tool_error_result
-from mcp_bridge.toolset.tools import Tool
 
 logger = logging.getLogger("mcp_bridge.executor")
 

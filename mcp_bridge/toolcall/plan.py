@@ -29,9 +29,9 @@ from django.http import HttpRequest
 from rest_framework.versioning import AcceptHeaderVersioning, QueryParameterVersioning
 
 from mcp_bridge.base.encoding import dumps, dumps_bytes
+from mcp_bridge.build.tools import Tool
 from mcp_bridge.toolcall.files import accepted_media_types
 from mcp_bridge.toolcall.identity import ViewRequest
-from mcp_bridge.toolset.tools import Tool
 
 _PLACEHOLDER = re.compile(r"\{([^}/]+)\}")
 #: CGI variables that describe the server and the client connection, kept as they are.
@@ -79,7 +79,7 @@ class RequestPlan:
             of an object-or-list body).
         body_fields: ``(argument, field)`` of each field of an object body.
         has_two_body_forms: the body is an object or a list of objects, whose two forms
-            :meth:`~mcp_bridge.toolset.openrpc.Method.layout_errors` keeps apart.
+            :meth:`~mcp_bridge.build.openrpc.Method.layout_errors` keeps apart.
     """
 
     method: str

@@ -97,7 +97,7 @@ def resolve_operation(
     path: str, urlconf: Any, template: str, view_class: type, handler_name: str, method: str
 ) -> ResolverMatch:
     """Resolve the filled ``path`` of the operation (``template``, ``view_class``,
-    ``handler_name``, ``method``: its :class:`~mcp_bridge.toolset.openapi.OperationSource`) and
+    ``handler_name``, ``method``: its :class:`~mcp_bridge.build.openapi.OperationSource`) and
     check that it reaches the operation's own view.
 
     Raises:

@@ -55,11 +55,11 @@ from rest_framework.views import APIView
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
+from mcp_bridge.build.tools import Tool
+from mcp_bridge.discovery.metatools import MetaTool
 from mcp_bridge.toolcall import identity
 from mcp_bridge.toolcall.plan import request_plan, view_request
-from mcp_bridge.toolset.discovery import MetaTool
 from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_url_index
-from mcp_bridge.toolset.tools import Tool
 
 logger = logging.getLogger("mcp_bridge.visibility")
 

@@ -21,10 +21,10 @@ logged when the group is built) do not stop the build: they are kept in
 
 A process that has not built a group yet loads it from the build store when another
 process (or ``manage.py mcp_build``) stored it there, and stores what it builds
-(:mod:`mcp_bridge.toolset.store`).
+(:mod:`mcp_bridge.store.builds`).
 
 ``get_toolset(group, version, language)`` returns a per-language copy whose
-texts come from the gettext catalogues (:mod:`mcp_bridge.toolset.translation`); the
+texts come from the gettext catalogues (:mod:`mcp_bridge.build.translation`); the
 copy is derived from the one build, so the generator never runs per language.
 """
 
@@ -46,15 +46,8 @@ from jsonschema.exceptions import SchemaError
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem, ToolSetError
-from mcp_bridge.toolset.discovery import (
-    Discovery,
-    MetaTool,
-    decide,
-    find_discovery_problems,
-    search_listing,
-)
-from mcp_bridge.toolset.naming import MCP_NAME_PATTERN, check_names
-from mcp_bridge.toolset.openapi import (
+from mcp_bridge.build.naming import MCP_NAME_PATTERN, check_names
+from mcp_bridge.build.openapi import (
     HookEffect,
     UrlIndex,
     borrow_components,
@@ -63,26 +56,28 @@ from mcp_bridge.toolset.openapi import (
     generate_group_schema,
     generate_whole_schema,
 )
-from mcp_bridge.toolset.openrpc import Method, build_document, build_methods, convert_components
-from mcp_bridge.toolset.packing import PackedDocument
-from mcp_bridge.toolset.preflight import configuration_problems, spectacular_problems
-from mcp_bridge.toolset.profiles import convert_document
-from mcp_bridge.toolset.schema import MissingReference, unresolved_refs
-from mcp_bridge.toolset.search import SearchIndex, build_index
-from mcp_bridge.toolset.store import load_or_build
-from mcp_bridge.toolset.texts import trimmed_components
-from mcp_bridge.toolset.tools import Tool, build_tool, declares_output_schema
-from mcp_bridge.toolset.translation import (
+from mcp_bridge.build.openrpc import Method, build_document, build_methods, convert_components
+from mcp_bridge.build.preflight import configuration_problems, spectacular_problems
+from mcp_bridge.build.texts import trimmed_components
+from mcp_bridge.build.tools import Tool, build_tool, declares_output_schema
+from mcp_bridge.build.translation import (
     catalogue_fingerprint,
     default_language,
     translate_toolset,
     translated_copy,
 )
-from mcp_bridge.toolset.validators import check_schema
+from mcp_bridge.discovery.index import SearchIndex, build_index
+from mcp_bridge.discovery.metatools import MetaTool, search_listing
+from mcp_bridge.discovery.modes import Discovery, decide, find_discovery_problems
+from mcp_bridge.schemas.conversion import MissingReference, unresolved_refs
+from mcp_bridge.schemas.profiles import convert_document
+from mcp_bridge.schemas.validators import check_schema
+from mcp_bridge.store.builds import load_or_build
+from mcp_bridge.store.packing import PackedDocument
 
 logger = logging.getLogger("mcp_bridge.toolset")
 
-#: MCP spec 2025-11-25, "Tools" → "Tool names" (see :mod:`mcp_bridge.toolset.naming`).
+#: MCP spec 2025-11-25, "Tools" → "Tool names" (see :mod:`mcp_bridge.build.naming`).
 TOOL_NAME_PATTERN = MCP_NAME_PATTERN
 
 #: Settings whose change invalidates built tool sets.
@@ -116,17 +111,17 @@ class ToolSet:
             (:meth:`openrpc_in`).
         visibility: how the call pipeline tells which tools a caller may use
             (:mod:`mcp_bridge.toolcall.visibility`), made on the first ``tools/list``.
-        discovery: how ``tools/list`` presents the group (:mod:`mcp_bridge.toolset.discovery`),
+        discovery: how ``tools/list`` presents the group (:mod:`mcp_bridge.discovery.modes`),
             decided once per build: a translated copy shares it.
         search_indexes: ``{language: SearchIndex}``
-            (:class:`~mcp_bridge.toolset.search.SearchIndex`) of these tools, each made on the
+            (:class:`~mcp_bridge.discovery.index.SearchIndex`) of these tools, each made on the
             first search in that language (:meth:`index`), or taken from ``prebuilt_indexes``:
             plain data, kept with the tool set.
         prebuilt_indexes: ``{language: (catalogue fingerprint, SearchIndex)}``: the indexes
             of the translated copies that the build made (:meth:`build_search_indexes`), stored
             with it; shared by its copies, which take theirs from it while the catalogues it
             was made from are unchanged
-            (:func:`~mcp_bridge.toolset.translation.catalogue_fingerprint`).
+            (:func:`~mcp_bridge.build.translation.catalogue_fingerprint`).
     """
 
     group: str
@@ -158,13 +153,13 @@ class ToolSet:
     )
     _meta: dict[str, MetaTool] = field(default_factory=dict, init=False, repr=False, compare=False)
     #: Search answers' tool entries, made once per tool, revision and profile (the call
-    #: layer's :mod:`mcp_bridge.toolcall.discovery` fills it).
+    #: layer's :mod:`mcp_bridge.toolcall.meta_tools` fills it).
     search_entries: dict[Any, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
 
     def __getstate__(self) -> dict[str, Any]:
-        """What a stored build keeps (:mod:`mcp_bridge.toolset.store`): everything but what
+        """What a stored build keeps (:mod:`mcp_bridge.store.builds`): everything but what
         requests made in this process, which the loading process makes again on first use:
         the visibility plan (it holds the URL patterns' view callbacks) and the search-mode
         listing with its meta-tools and search entries (compiled validators); the OpenRPC
@@ -240,7 +235,7 @@ class ToolSet:
     def build_search_indexes(self, languages: Iterable[str] = ()) -> list[ToolSetError]:
         """Make, as part of the build, the search indexes a search-mode group's searches read:
         the one of its own texts, and the one of each translated copy a caller gets, for the
-        language of a caller who names none (:func:`~mcp_bridge.toolset.translation.default_language`)
+        language of a caller who names none (:func:`~mcp_bridge.build.translation.default_language`)
         and for each of ``languages`` (codes of ``LANGUAGES``; ``manage.py mcp_build
         --language``). They are kept with the build, so a stored build carries them and a
         process that loads it searches at once.
@@ -308,12 +303,12 @@ def active_urlconf(request: Any = None) -> Any:
 
 
 def get_groups() -> dict[str, list[str | None]]:
-    """Every API group of the active URLconf and its versions (see :func:`~mcp_bridge.toolset.openapi.discover_groups`)."""
+    """Every API group of the active URLconf and its versions (see :func:`~mcp_bridge.build.openapi.discover_groups`)."""
     return get_url_index().versions
 
 
 def get_url_index(urlconf_key: Any = None) -> UrlIndex:
-    """The :class:`~mcp_bridge.toolset.openapi.UrlIndex` of a URLconf, built on first use.
+    """The :class:`~mcp_bridge.build.openapi.UrlIndex` of a URLconf, built on first use.
 
     Args:
         urlconf_key: the URLconf (a dotted module path or a module; see
@@ -339,8 +334,8 @@ def get_toolset(
 
     Args:
         group, version: the endpoint.
-        language: a language code (see :func:`mcp_bridge.toolset.translation.negotiate_language`):
-            the texts come from the gettext catalogues, per :mod:`mcp_bridge.toolset.translation`.
+        language: a language code (see :func:`mcp_bridge.build.translation.negotiate_language`):
+            the texts come from the gettext catalogues, per :mod:`mcp_bridge.build.translation`.
             ``None``: the code's own texts.
         urlconf_key: :func:`active_urlconf`, when the caller has it already.
 
@@ -387,7 +382,7 @@ def _build_once(
             if configuration_problems():  # E080/E081: the build names them, no store is read
                 cached = build_toolset(group, version, urlconf)
             else:
-                # From the shared store when another process built it (mcp_bridge.toolset.store),
+                # From the shared store when another process built it (mcp_bridge.store.builds),
                 # else built here and stored for the others.
                 cached = load_or_build(
                     group,
@@ -472,7 +467,7 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     ] = {}  # $defs entries, one object per component and direction
     refs_of: dict[int, tuple[Any, list[str]]] = {}  # the $ref values of each shared $defs entry
     # The tools' $defs without drf-spectacular's choice-list boilerplate; the OpenRPC
-    # document keeps the components as generated (mcp_bridge.toolset.texts).
+    # document keeps the components as generated (mcp_bridge.build.texts).
     tool_components = trimmed_components(components)
     if not problems:
         for method in methods:
@@ -521,7 +516,7 @@ _whole_documents: dict[tuple[Any, str | None], dict[str, Any]] = {}
 
 def _borrow_from_whole_api(document: dict[str, Any], version: str | None, urlconf_key: Any) -> None:
     """Resolve the group's dangling references from the whole API's components (see
-    :func:`~mcp_bridge.toolset.openapi.borrow_components`); those the whole API lacks too
+    :func:`~mcp_bridge.build.openapi.borrow_components`); those the whole API lacks too
     stay, and are E020."""
     key = (urlconf_key, version)
     whole = _whole_documents.get(key)

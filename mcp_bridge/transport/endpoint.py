@@ -27,7 +27,7 @@ request; none calls back up.
 * the body, one JSON-RPC message: over ``MAX_BODY_BYTES`` 413, undelimited 411
   (:mod:`mcp_bridge.transport.bodies`), not JSON -32700;
 * ``?schema=<profile>``, how the tool schemas are written
-  (:mod:`mcp_bridge.toolset.profiles`; also read by the OpenRPC document): an unknown
+  (:mod:`mcp_bridge.schemas.profiles`; also read by the OpenRPC document): an unknown
   profile gets 400;
 * the tool set of the group and version (404 for an unknown version, a JSON-RPC 500
   when it cannot be built);
@@ -94,17 +94,17 @@ from mcp_bridge.base.protocol import (
     PROTOCOL_VERSION_META_KEY,
     JsonRpcError,
 )
+from mcp_bridge.build.preflight import configuration_problems
+from mcp_bridge.build.translation import negotiate_language
 from mcp_bridge.dispatch.methods import Call, echoed_id, handle_message
-from mcp_bridge.toolcall.events import deliver_after_response
-from mcp_bridge.toolset.preflight import configuration_problems
-from mcp_bridge.toolset.profiles import (
+from mcp_bridge.schemas.profiles import (
     PROFILES,
     QUERY_PARAMETER,
     ProfileError,
     profile_from_request,
 )
+from mcp_bridge.toolcall.events import deliver_after_response
 from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_toolset, get_url_index
-from mcp_bridge.toolset.translation import negotiate_language
 from mcp_bridge.transport.answers import JSONAnswer
 from mcp_bridge.transport.authorization import authorize
 from mcp_bridge.transport.batch import handle_batch
@@ -485,7 +485,7 @@ def _resolve_version(group: str, version: str | None, urlconf: Any) -> str | Non
 
 
 def negotiated_language(request: HttpRequest) -> str:
-    """Negotiate the language of the tool texts (:func:`~mcp_bridge.toolset.translation.negotiate_language`)
+    """Negotiate the language of the tool texts (:func:`~mcp_bridge.build.translation.negotiate_language`)
     and set it as ``request.LANGUAGE_CODE``, as ``LocaleMiddleware`` does (which this makes
     unnecessary)."""
     language = negotiate_language(request)
@@ -512,7 +512,7 @@ def misconfigured(exc: ImproperlyConfigured) -> HttpResponse:
     setting) would otherwise reach Django, which answers its HTML error page: a client
     cannot read that. The full message is sent when ``DEBUG`` is on and always logged on
     ``mcp_bridge.transport``; ``error.data.problems`` lists the check ids (E080, E081,
-    :func:`mcp_bridge.toolset.preflight.configuration_problems`).
+    :func:`mcp_bridge.build.preflight.configuration_problems`).
     """
     logger.error("The MCP endpoint is misconfigured: %s", exc)
     problems = configuration_problems()

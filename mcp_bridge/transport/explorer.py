@@ -40,8 +40,8 @@ from mcp_bridge.base.conf import PROFILES, bridge_settings
 from mcp_bridge.base.encoding import dumps, dumps_data
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS
+from mcp_bridge.schemas.profiles import QUERY_PARAMETER, ProfileError, profile_from_request
 from mcp_bridge.toolcall.visibility import listed_tools, visible_tool_names
-from mcp_bridge.toolset.profiles import QUERY_PARAMETER, ProfileError, profile_from_request
 from mcp_bridge.toolset.registry import ToolSet
 
 TEMPLATE = "mcp_bridge/explorer.html"

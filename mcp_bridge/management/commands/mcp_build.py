@@ -2,7 +2,7 @@
 
 A deploy step, like ``collectstatic``: run it once per release, before the new processes
 start, and each of them loads its groups from the store (``MCP_BRIDGE["BUILD_STORE"]``,
-:mod:`mcp_bridge.toolset.store`) instead of running drf-spectacular and the build itself.
+:mod:`mcp_bridge.store.builds`) instead of running drf-spectacular and the build itself.
 Every group is built afresh (the store is written, never read), and its ``tools/list``
 pages are encoded before it is stored, for the protocol revisions and schema profiles
 given (by default the latest revision of each era, the handshake one and the stateless one,
@@ -48,16 +48,16 @@ from mcp_bridge.base.protocol import (
     SUPPORTED_REVISIONS,
 )
 from mcp_bridge.dispatch.methods import Call, handle_message
-from mcp_bridge.toolset.profiles import PROFILES
-from mcp_bridge.toolset.registry import ToolSet, build_toolset, get_groups, get_url_index
-from mcp_bridge.toolset.store import (
+from mcp_bridge.schemas.profiles import PROFILES
+from mcp_bridge.store.backends import (
     BuildStore,
     FileBuildStore,
-    build_key,
     find_store_problems,
     get_build_store,
-    save,
 )
+from mcp_bridge.store.builds import save
+from mcp_bridge.store.keys import build_key
+from mcp_bridge.toolset.registry import ToolSet, build_toolset, get_groups, get_url_index
 
 #: The revisions whose pages are encoded by default: the latest of each era, so that a
 #: client of either gets its first tools/list from the store.

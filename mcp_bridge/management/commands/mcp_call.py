@@ -26,11 +26,11 @@ from django.core.management.base import BaseCommand, CommandError
 from mcp_bridge.base.encoding import dumps
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
+from mcp_bridge.build.translation import negotiate_language
 from mcp_bridge.management.commands.mcp_stdio import Command as StdioCommand
 from mcp_bridge.management.commands.mcp_stdio import _language_request, _StdioServer
 from mcp_bridge.toolcall.events import deliver_pending
 from mcp_bridge.toolset.registry import get_groups, get_toolset
-from mcp_bridge.toolset.translation import negotiate_language
 
 
 class Command(BaseCommand):

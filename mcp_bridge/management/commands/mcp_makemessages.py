@@ -7,7 +7,7 @@ Examples::
     manage.py mcp_makemessages --all --compile         # every existing locale, and write the .mo files
     manage.py mcp_makemessages --all --check           # CI: exit 1 when a .po is out of date
 
-One entry per tool text, as :mod:`mcp_bridge.toolset.translation` reads them:
+One entry per tool text, as :mod:`mcp_bridge.build.translation` reads them:
 ``msgctxt`` ``"title"``, ``"description"`` or ``"argument:<name>"``, ``msgid``
 the tool name. The code's text is written as the extracted comment (``#.``),
 so that translators see what they translate.
@@ -35,8 +35,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils.translation import to_language, to_locale
 
 from mcp_bridge.base.errors import ToolSetError
+from mcp_bridge.build.translation import DOMAIN, catalogue_domain, tool_texts
 from mcp_bridge.toolset.registry import get_groups, get_toolset
-from mcp_bridge.toolset.translation import DOMAIN, catalogue_domain, tool_texts
 
 if TYPE_CHECKING:
     import polib

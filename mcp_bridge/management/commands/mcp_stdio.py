@@ -42,11 +42,11 @@ from mcp_bridge.base.protocol import (
     PROTOCOL_VERSION_META_KEY,
     JsonRpcError,
 )
+from mcp_bridge.build.translation import negotiate_language
 from mcp_bridge.dispatch.methods import Call, handle_message
+from mcp_bridge.schemas.profiles import PROFILES
 from mcp_bridge.toolcall.events import deliver_pending
-from mcp_bridge.toolset.profiles import PROFILES
 from mcp_bridge.toolset.registry import get_groups, get_toolset
-from mcp_bridge.toolset.translation import negotiate_language
 from mcp_bridge.transport.batch import handle_batch
 
 
@@ -71,7 +71,7 @@ class Command(BaseCommand):
             "--schema",
             choices=PROFILES,
             dest="schema_profile",
-            help="how tool schemas are written (mcp_bridge.toolset.profiles); default: the SCHEMA_PROFILE setting",
+            help="how tool schemas are written (mcp_bridge.schemas.profiles); default: the SCHEMA_PROFILE setting",
         )
         parser.add_argument(
             "--host",

@@ -27,7 +27,7 @@ It builds the tools exactly as the endpoint does, so it is also a CI check: it
 exits with status 1, listing every problem, when a group cannot be built.
 
 Each listed tool says why it is in its group: ``@api_group`` (a decorator), or the
-``MCP_BRIDGE["GROUPS"]`` include rule that put it there (:mod:`mcp_bridge.toolset.membership`).
+``MCP_BRIDGE["GROUPS"]`` include rule that put it there (:mod:`mcp_bridge.build.membership`).
 
 ``--tokens`` prints, for each group, in each schema profile and in both discovery modes
 (``MCP_BRIDGE["DISCOVERY"]``, docs/discovery.md), the tools of its ``tools/list``, their
@@ -54,11 +54,12 @@ from django.utils.translation import get_supported_language_variant
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
+from mcp_bridge.build.naming import is_portable
 from mcp_bridge.checks import TAG
+from mcp_bridge.discovery.metatools import search_listing
+from mcp_bridge.discovery.modes import listing_size
 from mcp_bridge.management.probe import Skipped, probe_toolset
-from mcp_bridge.toolset.discovery import listing_size, search_listing
-from mcp_bridge.toolset.naming import is_portable
-from mcp_bridge.toolset.profiles import PROFILES, QUERY_PARAMETER
+from mcp_bridge.schemas.profiles import PROFILES, QUERY_PARAMETER
 from mcp_bridge.toolset.registry import get_groups, get_toolset
 from mcp_bridge.transport.endpoint import mcp_endpoint
 from mcp_bridge.transport.reach import endpoint_paths

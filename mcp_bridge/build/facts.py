@@ -17,9 +17,9 @@ later steps (default texts, search ranking):
 
 The facts are gathered in two steps. :func:`view_facts` reads the view instance that
 drf-spectacular generated the operation with (the only time the bridge has one; its
-``action`` and mock request are set), in :meth:`~mcp_bridge.toolset.openapi.GroupSchemaGenerator.parse`.
+``action`` and mock request are set), in :meth:`~mcp_bridge.build.openapi.GroupSchemaGenerator.parse`.
 :func:`completed_facts` adds what the finished document says (fields, path parameters,
-query parameters), in :func:`~mcp_bridge.toolset.openrpc.build_methods`. Every built
+query parameters), in :func:`~mcp_bridge.build.openrpc.build_methods`. Every built
 method has them as ``Method.facts``, every tool as ``Tool.facts``.
 
 Sources: DRF, "ViewSets" (actions and ``@action``), "Filtering" (``SearchFilter``,
@@ -40,7 +40,7 @@ from rest_framework import filters, pagination
 from rest_framework.generics import GenericAPIView
 from rest_framework.settings import api_settings
 
-from mcp_bridge.toolset.schema import COMPONENTS_PREFIX, to_json_schema
+from mcp_bridge.schemas.conversion import COMPONENTS_PREFIX, to_json_schema
 
 #: The kinds of action an operation can be (:attr:`OperationFacts.action`).
 Action = Literal[
@@ -354,7 +354,7 @@ def view_facts(
             mock ``request`` set).
         handler_name: the viewset action or handler (``OperationSource.handler_name``).
         method: the HTTP method, upper case.
-        is_viewset, is_list: as on :class:`~mcp_bridge.toolset.openapi.OperationSource`.
+        is_viewset, is_list: as on :class:`~mcp_bridge.build.openapi.OperationSource`.
     """
     model = _view_model(view)
     action, detail = _action(view, handler_name, method, is_viewset, is_list)

@@ -8,7 +8,7 @@ reaches are copied in (MCP spec 2025-11-25, "Tools" → "Tool"; JSON Schema
 * ``inputSchema``: ``{"type": "object", "properties": {...}, "required": [...],
   "additionalProperties": false, "$defs": {...}}``; read-only fields are left out,
   and values are written as the view takes them (choice keys that are not JSON
-  as their text, decimals as a string or a number: :func:`~mcp_bridge.toolset.schema.input_transform`).
+  as their text, decimals as a string or a number: :func:`~mcp_bridge.schemas.conversion.input_transform`).
 * ``outputSchema``, up to 2025-11-25: ``{"type": "object", "properties":
   {"result": <2xx schema>}, "required": ["result"]}``, because it had to be an
   object; from 2026-07-28 on (SEP-2106), the 2xx response schema itself, which
@@ -16,14 +16,14 @@ reaches are copied in (MCP spec 2025-11-25, "Tools" → "Tool"; JSON Schema
   when the response schema is unknown or empty, or when the response is a file.
   The 2xx schema is written in its tolerant form by default (no ``required``,
   nullable properties, decimals as string or number, strings or lists of them:
-  :func:`~mcp_bridge.toolset.schema.tolerant_output_transform`), exactly as the
+  :func:`~mcp_bridge.schemas.conversion.tolerant_output_transform`), exactly as the
   OpenAPI says with ``MCP_BRIDGE["OUTPUT_SCHEMA"] = "exact"``.
 * ``annotations``: all four hints, derived from the HTTP method (RFC 9110 §9.2:
   GET/HEAD are safe, PUT/DELETE idempotent; DELETE and PUT destructive) and
   ``MCP_BRIDGE["OPEN_WORLD"]``, overridden per hint by :func:`~mcp_bridge.mcp_tool`.
 * ``title`` and ``description``: the decorator's, the operation's summary and description
   (``extend_schema``, the docstring); for an operation without texts, written from its facts
-  (:mod:`mcp_bridge.toolset.texts`); a title still missing is made from the name. Argument
+  (:mod:`mcp_bridge.build.texts`); a title still missing is made from the name. Argument
   descriptions that are drf-spectacular's boilerplate are trimmed (same module).
 """
 
@@ -39,23 +39,22 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import EncodedJSON
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
-from mcp_bridge.toolset.facts import OperationFacts
-from mcp_bridge.toolset.openrpc import Method
-from mcp_bridge.toolset.packing import PackedFields
-from mcp_bridge.toolset.profiles import DEFS, convert_schema
-from mcp_bridge.toolset.schema import (
+from mcp_bridge.build.facts import OperationFacts
+from mcp_bridge.build.openrpc import Method
+from mcp_bridge.schemas.profiles import DEFS, convert_schema
+from mcp_bridge.schemas.conversion import (
     collect_defs,
     input_transform,
     output_transform,
     tolerant_output_transform,
 )
-from mcp_bridge.toolset.texts import (
+from mcp_bridge.build.texts import (
     argument_kind,
     argument_text,
     description_from_facts,
     title_from_facts,
 )
-from mcp_bridge.toolset.validators import SchemaValidator
+from mcp_bridge.schemas.validators import SchemaValidator
 
 #: The hints of each HTTP method (RFC 9110 §9.2: GET/HEAD are safe, PUT/DELETE idempotent).
 #: DELETE removes and PUT replaces (the fields left out are reset): destructive. POST and
@@ -114,7 +113,7 @@ _GENERATED: dict[frozenset[str], frozenset[str]] = {}
 
 
 @dataclass
-class Tool(PackedFields):
+class Tool:
     """One MCP tool, ready to list and to call.
 
     Attributes:
@@ -124,11 +123,11 @@ class Tool(PackedFields):
         result_schema: the raw response schema (2026-07-28), or ``None``.
         annotations: ``ToolAnnotations`` hints.
         method: the method the tool was built from (how to call the view).
-        facts: the operation's :class:`~mcp_bridge.toolset.facts.OperationFacts` (the method's).
+        facts: the operation's :class:`~mcp_bridge.build.facts.OperationFacts` (the method's).
         generated: which of ``"title"`` and ``"description"`` the bridge wrote from the facts
             (the code has none): a translation writes them again in its language.
         generated_arguments: ``{argument: (kind, original description)}`` of the arguments
-            whose boilerplate description was trimmed (:func:`~mcp_bridge.toolset.texts.argument_kind`).
+            whose boilerplate description was trimmed (:func:`~mcp_bridge.build.texts.argument_kind`).
 
     The validators of the schemas are compiled on first use (a tool that is
     listed but never called costs no compilation) and kept for the life of
@@ -153,7 +152,7 @@ class Tool(PackedFields):
     _output_validators: dict[str, SchemaValidator | None] = field(
         repr=False, compare=False, default_factory=dict
     )
-    # Schemas written in a profile (mcp_bridge.toolset.profiles), made once per profile: the input
+    # Schemas written in a profile (mcp_bridge.schemas.profiles), made once per profile: the input
     # ones per copy (a translation's inputSchema differs), the output ones shared by the
     # copies, keyed by the identity of the exact schema they were made from.
     _profiled_input: dict[str, Any] = field(
@@ -166,15 +165,11 @@ class Tool(PackedFields):
     # (mcp_bridge.toolcall.plan, which owns it; the build never reads it).
     _request_plan: Any = field(repr=False, compare=False, default=None, init=False)
 
-    # A stored build keeps these packed (mcp_bridge.toolset.packing): the tool's calls read
-    # them, and its listing only when its page is not encoded yet.
-    packed_fields = ("input_schema", "output_schema", "result_schema", "generated_arguments")
-
     def __getstate__(self) -> dict[str, Any]:
-        """The state a stored build keeps (:mod:`mcp_bridge.toolset.store`): everything but
-        the compiled validators (compiled code; remade on first use, as after a build), the
-        request plan (remade on the first call) and the profiled output schemas, which are keyed by the identity of an object that a
-        loaded copy does not share."""
+        """The state a pickled copy keeps (the build store's, say): everything but what is
+        made again on first use: the compiled validators (compiled code), the request plan
+        (remade on the first call) and the profiled output schemas, which are keyed by the
+        identity of an object that an unpickled copy does not share."""
         state = self.__dict__.copy()
         state["_input_validator"] = None
         state["_output_validators"] = {}
@@ -182,12 +177,12 @@ class Tool(PackedFields):
         state["_request_plan"] = None
         # One object per distinct set (there are four), stored once instead of once per tool.
         state["generated"] = _GENERATED.setdefault(self.generated, self.generated)
-        return self.packed_state(state)
+        return state
 
     @property
     def facts(self) -> OperationFacts:
         """What the build knows of the operation beyond its OpenAPI text
-        (:class:`~mcp_bridge.toolset.facts.OperationFacts`)."""
+        (:class:`~mcp_bridge.build.facts.OperationFacts`)."""
         return self.method.facts
 
     @property
@@ -242,7 +237,7 @@ class Tool(PackedFields):
         return validator
 
     def input_schema_in(self, profile: str) -> dict[str, Any]:
-        """``input_schema`` written in a schema profile (:mod:`mcp_bridge.toolset.profiles`), made once."""
+        """``input_schema`` written in a schema profile (:mod:`mcp_bridge.schemas.profiles`), made once."""
         if profile == DEFS:
             return self.input_schema
         schema = self._profiled_input.get(profile)
@@ -266,7 +261,7 @@ class Tool(PackedFields):
 
         ``title`` and ``outputSchema`` exist from 2025-06-18 on; they are left
         out for 2025-03-26 clients. See :meth:`output_schema_for`. The schemas
-        are written in ``profile`` (:mod:`mcp_bridge.toolset.profiles`); validation
+        are written in ``profile`` (:mod:`mcp_bridge.schemas.profiles`); validation
         always uses the exact ones.
         """
         tool: dict[str, Any] = {"name": self.name}
@@ -295,11 +290,11 @@ def build_tool(
     """Build the tool of one method.
 
     Args:
-        method: from :func:`mcp_bridge.toolset.openrpc.build_methods`.
+        method: from :func:`mcp_bridge.build.openrpc.build_methods`.
         components: the converted ``components/schemas`` of the same document.
         shared_defs: a dict kept by the caller for the tools of one build: their
             ``$defs`` entries are then shared objects, made once per component and
-            direction (see :func:`~mcp_bridge.toolset.schema.collect_defs`).
+            direction (see :func:`~mcp_bridge.schemas.conversion.collect_defs`).
         output_schema: ``False``: the tool declares no ``outputSchema`` (see
             :func:`declares_output_schema`).
 

@@ -37,11 +37,10 @@ from rest_framework.versioning import QueryParameterVersioning
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.decorators import get_metadata
-from mcp_bridge.toolset.facts import OperationFacts, view_facts
-from mcp_bridge.toolset.membership import Membership, Operation, Reason, compile_rules
-from mcp_bridge.toolset.naming import copy_qualifiers
-from mcp_bridge.toolset.packing import PackedFields
-from mcp_bridge.toolset.spectacular_compat import bridge_generation
+from mcp_bridge.build.facts import OperationFacts, view_facts
+from mcp_bridge.build.membership import Membership, Operation, Reason, compile_rules
+from mcp_bridge.build.naming import copy_qualifiers
+from mcp_bridge.build.spectacular_compat import bridge_generation
 
 #: drf-spectacular settings the bridge needs whatever the project's are:
 #: separate request components, so read-only fields never become inputs, and
@@ -55,7 +54,7 @@ _REQUIRED_SPECTACULAR_SETTINGS = {
 
 
 @dataclass
-class OperationSource(PackedFields):
+class OperationSource:
     """Where one OpenAPI operation comes from.
 
     Attributes:
@@ -75,15 +74,15 @@ class OperationSource(PackedFields):
             handler (an ``@action(methods=[...])``), or at all for an ``APIView``/function
             view; read from the view, whatever the group holds.
         copy_qualifier: for a view routed at several URLs of the URLconf, what tells this
-            copy apart (see :func:`mcp_bridge.toolset.naming.copy_qualifiers`), else ``None``.
+            copy apart (see :func:`mcp_bridge.build.naming.copy_qualifiers`), else ``None``.
         versioning_class: the view's DRF versioning class, or ``None``.
         version: the API version the operation was generated for, or ``None``.
         operation: the OpenAPI operation object, filled in once the schema is built.
-        membership: why the operation is in the group (:class:`~mcp_bridge.toolset.membership.Reason`:
+        membership: why the operation is in the group (:class:`~mcp_bridge.build.membership.Reason`:
             a decorator, or an include rule of ``MCP_BRIDGE["GROUPS"]``).
         facts: what the view instance told of the operation (model, action, filters,
-            pagination: :func:`~mcp_bridge.toolset.facts.view_facts`), completed from the
-            document by :func:`~mcp_bridge.toolset.openrpc.build_methods`.
+            pagination: :func:`~mcp_bridge.build.facts.view_facts`), completed from the
+            document by :func:`~mcp_bridge.build.openrpc.build_methods`.
     """
 
     path: str
@@ -103,10 +102,6 @@ class OperationSource(PackedFields):
     operation: dict[str, Any] = field(default_factory=dict)
     membership: tuple[Reason, ...] = ()
     facts: OperationFacts | None = None
-
-    # A stored build keeps the operation packed (mcp_bridge.toolset.packing): only a call's
-    # request plan reads it (its request body's media types), once.
-    packed_fields = ("operation",)
 
     @property
     def is_function_view(self) -> bool:
@@ -202,7 +197,7 @@ class UrlIndex:
         api_path_regexes: the path regex and view class of every DRF endpoint of the
             URLconf, grouped or not, for :attr:`path_prefix`.
         reasons: ``{group: {(path_regex, method): reasons}}``: why each endpoint is in
-            the group (:mod:`mcp_bridge.toolset.membership`).
+            the group (:mod:`mcp_bridge.build.membership`).
         membership: the compiled ``MCP_BRIDGE["GROUPS"]`` of the walk, its rules' hits counted.
     """
 
@@ -249,7 +244,7 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
     the concatenated pattern strings, includes are descended, DRF views whose
     ``schema`` is ``None`` are left out, ``get_allowed_methods`` gives the
     methods), but reads group membership first — the decorators' groups and
-    ``MCP_BRIDGE["GROUPS"]`` rules (:mod:`mcp_bridge.toolset.membership`) — and computes
+    ``MCP_BRIDGE["GROUPS"]`` rules (:mod:`mcp_bridge.build.membership`) — and computes
     the path of an operation only for a ``path``/``path_regex`` rule: in a large
     API the path regex simplification of every URL pattern would cost more than
     generating a small group.
@@ -639,7 +634,7 @@ class GroupSchemaGenerator(SchemaGenerator):
            never set ``path_prefix`` on the inspector), the base ``AutoSchema.get_operation_id``
            to tell a chosen operationId from the default (:func:`explicit_operation_id`), and
            ``_is_list_view()`` for GET; and what the view instance says of the operation
-           beyond the document (:func:`~mcp_bridge.toolset.facts.view_facts`: its model,
+           beyond the document (:func:`~mcp_bridge.build.facts.view_facts`: its model,
            action kind, filter, search and ordering fields, pagination).
         9. **Path rewriting:** no ``SCHEMA_PATH_PREFIX_TRIM``, ``SCHEMA_PATH_PREFIX_INSERT`` or
            ``CAMELIZE_NAMES`` branches: :func:`generate_group_schema` forces them off
@@ -798,7 +793,7 @@ def generate_group_schema(
     # Private drf-spectacular API: GENERATOR_STATS keeps the messages of one get_schema()
     # (reset at its start) in _warn_cache/_error_cache (tests/test_private_apis.py).
     # bridge_generation: what drf-spectacular 0.28/0.29 describe less exactly than 0.30
-    # (mcp_bridge.toolset.spectacular_compat), for the bridge's build only.
+    # (mcp_bridge.build.spectacular_compat), for the bridge's build only.
     with patched_settings(patches), GENERATOR_STATS.silence(), bridge_generation():
         generator = GroupSchemaGenerator(
             group, api_version=api_version, urlconf=urlconf, index=index

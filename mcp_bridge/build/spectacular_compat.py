@@ -3,7 +3,7 @@
 Applications pin drf-spectacular 0.28 or 0.29, and the bridge supports them. drf-spectacular
 0.30 fixed two descriptions that the bridge's tools depend on; on an older release the bridge
 supplies the same description itself, **only while it generates a group's schema**
-(:func:`bridge_generation`, entered by :func:`mcp_bridge.toolset.openapi.generate_group_schema`),
+(:func:`bridge_generation`, entered by :func:`mcp_bridge.build.openapi.generate_group_schema`),
 so that the application's own OpenAPI document (``SpectacularAPIView``, ``manage.py
 spectacular``) stays exactly what its drf-spectacular release writes:
 

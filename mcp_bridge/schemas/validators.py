@@ -34,7 +34,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 
-from mcp_bridge.toolset.schema import NOWHERE, pointed
+from mcp_bridge.schemas.conversion import NOWHERE, pointed
 
 try:  # the optional extra django-mcp-bridge[fast]
     import jsonschema_rs
@@ -363,7 +363,7 @@ def check_schema(schema: Any, checked: set[str], seen: dict[int, Any] | None = N
 
     ``seen`` (optional, kept by the caller for one build) remembers the schema
     objects already walked by a call that did not raise: the ``$defs`` entries
-    that the tools of a build share (:func:`mcp_bridge.toolset.schema.collect_defs`)
+    that the tools of a build share (:func:`mcp_bridge.schemas.conversion.collect_defs`)
     are then walked once. The caller must empty it when a call raises.
 
     Raises:

@@ -1,13 +1,13 @@
-"""The call, discovery: the meta-tools of a group in search mode.
+"""The call, meta-tools: the answers of a search-mode group's discovery meta-tools.
 
-``tools/call`` comes here first (:func:`call_tool`). A name that is no meta-tool of the
-tool set (every call of a group in direct mode, and every real tool's own name) goes
-straight to :func:`mcp_bridge.toolcall.executor.call_tool`, unchanged. The meta-tools
-(:mod:`mcp_bridge.toolset.discovery` defines them):
+Dispatch sends a ``tools/call`` here (:func:`answer`) only when its name is a meta-tool of the
+tool set; every other call (every call of a group in direct mode, and every real tool's own
+name) goes straight to :func:`mcp_bridge.toolcall.executor.call_tool`. The meta-tools
+(:mod:`mcp_bridge.discovery.metatools` defines them):
 
-* ``search_tools``: the best matches of a query (:mod:`mcp_bridge.toolset.search`), each
+* ``search_tools``: the best matches of a query (:mod:`mcp_bridge.discovery.index`), each
   with what a call needs, under ``SEARCH_RESULT_TOKENS`` (:func:`search_answer`); an empty
-  query, an overview of the group under :data:`~mcp_bridge.toolset.discovery.OVERVIEW_TOKENS`
+  query, an overview of the group under :data:`~mcp_bridge.discovery.modes.OVERVIEW_TOKENS`
   (:func:`overview_answer`);
 * ``describe_tool``: one tool's full definition;
 * the call proxies: the found tool's own ``tools/call``, run by the executor exactly as
@@ -41,10 +41,8 @@ from mcp_bridge.base.protocol import (
     INVALID_PARAMS,
 )
 from mcp_bridge.base.tokens import estimate_tokens
-from mcp_bridge.toolcall import executor
-from mcp_bridge.toolcall.results import ToolCallFailed, success_result, tool_error_result
-from mcp_bridge.toolcall.visibility import visible_tool_names
-from mcp_bridge.toolset.discovery import (
+from mcp_bridge.build.tools import Tool
+from mcp_bridge.discovery.metatools import (
     CALL_DESTRUCTIVE,
     CALL_READ_ONLY,
     CALL_WRITE,
@@ -58,8 +56,10 @@ from mcp_bridge.toolset.discovery import (
     MetaTool,
     risk_of,
 )
+from mcp_bridge.toolcall import executor
+from mcp_bridge.toolcall.results import ToolCallFailed, success_result, tool_error_result
+from mcp_bridge.toolcall.visibility import visible_tool_names
 from mcp_bridge.toolset.registry import ToolSet
-from mcp_bridge.toolset.tools import Tool
 
 #: The characters of an argument's description in a compact entry.
 COMPACT_DESCRIPTION_CHARS = 160
@@ -69,23 +69,25 @@ _FRAME_TOKENS = 120
 SUGGESTIONS = 3
 
 
-def call_tool(
+def answer(
+    meta: MetaTool,
     params: dict[str, Any],
     toolset: ToolSet,
     mcp_request: HttpRequest,
     revision: str,
     profile: str,
 ) -> dict[str, Any]:
-    """Answer a ``tools/call``: a meta-tool here, any other name by the executor.
+    """Answer a ``tools/call`` of the meta-tool ``meta`` (dispatch found it by the call's name).
 
     Args:
+        meta: the meta-tool called.
         params: the call's ``params`` (``name``, ``arguments``).
         toolset: the group's tool set, in the caller's language.
         mcp_request: the MCP HTTP request.
         revision: its protocol revision.
         profile: the schema profile of the endpoint (``?schema=`` or ``SCHEMA_PROFILE``):
             the schemas search and describe return are written in it, and the executor
-            reads the arguments of a real tool in it.
+            reads the arguments of a proxied tool in it.
 
     A meta-tool sees only the tools the caller may see
     (:func:`~mcp_bridge.toolcall.visibility.visible_tool_names`, asked only for a meta-tool:
@@ -95,9 +97,6 @@ def call_tool(
         JsonRpcError: as :func:`~mcp_bridge.toolcall.executor.call_tool`, and for the
             meta-tools' own invalid arguments before 2025-11-25.
     """
-    meta = toolset.meta_tool(params.get("name"))
-    if meta is None:
-        return executor.call_tool(params, toolset, mcp_request, revision, profile)
     visible = visible_tool_names(toolset, mcp_request)
     try:
         arguments = _checked_arguments(meta, params.get("arguments"), revision)
@@ -373,7 +372,7 @@ def overview_answer(
     toolset: ToolSet, visible: frozenset[str] | None, language: str | None = None
 ) -> dict[str, Any]:
     """The answer to an empty query: the group's resources and their tools, under
-    :data:`~mcp_bridge.toolset.discovery.OVERVIEW_TOKENS`.
+    :data:`~mcp_bridge.discovery.modes.OVERVIEW_TOKENS`.
 
     Names and titles while they fit; else names only; else each resource's kinds of
     operation. ``more_resources`` counts the resources left out.

@@ -3,7 +3,7 @@
 **Default texts.** An operation without a summary, description or docstring (most
 ``ModelViewSet`` actions of real projects) would be listed as ``ipam_vlans_bulk_destroy``
 titled "Ipam vlans bulk destroy", with no description. Its
-:class:`~mcp_bridge.toolset.facts.OperationFacts` say more, and :func:`title_from_facts` and
+:class:`~mcp_bridge.build.facts.OperationFacts` say more, and :func:`title_from_facts` and
 :func:`description_from_facts` write it: the action, the model's verbose names, what
 identifies the object, and for a list its pagination, filters, search and ordering fields::
 
@@ -13,7 +13,7 @@ identifies the object, and for a list its pagination, filters, search and orderi
 
 Explicit texts always win: ``@mcp_tool(title=...)``, ``extend_schema(summary=...,
 description=...)``, a docstring, and the gettext catalogues of
-:mod:`~mcp_bridge.toolset.translation`. The templates are in the ``django`` catalogue of
+:mod:`~mcp_bridge.build.translation`. The templates are in the ``django`` catalogue of
 ``mcp_bridge`` (``mcp_bridge/locale``) and the verbose names in the project's, so a default
 text is written in the caller's language (:func:`localized_texts`).
 
@@ -44,7 +44,7 @@ from django.utils.translation import get_language, gettext, gettext_noop
 from rest_framework import filters, pagination
 from rest_framework.schemas.utils import get_pk_description
 
-from mcp_bridge.toolset.facts import OperationFacts
+from mcp_bridge.build.facts import OperationFacts
 
 #: How many fields a default description names before it writes "…".
 MAX_FIELDS = 8

@@ -10,11 +10,12 @@ one ``bytes`` object per instance, they cost a fraction of the memory, no collec
 one small unpickling on first read.
 
 * :class:`PackedDocument`: one JSON document, unpacked by an explicit call.
-* :class:`PackedFields`: a mixin for the build's dataclasses (a tool, a method, an
-  operation's source); the fields it names leave a stored build packed, the instance is loaded
-  as its class's ``Packed`` variant, and the first read of any of them puts them back as
-  ordinary attributes and the instance back in its own class: after that, reading one costs
-  what it costs on a freshly built instance.
+* :data:`PACKED_FIELDS`: the fields of the build's dataclasses (a tool, a method, an
+  operation's source) that leave a stored build packed. The store's pickler writes such an
+  instance with :func:`reduce`; it is loaded as its class's variant (:data:`VARIANTS`), and the
+  first read of any of those fields puts them back as ordinary attributes and the instance
+  back in its own class: after that, reading one costs what it costs on a freshly built
+  instance. The classes themselves know nothing of this: packing is the store's detail.
 * :func:`sharing`: while the store pickles a build, the values that several instances hold
   (a component's schema in every tool that uses it, made one object by the store's sharing)
   go, once, into one :class:`SharedValues` that their bytes refer to, so that tools unpacked
@@ -36,7 +37,11 @@ import zlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, ClassVar
+from typing import Any
+
+from mcp_bridge.build.openapi import OperationSource
+from mcp_bridge.build.openrpc import Method
+from mcp_bridge.build.tools import Tool
 
 #: The attribute of a loaded instance that holds its packed fields until one is read.
 PACKED = "_packed"
@@ -182,14 +187,15 @@ def _shareable(value: Any) -> Iterator[Any]:
 
 
 @contextmanager
-def sharing(instances: Iterable[PackedFields]) -> Iterator[None]:
+def sharing(instances: Iterable[Any]) -> Iterator[None]:
     """While a build is pickled: every dict, list or string that the packed fields of more
     than one of ``instances`` hold is pickled once, in a :class:`SharedValues` that their
     packed bytes refer to."""
     holders: dict[int, int] = {}
     kept: dict[int, Any] = {}
     for instance in instances:
-        for value in _shareable(tuple(getattr(instance, n) for n in instance.packed_fields)):
+        fields = PACKED_FIELDS[packed_class(instance)]  # type: ignore[index]
+        for value in _shareable(tuple(getattr(instance, n) for n in fields)):
             key = id(value)
             holders[key] = holders.get(key, 0) + 1
             kept[key] = value
@@ -206,71 +212,76 @@ def sharing(instances: Iterable[PackedFields]) -> Iterator[None]:
         _active.reset(token)
 
 
-class PackedFields:
-    """Keeps the fields named in ``packed_fields`` packed in a stored build (see the module).
+#: The fields of the build's dataclasses that a stored build keeps packed: what only a call
+#: reads (a tool's schemas, a method's arguments and result, an operation's OpenAPI text). A
+#: method's problems are not packed: a ``Problem.obj`` may be a view class made at run time,
+#: which only the store's own pickler can store.
+PACKED_FIELDS: dict[type, tuple[str, ...]] = {
+    Tool: ("input_schema", "output_schema", "result_schema", "generated_arguments"),
+    Method: ("params", "result"),
+    OperationSource: ("operation",),
+}
 
-    A stored instance is loaded as its class's ``Packed`` variant (a subclass made for it),
-    whose ``__getattr__`` unpacks the fields on the first read of any of them and turns the
-    instance back into its own class. The class itself has no ``__getattr__``: with one,
-    every attribute read of a tool would go through Python's slower lookup (about 3× per read,
-    ~10k instructions per ``tools/call``), for the life of the process.
 
-    A subclass that defines its own ``__getstate__`` passes its state through
-    :meth:`packed_state`. Everything else (``dataclasses.replace``, equality, ``repr``) reads
-    the fields by attribute, which unpacks them.
+def _variant(cls: type) -> type:
+    """The class a stored instance of ``cls`` is loaded as: ``cls`` itself with a
+    ``__getattr__`` that unpacks the packed fields on the first read of any of them, then gives
+    the instance ``cls`` back (``__class__`` assignment).
+
+    ``cls`` itself has no ``__getattr__``: with one, every attribute read of a tool would go
+    through Python's slower lookup (about 3x per read, ~10k instructions per ``tools/call``),
+    for the life of the process; an instance unpacked is an ordinary instance again.
     """
-
-    #: The fields a stored instance keeps as one pickled ``bytes`` object.
-    packed_fields: ClassVar[tuple[str, ...]] = ()
-    #: The variant a stored instance is loaded as (made for each subclass).
-    Packed: ClassVar[type]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "_unpacked_class" in cls.__dict__:  # the variant itself
-            return
-        cls.Packed = type(
-            cls.__name__,
-            (cls,),
-            {
-                "_unpacked_class": cls,
-                "__module__": cls.__module__,
-                "__qualname__": f"{cls.__qualname__}.Packed",  # what pickle stores
-                "__getattr__": _read_packed,
-                "__eq__": _compare_unpacked,
-                "__hash__": None,  # as the dataclass itself (eq without frozen)
-            },
-        )
-
-    def packed_state(self, state: dict[str, Any]) -> dict[str, Any]:
-        """``state`` (a copy of the instance's ``__dict__``) with the packed fields replaced
-        by their pickle; an instance loaded and never read is stored as it was loaded."""
-        if PACKED not in state:
-            values = tuple(state.pop(name) for name in self.packed_fields)
-            shared = _active.get()
-            if shared is None:
-                state[PACKED] = pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL)
-            else:
-                state[PACKED] = (shared, _pickled(values, *shared.positions, root=None))
-        return state
-
-    def __getstate__(self) -> dict[str, Any]:
-        return self.packed_state(self.__dict__.copy())
-
-    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
-        state = self.__getstate__()
-        cls = type(self).Packed if PACKED in state else type(self)
-        return _new, (cls,), state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        # Defined, so that pickle does not look it up through the Packed variant's __getattr__
-        # (an AttributeError raised per instance: 45 ms of a 5,000-operation group's load).
-        self.__dict__.update(state)
+    return type(
+        cls.__name__,
+        (cls,),
+        {
+            "_unpacked_class": cls,
+            "_packed_fields": PACKED_FIELDS[cls],
+            "__module__": __name__,
+            "__qualname__": f"packed {cls.__qualname__}",
+            "__getattr__": _read_packed,
+            "__eq__": _compare_unpacked,
+            "__hash__": None,  # as the dataclasses themselves (eq without frozen)
+            # Defined, so that pickle does not look it up through __getattr__ (an
+            # AttributeError raised per instance: 45 ms of a 5,000-operation group's load).
+            "__setstate__": _set_state,
+        },
+    )
 
 
-def _new(cls: type[Any]) -> Any:
-    # Pickle's own __newobj__ wants the instance's class; a stored one is loaded as another.
-    return object.__new__(cls)
+def _set_state(self: Any, state: dict[str, Any]) -> None:
+    self.__dict__.update(state)
+
+
+def packed_class(obj: Any) -> type | None:
+    """The class of :data:`PACKED_FIELDS` that ``obj`` is an instance (or a loaded variant) of,
+    else ``None``."""
+    kind = type(obj)
+    return getattr(kind, "_unpacked_class", kind) if kind in _PACKED_KINDS else None
+
+
+def reduce(obj: Any) -> tuple[Any, ...]:
+    """How the store's pickler writes an instance of a class of :data:`PACKED_FIELDS`: its
+    state (``__getstate__``, which leaves out what the class does not keep) with the packed
+    fields replaced by their pickle, to be loaded as the class's variant. An instance loaded and
+    never read is written as it was loaded."""
+    cls = packed_class(obj)
+    assert cls is not None
+    state = dict(obj.__getstate__())
+    if PACKED not in state:
+        values = tuple(state.pop(name) for name in PACKED_FIELDS[cls])
+        shared = _active.get()
+        if shared is None:
+            state[PACKED] = pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL)
+        else:
+            state[PACKED] = (shared, _pickled(values, *shared.positions, root=None))
+    return _new_packed, (cls,), state
+
+
+def _new_packed(cls: type) -> Any:
+    # Called by pickle with the stored class: the instance is made as its loaded variant.
+    return object.__new__(VARIANTS[cls])
 
 
 def _unpack(instance: Any) -> None:
@@ -286,7 +297,7 @@ def _unpack(instance: Any) -> None:
         # The fields first, the bytes dropped after: a thread reading another field meanwhile
         # finds it, or unpacks the same values again; a field set since the load (or by a
         # thread that unpacked first) is kept.
-        for field, value in zip(instance.packed_fields, values, strict=True):
+        for field, value in zip(instance._packed_fields, values, strict=True):
             attributes.setdefault(field, value)
         attributes.pop(PACKED, None)
     unpacked_class = getattr(type(instance), "_unpacked_class", None)
@@ -295,11 +306,11 @@ def _unpack(instance: Any) -> None:
 
 
 def _read_packed(self: Any, name: str) -> Any:
-    # The Packed variant's __getattr__, called only when the ordinary lookup fails: a packed
+    # The packed variant's __getattr__, called only when the ordinary lookup fails: a packed
     # field of a loaded instance that nothing has read yet (or a missing attribute: still an
     # AttributeError).
     attributes = self.__dict__
-    if name in self.packed_fields and PACKED in attributes:
+    if PACKED in attributes and name in self._packed_fields:
         _unpack(self)
     if name in attributes:  # unpacked now, or by another thread since the lookup failed
         return attributes[name]
@@ -309,6 +320,11 @@ def _read_packed(self: Any, name: str) -> Any:
 def _compare_unpacked(self: Any, other: Any) -> Any:
     # The dataclass's __eq__ compares instances of one class only.
     _unpack(self)
-    if isinstance(other, PackedFields):
+    if packed_class(other) is not None:
         _unpack(other)
     return self == other
+
+
+#: The loaded variant of each class of :data:`PACKED_FIELDS`.
+VARIANTS: dict[type, type] = {cls: _variant(cls) for cls in PACKED_FIELDS}
+_PACKED_KINDS = frozenset([*PACKED_FIELDS, *VARIANTS.values()])

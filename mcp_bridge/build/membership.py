@@ -43,12 +43,12 @@ then every group one of whose ``exclude`` rules matches it is taken away,
 **whatever put the operation there, decorators included** — settings are the
 project's last word over code it cannot edit (a third-party app that tags its
 own views). :func:`compile_rules` reads the setting once per URL walk
-(:func:`mcp_bridge.toolset.openapi.build_url_index`), which records each operation's
+(:func:`mcp_bridge.build.openapi.build_url_index`), which records each operation's
 reasons (:class:`Reason`) for ``manage.py mcp_tools`` and for the schema
 generator, so that both see the same membership.
 
 A group's ``pin`` rules (the same rules) pick, among the group's own operations, those that
-stay in ``tools/list`` when the group is in search mode (:mod:`mcp_bridge.toolset.discovery`):
+stay in ``tools/list`` when the group is in search mode (:mod:`mcp_bridge.discovery.modes`):
 each adds its :class:`Reason` to the operations it pins, and adds no operation.
 
 Faults (:class:`~mcp_bridge.base.errors.Problem`): a malformed rule or group entry

@@ -77,7 +77,7 @@ _METHOD_ACTIONS = {
 
 class NamedOperation(Protocol):
     """What the naming rules read of an operation: facts an
-    :class:`~mcp_bridge.toolset.openapi.OperationSource` carries. A protocol, because the
+    :class:`~mcp_bridge.build.openapi.OperationSource` carries. A protocol, because the
     OpenAPI step uses these rules (:func:`copy_qualifiers`, in its URL walk): naming cannot
     import its types back."""
 
@@ -113,7 +113,7 @@ class NamedOperation(Protocol):
 
 class NamedMethod(Protocol):
     """What :func:`check_names` reads of a method: its tool name and operation (an
-    :class:`~mcp_bridge.toolset.openrpc.Method` has both)."""
+    :class:`~mcp_bridge.build.openrpc.Method` has both)."""
 
     @property
     def name(self) -> str: ...

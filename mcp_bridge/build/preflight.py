@@ -46,7 +46,7 @@ def spectacular_problems(messages: list[str]) -> list[Problem]:
     """drf-spectacular's warnings and errors of one build, as ``mcp_bridge.W085`` problems.
 
     Each names the view and its file (the generator's trace, see
-    :func:`mcp_bridge.toolset.openapi.generate_group_schema`); ``manage.py check`` reports each once,
+    :func:`mcp_bridge.build.openapi.generate_group_schema`); ``manage.py check`` reports each once,
     and the first build that meets one logs it on ``mcp_bridge.openapi`` (once per process),
     so that it is seen under runserver, WSGI or ASGI too.
     """

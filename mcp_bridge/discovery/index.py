@@ -1,6 +1,6 @@
 """The build, tool search: a ranked index over the tools of one tool set and language.
 
-A group in search mode (:mod:`mcp_bridge.toolset.discovery`) lists a search meta-tool
+A group in search mode (:mod:`mcp_bridge.discovery.modes`) lists a search meta-tool
 instead of its tools; this module ranks the tools for its query. The ranking is BM25
 (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009)
 over weighted fields, BM25F-style (each field's term counts are multiplied by its weight
@@ -13,7 +13,7 @@ before saturation), with three additions that plain BM25 over the tool texts lac
   kind scores higher, a bulk tool lower when the query asks for no bulk operation;
 * **what the build knows beyond the OpenAPI texts**: the model's verbose names and
   docstring, the top-level field names of the request and response, the filter and search
-  fields (the facts of :mod:`mcp_bridge.toolset.facts`), and the path's segments. Parameter
+  fields (the facts of :mod:`mcp_bridge.build.facts`), and the path's segments. Parameter
   texts count one level deep only: nested schemas are mostly the same related objects
   again in every tool, and drown the signal;
 * **words that mean the same**: abbreviations and their expansions (:data:`ABBREVIATIONS`),
@@ -43,7 +43,7 @@ from typing import Any
 from django.core.exceptions import FieldDoesNotExist
 from django.utils import translation
 
-from mcp_bridge.toolset.tools import Tool
+from mcp_bridge.build.tools import Tool
 
 #: BM25's term-frequency saturation and length normalisation, the usual values.
 K1 = 1.2
@@ -657,7 +657,7 @@ def detect_intents(query: str) -> frozenset[str]:
 
 def tool_kind(tool: Tool) -> tuple[str, bool]:
     """The kind of ``tool``'s operation and whether it acts on several objects at once,
-    from the build's facts (:class:`~mcp_bridge.toolset.facts.OperationFacts`); a custom
+    from the build's facts (:class:`~mcp_bridge.build.facts.OperationFacts`); a custom
     action that reads is a list or a retrieve by whether it works on one object."""
     facts = tool.facts
     verb = facts.verb

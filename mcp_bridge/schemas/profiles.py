@@ -1,7 +1,7 @@
 """Schema profiles: how a tool's ``inputSchema``/``outputSchema`` are written for a client.
 
 The tools of a group are built once, with self-contained JSON Schema 2020-12
-(:mod:`mcp_bridge.toolset.tools`): that is the ``defs`` profile, and the schema the
+(:mod:`mcp_bridge.build.tools`): that is the ``defs`` profile, and the schema the
 bridge validates arguments and results against, whatever profile a client
 asks for. Some clients refuse parts of it (``$ref``/``$defs``, ``type`` arrays,
 keywords their model API does not know); a profile rewrites the schema for
@@ -62,7 +62,7 @@ a lazy text compares, bounds and prints as JSON.
 A client picks a profile per endpoint URL (``/mcp/catalog/?schema=inline``,
 :func:`profile_from_request`); the project's default is the
 ``SCHEMA_PROFILE`` setting. Converted schemas are computed once per tool and
-profile (:class:`mcp_bridge.toolset.tools.Tool`), and each profile's ``tools/list``
+profile (:class:`mcp_bridge.build.tools.Tool`), and each profile's ``tools/list``
 pages once per tool set, so no request converts anything.
 
 Sources: JSON Schema 2020-12 Core §8.2.3.1 (``$ref``), §8.2.4 (``$defs``),
@@ -80,7 +80,7 @@ from typing import Any
 # PORTABLE and the others are imported from here by the build, the call and the commands.
 from mcp_bridge.base.conf import DEFS, GEMINI, INLINE, PORTABLE, PROFILES, STRICT  # noqa: F401
 from mcp_bridge.base.encoding import dumps
-from mcp_bridge.toolset.schema import (
+from mcp_bridge.schemas.conversion import (
     COMPONENTS_PREFIX,
     DEFS_PREFIX,
     SUBSCHEMA_KEYWORDS,
@@ -172,7 +172,7 @@ STRICT_FORMATS = frozenset(
 #: they are said in the ``description`` instead.
 _STRICT_REFUSED = {"minLength": "At least {} characters.", "maxLength": "At most {} characters."}
 
-# Where subschemas sit: the same keyword sets as the conversion's walks (mcp_bridge.toolset.schema).
+# Where subschemas sit: the same keyword sets as the conversion's walks (mcp_bridge.schemas.conversion).
 _SUBSCHEMA = SUBSCHEMA_KEYWORDS
 _SUBSCHEMA_LIST = SUBSCHEMA_LIST_KEYWORDS
 _SUBSCHEMA_MAP = SUBSCHEMA_MAP_KEYWORDS
@@ -353,7 +353,7 @@ def _finish(schema: Any, profile: str, output: bool, widened: list[str]) -> Any:
 
 
 def convert_document(document: dict[str, Any], profile: str) -> dict[str, Any]:
-    """An OpenRPC document (:func:`mcp_bridge.toolset.openrpc.build_document`) written in ``profile``.
+    """An OpenRPC document (:func:`mcp_bridge.build.openrpc.build_document`) written in ``profile``.
 
     The schemas of every method's ``params`` and ``result`` are converted, with the
     document's ``components/schemas`` as their definitions; ``components/schemas``

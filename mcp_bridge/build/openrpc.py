@@ -25,7 +25,7 @@ Argument layout (documented in ``docs/tools.md``):
 * an optional query parameter also accepts ``null``, which means "not given"
   (it is left out of the URL); in a body, ``null`` is a value and is sent.
 
-Tool names: :mod:`mcp_bridge.toolset.naming` (the default rule and explicit names).
+Tool names: :mod:`mcp_bridge.build.naming` (the default rule and explicit names).
 """
 
 from __future__ import annotations
@@ -35,11 +35,10 @@ from typing import Any, Literal
 
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.media import is_binary_media_type, is_json_media_type
-from mcp_bridge.toolset.facts import OperationFacts, completed_facts
-from mcp_bridge.toolset.naming import tool_name
-from mcp_bridge.toolset.openapi import OperationSource
-from mcp_bridge.toolset.packing import PackedFields
-from mcp_bridge.toolset.schema import COMPONENTS_PREFIX, allow_null, to_json_schema
+from mcp_bridge.build.facts import OperationFacts, completed_facts
+from mcp_bridge.build.naming import tool_name
+from mcp_bridge.build.openapi import OperationSource
+from mcp_bridge.schemas.conversion import COMPONENTS_PREFIX, allow_null, to_json_schema
 
 Location = Literal["path", "query", "body_field", "body"]
 
@@ -94,7 +93,7 @@ class Param:
 
 
 @dataclass
-class Method(PackedFields):
+class Method:
     """One operation as an OpenRPC-style method.
 
     Attributes:
@@ -105,7 +104,7 @@ class Method(PackedFields):
         result: the 2xx response schema, or ``None`` when unknown or empty.
         source: the operation's view, path and HTTP method.
         facts: what the build knows of the operation beyond its OpenAPI text
-            (:class:`~mcp_bridge.toolset.facts.OperationFacts`: action, model, fields,
+            (:class:`~mcp_bridge.build.facts.OperationFacts`: action, model, fields,
             filters, pagination, path parameters).
         deprecated: the operation is marked deprecated.
     """
@@ -126,11 +125,6 @@ class Method(PackedFields):
     #: the request body itself is required (else a call may send neither form).
     single_object_required: tuple[str, ...] = ()
     body_required: bool = False
-
-    # A stored build keeps these packed (mcp_bridge.toolset.packing): a call's request plan
-    # reads the arguments, once; the result schema only the build reads. Not the problems:
-    # their obj may be a view class, which only the store's own pickler can store.
-    packed_fields = ("params", "result")
 
     def layout_errors(self, arguments: dict[str, Any]) -> list[dict[str, str]]:
         """The faults of ``arguments`` that the ``inputSchema`` cannot state for an
@@ -449,7 +443,7 @@ def build_methods(sources: list[OperationSource], components: dict[str, Any]) ->
     """Turn the operations of one group into methods, sorted by name.
 
     Args:
-        sources: the operations, as :func:`~mcp_bridge.toolset.openapi.generate_group_schema` returns them.
+        sources: the operations, as :func:`~mcp_bridge.build.openapi.generate_group_schema` returns them.
         components: :func:`convert_components` of the same document.
 
     Returns:

@@ -69,8 +69,8 @@ from django.utils.autoreload import file_changed
 from django.utils.translation import get_language_from_request, to_locale
 
 from mcp_bridge.base.errors import Problem, ToolSetError
-from mcp_bridge.toolset.texts import argument_text, description_from_facts, title_from_facts
-from mcp_bridge.toolset.tools import Tool
+from mcp_bridge.build.texts import argument_text, description_from_facts, title_from_facts
+from mcp_bridge.build.tools import Tool
 
 #: The gettext domain of the base catalogue (``mcp_tools.po``/``.mo``).
 DOMAIN = "mcp_tools"
@@ -380,10 +380,10 @@ def translate_tool(
         tool: an untranslated tool (its texts are the code's, step 5).
         lookup: ``(msgctxt, msgid) -> msgstr or None``, e.g. a catalogue chain.
         rewrite_defaults: write the texts the build made from the facts again, in the active
-            language (:mod:`mcp_bridge.toolset.texts`), where ``lookup`` finds none.
+            language (:mod:`mcp_bridge.build.texts`), where ``lookup`` finds none.
 
     Returns:
-        A new :class:`~mcp_bridge.toolset.tools.Tool`; ``tool`` is not changed. Only
+        A new :class:`~mcp_bridge.build.tools.Tool`; ``tool`` is not changed. Only
         ``title``, ``description`` and the ``description`` of top-level
         ``inputSchema`` properties can differ; every other value, and every
         nested schema object, is shared with ``tool``.

@@ -1,0 +1,279 @@
+"""Where stored builds live, and the checks of ``MCP_BRIDGE["BUILD_STORE"]``.
+
+* :class:`FileBuildStore`, the default: one file per build in a directory (shared by the
+  processes of one machine, or of several through a shared volume);
+* :class:`CacheBuildStore`: a Django cache (Redis in production).
+
+A stored build is a pickle: whoever can write the store can run code in the processes that
+load from it, so the file store refuses a directory that every user may write to
+(:meth:`FileBuildStore.check_trusted`), and :func:`find_store_problems` names every store that
+cannot be used (``mcp_bridge.E140``-``E142``, ``W140``, ``W141``).
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import tempfile
+import threading
+from abc import ABC, abstractmethod
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import caches
+from django.core.exceptions import ImproperlyConfigured
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+
+from mcp_bridge.base.conf import BUILD_STORE_DEFAULTS, bridge_settings
+from mcp_bridge.base.errors import Problem
+
+
+def store_settings() -> dict[str, Any] | None:
+    """``MCP_BRIDGE["BUILD_STORE"]`` with its defaults filled in, or ``None``: no store."""
+    value = bridge_settings.BUILD_STORE
+    return None if value is None else {**BUILD_STORE_DEFAULTS, **value}
+
+
+class BuildStore(ABC):
+    """Where stored builds live: named byte strings."""
+
+    @abstractmethod
+    def get(self, name: str) -> bytes | None:
+        """The bytes stored under ``name``, or ``None``."""
+
+    @abstractmethod
+    def put(self, name: str, data: bytes) -> None:
+        """Store ``data`` under ``name``, replacing what was there."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """Where the store is, for messages."""
+
+
+def default_build_directory() -> Path:
+    """``<tmp>/mcp_bridge-builds-<uid>``: shared by the processes of one account on one machine."""
+    owner = os.getuid() if hasattr(os, "getuid") else getpass.getuser()
+    return Path(tempfile.gettempdir()) / f"mcp_bridge-builds-{owner}"
+
+
+class FileBuildStore(BuildStore):
+    """One file per build, ``<name>.build``, in a directory (made when missing).
+
+    A build is written to a temporary file and renamed into place, so a reader never sees
+    half of one.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        self.chosen = directory is not None
+        self.directory = Path(directory) if directory is not None else default_build_directory()
+
+    def path(self, name: str) -> Path:
+        return self.directory / f"{name}.build"
+
+    def check_trusted(self) -> None:
+        """A stored build is a pickle, so whoever can write the directory can run code in every
+        process that loads from it: refuse a directory anyone may write to, and a default
+        directory (in the shared temporary directory) that another user made.
+
+        Raises:
+            PermissionError: the directory is not safe to load from.
+        """
+        state = self.directory.stat()
+        if state.st_mode & 0o002:
+            raise PermissionError(f"{self.directory} is writable by every user")
+        if not self.chosen and hasattr(os, "getuid") and state.st_uid != os.getuid():
+            raise PermissionError(f"{self.directory} belongs to another user (uid {state.st_uid})")
+
+    def get(self, name: str) -> bytes | None:
+        path = self.path(name)
+        if not path.exists():
+            return None
+        self.check_trusted()
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def make_directory(self) -> None:
+        """Make the directory when it is missing: the default one (in the shared temporary
+        directory) for this user alone (``0700``), a chosen one with the process's umask, as
+        ``collectstatic`` makes its own, so that the servers' user can read what a deploy
+        step run by another user wrote (``check_trusted`` refuses it if anyone may write it)."""
+        if self.chosen:  # 0755 at most: with a umask of 0, not a directory anyone may write
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o755)
+        else:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+
+    def put(self, name: str, data: bytes) -> None:
+        self.make_directory()
+        target = self.path(name)
+        temporary = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        # 0644 at most, whatever the umask: nobody else may write what every process will load.
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
+        os.replace(temporary, target)
+
+    def prune(self, group: str, version: str | None, keep: str) -> list[Path]:
+        """Delete the group/version's builds other than ``keep`` (a name): those of earlier
+        code or settings, which no process of this release asks for. Returns what was deleted."""
+        removed = []
+        for path in self.directory.glob(f"{group}.{version or '-'}.*.build"):
+            if path.name != f"{keep}.build":
+                path.unlink(missing_ok=True)
+                removed.append(path)
+        return removed
+
+    def describe(self) -> str:
+        return f"files in {self.directory}"
+
+
+class CacheBuildStore(BuildStore):
+    """A Django cache: ``settings.CACHES[alias]``, entries named ``mcp_bridge:build:<name>``.
+
+    Any backend works; a per-process one (``LocMemCache``) shares nothing between processes
+    (system check ``mcp_bridge.W140``). Memcached refuses values over its item size (1 MiB by
+    default): a large group's build is then not stored, and logged.
+    """
+
+    def __init__(self, alias: str = "default", timeout: float | None = None) -> None:
+        if alias not in settings.CACHES:
+            raise ImproperlyConfigured(
+                f'MCP_BRIDGE["BUILD_STORE"]["CACHE_ALIAS"] is {alias!r}, which is not a key of '
+                f"settings.CACHES ({', '.join(settings.CACHES) or 'none'})."
+            )
+        self.alias = alias
+        self.timeout = timeout
+
+    def get(self, name: str) -> bytes | None:
+        data = caches[self.alias].get(f"mcp_bridge:build:{name}")
+        return data if isinstance(data, bytes) else None
+
+    def put(self, name: str, data: bytes) -> None:
+        caches[self.alias].set(f"mcp_bridge:build:{name}", data, timeout=self.timeout)
+
+    def describe(self) -> str:
+        return f"the {self.alias!r} cache ({settings.CACHES[self.alias].get('BACKEND', '?')})"
+
+
+_stores: dict[str, BuildStore | None] = {}
+
+
+def get_build_store() -> BuildStore | None:
+    """The store ``MCP_BRIDGE["BUILD_STORE"]`` describes (one per configuration), or ``None``.
+
+    Raises:
+        ImproperlyConfigured: the setting is wrong, or names a cache alias that does not exist.
+    """
+    options = store_settings()
+    configuration = json.dumps(options, sort_keys=True, default=str)
+    if configuration not in _stores:
+        store: BuildStore | None = None
+        if options is not None and options["BACKEND"] == "files":
+            store = FileBuildStore(options["DIRECTORY"])
+        elif options is not None:
+            store = CacheBuildStore(options["CACHE_ALIAS"], options["TIMEOUT"])
+        _stores[configuration] = store
+    return _stores[configuration]
+
+
+@receiver(setting_changed)
+def _on_setting_changed(*, setting: str, **kwargs: Any) -> None:
+    if setting in ("MCP_BRIDGE", "CACHES"):
+        _stores.clear()
+
+
+#: Django cache backends whose entries no other process sees (or that keep nothing).
+_UNSHARED_CACHES = (
+    "django.core.cache.backends.locmem.LocMemCache",
+    "django.core.cache.backends.dummy.DummyCache",
+)
+
+
+def find_store_problems() -> list[Problem]:
+    """The build store can be used: ``mcp_bridge.E140`` (a cache alias that does not exist),
+    ``E141`` (a directory that cannot be made, written nor read), ``E142`` (one no process may
+    load from: anyone may write it), ``W141`` (one that can be read, not written: a deploy
+    step's), ``W140`` (a cache that no other process shares, so
+    that every process still builds every group)."""
+    try:
+        options = store_settings()
+    except ImproperlyConfigured:
+        return []  # reported as E081 with the rest of MCP_BRIDGE
+    if options is None:
+        return []
+    if options["BACKEND"] == "cache":
+        alias = options["CACHE_ALIAS"]
+        if alias not in settings.CACHES:
+            return [
+                Problem(
+                    "mcp_bridge.E140",
+                    f'MCP_BRIDGE["BUILD_STORE"]["CACHE_ALIAS"] is {alias!r}, which is not a key of '
+                    f"settings.CACHES ({', '.join(settings.CACHES) or 'none'}).",
+                    "Name a configured cache (a Redis cache in production), or add it to CACHES.",
+                )
+            ]
+        backend = settings.CACHES[alias].get("BACKEND", "")
+        if backend in _UNSHARED_CACHES:
+            return [
+                Problem(
+                    "mcp_bridge.W140",
+                    f'MCP_BRIDGE["BUILD_STORE"] keeps builds in the {alias!r} cache, a {backend}, '
+                    "which no other process shares: every process still builds every group.",
+                    "Use a shared cache (django.core.cache.backends.redis.RedisCache), or the file "
+                    'store ({"BACKEND": "files"}).',
+                )
+            ]
+        return []
+    file_store = FileBuildStore(options["DIRECTORY"])
+    directory = file_store.directory
+    try:
+        file_store.make_directory()
+    except OSError as exc:
+        return [_unwritable_directory(directory, exc)]
+    try:
+        file_store.check_trusted()
+    except PermissionError as exc:
+        return [
+            Problem(
+                "mcp_bridge.E142",
+                f"The build store's directory {directory} is not safe to load from: {exc}. A "
+                "stored build is a pickle, so whoever may write the directory can run code in "
+                "every process that loads from it: no process loads from it, and every process "
+                "builds every group.",
+                "Take write access away from other users (chmod o-w), or set "
+                'MCP_BRIDGE["BUILD_STORE"]["DIRECTORY"] to a directory of the servers\' own user.',
+            )
+        ]
+    try:
+        with tempfile.NamedTemporaryFile(dir=directory, prefix=".probe-"):
+            pass
+    except OSError as exc:
+        if os.access(directory, os.R_OK | os.X_OK):
+            # A store a deploy step filled and the servers may only read (an image's files):
+            # every build it holds is loaded; only a missing one is built and not stored.
+            return [
+                Problem(
+                    "mcp_bridge.W141",
+                    f"The build store's directory {directory} can be read but not written "
+                    f"({exc}): the builds in it are loaded, and a group it does not hold is "
+                    "built by every process, without being stored.",
+                    "Fine for a store that `manage.py mcp_build` filled at deploy time (run it "
+                    "for every group, with the servers' settings); otherwise let the server "
+                    "processes write the directory.",
+                )
+            ]
+        return [_unwritable_directory(directory, exc)]
+    return []
+
+
+def _unwritable_directory(directory: Path, exc: OSError) -> Problem:
+    return Problem(
+        "mcp_bridge.E141",
+        f"The build store's directory {directory} cannot be made or written: {exc}.",
+        'Set MCP_BRIDGE["BUILD_STORE"]["DIRECTORY"] to a directory the server processes '
+        "can write, or create this one for their user.",
+    )
