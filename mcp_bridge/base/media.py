@@ -25,6 +25,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
+from django.utils.http import parse_header_parameters
+
 MediaKind = Literal["json", "text", "file"]
 
 #: ``application/...`` subtypes that are text although not under ``text/``.
@@ -49,9 +51,12 @@ _TEXT_APPLICATION_SUBTYPES = frozenset(
 _TEXT_SUFFIXES = ("+xml", "+yaml")
 
 
+@lru_cache(maxsize=256)
 def essence(media_type: str) -> str:
-    """The type and subtype of ``media_type``, lower case, without parameters."""
-    return media_type.split(";")[0].strip().lower()
+    """The type and subtype of ``media_type``, lower case, without parameters (Django's own
+    header parser, which the request's ``content_type`` comes from too; a response's few
+    media types are parsed once each)."""
+    return parse_header_parameters(media_type)[0]
 
 
 @lru_cache(maxsize=256)

@@ -40,6 +40,7 @@ from rest_framework import filters, pagination
 from rest_framework.generics import GenericAPIView
 from rest_framework.settings import api_settings
 
+from mcp_bridge.base.media import essence
 from mcp_bridge.schemas.conversion import COMPONENTS_PREFIX, to_json_schema
 
 #: The kinds of action an operation can be (:attr:`OperationFacts.action`).
@@ -437,7 +438,7 @@ def _field_names(schema: dict[str, Any] | None, components: dict[str, Any], skip
 
 def _json_schema(content: dict[str, Any]) -> Any:
     for media_type, media in (content or {}).items():
-        base = media_type.split(";")[0].strip()
+        base = essence(media_type)
         if base == "application/json" or base.endswith("+json"):
             return media.get("schema")
     return None

@@ -32,6 +32,7 @@ from django.http import HttpResponseBase
 from django.test.utils import override_settings
 
 from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.media import essence
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.transport.reach import Answer, loaded_handler, through_middleware
@@ -136,7 +137,7 @@ def _report_of(tool: Tool, arguments: dict[str, Any], answer: Answer) -> tuple[P
 
 
 def _is_json(response: HttpResponseBase) -> bool:
-    return response.get("Content-Type", "").split(";")[0].strip() == "application/json"
+    return essence(response.get("Content-Type", "")) == "application/json"
 
 
 def _skipped(tool: Tool) -> Skipped | None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Self
 
@@ -38,6 +37,7 @@ from mcp_bridge.base.protocol import MESSAGE_CHARS
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.caching import is_cache_hit
 from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivered, tool_call_failed
+from mcp_bridge.toolcall.context import BatchMember, request_state
 from mcp_bridge.toolcall.results import ToolCallFailed, error_of, exception_result, refusal_result
 from mcp_bridge.toolcall.routing import OperationNotFound
 
@@ -45,46 +45,6 @@ from mcp_bridge.toolcall.routing import OperationNotFound
 logger = logging.getLogger("mcp_bridge.calls")
 #: Exceptions in and around the view, with their traceback (outside DEBUG the client sees none).
 exception_logger = logging.getLogger("mcp_bridge.executor")
-
-#: Calls whose result succeeded, waiting for the response to be delivered.
-_PENDING_ATTR = "_mcp_bridge_delivered"
-#: The :class:`BatchMember` being handled on a request, set by the batch's loop.
-_BATCH_ATTR = "_mcp_bridge_batch_member"
-
-
-@dataclass(frozen=True, slots=True)
-class BatchMember:
-    """Where a call sits in a JSON-RPC batch (2025-03-26): the ``batch`` of its signals and
-    log records.
-
-    The members of a batch are independent requests, each applied when its view returns: a
-    worker that dies part-way has applied the members before it and none after, while the
-    client gets no answer at all. ``batch_id`` ties the records of one batch together, so an
-    operator can tell which members were applied (``post_tool_call``, the ``applied`` record)
-    and which answers reached the client (``tool_call_delivered``, the ``delivered`` record).
-
-    Attributes:
-        batch_id: 32 hex digits, one per batch (a UUID4).
-        index: the member's position in the batch, from 0.
-        size: how many messages the batch holds.
-        request_id: the member's JSON-RPC ``id``.
-    """
-
-    batch_id: str
-    index: int
-    size: int
-    request_id: Any
-
-    def __str__(self) -> str:
-        return f"batch {self.batch_id} member {self.index + 1}/{self.size} (id {self.request_id!r})"
-
-
-def enter_batch_member(request: HttpRequest, member: BatchMember | None) -> None:
-    """Make ``member`` the batch position of the calls made on ``request`` (``None``: none)."""
-    if member is None:
-        request.__dict__.pop(_BATCH_ATTR, None)
-    else:
-        request.__dict__[_BATCH_ATTR] = member
 
 
 class ToolCall:
@@ -114,7 +74,7 @@ class ToolCall:
         self.tool: Tool | None = None
         self.response: HttpResponseBase | None = None
         self.result: dict[str, Any] | None = None
-        self.batch: BatchMember | None = request.__dict__.get(_BATCH_ATTR)
+        self.batch: BatchMember | None = request_state(request).batch
 
     def __enter__(self) -> Self:
         return self
@@ -165,8 +125,7 @@ class ToolCall:
                 cached=cached,
             )
         if not cached and (tool_call_delivered.receivers or self.batch is not None):
-            pending = self.request.__dict__.setdefault(_PENDING_ATTR, [])
-            pending.append(
+            request_state(self.request).deliveries.append(
                 functools.partial(
                     _delivered,
                     self.tool,
@@ -320,7 +279,7 @@ def deliver_after_response(request: HttpRequest, response: HttpResponseBase) -> 
     ``request_finished``: the signals go out after delivery, while the database
     connection is still open.
     """
-    pending = request.__dict__.pop(_PENDING_ATTR, None)
+    pending = request_state(request).take_deliveries()
     if pending:
         # Private Django API: _resource_closers is how Django itself ties work to close()
         # (FileResponse, ASGIHandler); there is no public hook that runs per response.
@@ -339,4 +298,4 @@ def deliver_pending(request: HttpRequest) -> None:
     For transports without an HTTP response to close (stdio): call it once the
     answer has been written and flushed.
     """
-    _deliver(request.__dict__.pop(_PENDING_ATTR, None) or [])
+    _deliver(request_state(request).take_deliveries())

@@ -281,7 +281,7 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
     # Against the URLconf Django's handler made active for the MCP request.
     request.resolver_match = resolve_operation(
         request.path_info,
-        mcp_request.__dict__.get("urlconf"),
+        getattr(mcp_request, "urlconf", None),
         source.path,
         source.view_class,
         source.handler_name,

@@ -123,7 +123,5 @@ def file_result(tool_name: str, response: HttpResponseBase, uri: str) -> dict[st
         )
         data = {"status": response.status_code, "limit": limit, "setting": "MAX_FILE_BYTES"}
         return tool_error_result(413, message, data)
-    media_type = (
-        response.get("Content-Type", "").split(";")[0].strip() or "application/octet-stream"
-    )
+    media_type = essence(response.get("Content-Type", "")) or "application/octet-stream"
     return file_content_result(content, media_type, uri)

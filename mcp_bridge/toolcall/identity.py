@@ -41,6 +41,8 @@ from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream, WSGIRequest
 from django.http import HttpRequest
 
+from mcp_bridge.toolcall.context import request_state
+
 #: Request attributes set by middleware that identify the caller, copied to the view's request.
 #: ``_force_auth_*`` is DRF's forced authentication (``APIClient.force_authenticate``,
 #: and ``manage.py mcp_stdio --user``): rest_framework.request.Request reads it.
@@ -61,8 +63,6 @@ IDENTITY_ATTRIBUTES = (
 _SHARED = ("user", "auth", "auser")
 #: Where the view's request keeps the values of its ``user`` and ``auth`` properties.
 _STORED = {"user": "_view_user", "auth": "_view_auth"}
-#: Where the MCP request keeps its own identity, as middleware set it, once a call changed it.
-_ORIGINAL = "_mcp_bridge_original_identity"
 _ABSENT = object()
 #: The content types of the view's request, which need no parsing: no parameters.
 _PLAIN_CONTENT_TYPES = frozenset({"application/json", ""})
@@ -164,9 +164,10 @@ def _share(mcp_request: HttpRequest, name: str, value: Any, auser: Any = None) -
     attributes = mcp_request.__dict__
     if attributes.get(name, _ABSENT) is value:
         return  # the value middleware set (session authentication): nothing changes
-    if _ORIGINAL not in attributes:
+    state = request_state(mcp_request)
+    if state.original_identity is None:
         # In the order of _SHARED.
-        attributes[_ORIGINAL] = (
+        state.original_identity = (
             attributes.get("user", _ABSENT),
             attributes.get("auth", _ABSENT),
             attributes.get("auser", _ABSENT),
@@ -182,7 +183,8 @@ def _share(mcp_request: HttpRequest, name: str, value: Any, auser: Any = None) -
 def restore(mcp_request: HttpRequest) -> None:
     """Give ``mcp_request`` back the ``user``, ``auth`` and ``auser`` middleware set on it,
     if a call's authentication changed them (the next call of a batch starts from those)."""
-    original = mcp_request.__dict__.pop(_ORIGINAL, None)
+    state = request_state(mcp_request)
+    original, state.original_identity = state.original_identity, None
     if original is None:
         return
     for name, value in zip(_SHARED, original, strict=True):

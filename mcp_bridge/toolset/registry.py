@@ -43,9 +43,11 @@ from django.urls import get_urlconf
 from django.utils import translation
 from drf_spectacular.settings import spectacular_settings
 from jsonschema.exceptions import SchemaError
+from rest_framework.settings import api_settings
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem, ToolSetError
+from mcp_bridge.base.limits import shorten
 from mcp_bridge.build.naming import MCP_NAME_PATTERN, check_names
 from mcp_bridge.build.openapi import (
     HookEffect,
@@ -325,6 +327,75 @@ def get_url_index(urlconf_key: Any = None) -> UrlIndex:
             if index is None:
                 index = _indexes[key] = build_url_index(key)
     return index
+
+
+class UnknownEndpoint(LookupError):
+    """A group, or a version of one, that the active URLconf publishes no endpoint for.
+
+    Its text says what is wrong and which groups or versions exist: the endpoint answers it
+    with a 404, a management command with its error.
+    """
+
+
+def known_groups(urlconf_key: Any = None) -> str:
+    """The API groups of the URLconf, for a message: ``"catalog, orders"`` or ``"none"``."""
+    return ", ".join(get_url_index(urlconf_key).versions) or "none"
+
+
+def check_groups(groups: Iterable[str], urlconf_key: Any = None) -> None:
+    """Refuse the names in ``groups`` that are no API group of the URLconf.
+
+    Raises:
+        UnknownEndpoint: naming each unknown group and the known ones.
+    """
+    known = get_url_index(urlconf_key).versions
+    unknown = [group for group in groups if group not in known]
+    if unknown:
+        listed = ", ".join(shorten(repr(group)) for group in unknown)
+        plural = "s" if len(unknown) > 1 else ""
+        raise UnknownEndpoint(
+            f"Unknown API group{plural} {listed}. Known groups: {known_groups(urlconf_key)}."
+        )
+
+
+def resolve_version(group: str, version: str | None = None, urlconf_key: Any = None) -> str | None:
+    """The API version the endpoint of ``group`` serves when ``version`` is asked for: the
+    one place the endpoint, the explorer, ``openrpc.json`` and every management command decide
+    it, so that they agree.
+
+    An unversioned group has one endpoint, without a version. A versioned group serves the
+    version asked for, or, when none is, DRF's ``REST_FRAMEWORK["DEFAULT_VERSION"]``, as a REST
+    request without a version gets.
+
+    Raises:
+        UnknownEndpoint: the group is unknown, a version is asked of an unversioned group,
+            the version is not one of the group's, or none is asked and the group has no
+            default among its versions.
+    """
+    check_groups([group], urlconf_key)
+    versions = get_url_index(urlconf_key).versions[group]
+    named = ", ".join(v for v in versions if v)
+    if versions == [None]:
+        if version is not None:
+            raise UnknownEndpoint(
+                f"API group {group!r} is not versioned: it has one endpoint, /{group}/, "
+                f"and no version {shorten(repr(version))}."
+            )
+        return None
+    if version is None:
+        default = api_settings.DEFAULT_VERSION
+        if default in versions:
+            return str(default)
+        raise UnknownEndpoint(
+            f"API group {group!r} is versioned and REST_FRAMEWORK['DEFAULT_VERSION'] "
+            f"({default!r}) is not one of its versions: name one of {named} "
+            f"(the endpoints {', '.join(f'{group}/{v}/' for v in versions if v)})."
+        )
+    if version not in versions:
+        raise UnknownEndpoint(
+            f"API group {group!r} has no version {shorten(repr(version))}. Versions: {named}."
+        )
+    return version
 
 
 def get_toolset(

@@ -71,10 +71,10 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 
 from mcp_bridge.base.conf import bridge_settings
-from mcp_bridge.base.encoding import dumps_bytes
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import INTERNAL_ERROR, INVALID_REQUEST
 from mcp_bridge.toolset.registry import active_urlconf, get_url_index
+from mcp_bridge.transport.answers import Refused
 
 logger = logging.getLogger("mcp_bridge.authorization")
 
@@ -191,7 +191,7 @@ def _challenge(
     status: int,
     error: str | None = None,
     description: str = "",
-) -> HttpResponse:
+) -> Refused:
     """A 401/403 with its ``WWW-Authenticate: Bearer`` header and a JSON-RPC error body."""
     metadata_url = _origin(request) + reverse(
         METADATA_URL_NAME, kwargs={"resource_path": _endpoint_path(request.path_info).lstrip("/")}
@@ -206,71 +206,63 @@ def _challenge(
         description
         or "Unauthorized: this endpoint needs an OAuth access token (see resource_metadata)."
     )
-    response = HttpResponse(
-        dumps_bytes(
-            {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
-        ),
-        status=status,
-        content_type="application/json",
+    return Refused(
+        INVALID_REQUEST,
+        message,
+        status,
+        headers={"WWW-Authenticate": "Bearer " + ", ".join(params)},
     )
-    response["WWW-Authenticate"] = "Bearer " + ", ".join(params)
-    return response
 
 
-def _misconfigured(reason: str) -> HttpResponse:
+def _misconfigured(reason: str) -> Refused:
     logger.error("MCP authorization is misconfigured: %s", reason)
-    body = {
-        "jsonrpc": "2.0",
-        "id": None,
-        "error": {
-            "code": INTERNAL_ERROR,
-            "message": "Internal error: this MCP endpoint is misconfigured; see the server log.",
-        },
-    }
-    return HttpResponse(dumps_bytes(body), status=500, content_type="application/json")
+    return Refused(
+        INTERNAL_ERROR,
+        "Internal error: this MCP endpoint is misconfigured; see the server log.",
+        500,
+    )
 
 
 # --- The door ---------------------------------------------------------------------------------------
 
 
-def authorize(request: HttpRequest, group: str) -> HttpResponse | None:
-    """Admit the request to ``group``'s endpoint, or answer it (see the module docstring).
+def authorize(request: HttpRequest, group: str) -> None:
+    """Admit the request to ``group``'s endpoint, or refuse it (see the module docstring).
 
-    Returns:
-        ``None`` when the request may go on (the group is public, or it carries an accepted
-        credential; an accepted OAuth token has become the request's forced DRF
-        authentication), else the 401/403 challenge, or a 500 when the protection is
-        incomplete (no authorization server, django-oauth-toolkit missing, the metadata
-        URL not included).
+    Returns when the request may go on: the group is public, or the request carries an
+    accepted credential (an accepted OAuth token has become the request's forced DRF
+    authentication).
 
     Raises:
+        Refused: the 401/403 challenge, or a 500 when the protection is incomplete (no
+            authorization server, django-oauth-toolkit missing, the metadata URL not
+            included).
         ImproperlyConfigured: a wrong ``MCP_BRIDGE`` value (as every setting does).
     """
     protection = group_protection(group)  # a wrong setting raises, as every setting does
     if bridge_settings.OAUTH_GROUPS:
         unknown = unknown_protected_groups(get_url_index(active_urlconf(request)).versions)
         if unknown:  # fail closed: the group it meant to protect may be this one
-            return _misconfigured(
+            raise _misconfigured(
                 f"MCP_BRIDGE['OAUTH_GROUPS'] protects {', '.join(map(repr, unknown))}, which "
                 "no view is in: every endpoint is refused until it is fixed (mcp_bridge.E064)."
             )
     if protection is None:
-        return None
+        return
     problem = _configuration_problem()
     if problem is not None:
-        return _misconfigured(problem)
+        raise _misconfigured(problem)
     try:
         scheme, _, credentials = request.META.get("HTTP_AUTHORIZATION", "").partition(" ")
         if scheme.lower() == "bearer":
-            return _admit_bearer(request, protection, credentials.strip())
-        if _static_credential_accepted(request):
-            return None
-        return _challenge(request, protection, 401)
+            _admit_bearer(request, protection, credentials.strip())
+        elif not _static_credential_accepted(request):
+            raise _challenge(request, protection, 401)
     except NoReverseMatch:
-        return _misconfigured(
+        raise _misconfigured(
             "the Protected Resource Metadata URL cannot be reversed: add "
             'path("", include(mcp_bridge.urls.well_known)) to the root URLconf (mcp_bridge.E060).'
-        )
+        ) from None
 
 
 def _configuration_problem() -> str | None:
@@ -284,7 +276,7 @@ def _configuration_problem() -> str | None:
     return None
 
 
-def _admit_bearer(request: HttpRequest, protection: Protection, token: str) -> HttpResponse | None:
+def _admit_bearer(request: HttpRequest, protection: Protection, token: str) -> None:
     # django-oauth-toolkit needs the app registry: imported here, once it is ready, and only
     # by projects that protect a group (it is an optional dependency).
     from oauth2_provider.settings import oauth2_settings
@@ -300,7 +292,7 @@ def _admit_bearer(request: HttpRequest, protection: Protection, token: str) -> H
     )
     access_token = getattr(core_request, "access_token", None) if valid else None
     if access_token is None:
-        return _challenge(
+        raise _challenge(
             request,
             protection,
             401,
@@ -310,7 +302,7 @@ def _admit_bearer(request: HttpRequest, protection: Protection, token: str) -> H
     # RFC 8707 and the MCP spec: a token is accepted only by the resource it was issued for.
     # A token without any resource was issued for every server, so not for this one.
     if not _issued_for(access_token.resource, resource):
-        return _challenge(
+        raise _challenge(
             request,
             protection,
             401,
@@ -319,11 +311,11 @@ def _admit_bearer(request: HttpRequest, protection: Protection, token: str) -> H
         )
     user = access_token.user
     if user is None or not user.is_active:
-        return _challenge(
+        raise _challenge(
             request, protection, 401, "invalid_token", "The access token has no active user."
         )
     if not access_token.allow_scopes(protection.scopes):
-        return _challenge(
+        raise _challenge(
             request,
             protection,
             403,
@@ -331,7 +323,6 @@ def _admit_bearer(request: HttpRequest, protection: Protection, token: str) -> H
             f"The access token lacks the scopes {' '.join(protection.scopes)}.",
         )
     _become(request, user, access_token)
-    return None
 
 
 def _become(request: HttpRequest, user: Any, access_token: Any) -> None:

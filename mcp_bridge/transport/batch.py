@@ -36,7 +36,7 @@ from typing import Any
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.protocol import INVALID_REQUEST, JsonRpcError
 from mcp_bridge.dispatch.methods import Call, echoed_id, handle_message
-from mcp_bridge.toolcall.events import BatchMember, enter_batch_member
+from mcp_bridge.toolcall.context import BatchMember, enter_batch_member
 from mcp_bridge.toolcall.identity import restore
 
 #: The only revision with JSON-RPC batches.

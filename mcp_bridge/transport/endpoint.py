@@ -6,8 +6,10 @@ header routes a request (absent or a handshake revision: handshake era; any
 other value: the stateless 2026-07-28 era, see :mod:`mcp_bridge.dispatch.envelope`).
 
 :func:`mcp_endpoint` reads like Django's ``BaseHandler._get_response``: four functions,
-called in order, each returning what the next one needs or the answer that ends the
-request; none calls back up.
+called in order, each returning what the next one needs; none calls back up. A step that ends
+the request raises :class:`~mcp_bridge.transport.answers.Refused`, and the views answer every
+refusal in one place (:func:`answers_in_json`), as DRF's ``handle_exception`` answers an
+``APIException``.
 
 :func:`refuse` what HTTP rules out, in this order:
 
@@ -29,8 +31,9 @@ request; none calls back up.
 * ``?schema=<profile>``, how the tool schemas are written
   (:mod:`mcp_bridge.schemas.profiles`; also read by the OpenRPC document): an unknown
   profile gets 400;
-* the tool set of the group and version (404 for an unknown version, a JSON-RPC 500
-  when it cannot be built);
+* the tool set of the group and version (404 for an unknown group or version, decided by
+  :func:`mcp_bridge.toolset.registry.resolve_version` as for every management command; a
+  JSON-RPC 500 when it cannot be built);
 * the protocol revision, decided in :func:`protocol_revision` alone: without the
   header, 2025-03-26; an unsupported one goes to the stateless era, whose envelope
   check answers it with a 400.
@@ -51,9 +54,9 @@ first (:func:`negotiated_language`) and labels every answer (:func:`labelled`:
 ``Content-Language``, ``Vary``); the ``tool_call_delivered`` signals of the calls are
 tied to the response's ``close()`` (:func:`mcp_bridge.toolcall.events.deliver_after_response`);
 and every failure that escapes the steps is a JSON-RPC answer, not Django's HTML error page
-(:func:`answers_in_json`, around the endpoint, the OpenRPC document and the JSON 404 alike):
-an invalid ``MCP_BRIDGE`` a 500 (:func:`misconfigured`), an unreachable database a 503, anything
-else a 500, with details only when ``DEBUG`` is on.
+(:func:`answers_in_json`, around the endpoint's steps, the OpenRPC document and the JSON 404
+alike): a refusal its own answer, an invalid ``MCP_BRIDGE`` a 500 (:func:`misconfigured`), an
+unreachable database a 503, anything else a 500, with details only when ``DEBUG`` is on.
 
 The endpoint is CSRF-exempt because it is not a form target: it authenticates
 nobody itself. Each tool call runs the real DRF view, whose
@@ -77,7 +80,6 @@ from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework.settings import api_settings
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import dumps_bytes
@@ -104,8 +106,15 @@ from mcp_bridge.schemas.profiles import (
     profile_from_request,
 )
 from mcp_bridge.toolcall.events import deliver_after_response
-from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_toolset, get_url_index
-from mcp_bridge.transport.answers import JSONAnswer
+from mcp_bridge.toolset.registry import (
+    ToolSet,
+    UnknownEndpoint,
+    active_urlconf,
+    check_groups,
+    get_toolset,
+    resolve_version,
+)
+from mcp_bridge.transport.answers import Refused, error_answer
 from mcp_bridge.transport.authorization import authorize
 from mcp_bridge.transport.batch import handle_batch
 from mcp_bridge.transport.bodies import BodyRefused, check_depth, decode_message, read_body
@@ -146,6 +155,9 @@ def answers_in_json(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
     A client reads JSON-RPC; Django's error page (or its plain "Server Error") tells it
     nothing. What escapes the view is answered here, logged on ``mcp_bridge.transport``:
 
+    * :class:`~mcp_bridge.transport.answers.Refused`, raised by a step that ends the request
+      (an origin, a credential, a method, a body, a profile, a group the endpoint refuses):
+      its own answer, not logged (it is the endpoint working);
     * ``ImproperlyConfigured`` (an invalid ``MCP_BRIDGE``, read on its first access):
       :func:`misconfigured`, a 500 naming the check ids;
     * a ``DatabaseError`` (the database is unreachable: ``OperationalError`` while an
@@ -162,6 +174,8 @@ def answers_in_json(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
     def answered(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         try:
             return view(request, *args, **kwargs)
+        except Refused as refusal:
+            return refusal.answer()
         except ImproperlyConfigured as exc:
             return misconfigured(exc)
         except DatabaseError as exc:
@@ -194,62 +208,57 @@ def _failure_text(exc: Exception, public: str) -> str:
 # in the view (DRF, MCP authorization), and a login redirect is no answer for an MCP client.
 @login_not_required
 @csrf_exempt
-@answers_in_json
 def mcp_endpoint(request: HttpRequest, group: str, version: str | None = None) -> HttpResponse:
     """The MCP endpoint of one API group (and version): ``/mcp/<group>/[<version>/]``."""
     language = negotiated_language(request)
-    response = _respond(request, group, version)
+    response = respond(request, group, version)
     deliver_after_response(request, response)
     return labelled(response, language)
 
 
-def _respond(request: HttpRequest, group: str, version: str | None) -> HttpResponse:
-    """The four steps of the module docstring, in order; the first answer ends the request."""
+@answers_in_json
+def respond(request: HttpRequest, group: str, version: str | None) -> HttpResponse:
+    """The four steps of the module docstring, in order; a refusal raised by any of them is
+    answered by :func:`answers_in_json`."""
     answer_as = refuse(request, group)
-    if isinstance(answer_as, HttpResponse):
-        return answer_as
     if answer_as == "html":  # a browser's GET: the tool explorer (mcp_bridge.transport.explorer)
-        toolset = read_toolset(request, group, version, request.LANGUAGE_CODE)
-        return toolset if isinstance(toolset, HttpResponse) else explorer_page(request, toolset)
+        return explorer_page(request, read_toolset(request, group, version, request.LANGUAGE_CODE))
     exchange = read_exchange(request, group, version, answer_as)
-    if isinstance(exchange, HttpResponse):
-        return exchange
     return encode(exchange, handle(exchange))
 
 
-def refuse(request: HttpRequest, group: str) -> HttpResponse | AnswerFormat:
-    """The answer to a request HTTP rules out (see the module docstring), checked in order:
-    origin, authorization, method, ``Accept``, ``Content-Type``.
+def refuse(request: HttpRequest, group: str) -> AnswerFormat:
+    """Refuse what HTTP rules out (see the module docstring), checked in order: origin,
+    authorization, method, ``Accept``, ``Content-Type``.
 
     Returns:
-        The refusal, or, for a request none of them rules out, the format its answer takes
-        (``Accept``), which the refusal of an unacceptable one had to decide anyway.
+        For a request none of them rules out, the format its answer takes (``Accept``), which
+        the refusal of an unacceptable one had to decide anyway.
+
+    Raises:
+        Refused: the first of them that rules the request out.
     """
     if not origin_allowed(request):
-        return error_answer(
+        raise Refused(
             INVALID_REQUEST,
             f"Forbidden: Origin {request.headers['Origin']!r} is not allowed to use this endpoint.",
             403,
         )
-    refusal = authorize(request, group)  # MCP authorization, before any JSON-RPC handling
-    if refusal is not None:
-        return refusal
+    authorize(request, group)  # MCP authorization, before any JSON-RPC handling
     if request.method != "POST":
         if wants_explorer(request):
             return "html"
-        not_allowed = HttpResponse(status=405)
-        not_allowed["Allow"] = "POST"
-        return not_allowed
+        raise Refused(INVALID_REQUEST, "", 405, headers={"Allow": "POST"}, body=False)
     # The answer depends on the Accept header alone, and clients send the same one every time.
     answer_as = _answer_format(request.META.get("HTTP_ACCEPT", "*/*"))
     if answer_as is None:
-        return error_answer(
+        raise Refused(
             INVALID_REQUEST,
             "Not Acceptable: the Accept header must allow application/json or text/event-stream.",
             406,
         )
     if request.content_type and request.content_type != "application/json":
-        return error_answer(
+        raise Refused(
             INVALID_REQUEST,
             f"Unsupported Media Type {request.content_type!r}: send the JSON-RPC message as application/json.",
             415,
@@ -259,22 +268,21 @@ def refuse(request: HttpRequest, group: str) -> HttpResponse | AnswerFormat:
 
 def read_exchange(
     request: HttpRequest, group: str, version: str | None, answer_as: AnswerFormat
-) -> Exchange | HttpResponse:
-    """The body, the schema profile, the tool set and the revision of an accepted request,
-    or the answer to the first that cannot be read (see the module docstring)."""
+) -> Exchange:
+    """The body, the schema profile, the tool set and the revision of an accepted request.
+
+    Raises:
+        Refused: the first of them that cannot be read (see the module docstring).
+    """
     try:
         body = read_body(request)
         message = decode_message(body)
     except BodyRefused as exc:
-        return error_answer(INVALID_REQUEST, exc.message, exc.status)
+        raise Refused(INVALID_REQUEST, exc.message, exc.status) from None
     except JsonRpcError as exc:
-        return error_answer(exc.code, exc.message, exc.http_status, exc.data)
+        raise Refused(exc.code, exc.message, exc.http_status, exc.data) from None
     profile = read_profile(request)
-    if isinstance(profile, HttpResponse):
-        return profile
     toolset = read_toolset(request, group, version, request.LANGUAGE_CODE, message)
-    if isinstance(toolset, HttpResponse):
-        return toolset
     call = Call(
         request=request,
         toolset=toolset,
@@ -284,24 +292,30 @@ def read_exchange(
     return Exchange(call, message, body, answer_as)
 
 
-def handle(exchange: Exchange) -> Reply | JsonRpcError:
-    """The JSON-RPC reply to the exchange's message, or the error that stops it whole
-    (too deep, not a JSON-RPC message, a batch empty, too long or outside 2025-03-26)."""
+def handle(exchange: Exchange) -> Reply:
+    """The JSON-RPC reply to the exchange's message.
+
+    Raises:
+        Refused: the error that stops the message whole (too deep, not a JSON-RPC message, a
+            batch empty, too long or outside 2025-03-26), with the message's ``id``.
+    """
     try:
         check_depth(exchange.message, exchange.body)  # before anything walks the message
         if isinstance(exchange.message, list):  # a JSON-RPC batch: 2025-03-26 only
             return handle_batch(exchange.message, exchange.call)
         return handle_message(exchange.message, exchange.call)
     except JsonRpcError as exc:
-        return exc
+        raise Refused(
+            exc.code,
+            exc.message,
+            exc.http_status,
+            exc.data,
+            request_id=echoed_id(exchange.message),
+        ) from None
 
 
-def encode(exchange: Exchange, reply: Reply | JsonRpcError) -> HttpResponse:
+def encode(exchange: Exchange, reply: Reply) -> HttpResponse:
     """The HTTP answer that carries ``reply`` (see the module docstring)."""
-    if isinstance(reply, JsonRpcError):
-        return error_answer(
-            reply.code, reply.message, reply.http_status, reply.data, echoed_id(exchange.message)
-        )
     if reply is None:
         return HttpResponse(status=202)
     status = 200
@@ -323,15 +337,9 @@ def openrpc_document(request: HttpRequest, group: str, version: str | None = Non
     A protected group's document needs the same credential as its endpoint (it describes
     every tool): the same refusals, from :func:`~mcp_bridge.transport.authorization.authorize`.
     """
-    refusal = authorize(request, group)
-    if refusal is not None:
-        return refusal
+    authorize(request, group)
     profile = read_profile(request)
-    if isinstance(profile, HttpResponse):
-        return profile
     toolset = read_toolset(request, group, version)
-    if isinstance(toolset, HttpResponse):
-        return toolset
     return JsonResponse(toolset.openrpc_in(profile), json_dumps_params={"ensure_ascii": False})
 
 
@@ -341,28 +349,12 @@ def openrpc_document(request: HttpRequest, group: str, version: str | None = Non
 def unknown_endpoint(request: HttpRequest, path: str) -> HttpResponse:
     """Any other path under the MCP URLs (``/mcp/CATALOG/``, ``/mcp/a/b/c/``): the JSON 404
     naming the known groups, for every method, rather than Django's HTML page."""
-    return unknown_group_response(
-        path.split("/")[0], get_url_index(active_urlconf(request)).versions
-    )
-
-
-def unknown_group_response(group: str, groups: Any) -> HttpResponse:
-    """The JSON 404 of a path that names no API group, listing the known ones."""
-    return error_answer(
-        INVALID_REQUEST,
-        f"Unknown API group {shorten(repr(group))}. Known groups: {', '.join(groups) or 'none'}.",
-        404,
-    )
-
-
-def error_answer(
-    code: int, message: str, status: int, data: Any = None, request_id: Any = None
-) -> HttpResponse:
-    """A JSON-RPC error answered with HTTP ``status``."""
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return JSONAnswer(dumps_bytes({"jsonrpc": "2.0", "id": request_id, "error": error}), status)
+    try:
+        check_groups([path.split("/")[0]], active_urlconf(request))
+    except UnknownEndpoint as exc:
+        raise Refused(INVALID_REQUEST, str(exc), 404) from None
+    # A known group's name followed by a path the URL patterns do not route.
+    raise Refused(INVALID_REQUEST, f"No MCP endpoint at {shorten(request.path)!r}.", 404)
 
 
 @functools.lru_cache(maxsize=64)
@@ -398,17 +390,21 @@ def _claims_modern_envelope(message: Any) -> bool:
     return isinstance(meta, dict) and PROTOCOL_VERSION_META_KEY in meta
 
 
-def read_profile(request: HttpRequest) -> str | HttpResponse:
-    """The schema profile of the request (``?schema=``, else the setting); 400 for an unknown one."""
+def read_profile(request: HttpRequest) -> str:
+    """The schema profile of the request (``?schema=``, else the setting).
+
+    Raises:
+        Refused: 400 for an unknown profile.
+    """
     try:
         return profile_from_request(request, bridge_settings.SCHEMA_PROFILE)
     except ProfileError as exc:
-        return error_answer(
+        raise Refused(
             INVALID_REQUEST,
             str(exc),
             400,
             data={QUERY_PARAMETER: exc.value, "profiles": list(PROFILES)},
-        )
+        ) from None
 
 
 def read_toolset(
@@ -417,14 +413,19 @@ def read_toolset(
     version: str | None,
     language: str | None = None,
     message: Any = None,
-) -> ToolSet | HttpResponse:
-    """The tool set of ``group``/``version`` in ``language``, or the JSON answer saying why
-    there is none: 404 for an unknown version, a JSON-RPC 500 (with ``message``'s ``id``)
-    when it cannot be built."""
+) -> ToolSet:
+    """The tool set of ``group``/``version`` in ``language``.
+
+    Raises:
+        Refused: 404 for an unknown group or version
+            (:func:`~mcp_bridge.toolset.registry.resolve_version`), a JSON-RPC 500 (with
+            ``message``'s ``id``) when it cannot be built.
+    """
     urlconf = active_urlconf(request)  # once per request: every cache below is keyed on it
-    resolved = _resolve_version(group, version, urlconf)
-    if isinstance(resolved, HttpResponse):
-        return resolved
+    try:
+        resolved = resolve_version(group, version, urlconf)
+    except UnknownEndpoint as exc:
+        raise Refused(INVALID_REQUEST, str(exc), 404) from None
     try:
         return get_toolset(group, resolved, language, urlconf)
     except ToolSetError as exc:
@@ -439,49 +440,19 @@ def read_toolset(
             if settings.DEBUG
             else "Internal error: this MCP endpoint is misconfigured; see the server log."
         )
-        return error_answer(INTERNAL_ERROR, message_text, 500, data, echoed_id(message))
+        raise Refused(
+            INTERNAL_ERROR, message_text, 500, data, request_id=echoed_id(message)
+        ) from None
     except Exception:  # a view or schema the build trips over: still the endpoint's JSON 500
         logger.exception(
             "The tools of API group %r (version %r) could not be built.", group, resolved
         )
-        return error_answer(
+        raise Refused(
             INTERNAL_ERROR,
             "Internal error: this MCP endpoint is misconfigured; see the server log.",
             500,
-            None,
-            echoed_id(message),
-        )
-
-
-def _resolve_version(group: str, version: str | None, urlconf: Any) -> str | None | HttpResponse:
-    groups = get_url_index(urlconf).versions
-    versions = groups.get(group)
-    if versions is None:
-        return unknown_group_response(group, groups)
-    if versions == [None]:
-        if version is not None:
-            return error_answer(
-                INVALID_REQUEST, f"API group {group!r} is not versioned; use /{group}/.", 404
-            )
-        return None
-    if version is None:
-        default = api_settings.DEFAULT_VERSION
-        if default in versions:
-            return default
-        return error_answer(
-            INVALID_REQUEST,
-            f"API group {group!r} is versioned: use one of the endpoints "
-            + ", ".join(f"{group}/{v}/" for v in versions if v)
-            + ".",
-            404,
-        )
-    if version not in versions:
-        return error_answer(
-            INVALID_REQUEST,
-            f"API group {group!r} has no version {version!r}. Versions: {', '.join(v for v in versions if v)}.",
-            404,
-        )
-    return version
+            request_id=echoed_id(message),
+        ) from None
 
 
 def negotiated_language(request: HttpRequest) -> str:

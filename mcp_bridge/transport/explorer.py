@@ -102,21 +102,19 @@ def explorer_page(request: HttpRequest, toolset: ToolSet) -> HttpResponse:
         "profiles": [_profile(endpoint, name, profile, tools) for profile in _offered_profiles()],
         "tools": [_tool(tool.as_mcp(REVISION, _shown_profile(request))) for tool in tools],
         "user": getattr(request, "user", None),
-        # For the page's script, as JSON literals (json_script would need one element each).
-        "endpoint_json": _script_literal(endpoint),
-        "csrf_json": _script_literal(get_token(request)),
-        "revision_json": _script_literal(REVISION),
+        # What the page's script reads, written by Django's json_script filter (escaped so that
+        # no value can end the <script> element).
+        "script_config": {
+            "endpoint": endpoint,
+            "csrfToken": get_token(request),
+            "revision": REVISION,
+        },
     }
     response = HttpResponse(render_to_string(TEMPLATE, context, request=request))
     # The page lists what this viewer may use, in this viewer's language.
     response["Cache-Control"] = "private, no-cache"
     response["Vary"] = "Accept, Cookie, Authorization"
     return response
-
-
-def _script_literal(value: str) -> str:
-    """``value`` as a JavaScript string literal that cannot end the ``<script>`` element."""
-    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
 def _shown_profile(request: HttpRequest) -> str:

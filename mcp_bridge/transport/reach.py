@@ -44,6 +44,7 @@ from django.urls import NoReverseMatch, get_resolver, get_script_prefix, reverse
 
 from mcp_bridge.base.encoding import dumps_bytes
 from mcp_bridge.base.errors import Problem
+from mcp_bridge.base.media import essence
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
 
 #: The request a client makes first, and one that changes nothing.
@@ -216,7 +217,7 @@ def loaded_handler() -> BaseHandler:
 
 
 def _is_json(response: HttpResponseBase) -> bool:
-    media_type = response.get("Content-Type", "").split(";")[0].strip().lower()
+    media_type = essence(response.get("Content-Type", ""))
     return media_type == "application/json" or media_type.endswith("+json")
 
 

@@ -57,7 +57,14 @@ from mcp_bridge.store.backends import (
 )
 from mcp_bridge.store.builds import save
 from mcp_bridge.store.keys import build_key
-from mcp_bridge.toolset.registry import ToolSet, build_toolset, get_groups, get_url_index
+from mcp_bridge.toolset.registry import (
+    ToolSet,
+    UnknownEndpoint,
+    build_toolset,
+    check_groups,
+    get_groups,
+    get_url_index,
+)
 
 #: The revisions whose pages are encoded by default: the latest of each era, so that a
 #: client of either gets its first tools/list from the store.
@@ -143,11 +150,10 @@ class Command(BaseCommand):
             )
         refuse_useless_store(store, prune=options["prune"])
         groups = get_groups()
-        unknown = sorted(set(options["groups"]) - set(groups))
-        if unknown:
-            raise CommandError(
-                f"Unknown API group(s): {', '.join(unknown)}. Known groups: {', '.join(groups) or 'none'}."
-            )
+        try:
+            check_groups(options["groups"])
+        except UnknownEndpoint as exc:
+            raise CommandError(str(exc)) from exc
         known_languages = [code for code, _ in settings.LANGUAGES]
         foreign = [code for code in options["language"] if code not in known_languages]
         if foreign:

@@ -30,7 +30,11 @@ from mcp_bridge.build.translation import negotiate_language
 from mcp_bridge.management.commands.mcp_stdio import Command as StdioCommand
 from mcp_bridge.management.commands.mcp_stdio import _language_request, _StdioServer
 from mcp_bridge.toolcall.events import deliver_pending
-from mcp_bridge.toolset.registry import get_groups, get_toolset
+from mcp_bridge.toolset.registry import (
+    UnknownEndpoint,
+    get_toolset,
+    resolve_version,
+)
 
 
 class Command(BaseCommand):
@@ -76,18 +80,13 @@ class Command(BaseCommand):
             ) from None
         if not isinstance(parsed, dict):
             raise CommandError('The arguments must be a JSON object, e.g. \'{"q": "lamp"}\'.')
-        versions = get_groups().get(group)
-        if versions is None:
-            raise CommandError(
-                f"Unknown API group {group!r}. Known groups: {', '.join(get_groups()) or 'none'}."
-            )
-        if api_version is None and versions != [None]:
-            api_version = versions[-1]
         try:
+            # The version the endpoint serves for it: DRF's DEFAULT_VERSION when none is named.
+            api_version = resolve_version(group, api_version)
             toolset = get_toolset(
                 group, api_version, negotiate_language(_language_request(language))
             )
-        except ToolSetError as exc:
+        except (UnknownEndpoint, ToolSetError) as exc:
             raise CommandError(str(exc)) from exc
         server = _StdioServer(toolset, StdioCommand._user(user) if user else None, host)
         server.revision = LATEST_HANDSHAKE_REVISION

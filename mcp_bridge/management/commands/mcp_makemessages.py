@@ -36,7 +36,12 @@ from django.utils.translation import to_language, to_locale
 
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.build.translation import DOMAIN, catalogue_domain, tool_texts
-from mcp_bridge.toolset.registry import get_groups, get_toolset
+from mcp_bridge.toolset.registry import (
+    UnknownEndpoint,
+    check_groups,
+    get_groups,
+    get_toolset,
+)
 
 if TYPE_CHECKING:
     import polib
@@ -125,11 +130,10 @@ class Command(BaseCommand):
         locale_dir = self._locale_dir(options["locale_dir"])
         locales = self._locales(options["locale"], options["all"], locale_dir)
         groups = get_groups()
-        for group in options["group"]:
-            if group not in groups:
-                raise CommandError(
-                    f"Unknown API group {group!r}. Known groups: {', '.join(groups) or 'none'}."
-                )
+        try:
+            check_groups(options["group"])
+        except UnknownEndpoint as exc:
+            raise CommandError(str(exc)) from exc
         targets: list[tuple[str | None, Iterable[str]]]
         if options["group"]:
             targets = [(group, [group]) for group in options["group"]]

@@ -46,7 +46,11 @@ from mcp_bridge.build.translation import negotiate_language
 from mcp_bridge.dispatch.methods import Call, handle_message
 from mcp_bridge.schemas.profiles import PROFILES
 from mcp_bridge.toolcall.events import deliver_pending
-from mcp_bridge.toolset.registry import get_groups, get_toolset
+from mcp_bridge.toolset.registry import (
+    UnknownEndpoint,
+    get_toolset,
+    resolve_version,
+)
 from mcp_bridge.transport.batch import handle_batch
 
 
@@ -90,13 +94,11 @@ class Command(BaseCommand):
         schema_profile: str | None = None,
         **options: Any,
     ) -> None:
-        versions = get_groups().get(group)
-        if versions is None:
-            raise CommandError(
-                f"Unknown API group {group!r}. Known groups: {', '.join(get_groups()) or 'none'}."
-            )
-        if api_version is None and versions != [None]:
-            api_version = versions[-1]
+        try:
+            # The version the endpoint serves for it: DRF's DEFAULT_VERSION when none is named.
+            api_version = resolve_version(group, api_version)
+        except UnknownEndpoint as exc:
+            raise CommandError(str(exc)) from exc
         # Negotiated as the endpoint does for an Accept-Language header (a variant falls back
         # to its base language, then LANGUAGE_CODE): a startproject project's "en-us" gives "en".
         language = negotiate_language(_language_request(language))

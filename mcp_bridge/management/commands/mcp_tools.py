@@ -60,7 +60,13 @@ from mcp_bridge.discovery.metatools import search_listing
 from mcp_bridge.discovery.modes import listing_size
 from mcp_bridge.management.probe import Skipped, probe_toolset
 from mcp_bridge.schemas.profiles import PROFILES, QUERY_PARAMETER
-from mcp_bridge.toolset.registry import get_groups, get_toolset
+from mcp_bridge.toolset.registry import (
+    UnknownEndpoint,
+    check_groups,
+    get_groups,
+    get_toolset,
+    resolve_version,
+)
 from mcp_bridge.transport.endpoint import mcp_endpoint
 from mcp_bridge.transport.reach import endpoint_paths
 
@@ -128,10 +134,13 @@ class Command(BaseCommand):
             )
             return
         groups = get_groups()
-        if group is not None and group not in groups:
-            raise CommandError(
-                f"Unknown API group {group!r}. Known groups: {', '.join(groups) or 'none'}."
-            )
+        try:
+            if group is not None:
+                check_groups([group])
+                if api_version is not None:
+                    resolve_version(group, api_version)
+        except UnknownEndpoint as exc:
+            raise CommandError(str(exc)) from exc
         language = self._language(options.get("language"))
         profile = options.get("schema_profile") or bridge_settings.SCHEMA_PROFILE
         failures = []
