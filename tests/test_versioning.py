@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
+from django.core.management import CommandError, call_command
 from django.test import Client, override_settings
 from django.urls import include, path, re_path
 from drf_spectacular.utils import extend_schema
@@ -158,3 +162,48 @@ def test_a_group_from_settings_is_served_per_version(settings, rule):
         result = McpClient(Client(), f"/mcp/from-settings/{version}/").call("which_version")
         assert result["structuredContent"] == {"result": {"version": version}}
     assert McpClient(Client(), "/mcp/from-settings/v9/").request("ping", id=1).status_code == 404
+
+
+@override_settings(
+    REST_FRAMEWORK={
+        "DEFAULT_VERSION": "v2",
+        "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    }
+)
+def test_mcp_call_without_a_version_serves_the_endpoints_default():
+    """``mcp_call`` and the endpoint decide the version in one place
+    (``toolset.registry.resolve_version``): DRF's ``DEFAULT_VERSION``, not the last version."""
+    out = io.StringIO()
+    call_command("mcp_call", "versioned", "which_version", stdout=out)
+    assert json.loads(out.getvalue()) == {"version": "v2"}
+    endpoint = McpClient(Client(), "/mcp/versioned/").call("which_version")
+    assert endpoint["structuredContent"] == {"result": {"version": "v2"}}
+
+
+def test_commands_without_a_default_version_refuse_as_the_endpoint_does():
+    with pytest.raises(CommandError) as refused:
+        call_command("mcp_call", "versioned", "which_version", stdout=io.StringIO())
+    message = str(refused.value)
+    endpoint = McpClient(Client(), "/mcp/versioned/").request("ping", id=1).json()
+    assert message == endpoint["error"]["message"]
+    assert "v1, v2" in message and "DEFAULT_VERSION" in message
+    with pytest.raises(CommandError, match="has no version 'v9'. Versions: v1, v2"):
+        call_command("mcp_stdio", "versioned", "--api-version", "v9")
+    with pytest.raises(CommandError, match="has no version 'v9'. Versions: v1, v2"):
+        call_command("mcp_tools", "versioned", "--api-version", "v9", stdout=io.StringIO())
+
+
+def test_every_door_names_an_unknown_group_the_same_way():
+    endpoint = McpClient(Client(), "/mcp/nope/").request("ping", id=1)
+    assert endpoint.status_code == 404
+    message = endpoint.json()["error"]["message"]
+    assert message.startswith("Unknown API group 'nope'. Known groups: ")
+    for command, arguments in [
+        ("mcp_call", ["nope", "x"]),
+        ("mcp_stdio", ["nope"]),
+        ("mcp_tools", ["nope"]),
+        ("mcp_build", ["nope"]),
+    ]:
+        with pytest.raises(CommandError) as refused:
+            call_command(command, *arguments, stdout=io.StringIO())
+        assert str(refused.value) == message, command

@@ -1,0 +1,96 @@
+"""The shape docs/architecture.md describes, checked where import-linter cannot check it.
+
+import-linter (``lint-imports``, run by .ci/run) checks the layers and the forbidden imports of
+``pyproject.toml``. These tests check the rest: no package does several jobs (size), the public
+``Tool`` carries no storage machinery, and an ordinary ``tools/call`` never passes through the
+discovery code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+from mcp_bridge import tools
+from mcp_bridge.build.tools import Tool
+from mcp_bridge.toolcall import meta_tools
+from tests.mcp_client import McpClient
+
+PACKAGE = Path(tools.__file__).parent
+
+
+def _lines(path: Path) -> int:
+    return sum(1 for _ in path.open(encoding="utf-8"))
+
+
+def test_no_package_holds_more_than_a_third_of_the_lines():
+    """A package with a third of the code is doing several jobs (the build, persistence,
+    search... once all lived in one): give each job its package."""
+    total = sum(_lines(path) for path in PACKAGE.rglob("*.py"))
+    sizes = {
+        package.name: sum(_lines(path) for path in package.rglob("*.py"))
+        for package in PACKAGE.iterdir()
+        if (package / "__init__.py").exists()
+    }
+    too_big = {name: size for name, size in sizes.items() if size * 3 > total}
+    assert not too_big, f"{too_big} of {total} lines"
+
+
+def test_the_reserved_places_exist_and_hold_nothing_yet():
+    """tasks, confirmation and tracing have their layer in the contracts before they arrive;
+    a module added to one must also be described in docs/architecture.md."""
+    for place in ("tasks", "confirmation", "tracing"):
+        files = sorted(p.name for p in (PACKAGE / place).glob("*.py"))
+        assert files == ["__init__.py"], place
+        text = (PACKAGE / place / "__init__.py").read_text(encoding="utf-8")
+        assert "reserved" in text
+
+
+def test_the_public_tool_is_a_plain_class():
+    """Packing is the store's detail: the class a signal carries has no storage base class, no
+    attribute hook, and is importable from the public module."""
+    assert tools.Tool is Tool
+    assert Tool.__bases__ == (object,)
+    assert "__getattr__" not in vars(Tool) and "__reduce_ex__" not in vars(Tool)
+    assert set(tools.__all__) == {
+        "Method",
+        "ModelFacts",
+        "OperationFacts",
+        "OperationSource",
+        "Pagination",
+        "PathParameter",
+        "Tool",
+    }
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("discovery", ["direct", "search"])
+def test_a_call_to_a_real_tool_never_passes_through_discovery(settings, monkeypatch, discovery):
+    """Dispatch chooses once between a meta-tool and the executor: a real tool's call, in a
+    group in direct mode or by its own name in search mode, runs no meta-tool code."""
+    settings.MCP_BRIDGE = {"DISCOVERY": discovery}
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a real tool's call reached the meta-tools")
+
+    monkeypatch.setattr(meta_tools, "answer", refuse)
+    result = McpClient(Client(), "/mcp/catalog/").call("categories_list", {})
+    assert result["isError"] is False, result
+
+
+@pytest.mark.django_db
+def test_a_meta_tool_call_goes_to_the_meta_tools(settings, monkeypatch):
+    settings.MCP_BRIDGE = {"DISCOVERY": "search"}
+    seen = []
+    answer = meta_tools.answer
+
+    def spy(meta, *args, **kwargs):
+        seen.append(meta.name)
+        return answer(meta, *args, **kwargs)
+
+    monkeypatch.setattr(meta_tools, "answer", spy)
+    result = McpClient(Client(), "/mcp/catalog/").call("search_tools", {"query": "categories"})
+    assert result["isError"] is False, result
+    assert seen == ["search_tools"]
