@@ -40,7 +40,10 @@ from pydantic_ai.profiles.openai import OpenAIJsonSchemaTransformer
 from mcp_bridge.base.conf import DEFS, GEMINI, INLINE, STRICT
 from tests.test_end_to_end import demo_data, run_client  # noqa: F401 -- demo_data is a fixture
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.slow,
+]  # the agent SDKs over real HTTP
 
 
 @pytest.fixture(autouse=True)

@@ -42,6 +42,7 @@ def test_the_answer_is_what_httpresponse_makes(body: bytes, status: int) -> None
     )
 
 
+@pytest.mark.slow
 @pytest.mark.django_db  # close() sends request_finished, which closes the connections
 def test_the_answer_behaves_as_an_httpresponse_afterwards() -> None:
     made = JSONAnswer(b"{}")

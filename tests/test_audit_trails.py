@@ -123,6 +123,7 @@ def _postgres_unavailable() -> str | None:
     return None
 
 
+@pytest.mark.slow
 def test_pghistory_records_a_tool_write_with_the_rest_user():
     reason = _postgres_unavailable()
     if reason and os.environ.get("MCP_BRIDGE_REQUIRE_PEERS") == "1":

@@ -190,6 +190,7 @@ def test_nested_route_names_are_short_valid_and_unique(nodes):
     assert names == ["node_list", "node_restart_node", "node_retrieve"]
 
 
+@pytest.mark.slow
 def test_names_are_stable_across_processes_and_hash_seeds():
     script = (
         "import django, os, json; os.environ['DJANGO_SETTINGS_MODULE']='tests.settings'; django.setup();"

@@ -509,6 +509,7 @@ def big_server(live_server, settings):
     return live_server.url
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("mode,negotiated", [("legacy", HANDSHAKE), ("2026-07-28", MODERN)])
 def test_the_official_client_finds_and_calls_a_tool_of_1000(big_server, mode, negotiated):

@@ -19,7 +19,10 @@ from mcp.client.streamable_http import streamable_http_client
 from demo_project.shop.demo_data import DEMO_TOKENS
 from demo_project.shop.models import Order, Product
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.slow,
+]  # the official MCP client against a live server
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ site. Without Chromium they are skipped with the reason, and fail under
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -212,6 +213,7 @@ def _try(driver, tool: str, values: dict[str, str] | None = None) -> tuple[str, 
     return result.find_element(By.TAG_NAME, "h4").text, result.find_element(By.TAG_NAME, "pre").text
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_in_chromium_anonymous_and_staff_see_their_tools_and_run_them(browser, live_server, capsys):
     from selenium.webdriver.common.by import By
@@ -271,7 +273,12 @@ def test_a_signed_in_staff_user_runs_a_protected_groups_tool_from_the_page(demo,
     browser.force_login(User.objects.get(username="alice"))
     page = browser.get("/mcp/backoffice/", headers={"Accept": BROWSER})
     assert page.status_code == 200 and STAFF_ONLY <= listed_on_page(page.content.decode())
-    token = re.search(r"var csrfToken = \"([^\"]+)\"", page.content.decode()).group(1)
+    # The page's script reads its data from the element Django's json_script wrote.
+    config = re.search(
+        r'<script id="mcp-explorer-config" type="application/json">(.*?)</script>',
+        page.content.decode(),
+    ).group(1)
+    token = json.loads(config)["csrfToken"]
     # What the page's script sends: the session cookie, and the CSRF token in X-CSRFToken.
     call = McpClient(browser, "/mcp/backoffice/", "2025-11-25", X_CSRFToken=token)
     result = call.call("products_partial_update", {"slug": "arc-led-desk-lamp", "stock": 7})

@@ -36,6 +36,9 @@ from mcp_bridge.toolset.registry import get_toolset
 from tests.mcp_client import McpClient, envelope, initialize_params, notification, tool_call
 from tests.mcp_client import message as mcp_message
 
+# Out of the fast lane (pytest -m "not slow"): hypothesis fuzzing over every tool.
+pytestmark = pytest.mark.slow
+
 ROOT = str(Path(__file__).resolve().parent.parent)
 #: Demo groups and the test app's (``cases`` has views that raise, on purpose).
 GROUPS = ("catalog", "orders", "backoffice", "cases", "nodes")

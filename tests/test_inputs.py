@@ -600,6 +600,7 @@ def _post_chunked(address: tuple[str, int], body: bytes) -> tuple[int, dict]:
         return response.status, json.loads(response.read())
 
 
+@pytest.mark.slow
 @pytest.mark.urls("tests.urls")
 def test_gunicorn_reads_a_chunked_body_up_to_the_limit(gunicorn_url):
     ping = json.dumps(message("ping", id=1)).encode()

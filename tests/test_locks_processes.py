@@ -31,6 +31,9 @@ import pytest
 from tests.mcp_client import McpClient
 from tests.services import REDIS_URL, require_redis
 
+# Out of the fast lane (pytest -m "not slow"): several server processes.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 WORKERS = 4
 

@@ -23,6 +23,9 @@ from mcp import Client, StdioServerParameters
 
 import mcp_bridge
 
+# Out of the fast lane (pytest -m "not slow"): a startproject project in subprocesses.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = os.environ.get("MCP_BRIDGE_NEWCOMER_PYTHON", sys.executable)
 

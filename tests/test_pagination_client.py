@@ -23,7 +23,11 @@ from mcp.client.streamable_http import streamable_http_client
 
 from tests.test_membership import LIBRARY
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.urls("tests.test_membership")]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.urls("tests.test_membership"),
+    pytest.mark.slow,
+]  # the official MCP client against a live server
 
 
 def run(

@@ -48,6 +48,9 @@ from mcp_bridge.schemas.profiles import GEMINI, INLINE, PORTABLE, STRICT, conver
 from mcp_bridge.toolset.registry import get_groups, get_toolset
 from tests.test_profiles import BROKEN_GROUPS, subschemas
 
+# Out of the fast lane (pytest -m "not slow"): hypothesis generates thousands of arguments.
+pytestmark = pytest.mark.slow
+
 #: Formats hypothesis-jsonschema can generate; the others are dropped from the copy used
 #: for generation only (OpenAPI's int64/double/decimal are annotations for jsonschema).
 _GENERATED_FORMATS = {"date-time", "date", "time", "email", "ipv4", "ipv6", "uuid"}

@@ -15,7 +15,10 @@ from tests.mcp_client import McpClient
 from tests.test_end_to_end import demo_data, run_client  # noqa: F401 -- demo_data is a fixture
 from tests.test_profiles import assert_profile_shape
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.slow,
+]  # the official MCP client against a live server
 
 
 @pytest.mark.parametrize("profile", [INLINE, PORTABLE, GEMINI, STRICT])

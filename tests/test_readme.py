@@ -28,6 +28,7 @@ def test_step_1_installs_from_a_clone_or_a_wheel_of_this_distribution():
     assert "not on PyPI yet" in step
 
 
+@pytest.mark.slow
 def test_pip_wheel_builds_the_wheel_the_readme_names(tmp_path):
     # The README's command, build isolation and all (it fetches the build backend).
     built = subprocess.run(
@@ -43,6 +44,7 @@ def test_pip_wheel_builds_the_wheel_the_readme_names(tmp_path):
     assert [path.name for path in tmp_path.glob("*.whl")] == [named.group(1)]
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_the_example_output_is_what_the_demo_client_prints_by_default(live_server, settings):
     from django.core.management import call_command

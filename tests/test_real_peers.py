@@ -28,7 +28,10 @@ REPO = Path(__file__).resolve().parent.parent
 PEERS = REPO / "tests" / "peers" / "node_modules"
 BASELINES = REPO / "tests" / "conformance"
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.slow,
+]  # the Node conformance suite, the Inspector and stdio subprocesses
 
 
 @pytest.fixture

@@ -433,6 +433,7 @@ with override_settings(MCP_BRIDGE={"BUILD_STORE": store, "LOCK_OPTIONS": {"direc
 """
 
 
+@pytest.mark.slow
 def test_concurrent_processes_build_a_key_once(tmp_path):
     """Four processes, each with its own hash seed (a viewset's methods come out of a set,
     in another order in each): one builds, the others wait and load its build."""
@@ -874,6 +875,7 @@ print(len(registry.get_toolset("ledger").tools))
 """
 
 
+@pytest.mark.slow
 def test_the_default_store_needs_no_configuration(tmp_path):
     """``mcp_build`` in one process, the first request's tool set in another, with the test
     settings as they are (no BUILD_STORE: the default file store)."""

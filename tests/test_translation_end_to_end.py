@@ -19,7 +19,10 @@ from demo_project import settings as demo_settings
 from demo_project.shop.models import Product
 from tests.mcp_client import McpClient
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.slow,
+]  # the official MCP client against a live server
 
 
 @pytest.fixture(autouse=True)

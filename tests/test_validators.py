@@ -409,6 +409,7 @@ def _published_schemas() -> list[tuple[str, Any, Any]]:
     return schemas
 
 
+@pytest.mark.slow
 def test_every_published_schema_agrees_with_jsonschema():
     schemas = _published_schemas()
     assert len(schemas) > 50
