@@ -351,11 +351,15 @@ def check_groups(groups: Iterable[str], urlconf_key: Any = None) -> None:
     known = get_url_index(urlconf_key).versions
     unknown = [group for group in groups if group not in known]
     if unknown:
-        listed = ", ".join(shorten(repr(group)) for group in unknown)
-        plural = "s" if len(unknown) > 1 else ""
-        raise UnknownEndpoint(
-            f"Unknown API group{plural} {listed}. Known groups: {known_groups(urlconf_key)}."
-        )
+        raise _unknown_groups(unknown, urlconf_key)
+
+
+def _unknown_groups(unknown: list[str], urlconf_key: Any) -> UnknownEndpoint:
+    listed = ", ".join(shorten(repr(group)) for group in unknown)
+    plural = "s" if len(unknown) > 1 else ""
+    return UnknownEndpoint(
+        f"Unknown API group{plural} {listed}. Known groups: {known_groups(urlconf_key)}."
+    )
 
 
 def resolve_version(group: str, version: str | None = None, urlconf_key: Any = None) -> str | None:
@@ -372,9 +376,10 @@ def resolve_version(group: str, version: str | None = None, urlconf_key: Any = N
             the version is not one of the group's, or none is asked and the group has no
             default among its versions.
     """
-    check_groups([group], urlconf_key)
-    versions = get_url_index(urlconf_key).versions[group]
-    named = ", ".join(v for v in versions if v)
+    # Read on every request: the common answers (the version asked for, the default) first.
+    versions = get_url_index(urlconf_key).versions.get(group)
+    if versions is None:
+        raise _unknown_groups([group], urlconf_key)
     if versions == [None]:
         if version is not None:
             raise UnknownEndpoint(
@@ -388,14 +393,19 @@ def resolve_version(group: str, version: str | None = None, urlconf_key: Any = N
             return str(default)
         raise UnknownEndpoint(
             f"API group {group!r} is versioned and REST_FRAMEWORK['DEFAULT_VERSION'] "
-            f"({default!r}) is not one of its versions: name one of {named} "
+            f"({default!r}) is not one of its versions: name one of {_named(versions)} "
             f"(the endpoints {', '.join(f'{group}/{v}/' for v in versions if v)})."
         )
     if version not in versions:
         raise UnknownEndpoint(
-            f"API group {group!r} has no version {shorten(repr(version))}. Versions: {named}."
+            f"API group {group!r} has no version {shorten(repr(version))}. "
+            f"Versions: {_named(versions)}."
         )
     return version
+
+
+def _named(versions: list[str | None]) -> str:
+    return ", ".join(v for v in versions if v)
 
 
 def get_toolset(
