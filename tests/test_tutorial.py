@@ -176,6 +176,8 @@ class Reader:
             },
             "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
             "BROWSER": f"{shlex.quote(sys.executable)} {shlex.quote(str(browser))} %s",
+            # The project's build store and lock files (in the temporary directory) stay here.
+            "TMPDIR": str(root),
             "TUTORIAL_USER": user.group(1),
             "TUTORIAL_PASSWORD": password.group(1),
         }
