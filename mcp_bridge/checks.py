@@ -14,7 +14,8 @@ tiers.
 **Every command** (``check``, ``migrate``, ``runserver``...): cheap checks that read the
 settings and walk the URLconf once, without generating any schema:
 
-* :func:`check_setup`: the schema class and ``MCP_BRIDGE`` (``E080``, ``E081``,
+* :func:`check_setup`: the schema class and ``MCP_BRIDGE`` (``E080``; ``E081``, and each
+  wrong key's own id, ``E201``-``E271``, from :mod:`mcp_bridge.base.conf`, through
   :mod:`mcp_bridge.build.preflight`), reported once, then the decorators' tags and the
   endpoint's inclusion (``W080``-``W084``, :mod:`mcp_bridge.diagnostics`);
 * :func:`check_membership`: the ``MCP_BRIDGE["GROUPS"]`` rules (``E050``, ``W050``,
@@ -111,7 +112,7 @@ CHECK_IDS = {
     "mcp_bridge.W050": "a membership rule matches nothing (an exclude rule: takes nothing out of its group)",
     # The setup (mcp_bridge.build.preflight, mcp_bridge.diagnostics, mcp_bridge.urls).
     "mcp_bridge.E080": "REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is not drf-spectacular's AutoSchema",
-    "mcp_bridge.E081": "settings.MCP_BRIDGE cannot be read (unknown key, value outside its choices)",
+    "mcp_bridge.E081": "settings.MCP_BRIDGE cannot be read: it is not a dict, or has an unknown key",
     "mcp_bridge.E082": "mcp_bridge.urls is included but mcp_bridge is not in INSTALLED_APPS",
     "mcp_bridge.W080": "@mcp_tool on an operation in no API group",
     "mcp_bridge.W081": "@api_group on a view, viewset or action that no URL pattern routes to",
@@ -124,7 +125,7 @@ CHECK_IDS = {
     "mcp_bridge.E060": "a protected group's Protected Resource Metadata URL is not served (well_known include missing)",
     "mcp_bridge.E061": "groups are protected but no authorization server is named",
     "mcp_bridge.E062": "groups are protected but django-oauth-toolkit is not installed",
-    "mcp_bridge.E063": "OAUTH_GROUPS or OAUTH_DEFAULT holds a wrong value",
+    "mcp_bridge.E063": "OAUTH_GROUPS or OAUTH_DEFAULT names a scope that is empty or holds a space",
     "mcp_bridge.E064": "OAUTH_GROUPS protects a group that has no view (every endpoint answers 500: fail closed)",
     "mcp_bridge.E065": "a local authorization server publishes no metadata where clients look for it",
     "mcp_bridge.E066": "a local authorization server's authorize/ or token/ URL is not routed",
@@ -147,6 +148,43 @@ CHECK_IDS = {
     "mcp_bridge.E142": "the build store's directory may be written by every user (or is a default one of another user): no process loads from it",
     "mcp_bridge.W141": "the build store's directory can be read but not written (a store a deploy step filled)",
     "mcp_bridge.W140": "BUILD_STORE keeps builds in a cache no other process shares (LocMemCache, DummyCache)",
+    # One id per MCP_BRIDGE key, for a value of the wrong type or range (mcp_bridge.base.conf,
+    # SETTINGS, which gives each its hint). In blocks of ten by part of the bridge.
+    "mcp_bridge.E201": "MCP_BRIDGE['SERVER_NAME'] is not a non-empty string",
+    "mcp_bridge.E202": "MCP_BRIDGE['SERVER_TITLE'] is not a string or None",
+    "mcp_bridge.E203": "MCP_BRIDGE['SERVER_VERSION'] is not a string or None",
+    "mcp_bridge.E204": "MCP_BRIDGE['INSTRUCTIONS'] is not a string, a {group: string} dict or None",
+    "mcp_bridge.E211": "MCP_BRIDGE['MAX_BODY_BYTES'] is not an int >= 1",
+    "mcp_bridge.E212": "MCP_BRIDGE['MAX_JSON_DEPTH'] is not an int from 1 to 200",
+    "mcp_bridge.E213": "MCP_BRIDGE['MAX_BATCH_SIZE'] is not an int >= 1",
+    "mcp_bridge.E214": "MCP_BRIDGE['ALLOWED_ORIGINS'] is not a list of origins ('scheme://host[:port]')",
+    "mcp_bridge.E215": "MCP_BRIDGE['EXPLORER'] is not True or False",
+    "mcp_bridge.E221": "MCP_BRIDGE['PAGE_SIZE'] is not an int >= 1 or None",
+    "mcp_bridge.E222": "MCP_BRIDGE['TOOLS_LIST_TTL_MS'] is not an int >= 0",
+    "mcp_bridge.E223": "MCP_BRIDGE['TOOLS_LIST_CACHE_SCOPE'] is not 'public', 'private' or None",
+    "mcp_bridge.E224": "MCP_BRIDGE['FILTER_TOOLS_LIST'] is not True, False or a {group: bool} dict",
+    "mcp_bridge.E225": "MCP_BRIDGE['SCHEMA_PROFILE'] is not the name of a schema profile",
+    "mcp_bridge.E231": "MCP_BRIDGE['SPECTACULAR_SETTINGS'] is not a dict with string keys",
+    "mcp_bridge.E232": "MCP_BRIDGE['GROUPS'] is not a dict",
+    "mcp_bridge.E233": "MCP_BRIDGE['PORTABLE_TOOL_NAMES'] is not 'warn' or 'error'",
+    "mcp_bridge.E234": "MCP_BRIDGE['OPEN_WORLD'] is not True or False",
+    "mcp_bridge.E235": "MCP_BRIDGE['OUTPUT_SCHEMA'] is not 'tolerant' or 'exact'",
+    "mcp_bridge.E236": "MCP_BRIDGE['OMIT_OUTPUT_SCHEMA'] is not a dict of group to True or a list of tool names",
+    "mcp_bridge.E241": "MCP_BRIDGE['OUTPUT_VALIDATION'] is not 'error', 'warn' or 'off'",
+    "mcp_bridge.E242": "MCP_BRIDGE['MAX_FILE_BYTES'] is not an int >= 0",
+    "mcp_bridge.E243": "MCP_BRIDGE['CACHE_ALIAS'] is not a key of settings.CACHES",
+    "mcp_bridge.E244": "MCP_BRIDGE['LOCK_BACKEND'] is not a dotted path (or, at the first @locked call, cannot be imported)",
+    "mcp_bridge.E245": "MCP_BRIDGE['LOCK_OPTIONS'] is not a dict with string keys",
+    "mcp_bridge.E251": "MCP_BRIDGE['OAUTH_GROUPS'] is not a dict of group to a list of scopes or None",
+    "mcp_bridge.E252": "MCP_BRIDGE['OAUTH_DEFAULT'] is not a list of scopes or None",
+    "mcp_bridge.E253": "MCP_BRIDGE['OAUTH_AUTHORIZATION_SERVERS'] is not a list of issuer URLs or /paths",
+    "mcp_bridge.E254": "MCP_BRIDGE['OAUTH_RESOURCE_ORIGIN'] is not an http(s) origin or None",
+    "mcp_bridge.E261": "MCP_BRIDGE['DISCOVERY'] is not a discovery mode or a {group: mode} dict",
+    "mcp_bridge.E262": "MCP_BRIDGE['DISCOVERY_MAX_TOOLS'] is not an int >= 1",
+    "mcp_bridge.E263": "MCP_BRIDGE['DISCOVERY_MAX_TOKENS'] is not an int >= 1",
+    "mcp_bridge.E264": "MCP_BRIDGE['SEARCH_RESULT_TOKENS'] is not an int >= 1",
+    "mcp_bridge.E265": "MCP_BRIDGE['SEARCH_SYNONYMS'] is not a {group: {word: [synonyms]}} dict",
+    "mcp_bridge.E271": "MCP_BRIDGE['BUILD_STORE'] is not None or a dict of known keys with sane values",
 }
 
 #: Reported by check_membership, which runs with every command, deployment checks included.
@@ -155,7 +193,7 @@ _MEMBERSHIP_IDS = {"mcp_bridge.E050", "mcp_bridge.W050"}
 
 @checks.register(checks.Tags.urls, TAG)
 def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """The setup, with every command: E080/E081 alone when one of them stops every group
+    """The setup, with every command: E080, E081, E201-E271 alone when one stops every group
     (each group would only fail again, with the same cause), else W080-W084."""
     return _messages(configuration_problems() or find_setup_problems(mcp_endpoint))
 
@@ -167,7 +205,7 @@ def check_membership(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
     try:
         bridge_settings.validate()
     except ImproperlyConfigured:
-        return []  # check_setup reports it (E081)
+        return []  # check_setup reports it (E081, E201-E271)
     try:
         index = get_url_index()
     except Exception as exc:  # noqa: BLE001 -- the URLconf or a view class failed to load
@@ -196,7 +234,7 @@ def check_visibility_and_explorer(
     try:
         bridge_settings.validate()
     except ImproperlyConfigured:
-        return []  # check_setup reports it (E081)
+        return []  # check_setup reports it (E081, E201-E271)
     try:
         groups = get_groups()
     except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007
@@ -211,7 +249,7 @@ def check_discovery(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
     try:
         bridge_settings.validate()
         groups = set(get_groups())
-    except Exception:  # noqa: BLE001 -- check_setup (E081) or check_membership (E007) says it
+    except Exception:  # noqa: BLE001 -- check_setup (E081, E201-E271) or check_membership (E007) says it
         return []
     return _messages(find_setting_problems(groups))
 
@@ -236,7 +274,7 @@ def check_build_store(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
 def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Build the tools of every group/version and report what stops them (a deployment check)."""
     if configuration_problems():
-        return []  # E080/E081 stop every group: check_setup says it once
+        return []  # E080, E081, E201-E271 stop every group: check_setup says it once
     try:
         groups = get_groups()
     except Exception as exc:  # noqa: BLE001 -- the URLconf or a view class failed to load
@@ -269,7 +307,7 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
 def check_endpoint_answers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Send each endpoint an ``initialize`` through the whole middleware stack (E090, E091)."""
     if configuration_problems():
-        return []  # E080/E081: no endpoint answers; check_setup says why
+        return []  # E080, E081, E201-E271: no endpoint answers; check_setup says why
     try:
         groups = get_groups()
     except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007

@@ -52,7 +52,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import status
 from rest_framework.exceptions import APIException
 
-from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.conf import SETTINGS, SettingError, bridge_settings
 from mcp_bridge.base.handlers import HandlerCall, run_after_commit, wrap_handler
 
 __all__ = [
@@ -285,7 +285,8 @@ def get_lock_backend() -> LockBackend:
     """The backend ``MCP_BRIDGE["LOCK_BACKEND"]`` names, built with ``LOCK_OPTIONS`` (one per configuration).
 
     Raises:
-        ImproperlyConfigured: the dotted path cannot be imported.
+        SettingError: the dotted path cannot be imported (an ``ImproperlyConfigured`` naming
+            ``LOCK_BACKEND`` and its check id, ``mcp_bridge.E244``).
     """
     path = bridge_settings.LOCK_BACKEND
     options = dict(bridge_settings.LOCK_OPTIONS)
@@ -295,8 +296,14 @@ def get_lock_backend() -> LockBackend:
         try:
             backend_class = import_string(path)
         except ImportError as exc:
-            raise ImproperlyConfigured(
-                f"MCP_BRIDGE['LOCK_BACKEND'] = {path!r} cannot be imported: {exc}"
+            # The setting's own check reports its form; whether it imports is known here,
+            # at its first use (reading a setting imports nothing): the same key, the same id.
+            setting = SETTINGS["LOCK_BACKEND"]
+            raise SettingError(
+                f"MCP_BRIDGE['LOCK_BACKEND'] = {path!r} cannot be imported: {exc}",
+                "LOCK_BACKEND",
+                setting.check_id,
+                setting.hint,
             ) from exc
         backend = _backends[configuration] = backend_class(**options)
     return backend

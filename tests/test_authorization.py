@@ -35,7 +35,7 @@ from mcp.shared.auth import (
 from oauth2_provider.models import get_access_token_model
 
 from demo_project.shop.demo_data import DEMO_PASSWORDS, DEMO_TOKENS
-from mcp_bridge.checks import check_authorization
+from mcp_bridge.checks import check_authorization, check_setup
 from tests.mcp_client import (
     ACCEPT,
     HANDSHAKE,
@@ -543,8 +543,12 @@ def test_checks_find_the_missing_well_known_include_and_settings(settings):
         "mcp_bridge.W060",
         "mcp_bridge.W061",
     ]
-    settings.MCP_BRIDGE = {"OAUTH_DEFAULT": "backoffice"}
+    settings.MCP_BRIDGE = {"OAUTH_DEFAULT": ["back office"]}  # a scope name with a space
     assert _ids(check_authorization()) == ["mcp_bridge.E063"]
+    # A value of the wrong type is the key's own settings check (E063 before each key had its
+    # own id), reported once by check_setup: check_authorization does not repeat it.
+    settings.MCP_BRIDGE = {"OAUTH_DEFAULT": "backoffice"}
+    assert _ids(check_setup()) == ["mcp_bridge.E252"] and _ids(check_authorization()) == []
     settings.MCP_BRIDGE = {}
     assert _ids(check_authorization()) == []
 

@@ -89,8 +89,8 @@ def test_an_invalid_mcp_bridge_setting_is_a_check_error(db, settings):
     settings.MCP_BRIDGE = {"PAGESIZE": 4}
     assert [m.id for m in check_setup()] == ["mcp_bridge.E081"]
     assert check_membership() == [] and check_tool_sets() == []  # reported once, by check_setup
-    settings.MCP_BRIDGE = {"PAGE_SIZE": 0}
-    assert [m.id for m in check_setup()] == ["mcp_bridge.E081"]
+    settings.MCP_BRIDGE = {"PAGE_SIZE": 0}  # a wrong value: its key's own id (E081 before)
+    assert [m.id for m in check_setup()] == ["mcp_bridge.E221"]
 
 
 # --- The check catalogue and registration (mcp_bridge.checks) ------------------------------------

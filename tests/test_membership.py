@@ -27,7 +27,7 @@ from django.test import Client
 from django.urls import include, path
 from rest_framework.test import APIClient
 
-from mcp_bridge.checks import check_membership
+from mcp_bridge.checks import check_membership, check_setup
 from mcp_bridge.toolset import registry
 from tests.mcp_client import McpClient
 from tests.thirdparty.models import Book, Shelf
@@ -415,7 +415,6 @@ def test_a_malformed_rule_is_e050_and_breaks_only_its_group(db, settings, rule):
 @pytest.mark.parametrize(
     "groups",
     [
-        ["not", "a", "dict"],
         {"Bad Name": {"include": [{"namespace": "vendor"}]}},
         {"fine": {"include": {"namespace": "vendor"}}},
         {"fine": {"includes": [{"namespace": "vendor"}]}},
@@ -424,6 +423,14 @@ def test_a_malformed_rule_is_e050_and_breaks_only_its_group(db, settings, rule):
 def test_malformed_group_entries_are_e050(db, settings, groups):
     settings.MCP_BRIDGE = {**EVERY_TOOL, "GROUPS": groups}
     assert [m.id for m in check_membership()] == ["mcp_bridge.E050"]
+
+
+def test_groups_that_is_not_a_dict_is_its_own_settings_check(db, settings):
+    # E050 (from check_membership) before each MCP_BRIDGE key had its own check id: a setting
+    # of the wrong type, reported once by check_setup; the rules are never compiled.
+    settings.MCP_BRIDGE = {**EVERY_TOOL, "GROUPS": ["not", "a", "dict"]}
+    assert [m.id for m in check_setup()] == ["mcp_bridge.E232"]
+    assert check_membership() == []
 
 
 def test_a_rule_that_matches_nothing_is_w050(db, settings):

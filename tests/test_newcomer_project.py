@@ -73,6 +73,12 @@ if MISTAKE == "schema_class":
     REST_FRAMEWORK = {}
 if MISTAKE == "misspelt_setting":
     MCP_BRIDGE = {"PAGESIZE": 10}
+if MISTAKE == "body_size_text":
+    MCP_BRIDGE = {"MAX_BODY_BYTES": "1MB"}
+if MISTAKE == "depth_word":
+    MCP_BRIDGE = {"MAX_JSON_DEPTH": "deep"}
+if MISTAKE == "origins_string":
+    MCP_BRIDGE = {"ALLOWED_ORIGINS": "https://app.example.com"}
 """
 
 URLS = """
@@ -183,3 +189,20 @@ def test_each_mistake_gets_its_own_check_id(project, mistake, check_id):
     assert output.count(check_id) == 1 or check_id == "TypeError"  # once, not per group
     if check_id.startswith("mcp_bridge.E") or check_id == "TypeError":
         assert checked.returncode != 0
+
+
+@pytest.mark.parametrize(
+    "mistake,key,check_id",
+    [
+        ("body_size_text", "MAX_BODY_BYTES", "mcp_bridge.E211"),
+        ("depth_word", "MAX_JSON_DEPTH", "mcp_bridge.E212"),
+        ("origins_string", "ALLOWED_ORIGINS", "mcp_bridge.E214"),
+    ],
+)
+def test_a_wrong_value_is_named_with_its_key_s_own_check_id(project, mistake, key, check_id):
+    checked = manage(project, "check", mistake=mistake)
+    output = checked.stdout + checked.stderr
+    assert checked.returncode != 0, output
+    assert output.count(check_id) == 1, output  # once, not per group
+    assert f'({check_id}) settings.MCP_BRIDGE["{key}"] is ' in output
+    assert "HINT: " in output and "docs/" in output

@@ -270,7 +270,8 @@ def test_invalid_output_validation_setting_is_refused(client, settings):
         "tools/call", tool_call("reports_broken"), id=1, Accept="application/json"
     )
     assert response.status_code == 500  # a JSON-RPC error naming the setting's check id
-    assert [p["id"] for p in response.json()["error"]["data"]["problems"]] == ["mcp_bridge.E081"]
+    # OUTPUT_VALIDATION's own (E081 before each key had its own).
+    assert [p["id"] for p in response.json()["error"]["data"]["problems"]] == ["mcp_bridge.E241"]
 
 
 # --- Transport security ---------------------------------------------------------------------------

@@ -165,9 +165,10 @@ def test_omit_output_schema_naming_nothing_is_warned_about(settings, db):
 def test_omit_output_schema_of_the_wrong_shape_fails_loudly(results, settings, bad):
     settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "OMIT_OUTPUT_SCHEMA": bad}
     response = results.request("tools/list", id=1)
-    # An unreadable MCP_BRIDGE (mcp_bridge.E081) answers a JSON 500, not Django's HTML page.
+    # A wrong OMIT_OUTPUT_SCHEMA (its own check id, mcp_bridge.E236; E081 before each key had
+    # its own) answers a JSON 500, not Django's HTML page.
     assert response.status_code == 500
-    assert [p["id"] for p in response.json()["error"]["data"]["problems"]] == ["mcp_bridge.E081"]
+    assert [p["id"] for p in response.json()["error"]["data"]["problems"]] == ["mcp_bridge.E236"]
 
 
 # --- Files ------------------------------------------------------------------------------------

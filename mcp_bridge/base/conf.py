@@ -3,11 +3,18 @@
 An attribute of :data:`bridge_settings` is looked up on first access and kept
 (it is read on every request) until the ``setting_changed`` signal names
 ``MCP_BRIDGE``, as DRF's ``api_settings`` does: ``override_settings(MCP_BRIDGE=...)``
-works in tests without patching. Every key has its default in :data:`DEFAULTS`
-and one validator in :data:`VALIDATORS`; an unknown key or a wrong value raises
-:class:`django.core.exceptions.ImproperlyConfigured` on every access (a typo
-must not be silently ignored); :meth:`BridgeSettings.validate` checks them all at
-once, for the system check ``mcp_bridge.E081`` and the endpoint's JSON-RPC error.
+works in tests without patching.
+
+Every key is one :class:`Setting` of :data:`SETTINGS`: its default, its validator, the id of
+the system check of a wrong value (its own, ``mcp_bridge.E201``-``E271``) and that check's
+hint; :data:`DEFAULTS` and :data:`VALIDATORS` are made from them, as django-cors-headers checks
+each of its settings. An unknown key or a wrong value raises :class:`SettingError` (an
+:class:`~django.core.exceptions.ImproperlyConfigured` that names the key and its check id) on
+every access, whichever setting is read: a typo must not be silently ignored, nor a wrong
+value reach the code that uses it (a ``"1MB"`` compared with a body's length).
+:meth:`BridgeSettings.problems` lists every fault at once, for the system checks
+(:func:`mcp_bridge.build.preflight.configuration_problems`); a fault that is no one key's
+(``MCP_BRIDGE`` not a dict, an unknown key) is ``mcp_bridge.E081``.
 
 Keys and defaults:
 
@@ -35,6 +42,7 @@ Keys and defaults:
 ``MAX_JSON_DEPTH`` (``64``)
     Deepest nesting of arrays/objects a JSON-RPC message may have (-32600, HTTP 400
     beyond it; see :mod:`mcp_bridge.base.limits`): readers, validators and writers recurse.
+    At most 200: a few hundred levels exhaust Python's stack in those walkers.
 ``MAX_BATCH_SIZE`` (``50``)
     Most messages in a 2025-03-26 JSON-RPC batch (-32600, HTTP 400 beyond it): the
     members run one after the other in one worker.
@@ -88,16 +96,20 @@ Keys and defaults:
     (``@mcp_tool(open_world=...)``): ``False`` says the API acts on its own data; set it
     to ``True`` when the operations reach outside systems (mail, payments, other APIs).
 ``ALLOWED_ORIGINS`` (``[]``)
-    Browser origins (``"https://app.example.com"``) allowed besides those
-    derived from ``ALLOWED_HOSTS`` and ``CSRF_TRUSTED_ORIGINS``; see
-    :mod:`mcp_bridge.transport.security`.
+    Browser origins (``"https://app.example.com"``, or ``"https://*.example.com"`` for
+    its subdomains) allowed besides those derived from ``ALLOWED_HOSTS`` and
+    ``CSRF_TRUSTED_ORIGINS``; see :mod:`mcp_bridge.transport.security`. A list: each entry
+    is ``"scheme://host[:port]"``, as a browser's ``Origin`` header writes it.
 ``CACHE_ALIAS`` (``"default"``)
     The ``settings.CACHES`` alias of :func:`mcp_bridge.caching.cached` when the
-    decorator names none.
+    decorator names none; a key of ``settings.CACHES``.
 ``LOCK_BACKEND`` (``"mcp_bridge.locking.FileLockBackend"``)
     Dotted path of the :class:`mcp_bridge.locking.LockBackend` of
     :func:`mcp_bridge.locking.locked`: file leases for the processes of one
-    machine, or ``"mcp_bridge.locking.RedisLockBackend"`` for several.
+    machine, or ``"mcp_bridge.locking.RedisLockBackend"`` for several. Its form is
+    checked here; it is imported at the first ``@locked`` call
+    (:func:`mcp_bridge.locking.get_lock_backend`, which raises :class:`SettingError` with
+    this key's check id when it cannot be).
 ``LOCK_OPTIONS`` (``{}``)
     Keyword arguments of the lock backend, e.g. ``{"url": "redis://host:6379/0"}``.
 ``SCHEMA_PROFILE`` (``"defs"``)
@@ -113,8 +125,9 @@ Keys and defaults:
     Group membership declared in settings, beside ``@api_group``:
     ``{group: {"include": [rule, ...], "exclude": [rule, ...]}}``, a rule being a dict
     of ``path``, ``path_regex``, ``namespace``, ``app_name``, ``view``, ``methods``
-    (see :mod:`mcp_bridge.build.membership`). Checked at startup (``mcp_bridge.E050``,
-    ``W050``).
+    (see :mod:`mcp_bridge.build.membership`). Its type is checked here; each group's
+    entry and rules at startup (``mcp_bridge.E050``, ``W050``), so that a bad rule breaks
+    its own group only.
 
 ``FILTER_TOOLS_LIST`` (``True``)
     ``tools/list`` leaves out the tools whose view-level checks (DRF authentication and
@@ -160,7 +173,8 @@ MCP authorization (:mod:`mcp_bridge.transport.authorization`, docs/authorization
     keeps the group public. Groups not listed follow ``OAUTH_DEFAULT``.
 ``OAUTH_DEFAULT`` (``None``)
     The entry of every group not in ``OAUTH_GROUPS``: ``None`` (public) or a
-    list of scopes (protected).
+    list of scopes (protected). The types of both are checked here, the scope names (not
+    empty, no space) when a group's protection is read (``mcp_bridge.E063``).
 ``OAUTH_AUTHORIZATION_SERVERS`` (``[]``)
     Issuer identifiers of the authorization servers (RFC 8414) that issue tokens
     for the protected groups, published in the Protected Resource Metadata. An
@@ -186,14 +200,22 @@ Shared builds (:mod:`mcp_bridge.store.builds`, docs/deploy.md):
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django.utils.functional import Promise
+
+from mcp_bridge.base.errors import Problem
+from mcp_bridge.base.limits import shorten
 
 #: The schema profiles of :mod:`mcp_bridge.schemas.profiles`, in the order the docs present
 #: them: the choices of ``SCHEMA_PROFILE``. Named here so that the settings, in the base, need
@@ -204,56 +226,6 @@ PORTABLE = "portable"
 GEMINI = "gemini"
 STRICT = "strict"
 PROFILES = (DEFS, INLINE, PORTABLE, GEMINI, STRICT)
-
-DEFAULTS: dict[str, Any] = {
-    "SERVER_NAME": "mcp-bridge",
-    "SERVER_TITLE": None,
-    "SERVER_VERSION": None,
-    "INSTRUCTIONS": None,
-    "PAGE_SIZE": None,
-    "SPECTACULAR_SETTINGS": {},
-    "MAX_BODY_BYTES": 1_048_576,
-    "TOOLS_LIST_TTL_MS": 300_000,
-    "TOOLS_LIST_CACHE_SCOPE": None,
-    "OUTPUT_VALIDATION": "error",
-    # Issue 19: output schemas that real answers fit (mcp_bridge.schemas.conversion).
-    "OUTPUT_SCHEMA": "tolerant",
-    # Tool lists for strict clients (issue 11): names and annotations.
-    "PORTABLE_TOOL_NAMES": "warn",
-    "OPEN_WORLD": False,
-    "ALLOWED_ORIGINS": [],
-    "CACHE_ALIAS": "default",
-    # Issue 12, results that real data passes (mcp_bridge.toolcall.output, mcp_bridge.toolcall.files).
-    "OMIT_OUTPUT_SCHEMA": {},
-    "MAX_FILE_BYTES": 5_242_880,
-    "LOCK_BACKEND": "mcp_bridge.locking.FileLockBackend",
-    "LOCK_OPTIONS": {},
-    # Schema profiles (mcp_bridge.schemas.profiles).
-    "SCHEMA_PROFILE": DEFS,
-    # Group membership from settings (mcp_bridge.build.membership).
-    "GROUPS": {},
-    # MCP authorization (mcp_bridge.transport.authorization): protected groups, their scopes, and where
-    # their tokens come from.
-    "OAUTH_GROUPS": {},
-    "OAUTH_DEFAULT": None,
-    "OAUTH_AUTHORIZATION_SERVERS": [],
-    "OAUTH_RESOURCE_ORIGIN": None,
-    # Every input answered cleanly (issue 14): request shape limits.
-    "MAX_JSON_DEPTH": 64,
-    "MAX_BATCH_SIZE": 50,
-    # Each caller sees the tools it may use (mcp_bridge.toolcall.visibility), and a browser
-    # sees them in the tool explorer (mcp_bridge.transport.explorer).
-    "FILTER_TOOLS_LIST": True,
-    "EXPLORER": True,
-    # Discovery of big groups (mcp_bridge.discovery.modes, mcp_bridge.toolcall.meta_tools).
-    "DISCOVERY": "auto",
-    "DISCOVERY_MAX_TOOLS": 40,
-    "DISCOVERY_MAX_TOKENS": 10_000,
-    "SEARCH_RESULT_TOKENS": 6_000,
-    "SEARCH_SYNONYMS": {},
-    # Shared builds (mcp_bridge.store.builds).
-    "BUILD_STORE": {},
-}
 
 #: The keys of ``MCP_BRIDGE["BUILD_STORE"]`` and their defaults (:mod:`mcp_bridge.store.builds`).
 BUILD_STORE_DEFAULTS: dict[str, Any] = {
@@ -271,10 +243,6 @@ DISCOVERY_MODES = ("direct", "search", "auto")
 
 #: ``validator(key, value)`` raises ``ImproperlyConfigured`` when ``value`` is wrong for ``key``.
 Validator = Callable[[str, Any], None]
-
-
-def _any_value(name: str, value: Any) -> None:
-    """Not checked when the settings are read: used as given, or checked where it is used."""
 
 
 def _one_of(*choices: Any) -> Validator:
@@ -303,7 +271,8 @@ def _omit_rules(name: str, value: Any) -> None:
 def _byte_count(name: str, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ImproperlyConfigured(
-            f'settings.MCP_BRIDGE["{name}"] must be a number of bytes (an int >= 0).'
+            f'settings.MCP_BRIDGE["{name}"] must be a number of bytes (an int >= 0). '
+            f"It is {_shown(value)}; e.g. 5_242_880 (5 MiB)."
         )
 
 
@@ -413,79 +382,607 @@ def _build_store(name: str, value: Any) -> None:
         raise ImproperlyConfigured(f"{where}: {'; '.join(faults)}.")
 
 
-#: One validator per key of :data:`DEFAULTS`, run in this order: the first wrong value is the
-#: one an error names.
-VALIDATORS: dict[str, Validator] = {
-    "OUTPUT_VALIDATION": _one_of("error", "warn", "off"),
-    "OUTPUT_SCHEMA": _one_of("tolerant", "exact"),
-    "TOOLS_LIST_CACHE_SCOPE": _one_of(None, "public", "private"),
-    "PORTABLE_TOOL_NAMES": _one_of("warn", "error"),
-    "OPEN_WORLD": _one_of(False, True),
-    "SCHEMA_PROFILE": _one_of(*PROFILES),
-    "OMIT_OUTPUT_SCHEMA": _omit_rules,
-    "MAX_FILE_BYTES": _byte_count,
-    "PAGE_SIZE": _page_size,
-    "SERVER_NAME": _any_value,
-    "SERVER_TITLE": _any_value,
-    "SERVER_VERSION": _any_value,
-    "INSTRUCTIONS": _any_value,
-    "SPECTACULAR_SETTINGS": _any_value,
-    "MAX_BODY_BYTES": _any_value,
-    "TOOLS_LIST_TTL_MS": _any_value,
-    "ALLOWED_ORIGINS": _any_value,
-    "CACHE_ALIAS": _any_value,
-    "LOCK_BACKEND": _any_value,
-    "LOCK_OPTIONS": _any_value,
-    # Checked by the membership rules' own system checks (E050/W050), not here, so that one
-    # bad rule breaks only its group.
-    "GROUPS": _any_value,
-    # Checked when a group's protection is read (mcp_bridge.transport.authorization, E063).
-    "OAUTH_GROUPS": _any_value,
-    "OAUTH_DEFAULT": _any_value,
-    "OAUTH_AUTHORIZATION_SERVERS": _any_value,
-    "OAUTH_RESOURCE_ORIGIN": _any_value,
-    "MAX_JSON_DEPTH": _any_value,
-    "MAX_BATCH_SIZE": _any_value,
-    "FILTER_TOOLS_LIST": _flag_or_groups,
-    "EXPLORER": _flag,
-    "DISCOVERY": _discovery,
-    "DISCOVERY_MAX_TOOLS": _positive_int,
-    "DISCOVERY_MAX_TOKENS": _positive_int,
-    "SEARCH_RESULT_TOKENS": _positive_int,
-    "SEARCH_SYNONYMS": _synonyms,
-    "BUILD_STORE": _build_store,
+# --- The types and ranges of the other keys ------------------------------------------------------
+
+
+def _label(name: str) -> str:
+    return f'settings.MCP_BRIDGE["{name}"]'
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)``, shortened: a message quotes a setting, not a whole data structure."""
+    return shorten(repr(value))
+
+
+def _count(unit: str, example: str, minimum: int, maximum: int | None = None) -> Validator:
+    """An ``int`` from ``minimum`` (to ``maximum``): bytes, levels, messages, milliseconds.
+
+    ``bool`` is refused although it is an ``int``: ``True`` is no count anyone means.
+    """
+
+    def validate(name: str, value: Any) -> None:
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and value >= minimum
+            and (maximum is None or value <= maximum)
+        ):
+            return
+        bound = f"an int >= {minimum}" + ("" if maximum is None else f" and <= {maximum}")
+        raise ImproperlyConfigured(
+            f"{_label(name)} is {_shown(value)}; use {unit}, {bound}, e.g. {example}."
+        )
+
+    return validate
+
+
+def _name(name: str, value: Any) -> None:
+    if isinstance(value, str) and value.strip():
+        return
+    raise ImproperlyConfigured(
+        f'{_label(name)} is {_shown(value)}; use a non-empty string, e.g. "shop".'
+    )
+
+
+def _optional_text(example: str, when_none: str) -> Validator:
+    """``None`` or a text (a ``str``, or a lazy translation: ``gettext_lazy("...")``)."""
+
+    def validate(name: str, value: Any) -> None:
+        if value is None or isinstance(value, (str, Promise)):
+            return
+        raise ImproperlyConfigured(
+            f"{_label(name)} is {_shown(value)}; use a string, e.g. {example}, or None "
+            f"({when_none})."
+        )
+
+    return validate
+
+
+def _instructions(name: str, value: Any) -> None:
+    if value is None or isinstance(value, (str, Promise)):
+        return
+    if isinstance(value, dict) and all(
+        isinstance(group, str) and isinstance(text, (str, Promise)) for group, text in value.items()
+    ):
+        return
+    raise ImproperlyConfigured(
+        f"{_label(name)} is {_shown(value)}; use a string (every group's), a dict from group "
+        'name to string, e.g. {"catalog": "Search before you fetch."}, or None (no instructions).'
+    )
+
+
+def _keywords(example: str) -> Validator:
+    """A dict whose keys are names (keyword arguments, setting names)."""
+
+    def validate(name: str, value: Any) -> None:
+        if isinstance(value, dict) and all(isinstance(key, str) for key in value):
+            return
+        raise ImproperlyConfigured(
+            f"{_label(name)} is {_shown(value)}; use a dict with string keys, e.g. {example}, "
+            "or {} for none."
+        )
+
+    return validate
+
+
+def _origin_fault(origin: Any, *, wildcard: bool = False) -> str | None:
+    """Why ``origin`` is not an origin, ``"scheme://host[:port]"`` as a browser's ``Origin``
+    header writes it, or ``None`` when it is one. ``wildcard``: a leading ``*.`` label is
+    allowed (``"https://*.example.com"``, as ``CSRF_TRUSTED_ORIGINS`` allows it)."""
+    if not isinstance(origin, str):
+        return f"a {type(origin).__name__}, not a string"
+    try:
+        parts = urlsplit(origin)
+        parts.port  # noqa: B018 -- raises ValueError for a port that is not a number
+    except ValueError:  # "https://host:abc", "http://[::1"
+        return "not a URL: a port that is not a number, or a bracket left open"
+    if not parts.scheme or not parts.netloc:
+        return 'no "scheme://" in front'
+    if parts.path or parts.query or parts.fragment:
+        return "an origin has no path, not even a trailing /, nor query"
+    if "@" in parts.netloc:
+        return "an origin has no user name"
+    host = parts.netloc
+    if "*" in host and not (wildcard and host.startswith("*.") and "*" not in host[1:]):
+        return 'a "*" is allowed only as the first label, "https://*.example.com"'
+    return None
+
+
+def _origins(name: str, value: Any) -> None:
+    if isinstance(value, str):  # a list was meant: iterating it would allow its characters
+        raise ImproperlyConfigured(
+            f"{_label(name)} is {_shown(value)}, a string; use a list of origins: [{value!r}]."
+        )
+    if not isinstance(value, (list, tuple)):
+        raise ImproperlyConfigured(
+            f"{_label(name)} is {_shown(value)}; use a list of origins, e.g. "
+            '["https://app.example.com"].'
+        )
+    faults = [
+        f"{_shown(origin)} ({fault})"
+        for origin in value
+        if (fault := _origin_fault(origin, wildcard=True)) is not None
+    ]
+    if faults:
+        raise ImproperlyConfigured(
+            f"{_label(name)} holds {', '.join(faults)}; each entry is an origin, "
+            '"scheme://host[:port]", e.g. "https://app.example.com" or "https://*.example.com".'
+        )
+
+
+def _cache_alias(name: str, value: Any) -> None:
+    aliases = list(settings.CACHES)
+    if isinstance(value, str) and value in aliases:
+        return
+    raise ImproperlyConfigured(
+        f"{_label(name)} is {_shown(value)}, which is not a key of settings.CACHES; use one of "
+        f"{', '.join(map(repr, aliases)) or 'them (CACHES is empty)'}."
+    )
+
+
+_DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
+
+
+def _dotted_path(name: str, value: Any) -> None:
+    # Only the form: importing the class is left to its first use (get_lock_backend), so
+    # that reading a setting never imports a project's module (or redis) as a side effect.
+    if isinstance(value, str) and _DOTTED_PATH.fullmatch(value):
+        return
+    raise ImproperlyConfigured(
+        f"{_label(name)} is {_shown(value)}; use the dotted path of a LockBackend class, e.g. "
+        '"mcp_bridge.locking.RedisLockBackend".'
+    )
+
+
+def _membership(name: str, value: Any) -> None:
+    # The type only: each group's entry and rules are checked by the membership rules
+    # (mcp_bridge.E050), so that one bad rule breaks its own group, not every group.
+    if isinstance(value, dict):
+        return
+    raise ImproperlyConfigured(
+        f"{_label(name)} is {_shown(value)}; use a dict from group name to its rules, e.g. "
+        '{"library": {"include": [{"namespace": "vendor"}]}}, or {} for none.'
+    )
+
+
+def _scope_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and all(isinstance(scope, str) for scope in value)
+
+
+# OAUTH_GROUPS and OAUTH_DEFAULT: the types here; the scope names themselves (not empty, no
+# space) when a group's protection is read (mcp_bridge.transport.authorization, E063).
+def _oauth_groups(name: str, value: Any) -> None:
+    if isinstance(value, dict) and all(
+        isinstance(group, str) and (scopes is None or _scope_list(scopes))
+        for group, scopes in value.items()
+    ):
+        return
+    raise ImproperlyConfigured(
+        f"{_label(name)} is {_shown(value)}; use a dict from group name to a list of OAuth "
+        'scopes (protected) or None (public), e.g. {"backoffice": ["backoffice"], "catalog": None}.'
+    )
+
+
+def _oauth_default(name: str, value: Any) -> None:
+    if value is None or _scope_list(value):
+        return
+    raise ImproperlyConfigured(
+        f"{_label(name)} is {_shown(value)}; use None (the groups not in OAUTH_GROUPS are "
+        'public) or a list of OAuth scopes, e.g. ["read"] (they are protected).'
+    )
+
+
+def _issuer(entry: Any) -> bool:
+    """An issuer identifier (RFC 8414: an https URL, no query or fragment; http for a local
+    server), or a path on the request's own origin (``"/o"``)."""
+    if not isinstance(entry, str) or not entry:
+        return False
+    if entry.startswith("/"):
+        return not entry.startswith("//")  # "//host/o" is a URL without its scheme
+    parts = urlsplit(entry)
+    return (
+        parts.scheme in ("https", "http")
+        and bool(parts.netloc)
+        and not (parts.query or parts.fragment)
+    )
+
+
+def _authorization_servers(name: str, value: Any) -> None:
+    if isinstance(value, (list, tuple)) and all(_issuer(entry) for entry in value):
+        return
+    raise ImproperlyConfigured(
+        f"{_label(name)} is {_shown(value)}; use a list of issuer identifiers, each an "
+        '"https://..." URL or a path on this server, e.g. ["/o"] (django-oauth-toolkit at o/) '
+        'or ["https://auth.example.com/tenant"].'
+    )
+
+
+def _resource_origin(name: str, value: Any) -> None:
+    if value is None:
+        return
+    # A trailing "/" is tolerated: the origin is read with it stripped.
+    fault = _origin_fault(value.rstrip("/") if isinstance(value, str) else value)
+    if fault is None and urlsplit(value).scheme not in ("https", "http"):
+        fault = "not an https:// origin"
+    if fault is None:
+        return
+    raise ImproperlyConfigured(
+        f"{_label(name)} is {_shown(value)} ({fault}); use an origin, "
+        '"https://host[:port]", e.g. "https://api.example.com", or None for the request\'s own.'
+    )
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One key of ``MCP_BRIDGE``, with everything that goes with it.
+
+    Attributes:
+        default: its value when the project does not set it.
+        validate: ``validate(key, value)`` raises ``ImproperlyConfigured`` for a wrong value,
+            saying what is wrong and what to write instead.
+        check_id: the system check of a wrong value; each key has its own
+            (``mcp_bridge.E2xx``, never shared), so that a project's CI can tell them apart.
+        hint: the check's hint: what the key does, where it is documented.
+    """
+
+    default: Any
+    validate: Validator
+    check_id: str
+    hint: str
+
+
+#: The check id of a fault of ``settings.MCP_BRIDGE`` that is no one key's: it is not a dict,
+#: or it has keys that mcp_bridge does not know (a typo, most often).
+UNREADABLE = "mcp_bridge.E081"
+
+_SEE = "See docs/settings.md#mcp_bridge."
+
+#: Every key of ``MCP_BRIDGE``: :data:`DEFAULTS` and :data:`VALIDATORS` are made from it, so a
+#: key cannot have one without the others (and ``tests/test_settings_checks.py`` fails for a
+#: key without a wrong value it refuses, or whose check id is not its own). The check ids
+#: come in blocks of ten, one block per part of the bridge, so that a key added later takes
+#: the next id of its block. Validated in this order: the first wrong value is the one a
+#: read of any setting raises.
+SETTINGS: dict[str, Setting] = {
+    # What initialize says (mcp_bridge.dispatch.methods): E201-E209.
+    "SERVER_NAME": Setting(
+        "mcp-bridge",
+        _name,
+        "mcp_bridge.E201",
+        f"serverInfo.name of the initialize result. {_SEE}",
+    ),
+    "SERVER_TITLE": Setting(
+        None,
+        _optional_text('"Shop"', "the API's title and the group's name"),
+        "mcp_bridge.E202",
+        f"serverInfo.title of the initialize result. {_SEE}",
+    ),
+    "SERVER_VERSION": Setting(
+        None,
+        _optional_text('"1.4.0"', "the VERSION of SPECTACULAR_SETTINGS, else mcp_bridge's"),
+        "mcp_bridge.E203",
+        f"serverInfo.version of the initialize result. {_SEE}",
+    ),
+    "INSTRUCTIONS": Setting(
+        None,
+        _instructions,
+        "mcp_bridge.E204",
+        f"The instructions of the initialize result, for every group or per group. {_SEE}",
+    ),
+    # The HTTP door (mcp_bridge.transport): E211-E219.
+    "MAX_BODY_BYTES": Setting(
+        1_048_576,
+        _count("a number of bytes", "1_048_576 (1 MiB)", 1),
+        "mcp_bridge.E211",
+        f"The largest request body the endpoint reads (413 above it). {_SEE}",
+    ),
+    # At most 200: jsonschema, repr() and the standard library's JSON reader recurse, and run
+    # out of Python's default stack (a RecursionError) past a few hundred levels (jsonschema
+    # on a recursive schema: between 200 and 300); a higher limit would let through messages
+    # that crash them instead of refusing them (mcp_bridge.base.limits).
+    "MAX_JSON_DEPTH": Setting(
+        64,
+        _count("a number of levels", "64", 1, 200),
+        "mcp_bridge.E212",
+        f"The deepest nesting of arrays/objects a JSON-RPC message may have. {_SEE}",
+    ),
+    "MAX_BATCH_SIZE": Setting(
+        50,
+        _count("a number of messages", "50", 1),
+        "mcp_bridge.E213",
+        f"The most messages of a 2025-03-26 JSON-RPC batch. {_SEE}",
+    ),
+    "ALLOWED_ORIGINS": Setting(
+        [],
+        _origins,
+        "mcp_bridge.E214",
+        "Browser origins allowed besides ALLOWED_HOSTS and CSRF_TRUSTED_ORIGINS (the Origin "
+        "check against DNS rebinding). See docs/endpoint.md#origin-dns-rebinding.",
+    ),
+    "EXPLORER": Setting(
+        True,
+        _flag,
+        "mcp_bridge.E215",
+        f"Whether a browser's GET of an endpoint gets the tool explorer page. {_SEE}",
+    ),
+    # tools/list (mcp_bridge.dispatch.methods, mcp_bridge.toolcall.visibility): E221-E229.
+    "PAGE_SIZE": Setting(
+        None,
+        _page_size,
+        "mcp_bridge.E221",
+        f"Tools per tools/list page; None lists them all in one answer. {_SEE}",
+    ),
+    "TOOLS_LIST_TTL_MS": Setting(
+        300_000,
+        _count("a number of milliseconds", "300_000 (five minutes)", 0),
+        "mcp_bridge.E222",
+        f"The 2026-07-28 ttlMs of tools/list and server/discover. {_SEE}",
+    ),
+    "TOOLS_LIST_CACHE_SCOPE": Setting(
+        None,
+        _one_of(None, "public", "private"),
+        "mcp_bridge.E223",
+        f"The 2026-07-28 cacheScope of tools/list; None derives it from LANGUAGES. {_SEE}",
+    ),
+    "FILTER_TOOLS_LIST": Setting(
+        True,
+        _flag_or_groups,
+        "mcp_bridge.E224",
+        f"Whether tools/list leaves out the tools a caller may not use. {_SEE}",
+    ),
+    "SCHEMA_PROFILE": Setting(
+        DEFS,
+        _one_of(*PROFILES),
+        "mcp_bridge.E225",
+        "How tool schemas are written when the URL has no ?schema=. "
+        "See docs/tools.md#schema-profiles.",
+    ),
+    # The build of the tools (mcp_bridge.build): E231-E239.
+    "SPECTACULAR_SETTINGS": Setting(
+        {},
+        _keywords('{"COMPONENT_SPLIT_REQUEST": True}'),
+        "mcp_bridge.E231",
+        f"drf-spectacular settings patched in while a group's schema is generated. {_SEE}",
+    ),
+    "GROUPS": Setting(
+        {},
+        _membership,
+        "mcp_bridge.E232",
+        "Group membership from settings; each rule is checked on its own (mcp_bridge.E050). "
+        "See docs/membership.md.",
+    ),
+    "PORTABLE_TOOL_NAMES": Setting(
+        "warn",
+        _one_of("warn", "error"),
+        "mcp_bridge.E233",
+        "What a tool name strict clients refuse is: a warning or an error. "
+        "See docs/tools.md#tool-names.",
+    ),
+    "OPEN_WORLD": Setting(
+        False,
+        _flag,
+        "mcp_bridge.E234",
+        "The openWorldHint of the tools that set none. See docs/tools.md#annotations.",
+    ),
+    "OUTPUT_SCHEMA": Setting(
+        "tolerant",
+        _one_of("tolerant", "exact"),
+        "mcp_bridge.E235",
+        "The form of each tool's outputSchema. See docs/tools.md#tolerant-output-schemas.",
+    ),
+    "OMIT_OUTPUT_SCHEMA": Setting(
+        {},
+        _omit_rules,
+        "mcp_bridge.E236",
+        "The tools that declare no outputSchema. "
+        "See docs/tools.md#output-schemas-that-do-not-describe-the-data.",
+    ),
+    # A tool call (mcp_bridge.toolcall, mcp_bridge.caching, mcp_bridge.locking): E241-E249.
+    "OUTPUT_VALIDATION": Setting(
+        "error",
+        _one_of("error", "warn", "off"),
+        "mcp_bridge.E241",
+        "What a result that breaks its outputSchema does. See docs/endpoint.md#output-validation.",
+    ),
+    "MAX_FILE_BYTES": Setting(
+        5_242_880,
+        _byte_count,
+        "mcp_bridge.E242",
+        "The largest file a tool result carries, in bytes, e.g. 5_242_880 (5 MiB). "
+        "See docs/tools.md#files-and-binary-responses.",
+    ),
+    "CACHE_ALIAS": Setting(
+        "default",
+        _cache_alias,
+        "mcp_bridge.E243",
+        "The settings.CACHES alias of @cached when it names none. See docs/caching.md.",
+    ),
+    "LOCK_BACKEND": Setting(
+        "mcp_bridge.locking.FileLockBackend",
+        _dotted_path,
+        "mcp_bridge.E244",
+        "The LockBackend of @locked; it is imported at the first @locked call, which raises "
+        "ImproperlyConfigured (naming this check) when it cannot be. See docs/locks.md.",
+    ),
+    "LOCK_OPTIONS": Setting(
+        {},
+        _keywords('{"url": "redis://host:6379/0"}'),
+        "mcp_bridge.E245",
+        "The keyword arguments of the lock backend. See docs/locks.md.",
+    ),
+    # MCP authorization (mcp_bridge.transport.authorization): E251-E259.
+    "OAUTH_GROUPS": Setting(
+        {},
+        _oauth_groups,
+        "mcp_bridge.E251",
+        "The protected groups and their scopes. See docs/authorization.md.",
+    ),
+    "OAUTH_DEFAULT": Setting(
+        None,
+        _oauth_default,
+        "mcp_bridge.E252",
+        "The protection of the groups not in OAUTH_GROUPS. See docs/authorization.md.",
+    ),
+    "OAUTH_AUTHORIZATION_SERVERS": Setting(
+        [],
+        _authorization_servers,
+        "mcp_bridge.E253",
+        "The authorization servers that issue the protected groups' tokens. "
+        "See docs/authorization.md.",
+    ),
+    "OAUTH_RESOURCE_ORIGIN": Setting(
+        None,
+        _resource_origin,
+        "mcp_bridge.E254",
+        "The origin of every resource identifier (RFC 8707). See docs/authorization.md.",
+    ),
+    # Discovery of big groups (mcp_bridge.discovery): E261-E269.
+    "DISCOVERY": Setting(
+        "auto",
+        _discovery,
+        "mcp_bridge.E261",
+        "How tools/list presents a group: every tool, or search. See docs/discovery.md.",
+    ),
+    "DISCOVERY_MAX_TOOLS": Setting(
+        40,
+        _positive_int,
+        "mcp_bridge.E262",
+        'The tools above which "auto" searches. See docs/discovery.md.',
+    ),
+    "DISCOVERY_MAX_TOKENS": Setting(
+        10_000,
+        _positive_int,
+        "mcp_bridge.E263",
+        'The estimated tokens above which "auto" searches. See docs/discovery.md.',
+    ),
+    "SEARCH_RESULT_TOKENS": Setting(
+        6_000,
+        _positive_int,
+        "mcp_bridge.E264",
+        "The estimated tokens a search answer may hold. See docs/discovery.md.",
+    ),
+    "SEARCH_SYNONYMS": Setting(
+        {},
+        _synonyms,
+        "mcp_bridge.E265",
+        "Project words for the search ranking. See docs/discovery.md.",
+    ),
+    # Shared builds (mcp_bridge.store): E271-E279.
+    "BUILD_STORE": Setting(
+        {},
+        _build_store,
+        "mcp_bridge.E271",
+        "Where built tool sets are kept for every process. See docs/deploy.md.",
+    ),
 }
+
+#: The default of every key.
+DEFAULTS: dict[str, Any] = {name: setting.default for name, setting in SETTINGS.items()}
+#: The validator of every key.
+VALIDATORS: dict[str, Validator] = {name: setting.validate for name, setting in SETTINGS.items()}
+#: The key each check id of :data:`SETTINGS` reports on (``"mcp_bridge.E211"``:
+#: ``"MAX_BODY_BYTES"``), for the endpoint's error.
+SETTING_OF_CHECK: dict[str, str] = {setting.check_id: name for name, setting in SETTINGS.items()}
+
+
+class SettingError(ImproperlyConfigured):
+    """A fault of ``settings.MCP_BRIDGE``, raised by every read of a setting while it stands.
+
+    An ``ImproperlyConfigured``, as Django's own settings faults are; it also says which key
+    is wrong and which system check reports it, so that the endpoint can name them in its
+    JSON-RPC error (:func:`mcp_bridge.transport.endpoint.misconfigured`) without ``DEBUG``.
+
+    Attributes:
+        setting: the key at fault (``"MAX_BODY_BYTES"``), or ``None`` when no one key is
+            (``MCP_BRIDGE`` is not a dict, or has unknown keys: :data:`UNREADABLE`).
+        check_id: the system check that reports it.
+        hint: what to do about it (the check's hint).
+    """
+
+    def __init__(self, message: str, setting: str | None, check_id: str, hint: str) -> None:
+        super().__init__(message)
+        self.setting = setting
+        self.check_id = check_id
+        self.hint = hint
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled by its own arguments (an exception crosses processes so, e.g. a test
+        # runner's workers); Exception's default would call __init__ with the message alone.
+        return (type(self), (str(self), self.setting, self.check_id, self.hint))
+
+    @property
+    def label(self) -> str:
+        """Where the fault is written: ``settings.MCP_BRIDGE["MAX_BODY_BYTES"]``."""
+        return "settings.MCP_BRIDGE" if self.setting is None else _label(self.setting)
+
+    def problem(self) -> Problem:
+        """The fault as a system check's :class:`~mcp_bridge.base.errors.Problem`."""
+        return Problem(self.check_id, str(self), self.hint, self.label)
 
 
 class BridgeSettings:
     """Attribute access to ``settings.MCP_BRIDGE`` with defaults."""
 
+    def errors(self) -> list[SettingError]:
+        """Every fault of ``settings.MCP_BRIDGE``: unknown keys (:data:`UNREADABLE`), then each
+        value its :data:`SETTINGS` entry refuses, in that order; empty when it is valid."""
+        user = getattr(settings, "MCP_BRIDGE", None) or {}
+        if not isinstance(user, dict):
+            return [
+                SettingError(
+                    f"settings.MCP_BRIDGE must be a dict, not {_shown(user)}.",
+                    None,
+                    UNREADABLE,
+                    'Write MCP_BRIDGE = {"SERVER_NAME": "shop", ...}; docs/settings.md lists '
+                    "the keys.",
+                )
+            ]
+        errors = []
+        unknown = sorted(set(user) - set(SETTINGS), key=str)
+        if unknown:
+            meant = [  # a typo, most often: the key it is closest to
+                f"{close[0]} for {key}"
+                for key in unknown
+                if isinstance(key, str)
+                and (close := difflib.get_close_matches(key.upper(), SETTINGS, n=1))
+            ]
+            errors.append(
+                SettingError(
+                    f"Unknown key(s) in settings.MCP_BRIDGE: {', '.join(map(str, unknown))}. "
+                    + (f"Did you mean {', '.join(meant)}? " if meant else "")
+                    + f"Valid keys are: {', '.join(sorted(SETTINGS))}.",
+                    None,
+                    UNREADABLE,
+                    "Rename or remove the key; docs/settings.md lists the keys.",
+                )
+            )
+        for name, setting in SETTINGS.items():
+            try:
+                setting.validate(name, user.get(name, setting.default))
+            except ImproperlyConfigured as exc:
+                errors.append(SettingError(str(exc), name, setting.check_id, setting.hint))
+        return errors
+
+    def problems(self) -> list[Problem]:
+        """:meth:`errors` as the system checks' problems: ``mcp_bridge.E081``, each key's own."""
+        return [error.problem() for error in self.errors()]
+
     def validate(self) -> None:
         """Check ``settings.MCP_BRIDGE``: a dict of known keys, each value passed by its validator.
 
         Raises:
-            ImproperlyConfigured: ``MCP_BRIDGE`` is not a dict, has a key not in
-                :data:`DEFAULTS`, or a value its :data:`VALIDATORS` entry refuses.
+            SettingError: the first of :meth:`errors`, as every first read of a setting does.
         """
         self._values()
 
     def _values(self) -> dict[str, Any]:
-        user = getattr(settings, "MCP_BRIDGE", None) or {}
-        if not isinstance(user, dict):
-            raise ImproperlyConfigured("settings.MCP_BRIDGE must be a dict.")
-        unknown = sorted(set(user) - set(DEFAULTS))
-        if unknown:
-            raise ImproperlyConfigured(
-                f"Unknown key(s) in settings.MCP_BRIDGE: {', '.join(unknown)}. "
-                f"Valid keys are: {', '.join(sorted(DEFAULTS))}."
-            )
-        values = {**DEFAULTS, **user}
-        for name, validate in VALIDATORS.items():
-            validate(name, values[name])
-        return values
+        errors = self.errors()
+        if errors:
+            raise errors[0]
+        return {**DEFAULTS, **(getattr(settings, "MCP_BRIDGE", None) or {})}
 
     def __getattr__(self, name: str) -> Any:
-        if name not in DEFAULTS:
+        if name not in SETTINGS:
             raise AttributeError(f"Invalid mcp_bridge setting: {name!r}")
         value = self._values()[name]
         # Kept as an instance attribute: __getattr__ is not called again for this name
@@ -495,7 +992,7 @@ class BridgeSettings:
 
     def reload(self) -> None:
         """Forget the kept values: the next access reads ``settings.MCP_BRIDGE`` again."""
-        for name in DEFAULTS:
+        for name in SETTINGS:
             self.__dict__.pop(name, None)
 
 

@@ -4,7 +4,10 @@
     ``REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]`` is not drf-spectacular's ``AutoSchema`` (or a
     subclass): drf-spectacular's generator cannot run, whatever the view.
 ``mcp_bridge.E081``
-    ``settings.MCP_BRIDGE`` has an unknown key or a wrong value (:mod:`mcp_bridge.base.conf`).
+    ``settings.MCP_BRIDGE`` is not a dict, or has an unknown key (:mod:`mcp_bridge.base.conf`).
+``mcp_bridge.E201``-``E271``
+    A key of ``settings.MCP_BRIDGE`` has a wrong value: each key its own id, with its hint
+    (:data:`mcp_bridge.base.conf.SETTINGS`).
 ``mcp_bridge.W085``
     A drf-spectacular warning or error met while a group was generated, with the view and
     its file named (:func:`spectacular_problems`); reported once.
@@ -12,8 +15,9 @@
 :func:`configuration_problems` is called by the registry before each build (the problems
 become the :class:`~mcp_bridge.base.errors.ToolSetError` of every group), by the system
 checks (:func:`mcp_bridge.checks.check_setup` reports them), and by the transport, whose
-JSON-RPC error for the ``ImproperlyConfigured`` an invalid ``MCP_BRIDGE`` raises at its first
-read lists their ids (:func:`mcp_bridge.transport.endpoint.misconfigured`).
+JSON-RPC error for the :class:`~mcp_bridge.base.conf.SettingError` an invalid ``MCP_BRIDGE``
+raises at its first read lists their ids and keys
+(:func:`mcp_bridge.transport.endpoint.misconfigured`).
 """
 
 from __future__ import annotations
@@ -23,7 +27,6 @@ import logging
 import threading
 from collections.abc import Iterator
 
-from django.core.exceptions import ImproperlyConfigured
 from drf_spectacular.openapi import AutoSchema
 from rest_framework.settings import api_settings
 
@@ -86,18 +89,10 @@ def reported_by_checks() -> Iterator[None]:
 
 
 def configuration_problems() -> list[Problem]:
-    """The settings that stop every group (E080, E081); empty when none does."""
-    problems = []
-    try:
-        bridge_settings.validate()  # what every first access of a bridge setting checks
-    except ImproperlyConfigured as exc:
-        problems.append(
-            Problem(
-                "mcp_bridge.E081",
-                f"settings.MCP_BRIDGE is invalid: {exc}",
-                "Fix the key or value in settings.MCP_BRIDGE; docs/settings.md lists the keys.",
-            )
-        )
+    """The settings that stop every group (E080; E081 and each wrong key's own id, E201-E271);
+    empty when none does."""
+    # Every fault of MCP_BRIDGE, where a read of any setting raises the first.
+    problems = bridge_settings.problems()
     schema_class = api_settings.DEFAULT_SCHEMA_CLASS
     if not (isinstance(schema_class, type) and issubclass(schema_class, AutoSchema)):
         name = getattr(schema_class, "__qualname__", repr(schema_class))

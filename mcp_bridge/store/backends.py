@@ -202,7 +202,7 @@ def find_store_problems() -> list[Problem]:
     try:
         options = store_settings()
     except ImproperlyConfigured:
-        return []  # reported as E081 with the rest of MCP_BRIDGE
+        return []  # reported by check_setup with the rest of MCP_BRIDGE (E271, E081, ...)
     if options is None:
         return []
     if options["BACKEND"] == "cache":

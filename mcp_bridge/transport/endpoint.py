@@ -81,7 +81,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
 
-from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.conf import SETTING_OF_CHECK, SettingError, bridge_settings
 from mcp_bridge.base.encoding import dumps_bytes
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.headers import header, put_header
@@ -481,20 +481,40 @@ def misconfigured(exc: ImproperlyConfigured) -> HttpResponse:
 
     ``ImproperlyConfigured`` (an invalid ``MCP_BRIDGE``, raised on the first access of a
     setting) would otherwise reach Django, which answers its HTML error page: a client
-    cannot read that. The full message is sent when ``DEBUG`` is on and always logged on
-    ``mcp_bridge.transport``; ``error.data.problems`` lists the check ids (E080, E081,
-    :func:`mcp_bridge.build.preflight.configuration_problems`).
+    cannot read that. ``error.data.problems`` lists the check ids (E080, E081, each wrong
+    key's own E201-E271: :func:`mcp_bridge.build.preflight.configuration_problems`), with
+    the key (``"setting": 'MCP_BRIDGE["MAX_BODY_BYTES"]'``) of each that has one, and the
+    message names the key and check id of the :class:`~mcp_bridge.base.conf.SettingError`
+    raised: a key's name is no secret, and it tells the operator what to fix. The value, the
+    full message and the hints are sent only when ``DEBUG`` is on (a value may be a secret); the
+    log on ``mcp_bridge.transport`` always has the message.
     """
     logger.error("The MCP endpoint is misconfigured: %s", exc)
     problems = configuration_problems()
+    message, public = str(exc), "this MCP endpoint is misconfigured; see the server log."
+    if isinstance(exc, SettingError):
+        message = f"{exc} ({exc.check_id})"
+        if exc.setting is not None:
+            public = (
+                f"this MCP endpoint is misconfigured: {exc.label} has a wrong value "
+                f"({exc.check_id}); see the server log, or run `manage.py check`."
+            )
+        # A fault found where the value is used, which no check sees (a LOCK_BACKEND that
+        # cannot be imported), is listed with the others.
+        if all(p.id != exc.check_id for p in problems):
+            problems.append(exc.problem())
     error: dict[str, Any] = {
         "code": INTERNAL_ERROR,
-        "message": str(exc)
-        if settings.DEBUG
-        else "Internal error: this MCP endpoint is misconfigured; see the server log.",
+        "message": message if settings.DEBUG else f"Internal error: {public}",
         "data": {
             "problems": [
-                {"id": p.id} | ({"message": p.msg, "hint": p.hint} if settings.DEBUG else {})
+                {"id": p.id}
+                | (
+                    {"setting": f'MCP_BRIDGE["{SETTING_OF_CHECK[p.id]}"]'}
+                    if p.id in SETTING_OF_CHECK
+                    else {}
+                )
+                | ({"message": p.msg, "hint": p.hint} if settings.DEBUG else {})
                 for p in problems
             ]
         },
