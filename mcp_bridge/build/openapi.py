@@ -36,11 +36,11 @@ from rest_framework.versioning import QueryParameterVersioning
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
-from mcp_bridge.decorators import get_metadata
 from mcp_bridge.build.facts import OperationFacts, view_facts
 from mcp_bridge.build.membership import Membership, Operation, Reason, compile_rules
 from mcp_bridge.build.naming import copy_qualifiers
 from mcp_bridge.build.spectacular_compat import bridge_generation
+from mcp_bridge.decorators import get_metadata
 
 #: drf-spectacular settings the bridge needs whatever the project's are:
 #: separate request components, so read-only fields never become inputs, and

@@ -41,19 +41,19 @@ from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.build.facts import OperationFacts
 from mcp_bridge.build.openrpc import Method
-from mcp_bridge.schemas.profiles import DEFS, convert_schema
-from mcp_bridge.schemas.conversion import (
-    collect_defs,
-    input_transform,
-    output_transform,
-    tolerant_output_transform,
-)
 from mcp_bridge.build.texts import (
     argument_kind,
     argument_text,
     description_from_facts,
     title_from_facts,
 )
+from mcp_bridge.schemas.conversion import (
+    collect_defs,
+    input_transform,
+    output_transform,
+    tolerant_output_transform,
+)
+from mcp_bridge.schemas.profiles import DEFS, convert_schema
 from mcp_bridge.schemas.validators import SchemaValidator
 
 #: The hints of each HTTP method (RFC 9110 §9.2: GET/HEAD are safe, PUT/DELETE idempotent).
