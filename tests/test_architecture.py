@@ -8,6 +8,8 @@ discovery code.
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -94,3 +96,22 @@ def test_a_meta_tool_call_goes_to_the_meta_tools(settings, monkeypatch):
     result = McpClient(Client(), "/mcp/catalog/").call("search_tools", {"query": "categories"})
     assert result["isError"] is False, result
     assert seen == ["search_tools"]
+
+
+def test_every_folder_of_code_is_a_regular_package_git_keeps():
+    """A folder of modules without ``__init__.py`` is a namespace package: it imports, but
+    import-linter and the wheel (``packages.find``) miss it; a file ``.gitignore`` matches is
+    never committed (``build/`` once hid ``mcp_bridge/build/__init__.py``)."""
+    folders = {path.parent for path in PACKAGE.rglob("*.py")}
+    assert not [f for f in folders if not (f / "__init__.py").exists()]
+    if shutil.which("git") is None or not (PACKAGE.parent / ".git").exists():
+        pytest.skip("not a git checkout")
+    files = [str(path.relative_to(PACKAGE.parent)) for path in PACKAGE.rglob("*.py")]
+    ignored = subprocess.run(
+        ["git", "check-ignore", "--no-index", *files],
+        cwd=PACKAGE.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.split()
+    assert ignored == []
