@@ -19,6 +19,7 @@ from django.test import Client
 from rest_framework.exceptions import PermissionDenied
 
 from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivered, tool_call_failed
+from mcp_bridge.transport import endpoint
 from tests.features.views import CALLS, ReportViewSet
 from tests.mcp_client import McpClient, error_payload, message, notification, tool_call
 
@@ -109,6 +110,24 @@ def test_a_batch_of_three(record, mcp):
         "c",
     ]
     assert CALLS["reports_retrieve"] == 3
+
+
+def test_an_answer_that_fails_after_its_calls_delivers_none_of_them(record, mcp, monkeypatch):
+    """The calls ran and were applied (``post_tool_call``), but the answer carrying their
+    results failed to be written: the client gets the endpoint's JSON 500, and no
+    ``tool_call_delivered`` claims it got the results."""
+
+    def broken(exchange, reply):
+        raise RuntimeError("the answer cannot be written")
+
+    monkeypatch.setattr(endpoint, "encode", broken)
+    mcp.revision = None  # 2025-03-26: a batch of two calls
+    batch = [message("tools/call", tool_call("reports_retrieve", {"id": k}), id=k) for k in "ab"]
+    response = mcp.post(batch)
+    assert response.status_code == 500
+    assert response.json()["error"]["message"] == "Internal error; see the server log."
+    assert kinds(record) == [("pre", "reports_retrieve"), ("post", "reports_retrieve")] * 2
+    assert CALLS["reports_retrieve"] == 2
 
 
 def test_a_cached_call_has_no_delivery(record, mcp):

@@ -299,3 +299,9 @@ def deliver_pending(request: HttpRequest) -> None:
     answer has been written and flushed.
     """
     _deliver(request_state(request).take_deliveries())
+
+
+def forget_pending(request: HttpRequest) -> None:
+    """Drop the queued :data:`~mcp_bridge.signals.tool_call_delivered` of ``request``: the
+    request failed after its calls, and the answer that carried their results is not sent."""
+    request_state(request).take_deliveries()

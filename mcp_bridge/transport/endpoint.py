@@ -105,7 +105,7 @@ from mcp_bridge.schemas.profiles import (
     ProfileError,
     profile_from_request,
 )
-from mcp_bridge.toolcall.events import deliver_after_response
+from mcp_bridge.toolcall.events import deliver_after_response, forget_pending
 from mcp_bridge.toolset.registry import (
     ToolSet,
     UnknownEndpoint,
@@ -176,9 +176,13 @@ def answers_in_json(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
             return view(request, *args, **kwargs)
         except Refused as refusal:
             return refusal.answer()
+        # A failure: what the calls made before it answered is not sent, so their
+        # tool_call_delivered signals must not go out with this answer (forget_pending).
         except ImproperlyConfigured as exc:
+            forget_pending(request)
             return misconfigured(exc)
         except DatabaseError as exc:
+            forget_pending(request)
             logger.exception("The MCP endpoint %s cannot reach its database.", request.path)
             got_request_exception.send(sender=None, request=request)  # Sentry, mail_admins
             unavailable = error_answer(
@@ -191,6 +195,7 @@ def answers_in_json(view: Callable[..., HttpResponse]) -> Callable[..., HttpResp
             unavailable["Retry-After"] = "5"
             return unavailable
         except Exception as exc:
+            forget_pending(request)
             logger.exception("The MCP endpoint %s failed.", request.path)
             got_request_exception.send(sender=None, request=request)
             return error_answer(
