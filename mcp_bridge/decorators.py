@@ -169,6 +169,9 @@ def mcp_tool(
     open_world: bool | None = None,
     output_schema: bool | None = None,
     pinned: bool | None = None,
+    task: str | None = None,
+    task_required: bool | None = None,
+    job_status: Callable[..., Any] | None = None,
 ) -> Callable[[F], F]:
     """Set the MCP tool name, title and annotations of one operation.
 
@@ -198,6 +201,16 @@ def mcp_tool(
         pinned: ``True`` keeps the tool in the ``tools/list`` of every group it is in when
             that group is in search mode (``MCP_BRIDGE["DISCOVERY"]``, docs/discovery.md);
             ``False`` unpins what ``@api_group(..., pinned=True)`` on its class pinned.
+        task: how a call of a client that declares the Tasks extension may become a task
+            (docs/tasks.md): ``"run"`` runs the view in the background on the task engine
+            (``MCP_BRIDGE["TASK_ENGINE"]``) and answers a task at once; ``"job"`` expects
+            the view to start a job itself and answer ``202 Accepted`` with a ``Location``
+            (any tool's ``202`` with a ``Location`` becomes a job task without it);
+            ``"never"`` keeps every call synchronous, a ``202`` included.
+        task_required: ``True``: the tool is served only as a task; a client that does not
+            declare the Tasks extension gets error -32021 instead of a synchronous run.
+        job_status: for a ``"job"``, the rule that reads the job's answer instead of the
+            default one: a callable ``(response, data) -> JobState`` (:class:`mcp_bridge.tasks.JobState`).
 
     Raises:
         TypeError: used on a class with a single ``name`` (a class has several
@@ -223,6 +236,21 @@ def mcp_tool(
         changes["output_schema"] = output_schema
     if pinned is not None:
         changes["pinned"] = pinned
+    if task is not None:
+        if task not in ("run", "job", "never"):
+            raise TypeError(
+                f"mcp_tool(task={task!r}): use 'run' (the view runs in the background), 'job' "
+                f"(the view answers 202 Accepted with a Location) or 'never'."
+            )
+        changes["task"] = task
+    if task_required is not None:
+        changes["task_required"] = task_required
+    if job_status is not None:
+        if not callable(job_status):
+            raise TypeError(
+                "mcp_tool(job_status=...) takes a callable (response, data) -> JobState."
+            )
+        changes["job_status"] = job_status
 
     def decorator(view: F) -> F:
         _check_not_below_api_view(view, "mcp_tool")
@@ -249,7 +277,8 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
     Returns:
         ``{"groups": tuple[str, ...], "name": str | None, "title": str | None,
         "annotations": dict[str, bool], "output_schema": bool | None,
-        "pinned": bool | None, "pinned_in": tuple[str, ...]}``; the operation's own
+        "pinned": bool | None, "pinned_in": tuple[str, ...]}``, with ``"task"``,
+        ``"task_required"`` and ``"job_status"`` when one of them is set; the operation's own
         values win.
     """
     on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
@@ -267,4 +296,10 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         "pinned_in": tuple(
             dict.fromkeys((*on_class.get("pinned_in", ()), *on_handler.get("pinned_in", ())))
         ),
+        # Only when set (docs/tasks.md): most operations have no task policy.
+        **{
+            key: on_handler.get(key, on_class.get(key))
+            for key in ("task", "task_required", "job_status")
+            if key in on_handler or key in on_class
+        },
     }

@@ -185,6 +185,28 @@ MCP authorization (:mod:`mcp_bridge.transport.authorization`, docs/authorization
     (RFC 8707), which is that origin followed by the endpoint's path; ``None``
     takes the request's scheme and host (``request.build_absolute_uri``).
 
+Tasks (:mod:`mcp_bridge.tasks`, docs/tasks.md):
+
+``TASK_ENGINE`` (``"thread"``)
+    What runs a tool that is served as a task in the background: ``"thread"`` (a thread of the
+    serving process: for development; a restart loses the runs it had not finished, which then
+    fail after ``TASK_LEASE_SECONDS``) or ``"django_tasks"`` (Django's tasks framework,
+    ``django.tasks`` or the ``django-tasks`` backport, on its ``default`` backend: the database
+    backend and ``db_worker`` of ``django-tasks-db`` in production, or Celery through the
+    ``django-tasks-celery`` backend).
+``TASK_CACHE_ALIAS`` (``"default"``)
+    The ``settings.CACHES`` alias that keeps the state of every task: it must be shared by every
+    process and machine that serves the endpoint or runs a task (Redis or the database cache in
+    production; a local-memory cache only for the ``"thread"`` engine in one process).
+``TASK_TTL_MS`` (``3_600_000``)
+    How long a task is kept after its creation (its ``ttlMs``), in milliseconds.
+``TASK_POLL_INTERVAL_MS`` (``2_000``)
+    The ``pollIntervalMs`` a task suggests, in milliseconds.
+``TASK_LEASE_SECONDS`` (``60``)
+    How long a background run's lease lasts; the worker renews it every third of that. A run
+    whose lease expired (its worker was killed) is ``failed``, saying that its writes may have
+    been applied.
+
 Shared builds (:mod:`mcp_bridge.store.builds`, docs/deploy.md):
 
 ``BUILD_STORE`` (``{}``: a file store in the default directory)
@@ -866,6 +888,38 @@ SETTINGS: dict[str, Setting] = {
         _synonyms,
         "mcp_bridge.E265",
         "Project words for the search ranking. See docs/discovery.md.",
+    ),
+    # Tasks (mcp_bridge.tasks): E281-E289.
+    "TASK_ENGINE": Setting(
+        "thread",
+        _one_of("thread", "django_tasks"),
+        "mcp_bridge.E281",
+        "What runs a tool served as a task in the background. See docs/tasks.md#task-engines.",
+    ),
+    "TASK_CACHE_ALIAS": Setting(
+        "default",
+        _cache_alias,
+        "mcp_bridge.E282",
+        "The settings.CACHES alias that keeps the tasks' state. See docs/tasks.md#task-state.",
+    ),
+    "TASK_TTL_MS": Setting(
+        3_600_000,
+        _count("a number of milliseconds", "3_600_000 (an hour)", 1_000),
+        "mcp_bridge.E283",
+        "How long a task is kept after its creation (ttlMs). See docs/tasks.md#task-state.",
+    ),
+    "TASK_POLL_INTERVAL_MS": Setting(
+        2_000,
+        _count("a number of milliseconds", "2_000 (two seconds)", 1),
+        "mcp_bridge.E284",
+        "The pollIntervalMs a task suggests. See docs/tasks.md#polling.",
+    ),
+    "TASK_LEASE_SECONDS": Setting(
+        60,
+        _count("a number of seconds", "60", 1),
+        "mcp_bridge.E285",
+        "How long a background run's lease lasts before it counts as lost. "
+        "See docs/tasks.md#a-worker-that-dies.",
     ),
     # Shared builds (mcp_bridge.store): E271-E279.
     "BUILD_STORE": Setting(

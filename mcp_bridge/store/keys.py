@@ -68,6 +68,12 @@ _UNKEYED_BRIDGE_SETTINGS = frozenset(
         "MAX_BODY_BYTES",
         "MAX_JSON_DEPTH",
         "MAX_BATCH_SIZE",
+        # Tasks run tools of the build; none changes a tool.
+        "TASK_ENGINE",
+        "TASK_CACHE_ALIAS",
+        "TASK_TTL_MS",
+        "TASK_POLL_INTERVAL_MS",
+        "TASK_LEASE_SECONDS",
     }
 )
 #: How deep :func:`canonical` follows the attributes of settings values.
