@@ -26,8 +26,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.http import HttpRequest
-from rest_framework.authentication import ForcedAuthentication
-from rest_framework.request import Request
+from rest_framework.request import ForcedAuthentication, Request
 
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.toolcall.plan import request_plan, view_request
