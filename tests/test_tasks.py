@@ -93,11 +93,15 @@ def test_a_run_task_is_polled_to_the_result_the_call_gives_synchronously(users):
     assert len(created["taskId"]) >= 32 and created["ttlMs"] == 3_600_000
     assert created["pollIntervalMs"] == 2_000 and "result" not in created
     task = client.until_done(created["taskId"])
-    synchronous = TaskClient(alice, declares=False).call("slow_compute", {"seconds": 0, "label": "x"})
+    synchronous = TaskClient(alice, declares=False).call(
+        "slow_compute", {"seconds": 0, "label": "x"}
+    )
     assert task["status"] == "completed"
     assert task["result"]["structuredContent"] == {"label": "x", "seconds": 0}
     assert task["result"]["content"] == synchronous["result"]["content"]
-    assert synchronous["result"]["resultType"] == "complete" and "taskId" not in synchronous["result"]
+    assert (
+        synchronous["result"]["resultType"] == "complete" and "taskId" not in synchronous["result"]
+    )
 
 
 def test_clients_that_do_not_declare_the_extension_get_what_they_got(users):
@@ -115,7 +119,9 @@ def test_clients_that_do_not_declare_the_extension_get_what_they_got(users):
         assert job["isError"] is False and "taskId" not in job
     # 2025-11-25's experimental task param is ignored: no v1 task either.
     legacy = McpClient(None, "/mcp/tasks/", "2025-11-25", Authorization=f"Token {alice}")
-    reply = legacy.rpc("tools/call", {**tool_call("slow_compute", {"seconds": 0}), "task": {"ttl": 1}})
+    reply = legacy.rpc(
+        "tools/call", {**tool_call("slow_compute", {"seconds": 0}), "task": {"ttl": 1}}
+    )
     assert "task" not in reply["result"] and reply["result"]["isError"] is False
 
 
@@ -197,7 +203,9 @@ def test_the_store_holds_no_credential(users):
 def test_tasks_update_of_a_task_that_asked_nothing_says_so():
     client = TaskClient()
     created = client.call("slow_compute", {"seconds": 0})["result"]
-    error = client.send("tasks/update", {"taskId": created["taskId"], "inputResponses": {}})["error"]
+    error = client.send("tasks/update", {"taskId": created["taskId"], "inputResponses": {}})[
+        "error"
+    ]
     assert error["code"] == -32602 and "asked for no input" in error["message"]
 
 

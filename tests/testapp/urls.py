@@ -55,7 +55,7 @@ urlpatterns += [
 ]
 
 # Issue 35's tools that become MCP tasks (tests/test_tasks.py, the conformance tasks-* scenarios).
-from tests.testapp import task_views  # noqa: E402
+from tests.testapp import task_views
 
 urlpatterns += [
     path("tasks/greet/", task_views.greet),
