@@ -312,3 +312,41 @@ def test_a_permission_withdrawn_before_the_run_refuses_it(users, settings):
     finally:
         runs.run = real_run
     assert task["status"] == "completed" and error_payload(task["result"])["code"] == 403
+
+
+def test_a_groups_tasks_rule_makes_a_tool_a_run_task_and_mcp_tools_shows_it(settings):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    settings.MCP_BRIDGE = {
+        "GROUPS": {"tasks": {"tasks": [{"view": "tests.testapp.task_views.greet", "task": "run"}]}}
+    }
+    client = TaskClient()
+    created = client.call("greet", {"name": "rule"})["result"]
+    assert created["resultType"] == "task"
+    assert client.until_done(created["taskId"])["result"]["structuredContent"] == "Hello, rule!"
+    out = StringIO()
+    call_command("mcp_tools", "tasks", stdout=out)
+    line = next(line for line in out.getvalue().splitlines() if line.strip().startswith("greet"))
+    assert '"tasks"' in line and line.endswith("[task: run]")
+
+
+def test_a_tasks_rule_is_checked(settings):
+    from mcp_bridge.build.membership import compile_rules
+
+    membership = compile_rules({"tasks": {"tasks": [{"path": "/x/", "task": "later"}]}})
+    (problem,) = membership.problems["tasks"]
+    assert problem.id == "mcp_bridge.E050" and "'run'" in problem.msg
+
+
+def test_a_search_mode_call_proxy_returns_a_task(settings):
+    settings.MCP_BRIDGE = {"DISCOVERY": {"tasks": "search", "*": "direct"}}
+    client = TaskClient()
+    reply = client.call(
+        "call_write_tool", {"name": "slow_compute", "arguments": {"seconds": 0, "label": "proxy"}}
+    )
+    created = reply["result"]
+    assert created["resultType"] == "task"
+    task = client.until_done(created["taskId"])
+    assert task["result"]["structuredContent"] == {"label": "proxy", "seconds": 0}

@@ -314,6 +314,10 @@ def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
     profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
     meta = call.toolset.meta_tool(params.get("name"))
     if meta is not None:
+        if call.modern and declares_tasks(params):  # a call proxy's tool may become a task
+            return meta_tools.answer(
+                meta, params, call.toolset, call.request, call.revision, profile, tasks.call_tool
+            )
         return meta_tools.answer(meta, params, call.toolset, call.request, call.revision, profile)
     if call.modern:
         if declares_tasks(params):

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest
@@ -76,6 +77,7 @@ def answer(
     mcp_request: HttpRequest,
     revision: str,
     profile: str,
+    call: Callable[..., dict[str, Any]] = executor.call_tool,
 ) -> dict[str, Any]:
     """Answer a ``tools/call`` of the meta-tool ``meta`` (dispatch found it by the call's name).
 
@@ -103,7 +105,7 @@ def answer(
     except ToolCallFailed as failed:
         return failed.answer()
     if meta.level is not None:
-        return proxied_call(meta, arguments, toolset, mcp_request, revision, profile, visible)
+        return proxied_call(meta, arguments, toolset, mcp_request, revision, profile, visible, call)
     if meta.name == SEARCH_TOOL:
         # The language transport negotiated for the tool texts (endpoint.negotiated_language).
         language = getattr(mcp_request, "LANGUAGE_CODE", None)
@@ -160,6 +162,7 @@ def proxied_call(
     revision: str,
     profile: str,
     visible: frozenset[str] | None,
+    call: Callable[..., dict[str, Any]] = executor.call_tool,
 ) -> dict[str, Any]:
     """Run the real tool ``arguments["name"]`` with ``arguments["arguments"]`` through
     ``proxy``: the executor's very call, its result unchanged.
@@ -195,7 +198,7 @@ def proxied_call(
                 hint='Send the tool\'s arguments as an object, e.g. {"id": 3}.',
             )
     # The same call as by name: validation, signals, caching, locks, permissions, output.
-    return executor.call_tool(
+    return call(
         {"name": name, "arguments": tool_arguments}, toolset, mcp_request, revision, profile
     )
 
