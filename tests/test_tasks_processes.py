@@ -34,7 +34,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from demo_project.mcp_tasks import TasksExtension
+from demo_project.mcp_client import TasksExtension
 from tests.mcp_client import CLIENT_CAPABILITIES_META, MODERN, McpClient, envelope, tool_call
 from tests.services import require_redis
 
