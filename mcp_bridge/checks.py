@@ -71,6 +71,7 @@ from mcp_bridge.build.translation import find_catalogue_problems
 from mcp_bridge.diagnostics import find_setup_problems
 from mcp_bridge.discovery.modes import find_setting_problems
 from mcp_bridge.store.backends import find_store_problems
+from mcp_bridge.tasks.runs import find_task_problems
 from mcp_bridge.toolcall.visibility import find_visibility_problems
 from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
 from mcp_bridge.transport.authorization import find_authorization_problems
@@ -148,6 +149,9 @@ CHECK_IDS = {
     "mcp_bridge.E142": "the build store's directory may be written by every user (or is a default one of another user): no process loads from it",
     "mcp_bridge.W141": "the build store's directory can be read but not written (a store a deploy step filled)",
     "mcp_bridge.W140": "BUILD_STORE keeps builds in a cache no other process shares (LocMemCache, DummyCache)",
+    # MCP tasks (mcp_bridge.tasks.runs, docs/tasks.md).
+    "mcp_bridge.E150": "TASK_ENGINE is django_tasks, but neither django.tasks nor django-tasks is installed",
+    "mcp_bridge.W150": "TASK_CACHE_ALIAS is a per-process cache while the task engine runs tasks in other processes",
     # One id per MCP_BRIDGE key, for a value of the wrong type or range (mcp_bridge.base.conf,
     # SETTINGS, which gives each its hint). In blocks of ten by part of the bridge.
     "mcp_bridge.E201": "MCP_BRIDGE['SERVER_NAME'] is not a non-empty string",
@@ -185,6 +189,11 @@ CHECK_IDS = {
     "mcp_bridge.E264": "MCP_BRIDGE['SEARCH_RESULT_TOKENS'] is not an int >= 1",
     "mcp_bridge.E265": "MCP_BRIDGE['SEARCH_SYNONYMS'] is not a {group: {word: [synonyms]}} dict",
     "mcp_bridge.E271": "MCP_BRIDGE['BUILD_STORE'] is not None or a dict of known keys with sane values",
+    "mcp_bridge.E281": "MCP_BRIDGE['TASK_ENGINE'] is not 'thread' or 'django_tasks'",
+    "mcp_bridge.E282": "MCP_BRIDGE['TASK_CACHE_ALIAS'] is not a key of settings.CACHES",
+    "mcp_bridge.E283": "MCP_BRIDGE['TASK_TTL_MS'] is not an int >= 1000",
+    "mcp_bridge.E284": "MCP_BRIDGE['TASK_POLL_INTERVAL_MS'] is not an int >= 1",
+    "mcp_bridge.E285": "MCP_BRIDGE['TASK_LEASE_SECONDS'] is not an int >= 1",
 }
 
 #: Reported by check_membership, which runs with every command, deployment checks included.
@@ -252,6 +261,16 @@ def check_discovery(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
     except Exception:  # noqa: BLE001 -- check_setup (E081, E201-E271) or check_membership (E007) says it
         return []
     return _messages(find_setting_problems(groups))
+
+
+@checks.register(checks.Tags.urls, TAG)
+def check_tasks(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The task engine and where task state lives (E150, W150)."""
+    try:
+        bridge_settings.validate()
+    except ImproperlyConfigured:
+        return []  # check_setup reports it (E081, E201-E285)
+    return _messages(find_task_problems())
 
 
 @checks.register(checks.Tags.translation, TAG)

@@ -350,3 +350,14 @@ def test_a_search_mode_call_proxy_returns_a_task(settings):
     assert created["resultType"] == "task"
     task = client.until_done(created["taskId"])
     assert task["result"]["structuredContent"] == {"label": "proxy", "seconds": 0}
+
+
+def test_the_task_engine_is_checked(settings):
+    from django.core import checks
+
+    settings.MCP_BRIDGE = {"TASK_ENGINE": "django_tasks"}  # the test cache is a LocMemCache
+    ids = {message.id for message in checks.run_checks(tags=["mcp_bridge"])}
+    assert "mcp_bridge.W150" in ids and "mcp_bridge.E150" not in ids
+    settings.MCP_BRIDGE = {"TASK_ENGINE": "celery"}
+    ids = {message.id for message in checks.run_checks(tags=["mcp_bridge"])}
+    assert "mcp_bridge.E281" in ids

@@ -26,12 +26,15 @@ import logging
 import threading
 import time
 from importlib import import_module
+from importlib.util import find_spec
 from typing import Any
 
+from django.conf import settings
 from django.db import close_old_connections
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import dumps
+from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import INTERNAL_ERROR, JsonRpcError
 from mcp_bridge.tasks import records
 from mcp_bridge.tasks.callers import ANONYMOUS, run_request, user_of
@@ -159,3 +162,43 @@ def lease_expired(record: TaskRecord) -> TaskRecord:
     error = {"code": INTERNAL_ERROR, "message": message, "data": {"mayHaveApplied": True}}
     records.finish(record, records.FAILED, status_message=message, error=error)
     return records.load(record.id) or record
+
+
+#: Cache backends that keep their entries in one process (or nowhere).
+PER_PROCESS_CACHES = (
+    "django.core.cache.backends.locmem.LocMemCache",
+    "django.core.cache.backends.dummy.DummyCache",
+)
+
+
+def find_task_problems() -> list[Problem]:
+    """What stops the task engine or the task state (system checks ``mcp_bridge.E150``,
+    ``mcp_bridge.W150``)."""
+    problems = []
+    engine = bridge_settings.TASK_ENGINE
+    if engine == "django_tasks" and not (find_spec("django.tasks") or find_spec("django_tasks")):
+        problems.append(
+            Problem(
+                "mcp_bridge.E150",
+                'MCP_BRIDGE["TASK_ENGINE"] is "django_tasks", but neither django.tasks (Django 6) '
+                "nor the django-tasks backport is installed: no task could be run.",
+                'pip install "django-mcp-bridge[tasks]" (django-tasks and its database backend), '
+                'or use the development engine "thread". See docs/tasks.md#task-engines.',
+                'MCP_BRIDGE["TASK_ENGINE"]',
+            )
+        )
+    alias = bridge_settings.TASK_CACHE_ALIAS
+    backend = settings.CACHES.get(alias, {}).get("BACKEND", "")
+    if engine != "thread" and backend in PER_PROCESS_CACHES:
+        problems.append(
+            Problem(
+                "mcp_bridge.W150",
+                f'MCP_BRIDGE["TASK_CACHE_ALIAS"] is {alias!r}, a {backend.rsplit(".", 1)[-1]} that '
+                f"no other process shares, while the task engine {engine!r} runs tasks in other "
+                "processes: their results never reach the servers that answer tasks/get.",
+                "Point TASK_CACHE_ALIAS at a shared cache (Redis, the database cache). "
+                "See docs/tasks.md#task-state.",
+                'MCP_BRIDGE["TASK_CACHE_ALIAS"]',
+            )
+        )
+    return problems
