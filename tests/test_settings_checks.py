@@ -88,6 +88,11 @@ WRONG: dict[str, list[object]] = {
     "SEARCH_RESULT_TOKENS": [0],
     "SEARCH_SYNONYMS": [{"shop": ["basket"]}],
     "BUILD_STORE": ["files", {"BACKEND": "s3"}],
+    "TASK_ENGINE": ["celery", None],
+    "TASK_CACHE_ALIAS": ["nowhere", None],
+    "TASK_TTL_MS": [999, "1h", True],
+    "TASK_POLL_INTERVAL_MS": [0, 1.5],
+    "TASK_LEASE_SECONDS": [0, "60"],
 }
 
 #: Values the new validators must let through (a check that refuses a right value is worse
