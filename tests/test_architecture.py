@@ -43,11 +43,21 @@ def test_no_package_holds_more_than_a_third_of_the_lines():
 def test_the_reserved_places_exist_and_hold_nothing_yet():
     """tasks, confirmation and tracing have their layer in the contracts before they arrive;
     a module added to one must also be described in docs/architecture.md."""
-    for place in ("tasks", "confirmation", "tracing"):
+    for place in ("confirmation", "tracing"):  # tasks landed (issue 35): below
         files = sorted(p.name for p in (PACKAGE / place).glob("*.py"))
         assert files == ["__init__.py"], place
         text = (PACKAGE / place / "__init__.py").read_text(encoding="utf-8")
         assert "reserved" in text
+
+
+def test_the_modules_of_tasks_are_described_in_the_architecture():
+    """MCP tasks landed in their reserved place: each of its modules is named in
+    docs/architecture.md's layout."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    layout = text[text.index("├── tasks/") : text.index("├── toolcall/")]
+    for module in sorted((PACKAGE / "tasks").glob("*.py")):
+        if module.name != "__init__.py":
+            assert module.stem in layout, module.name
 
 
 def test_the_public_tool_is_a_plain_class():
