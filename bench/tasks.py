@@ -26,8 +26,9 @@ from __future__ import annotations
 import gc
 import json
 import os
-import statistics
+import subprocess
 import sys
+import tempfile
 
 from bench import instructions, lib
 
@@ -129,40 +130,48 @@ def _child(kind: str, n: int) -> None:
         send()
 
 
-def per_request(kind: str) -> float:
-    """Instructions of one ``kind`` (:data:`KINDS`), as :func:`bench.instructions.per_request`."""
-    import subprocess
-    import tempfile
+def _start(kind: str, n: int, scratch: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={scratch}/callgrind.{kind}.{n}.out",
+            sys.executable,
+            "-m",
+            "bench.tasks",
+            "--child",
+            kind,
+            str(n),
+        ],
+        cwd=lib.ROOT,
+        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(lib.ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
+
+def per_request(*kinds: str) -> dict[str, float]:
+    """Instructions of one request of each of ``kinds`` (:data:`KINDS`), as
+    :func:`bench.instructions.per_request` counts them; every count runs at once (an
+    instruction count does not depend on what else the machine does)."""
     few, many = instructions.FEW, instructions.MANY
     with tempfile.TemporaryDirectory() as scratch:
-        processes = [
-            subprocess.Popen(
-                [
-                    "valgrind",
-                    "--tool=callgrind",
-                    f"--callgrind-out-file={scratch}/callgrind.{n}.out",
-                    sys.executable,
-                    "-m",
-                    "bench.tasks",
-                    "--child",
-                    kind,
-                    str(n),
-                ],
-                cwd=lib.ROOT,
-                env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(lib.ROOT)},
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
+        started = {
+            kind: (_start(kind, many, scratch), _start(kind, few, scratch)) for kind in kinds
+        }
+        return {
+            kind: (
+                instructions._collected(more, f"{kind} x{many}")
+                - instructions._collected(fewer, f"{kind} x{few}")
             )
-            for n in (many, few)
-        ]
-        more, fewer = (instructions._collected(p, f"{kind}") for p in processes)
-    return (more - fewer) / (many - few)
+            / (many - few)
+            for kind, (more, fewer) in started.items()
+        }
 
 
 def run() -> str:
-    counted = {kind: statistics.median([per_request(kind)]) for kind in KINDS}
+    counted = per_request(*KINDS)
     run_only = counted["create_run"] - counted["create"]
     whole = counted["create_run"] + counted["get"]
     rows = [

@@ -97,7 +97,7 @@ def run_request(host: str, scheme: str, user: Any) -> HttpRequest:
         }
     )
     if user is not None:
-        request.user = user  # type: ignore[assignment]
+        request.user = user
         # Private DRF API, read by rest_framework.request.Request: APIClient.force_authenticate's
         # mechanism, as mcp_stdio --user uses it (tests/test_private_apis.py fails if it goes).
         request._force_auth_user = user  # type: ignore[attr-defined]
