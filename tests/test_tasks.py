@@ -361,3 +361,12 @@ def test_the_task_engine_is_checked(settings):
     settings.MCP_BRIDGE = {"TASK_ENGINE": "celery"}
     ids = {message.id for message in checks.run_checks(tags=["mcp_bridge"])}
     assert "mcp_bridge.E281" in ids
+
+
+def test_a_job_without_delete_cannot_be_cancelled_and_says_so():
+    # The crash job's URL serves GET only.
+    client = TaskClient()
+    created = client.call("protocol_error_job")["result"]
+    assert "error" not in client.send("tasks/cancel", {"taskId": created["taskId"]})
+    record = records.load(created["taskId"])
+    assert record.status == "working" and "does not accept DELETE" in record.status_message
