@@ -69,6 +69,9 @@ def test_tasks_scenario(node_bin, tasks_server, tmp_path, scenario):  # noqa: F8
     summary = [(c["id"], c["status"], c.get("errorMessage")) for c in checks]
     assert proc.returncode == 0, (summary, proc.stdout[-4000:], proc.stderr[-2000:])
     assert checks, proc.stdout[-2000:]
+    # Every message the server sent, tasks included, is valid for the 2026-07-28 wire schema.
+    wire = [c for c in checks if c["id"] == "wire-schema-valid"]
+    assert all(c["status"] == "SUCCESS" for c in wire), wire
     failing = {c["id"] for c in checks if c["status"] in ("FAILURE", "WARNING")}
     if scenario in ONLY_FAILING:
         assert failing == ONLY_FAILING[scenario], summary
