@@ -101,7 +101,9 @@ def export_job(request, job_id):
 @api_group("reports")
 @mcp_tool(title="Get an export's rows", read_only=True)
 @extend_schema(
-    responses=inline_serializer("ExportRows", fields={"rows": serializers.ListField(child=ExportRow)})
+    responses=inline_serializer(
+        "ExportRows", fields={"rows": serializers.ListField(child=ExportRow)}
+    )
 )
 @api_view(["GET"])
 @permission_classes([IsAdminUser])
