@@ -688,17 +688,6 @@ def resource_label(tool: Tool) -> str:
     return segments[-1] if segments else tool.name
 
 
-def _plain_fields(tool: Tool) -> Iterator[tuple[str, str | None]]:
-    """The tool's own texts only: name, title, description, argument names and texts."""
-    yield "name", tool.name.replace("_", " ").replace(".", " ").replace("-", " ")
-    yield "title", tool.title
-    yield "description", tool.description
-    for argument, schema in tool.input_schema.get("properties", {}).items():
-        yield "parameters", argument.replace("_", " ")
-        if isinstance(schema, dict):
-            yield "parameter_texts", schema.get("description")
-
-
 def _fields(tool: Tool, language: str | None = None) -> Iterator[tuple[str, str | None]]:
     """``(field, text)`` pairs of a tool's document (see :data:`WEIGHTS`)."""
     yield "name", tool.name.replace("_", " ").replace(".", " ").replace("-", " ")
@@ -772,6 +761,59 @@ def synonym_tables(
     )
 
 
+@dataclass
+class ToolText:
+    """What the index knows of one tool, as plain data: the texts of its document and how it
+    ranks. :func:`tool_text` makes it from a built tool; the search benchmark stores these of
+    real applications (``bench/search_eval``) and indexes them without the applications.
+
+    Attributes:
+        name: the tool's name.
+        kind: its kind of operation (:data:`LIST` ...).
+        bulk: whether it acts on several objects at once.
+        resource: what it acts on, for the overview (:func:`resource_label`).
+        http_method: the operation's HTTP method.
+        path: the operation's URL path, with its ``{parameters}``.
+        fields: ``[(field, text), ...]``: its document, the field names of :data:`WEIGHTS`.
+    """
+
+    name: str
+    kind: str
+    bulk: bool
+    resource: str
+    http_method: str
+    path: str
+    fields: list[tuple[str, str]]
+
+    def as_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of the record (:meth:`from_json` reads it back)."""
+        return {**self.__dict__, "fields": [list(pair) for pair in self.fields]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ToolText:
+        """The record of :meth:`as_json`'s dict (other keys are ignored)."""
+        known = {key: data[key] for key in cls.__dataclass_fields__ if key != "fields"}
+        return cls(**known, fields=[(name, text) for name, text in data["fields"]])
+
+
+#: The fields of a tool's own texts: plain BM25 (the benchmark's comparison) indexes only these.
+PLAIN_FIELDS = frozenset({"name", "title", "description", "parameters", "parameter_texts"})
+
+
+def tool_text(tool: Tool, language: str | None = None) -> ToolText:
+    """The :class:`ToolText` of a built tool, its model's texts also in ``language``."""
+    kind, is_bulk = tool_kind(tool)
+    return ToolText(
+        name=tool.name,
+        kind=kind,
+        bulk=is_bulk,
+        resource=resource_label(tool),
+        http_method=tool.facts.http_method,
+        path=tool.method.source.path,
+        fields=[(name, text) for name, text in _fields(tool, language) if text],
+    )
+
+
 def build_index(
     tools: list[Tool],
     synonyms: dict[str, Iterable[str]] | None = None,
@@ -789,29 +831,36 @@ def build_index(
         plain: plain BM25 over the tools' own texts, for the benchmark's comparison: no
             facts, no verb intents, no abbreviations, no vocabulary.
     """
+    return index_texts([tool_text(tool, language) for tool in tools], synonyms, plain=plain)
+
+
+def index_texts(
+    texts: list[ToolText],
+    synonyms: dict[str, Iterable[str]] | None = None,
+    *,
+    plain: bool = False,
+) -> SearchIndex:
+    """The :class:`SearchIndex` of tools given as :class:`ToolText` records (see
+    :func:`build_index`)."""
     documents: list[dict[str, float]] = []
     resources: dict[str, list[int]] = {}
-    kinds: list[str] = []
-    bulk: list[bool] = []
-    for number, tool in enumerate(tools):
+    for number, text in enumerate(texts):
         counts: dict[str, float] = {}
-        fields = _plain_fields(tool) if plain else _fields(tool, language)
-        for name, text in fields:
+        for name, value in text.fields:
+            if plain and name not in PLAIN_FIELDS:
+                continue
             weight = WEIGHTS[name]
-            for term in terms(text):
+            for term in terms(value):
                 counts[term] = counts.get(term, 0.0) + weight
         if not plain:
             _add_abbreviations(counts)
         documents.append(counts)
-        kind, is_bulk = tool_kind(tool)
-        kinds.append(kind)
-        bulk.append(is_bulk)
-        resources.setdefault(resource_label(tool), []).append(number)
+        resources.setdefault(text.resource, []).append(number)
     return index_of(
-        [tool.name for tool in tools],
+        [text.name for text in texts],
         documents,
-        kinds,
-        bulk,
+        [text.kind for text in texts],
+        [text.bulk for text in texts],
         resources,
         **_expansions(synonyms, plain),
         intents=not plain,
