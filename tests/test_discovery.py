@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.tokens import estimate_tokens
 from mcp_bridge.build.naming import is_portable
-from mcp_bridge.discovery.index import detect_intents, stem, terms
+from mcp_bridge.discovery.index import Analyzer, detect_intents, light_stem, stem, terms
 from mcp_bridge.discovery.metatools import (
     CALL_DESTRUCTIVE,
     CALL_READ_ONLY,
@@ -309,7 +309,28 @@ def test_search_never_returns_an_invisible_tool(db):
 
 def test_words_are_split_folded_and_stemmed():
     assert terms("ipAddresses_list") == ["ip", "address", "list"]
-    assert stem("invoices") == stem("invoice") and stem("Rechnungen".lower()) == "rechnung"
+    assert stem("invoices") == stem("invoice")
+    assert stem("rechnungen", "de") == stem("rechnung", "de")
+
+
+@pytest.mark.parametrize("singular", ["order", "customer", "number", "filter", "booking"])
+def test_singular_and_plural_are_one_term(singular):
+    # The light stemmer of old cut "-er" from the singular only: "order" was "ord" and
+    # "orders" "order", so a query for one form missed the tools that say the other.
+    assert stem(singular) == stem(singular + "s")
+
+
+def test_the_light_stemmer_keeps_singular_and_plural_together():
+    for singular in ("order", "customer", "number", "filter", "finding", "setting"):
+        assert light_stem(singular) == light_stem(singular + "s"), singular
+
+
+def test_a_word_that_names_a_resource_keeps_meaning_it():
+    # Snowball folds "finding" into "find", a word of many tool texts: the resource's name
+    # is indexed whole, so that "findings" still finds the findings' tools.
+    analyzer = Analyzer(("en",), frozenset({"finding"}))
+    assert analyzer.terms("Findings") == ["finding"] and analyzer.terms("find") == ["find"]
+    assert stem("finding") == stem("find")
     assert detect_intents("what devices exist") == {"list"}
     assert detect_intents("remove several tags at once") == {"destroy", "bulk"}
     assert detect_intents("Lösche den Bericht") == {"destroy"}

@@ -32,18 +32,28 @@ A warm search costs one dict lookup per query term and one addition per posting.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import FieldDoesNotExist
 from django.utils import translation
 
 from mcp_bridge.build.tools import Tool
+
+try:  # the ``search`` extra: Snowball's stemmers (docs/discovery.md#ranking)
+    import snowballstemmer
+except ImportError:  # pragma: no cover - the fallback is tested by monkeypatching
+    snowballstemmer = None
+
+_AVAILABLE = frozenset(snowballstemmer.algorithms()) if snowballstemmer is not None else frozenset()
 
 #: BM25's term-frequency saturation and length normalisation, the usual values.
 K1 = 1.2
@@ -318,6 +328,18 @@ EXPANSION_WEIGHT = 0.6
 INTENT_MATCH = 1.8
 BULK_NOT_ASKED = 0.6
 BULK_ASKED_NOT_BULK = 0.8
+#: The factors of each kind for a query that names no kind of operation: it asks to read.
+NO_VERB = {LIST: 1.6, RETRIEVE: 1.3, CREATE: 1.0, UPDATE: 0.9, DESTROY: 0.6, ACTION: 1.0}
+#: How much a tool whose resource the query names whole gains (times the square of the
+#: share of the resource's words that the query has: "X" is not "X reservations").
+RESOURCE_MATCH = 1.0
+#: The factor of a tool all of whose name's words the query has.
+NAME_MATCH = 1.5
+#: Argument fields (parameters, filters, fields) count at most this much per term, and at
+#: most :data:`ARGUMENT_LENGTH` in a tool's length: hundreds of filters neither drown the
+#: tool's own words nor make it unfindable.
+ARGUMENT_TF = 1.0
+ARGUMENT_LENGTH = 12.0
 
 #: Terms below this inverse document frequency (in nearly every tool of the group: over
 #: nine in ten) are not searched: they tell no tool from another.
@@ -451,13 +473,11 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
 
 
-def stem(word: str) -> str:
-    """A light stemmer for English and German: plural and common inflection endings.
-
-    Not a linguist's stemmer: it only has to map the forms people type ("invoices",
-    "invoice"; "Rechnungen", "Rechnung"; "cancelled", "cancel") to one word, and to do the
-    same on both sides.
-    """
+def light_stem(word: str) -> str:
+    """The fallback stemmer, without the ``search`` extra: plural and common inflection
+    endings of English and German. It keeps ``-er`` and ``-ing`` (``order`` and ``orders``,
+    ``finding`` and ``findings`` each stay one word); Snowball does better
+    (docs/discovery.md#ranking)."""
     if len(word) <= 3 or word.isdigit():
         return word
     for suffix, replacement in (
@@ -466,20 +486,105 @@ def stem(word: str) -> str:
         ("ungen", "ung"),
         ("heiten", "heit"),
         ("keiten", "keit"),
-        ("ings", ""),
-        ("ing", ""),
+        ("ings", "ing"),
         ("ed", ""),
         ("es", ""),
         ("en", ""),
-        ("er", ""),
         ("s", ""),
         ("e", ""),
-        ("n", ""),
     ):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix == "s" and word.endswith(("ss", "us", "is")):
                 return word
             return word[: len(word) - len(suffix)] + replacement
+    return word
+
+
+#: The Snowball algorithm of each language code (ISO 639-1) that Snowball has one for.
+SNOWBALL_LANGUAGES = {
+    "ar": "arabic",
+    "hy": "armenian",
+    "eu": "basque",
+    "ca": "catalan",
+    "cs": "czech",
+    "da": "danish",
+    "nl": "dutch",
+    "en": "english",
+    "eo": "esperanto",
+    "et": "estonian",
+    "fi": "finnish",
+    "fr": "french",
+    "de": "german",
+    "el": "greek",
+    "hi": "hindi",
+    "hu": "hungarian",
+    "id": "indonesian",
+    "ga": "irish",
+    "it": "italian",
+    "lt": "lithuanian",
+    "ne": "nepali",
+    "nb": "norwegian",
+    "nn": "norwegian",
+    "no": "norwegian",
+    "fa": "persian",
+    "pl": "polish",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sr": "serbian",
+    "st": "sesotho",
+    "es": "spanish",
+    "sv": "swedish",
+    "ta": "tamil",
+    "tr": "turkish",
+    "yi": "yiddish",
+}
+
+_local = threading.local()
+
+
+def snowball_algorithm(language: str | None) -> str | None:
+    """The Snowball algorithm for a language code (``"de-at"`` → ``"german"``), ``None``
+    for a language Snowball lacks or when the ``search`` extra is not installed."""
+    if snowballstemmer is None:
+        return None
+    code = (language or "en").lower().replace("_", "-").split("-")[0]
+    algorithm = SNOWBALL_LANGUAGES.get(code)
+    return algorithm if algorithm in _AVAILABLE else None
+
+
+@functools.lru_cache(maxsize=200_000)
+def _snowball(algorithm: str, word: str) -> str:
+    stemmers = _local.__dict__.setdefault("stemmers", {})
+    stemmer = stemmers.get(algorithm)
+    if stemmer is None:  # one per thread: a Snowball stemmer keeps state while it works
+        stemmer = stemmers[algorithm] = snowballstemmer.stemmer(algorithm)
+    return str(stemmer.stemWord(word))
+
+
+def stem(word: str, language: str | None = None) -> str:
+    """``word``'s stem in ``language`` (a code; ``None``: English): Snowball's (the
+    ``search`` extra), else :func:`light_stem`. The same for the tools and the query."""
+    if word.isdigit():
+        return word
+    algorithm = snowball_algorithm(language)
+    if algorithm is None:
+        return light_stem(word)
+    return _snowball(algorithm, word)
+
+
+def noun_key(word: str) -> str:
+    """``word`` without an English plural ending (``findings`` → ``finding``,
+    ``addresses`` → ``address``, ``categories`` → ``category``): how a resource's name is
+    matched whole, before a stemmer folds it into a verb (``finding`` → ``find``)."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
     return word
 
 
@@ -490,9 +595,39 @@ def words(text: str | None) -> list[str]:
     return [w for w in _WORD.findall(fold(text)) if w not in STOP_WORDS]
 
 
-def terms(text: str | None) -> list[str]:
-    """The index terms of ``text``: :func:`words`, stemmed."""
-    return [stem(w) for w in words(text)]
+def terms(text: str | None, language: str | None = None) -> list[str]:
+    """The index terms of ``text``: :func:`words`, stemmed in ``language``."""
+    return [stem(w, language) for w in words(text)]
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    """How the words of one index (its tools' and its queries') become terms.
+
+    Attributes:
+        languages: the stemming languages: the index's own, and the source language when
+            the tools' texts are a translation that falls back to it (a word then yields the
+            stem of each, when they differ, each at half weight).
+        nouns: the noun keys (:func:`noun_key`) of the words that name the API's resources
+            (the models' verbose names, the router basenames): such a word is indexed and
+            searched whole, so that a resource named like a verb ("finding", "setting",
+            "post") keeps meaning the resource.
+    """
+
+    languages: tuple[str | None, ...] = (None,)
+    nouns: frozenset[str] = frozenset()
+
+    def weighted(self, word: str) -> list[tuple[str, float]]:
+        """The terms of one folded word, each with its share of the word's weight."""
+        key = noun_key(word)
+        if key in self.nouns:
+            return [(key, 1.0)]
+        stems = list(dict.fromkeys(stem(word, language) for language in self.languages))
+        return [(term, 1.0 / len(stems)) for term in stems]
+
+    def terms(self, text: str | None) -> list[str]:
+        """The terms of ``text`` (each once per word, whatever its weight)."""
+        return [term for word in words(text) for term, _ in self.weighted(word)]
 
 
 @dataclass
@@ -516,8 +651,14 @@ class SearchIndex:
         synonyms: ``{term: [term, ...]}``: the expansions of a query term.
         phrases: ``[(terms, expansions), ...]``: the expansions of a phrase of the query
             (``"shut down"`` → ``stop``; ``"virtual machine"`` → ``vm``).
-        intents: whether the verb intents rank (``False``: plain BM25, for the benchmark's
-            comparison).
+        intents: whether the verb intents, the resource and the name rank (``False``:
+            plain BM25, for the benchmark's comparison).
+        analyzer: how words become terms (:class:`Analyzer`), the same for the query.
+        resource_terms: each tool's resource names (verbose names, basename, the
+            overview's label), each as a tuple of terms.
+        name_terms: the terms of each tool's name.
+        resource_of: each tool's resource label, as its position in ``resources``.
+        by_name: ``{lower-cased tool name: document number}``.
     """
 
     names: list[str]
@@ -531,6 +672,11 @@ class SearchIndex:
     synonyms: dict[str, list[str]] = field(default_factory=dict)
     phrases: list[tuple[list[str], list[str]]] = field(default_factory=list)
     intents: bool = True
+    analyzer: Analyzer = field(default_factory=Analyzer)
+    resource_terms: list[list[tuple[str, ...]]] = field(default_factory=list)
+    name_terms: list[tuple[str, ...]] = field(default_factory=list)
+    resource_of: list[int] = field(default_factory=list)
+    by_name: dict[str, int] = field(default_factory=dict)
 
     def search(
         self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
@@ -576,28 +722,107 @@ class SearchIndex:
                 added = contribution_of.get(doc)
                 if added is not None:
                     scores[doc] += weight * added
+        exact = self._named(query) if self.intents else []
+        for doc in exact:
+            scores.setdefault(doc, 0.0)
         if not scores:
             return [], 0
         names = self.names
         if visible is not None:
             scores = {doc: score for doc, score in scores.items() if names[doc] in visible}
-        factors = self._factors(query)
+        intents = detect_intents(query) if self.intents else None
+        factors = self._factors(intents)
         classes = self.classes
+        if self.intents:
+            scores = self._rerank(query, scores, factors, intents or frozenset(), exact)
+        else:
+            scores = {doc: score * factors[classes[doc]] for doc, score in scores.items()}
         # (score, -doc): ties go to the first tool by name (tools are sorted by name).
-        scored = [(score * factors[classes[doc]], -doc) for doc, score in scores.items()]
+        scored = [(score, -doc) for doc, score in scores.items()]
         best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
         return [(names[-doc], score) for score, doc in best], len(scores)
 
-    def _factors(self, query: str) -> list[float]:
-        """The score factor of each (kind, bulk) pair (:data:`_CLASSES`) for ``query``'s intents."""
-        intents = detect_intents(query) if self.intents else None
+    def _named(self, query: str) -> list[int]:
+        """The tools whose exact name the query holds (``dcim_devices_list``, or the whole
+        query ``devices list`` when a tool is named ``devices_list``)."""
+        lowered = query.strip().lower()
+        found = []
+        whole = re.sub(r"[\s]+", "_", lowered.strip(" `'\".,;:!?()"))
+        if whole in self.by_name:
+            found.append(self.by_name[whole])
+        for token in re.split(r"[\s,;:!?()'\"`]+", lowered):
+            doc = self.by_name.get(token.strip("."))
+            if doc is not None and doc not in found:
+                found.append(doc)
+        return found
+
+    def _rerank(
+        self,
+        query: str,
+        scores: dict[int, float],
+        factors: list[float],
+        intents: frozenset[str],
+        exact: list[int],
+    ) -> dict[int, float]:
+        """The BM25 scores times the intent's, the resource's and the name's factors; a
+        tool named exactly first; a destructive tool below the reads of its resource unless
+        the query asks to remove."""
+        analyzer = self.analyzer
+        query_words = words(query)
+        every = {term for word in query_words for term, _ in analyzer.weighted(word)}
+        content = {
+            term
+            for word in query_words
+            if word not in _INTENT_WORDS
+            for term, _ in analyzer.weighted(word)
+        }
+        content |= {term for term, weight in self.query_terms(query).items() if weight < 1.0}
+        classes, resource_terms, name_terms = self.classes, self.resource_terms, self.name_terms
+        ranked: dict[int, float] = {}
+        for doc, score in scores.items():
+            factor = factors[classes[doc]]
+            coverage = max(
+                (len(content.intersection(alt)) / len(alt) for alt in resource_terms[doc] if alt),
+                default=0.0,
+            )
+            factor *= 1.0 + RESOURCE_MATCH * coverage * coverage
+            name = name_terms[doc]
+            if name and every.issuperset(name):
+                factor *= NAME_MATCH
+            ranked[doc] = score * factor
+        if exact:
+            top = max(ranked.values())
+            for position, doc in enumerate(exact):
+                if doc in ranked:
+                    ranked[doc] = top * 2.0 - position
+        if DESTROY not in intents and ranked:
+            kinds, resource_of = self.kinds, self.resource_of
+            best_read: dict[int, float] = {}
+            for doc, score in ranked.items():
+                if kinds[doc] in (LIST, RETRIEVE):
+                    resource = resource_of[doc]
+                    best_read[resource] = max(best_read.get(resource, 0.0), score)
+            for doc, score in ranked.items():
+                if kinds[doc] == DESTROY and doc not in exact:
+                    read = best_read.get(resource_of[doc])
+                    if read is not None and score >= read:
+                        ranked[doc] = read * 0.999
+        return ranked
+
+    def _factors(self, intents: frozenset[str] | None) -> list[float]:
+        """The score factor of each (kind, bulk) pair (:data:`_CLASSES`) for a query's
+        intents (``None``: plain BM25). A query that names no kind of operation asks to
+        read: lists first, then single objects, writes after, deletes last."""
         asks_bulk = intents is not None and BULK in intents
+        asks_kind = intents is not None and bool(intents - {BULK})
         factors = []
         for kind, is_bulk in _CLASSES:
             factor = 1.0
             if intents is not None:
                 if kind in intents:
                     factor = INTENT_MATCH
+                elif not asks_kind:
+                    factor = NO_VERB.get(kind, 1.0)
                 if is_bulk and not asks_bulk:
                     factor *= BULK_NOT_ASKED
                 elif asks_bulk and not is_bulk:
@@ -612,14 +837,16 @@ class SearchIndex:
         weighted: dict[str, float] = {}
         query_words = words(query)
         expansions: list[str] = []
+        stems: list[str] = []
+        analyzer = self.analyzer
         for word in query_words:
-            term = stem(word)
             # A verb that says which kind of operation is asked for counts through the
             # intent; as a word it would find names that merely contain it ("page_detail").
             own = VERB_WEIGHT if self.intents and word in _INTENT_WORDS else 1.0
-            weighted[term] = max(weighted.get(term, 0.0), own)
-            expansions += self.synonyms.get(term, ())
-        stems = [stem(w) for w in query_words]
+            for term, share in analyzer.weighted(word):
+                weighted[term] = max(weighted.get(term, 0.0), own * share)
+                expansions += self.synonyms.get(term, ())
+                stems.append(term)
         for phrase, expanded in self.phrases:
             if _contains(stems, phrase):
                 expansions += expanded
@@ -737,14 +964,15 @@ def _translated_model_texts(
 
 
 def synonym_tables(
-    groups: Iterable[Iterable[str]],
+    groups: Iterable[Iterable[str]], analyzer: Analyzer | None = None
 ) -> tuple[dict[str, list[str]], list[tuple[list[str], list[str]]]]:
     """``(single-term expansions, phrase expansions)`` of groups of words that mean the same:
-    every member of a group expands to the terms of the others."""
+    every member of a group expands to the terms of the others (made by ``analyzer``)."""
+    analyzer = analyzer or Analyzer()
     single: dict[str, dict[str, None]] = {}
     phrases: dict[tuple[str, ...], dict[str, None]] = {}
     for group in groups:
-        members = [tuple(terms(member)) for member in group]
+        members = [tuple(analyzer.terms(member)) for member in group]
         members = [member for member in members if member]
         for member in members:
             others = {term: None for other in members if other != member for term in other}
@@ -831,7 +1059,42 @@ def build_index(
         plain: plain BM25 over the tools' own texts, for the benchmark's comparison: no
             facts, no verb intents, no abbreviations, no vocabulary.
     """
-    return index_texts([tool_text(tool, language) for tool in tools], synonyms, plain=plain)
+    source = settings.LANGUAGE_CODE if settings.configured else None
+    return index_texts(
+        [tool_text(tool, language) for tool in tools],
+        synonyms,
+        plain=plain,
+        language=language,
+        source_language=source,
+    )
+
+
+#: The fields of a tool's arguments: capped (:data:`ARGUMENT_TF`, :data:`ARGUMENT_LENGTH`).
+ARGUMENT_FIELDS = frozenset({"parameters", "parameter_texts", "filters", "fields"})
+
+
+def analyzer_for(
+    texts: list[ToolText], language: str | None, source_language: str | None, *, plain: bool
+) -> Analyzer:
+    """The :class:`Analyzer` of an index of ``texts`` in ``language`` (``None``: the source
+    language), whose untranslated texts are in ``source_language``."""
+    own = language or source_language
+    languages: tuple[str | None, ...] = (own,)
+    if language and source_language and snowball_algorithm(language) != snowball_algorithm(
+        source_language
+    ):
+        languages = (language, source_language)
+    if plain:
+        return Analyzer(languages)
+    nouns = {
+        noun_key(word)
+        for text in texts
+        for name, value in text.fields
+        if name == "resource"
+        for word in words(value)
+        if not word.isdigit()
+    }
+    return Analyzer(languages, frozenset(nouns))
 
 
 def index_texts(
@@ -839,31 +1102,70 @@ def index_texts(
     synonyms: dict[str, Iterable[str]] | None = None,
     *,
     plain: bool = False,
+    language: str | None = None,
+    source_language: str | None = None,
 ) -> SearchIndex:
     """The :class:`SearchIndex` of tools given as :class:`ToolText` records (see
-    :func:`build_index`)."""
+    :func:`build_index`; ``source_language``: the language of the texts that are not
+    translated, ``LANGUAGE_CODE``)."""
+    analyzer = analyzer_for(texts, language, source_language, plain=plain)
     documents: list[dict[str, float]] = []
+    lengths: list[float] = []
     resources: dict[str, list[int]] = {}
+    resource_terms: list[list[tuple[str, ...]]] = []
+    name_terms: list[tuple[str, ...]] = []
+    resource_of: list[int] = []
+    positions: dict[str, int] = {}
+    expanded = _expanded(analyzer)
     for number, text in enumerate(texts):
         counts: dict[str, float] = {}
+        arguments: dict[str, float] = {}
+        alternatives: dict[tuple[str, ...], None] = {}
+        own_name: tuple[str, ...] = ()
         for name, value in text.fields:
             if plain and name not in PLAIN_FIELDS:
                 continue
             weight = WEIGHTS[name]
-            for term in terms(value):
-                counts[term] = counts.get(term, 0.0) + weight
+            target = arguments if name in ARGUMENT_FIELDS and not plain else counts
+            found = []
+            for word in words(value):
+                for term, share in analyzer.weighted(word):
+                    target[term] = target.get(term, 0.0) + weight * share
+                    found.append(term)
+            if name == "resource" and found:
+                alternatives[tuple(dict.fromkeys(found))] = None
+            elif name == "name" and not own_name:
+                own_name = tuple(dict.fromkeys(found))
+        label = tuple(dict.fromkeys(analyzer.terms(text.resource)))
+        if label:
+            alternatives[label] = None
+        length = sum(counts.values())
+        if arguments:
+            length += min(sum(arguments.values()), ARGUMENT_LENGTH)
+            for term, count in arguments.items():
+                counts[term] = counts.get(term, 0.0) + min(count, ARGUMENT_TF)
         if not plain:
-            _add_abbreviations(counts)
+            _add_abbreviations(counts, expanded)
         documents.append(counts)
+        lengths.append(length)
+        resource_of.append(positions.setdefault(text.resource, len(positions)))
         resources.setdefault(text.resource, []).append(number)
+        resource_terms.append(list(alternatives))
+        name_terms.append(own_name)
     return index_of(
         [text.name for text in texts],
         documents,
         [text.kind for text in texts],
         [text.bulk for text in texts],
         resources,
-        **_expansions(synonyms, plain),
+        lengths=lengths,
+        **_expansions(synonyms, plain, analyzer),
         intents=not plain,
+        analyzer=analyzer,
+        resource_terms=resource_terms,
+        name_terms=name_terms,
+        resource_of=resource_of,
+        by_name={text.name.lower(): number for number, text in enumerate(texts)},
     )
 
 
@@ -873,6 +1175,7 @@ def index_of(
     kinds: list[str],
     bulk: list[bool],
     resources: dict[str, list[int]],
+    lengths: list[float] | None = None,
     **options: Any,
 ) -> SearchIndex:
     """The :class:`SearchIndex` of documents given as ``{term: weighted count}``: each
@@ -881,10 +1184,14 @@ def index_of(
     Args:
         names, kinds, bulk: the tools' names, kinds and bulk flags, by document number.
         resources: the overview's resources (:attr:`SearchIndex.resources`).
+        lengths: each document's length for BM25's normalisation (default: the sum of its
+            counts).
         options: the other fields of :class:`SearchIndex` (synonyms, phrases, intents).
     """
     total = len(documents)
-    average = (sum(sum(doc.values()) for doc in documents) / total) if total else 1.0
+    if lengths is None:
+        lengths = [sum(doc.values()) for doc in documents]
+    average = (sum(lengths) / total) if total else 1.0
     frequency: dict[str, int] = {}
     for doc in documents:
         for term in doc:
@@ -892,7 +1199,7 @@ def index_of(
     postings: dict[str, tuple[list[int], list[float]]] = {}
     idf = {term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in frequency.items()}
     for number, doc in enumerate(documents):
-        norm = K1 * (1 - B + B * sum(doc.values()) / (average or 1.0))
+        norm = K1 * (1 - B + B * lengths[number] / (average or 1.0))
         for term, tf in doc.items():
             entry = postings.setdefault(term, ([], []))
             entry[0].append(number)
@@ -914,30 +1221,35 @@ def index_of(
     )
 
 
-#: The multi-word expansions of :data:`ABBREVIATIONS`, as terms: a tool about a "virtual
-#: machine" is indexed under ``vm`` too, as strongly as its weaker word, so that "VM 12"
-#: finds it before a tool whose own texts say "VM" in passing.
-_EXPANDED = [
-    (stem(abbreviation), terms(" ".join(expansion)))
-    for abbreviation, expansion in ABBREVIATIONS.items()
-    if len(expansion) > 1 and abbreviation not in expansion
-]
+@functools.lru_cache(maxsize=16)
+def _expanded(analyzer: Analyzer) -> list[tuple[str, list[str]]]:
+    """The multi-word expansions of :data:`ABBREVIATIONS`, as terms: a tool about a "virtual
+    machine" is indexed under ``vm`` too, as strongly as its weaker word, so that "VM 12"
+    finds it before a tool whose own texts say "VM" in passing."""
+    plain = Analyzer(analyzer.languages)
+    return [
+        (plain.terms(abbreviation)[0], plain.terms(" ".join(expansion)))
+        for abbreviation, expansion in ABBREVIATIONS.items()
+        if len(expansion) > 1 and abbreviation not in expansion
+    ]
 
 
-def _add_abbreviations(counts: dict[str, float]) -> None:
-    for abbreviation, expansion in _EXPANDED:
+def _add_abbreviations(counts: dict[str, float], expanded: list[tuple[str, list[str]]]) -> None:
+    for abbreviation, expansion in expanded:
         if all(term in counts for term in expansion):
             counts[abbreviation] = counts.get(abbreviation, 0.0) + min(
                 counts[term] for term in expansion
             )
 
 
-def _expansions(synonyms: dict[str, Iterable[str]] | None, plain: bool) -> dict[str, Any]:
+def _expansions(
+    synonyms: dict[str, Iterable[str]] | None, plain: bool, analyzer: Analyzer
+) -> dict[str, Any]:
     groups: list[list[str]] = [[word, *others] for word, others in (synonyms or {}).items()]
     if not plain:
         groups += [list(group) for group in VOCABULARY]
         groups += [
             [abbreviation, " ".join(expansion)] for abbreviation, expansion in ABBREVIATIONS.items()
         ]
-    single, phrases = synonym_tables(groups)
+    single, phrases = synonym_tables(groups, analyzer)
     return {"synonyms": single, "phrases": phrases}
