@@ -69,9 +69,7 @@ def main() -> None:
         context = getattr(importlib.import_module(module), name)()
     with context:
         toolset = get_toolset(options.group, options.api_version)
-    texts = [
-        {**tool_text(tool).as_json(), "tool": _own_texts(tool)} for tool in toolset.tools
-    ]
+    texts = [{**tool_text(tool).as_json(), "tool": _own_texts(tool)} for tool in toolset.tools]
     dump = {
         "app": options.app,
         "version": options.version,

@@ -124,7 +124,9 @@ def load_tasks(app: str) -> list[dict[str, Any]]:
         if isinstance(expected, str):
             expected = [expected]
         query = task.get("query") or task.get("task") or task.get("text")
-        split = {"heldout": "held-out", "held_out": "held-out"}.get(task.get("split"), task.get("split"))
+        split = {"heldout": "held-out", "held_out": "held-out"}.get(
+            task.get("split"), task.get("split")
+        )
         normalized.append({**task, "query": query, "expected": list(expected), "split": split})
     return normalized
 

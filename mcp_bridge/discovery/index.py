@@ -103,6 +103,9 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "find all",
         "search",
         "enumerate",
+        "find",
+        "search for",
+        "look for",
         "how many",
         "alle",
         "liste",
@@ -152,6 +155,11 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "place",
         "enter",
         "allocate",
+        "set up",
+        "setup",
+        "generate",
+        "upload",
+        "invite",
         "anlegen",
         "lege",
         "hinzufugen",
@@ -187,6 +195,31 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "adjust",
         "mark",
         "switch",
+        "raise",
+        "lower",
+        "increase",
+        "decrease",
+        "reduce",
+        "extend",
+        "shorten",
+        "reschedule",
+        "postpone",
+        "enable",
+        "disable",
+        "activate",
+        "deactivate",
+        "turn on",
+        "turn off",
+        "erhohe",
+        "erhohen",
+        "senke",
+        "senken",
+        "verlangere",
+        "verlangern",
+        "aktiviere",
+        "aktivieren",
+        "deaktiviere",
+        "deaktivieren",
         "andern",
         "andere",
         "umbenennen",
@@ -214,6 +247,8 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "destroy",
         "discard",
         "purge",
+        "take off",
+        "wipe",
         "loschen",
         "losche",
         "entfernen",
@@ -301,7 +336,7 @@ VOCABULARY: tuple[tuple[str, ...], ...] = (
     ("tax rate", "vat", "steuersatz", "mehrwertsteuer"),
     ("credit note", "gutschrift"),
     ("memory", "ram", "arbeitsspeicher"),
-    ("void", "cancel", "annul", "stornieren", "storniere", "storno"),
+    ("void", "cancel", "annul", "undo", "revert", "stornieren", "storniere", "storno"),
     ("refund", "reimburse", "give back", "money back", "erstatten", "zuruckerstatten"),
     ("pause", "suspend", "on hold", "pausieren", "aussetzen"),
     ("checkout", "check out", "kasse", "bezahlen"),
@@ -322,6 +357,9 @@ VOCABULARY: tuple[tuple[str, ...], ...] = (
     ("schedule", "plan", "einplanen"),
 )
 
+#: The share of a resource's name whole in its word's weight (the rest is its stem's).
+NOUN_SHARE = 0.7
+
 #: How much an expansion (an abbreviation's, a synonym's) counts beside the query's own word.
 EXPANSION_WEIGHT = 0.6
 #: Score factors of the verb intent (measured on bench/search_tasks.json, docs/benchmarks.md).
@@ -330,6 +368,58 @@ BULK_NOT_ASKED = 0.6
 BULK_ASKED_NOT_BULK = 0.8
 #: The factors of each kind for a query that names no kind of operation: it asks to read.
 NO_VERB = {LIST: 1.6, RETRIEVE: 1.3, CREATE: 1.0, UPDATE: 0.9, DESTROY: 0.6, ACTION: 1.0}
+#: The same, for a query that names one object (a word with a digit: "invoice 2026-00042").
+NO_VERB_ONE = {**NO_VERB, LIST: 1.3, RETRIEVE: 1.6}
+#: Words that start a question or a request to see: a query starting so asks to read.
+READ_WORDS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "when",
+        "how",
+        "why",
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "any",
+        "show",
+        "see",
+        "view",
+        "display",
+        "find",
+        "look",
+        "check",
+        "count",
+        "get",
+        "tell",
+        "give",
+        "open",
+    ]
+    + [
+        "wer",
+        "wen",
+        "wem",
+        "wessen",
+        "wo",
+        "wann",
+        "warum",
+        "wieviel",
+        "zeig",
+        "zeige",
+        "zeigen",
+        "gib",
+        "finde",
+        "suche",
+    ]
+)
 #: How much a tool whose resource the query names whole gains (times the square of the
 #: share of the resource's words that the query has: "X" is not "X reservations").
 RESOURCE_MATCH = 1.0
@@ -464,6 +554,7 @@ STOP_WORDS = frozenset(
 _WORD = re.compile(r"[a-z]+|[0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})")
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
+_IDENTIFIER = re.compile(r"[0-9]")
 
 
 def fold(text: str) -> str:
@@ -619,10 +710,13 @@ class Analyzer:
 
     def weighted(self, word: str) -> list[tuple[str, float]]:
         """The terms of one folded word, each with its share of the word's weight."""
-        key = noun_key(word)
-        if key in self.nouns:
-            return [(key, 1.0)]
         stems = list(dict.fromkeys(stem(word, language) for language in self.languages))
+        key = noun_key(word)
+        if key in self.nouns and key not in stems:
+            # The resource's name whole, and its stem a little: "exporters" still meets
+            # "export", but "finding" is first the findings.
+            share = (1.0 - NOUN_SHARE) / len(stems)
+            return [(key, NOUN_SHARE), *((term, share) for term in stems)]
         return [(term, 1.0 / len(stems)) for term in stems]
 
     def terms(self, text: str | None) -> list[str]:
@@ -731,7 +825,7 @@ class SearchIndex:
         if visible is not None:
             scores = {doc: score for doc, score in scores.items() if names[doc] in visible}
         intents = detect_intents(query) if self.intents else None
-        factors = self._factors(intents)
+        factors = self._factors(intents, query)
         classes = self.classes
         if self.intents:
             scores = self._rerank(query, scores, factors, intents or frozenset(), exact)
@@ -809,26 +903,43 @@ class SearchIndex:
                         ranked[doc] = read * 0.999
         return ranked
 
-    def _factors(self, intents: frozenset[str] | None) -> list[float]:
+    def _factors(self, intents: frozenset[str] | None, query: str = "") -> list[float]:
         """The score factor of each (kind, bulk) pair (:data:`_CLASSES`) for a query's
-        intents (``None``: plain BM25). A query that names no kind of operation asks to
-        read: lists first, then single objects, writes after, deletes last."""
+        intents (``None``: plain BM25). A query that names no kind of operation and starts
+        with no other verb asks to read: lists first (single objects first when it names
+        one: a word with a digit), then writes, deletes last."""
         asks_bulk = intents is not None and BULK in intents
         asks_kind = intents is not None and bool(intents - {BULK})
+        reads: dict[str, float] = {}
+        if intents is not None and not asks_kind and not self._other_verb(query):
+            reads = NO_VERB_ONE if _IDENTIFIER.search(query) else NO_VERB
         factors = []
         for kind, is_bulk in _CLASSES:
             factor = 1.0
             if intents is not None:
                 if kind in intents:
                     factor = INTENT_MATCH
-                elif not asks_kind:
-                    factor = NO_VERB.get(kind, 1.0)
+                else:
+                    factor = reads.get(kind, 1.0)
                 if is_bulk and not asks_bulk:
                     factor *= BULK_NOT_ASKED
                 elif asks_bulk and not is_bulk:
                     factor *= BULK_ASKED_NOT_BULK
             factors.append(factor)
         return factors
+
+    def _other_verb(self, query: str) -> bool:
+        """Whether the query starts with a word that is likely a verb the intents do not
+        know ("issue a gift card", "cancel order 12"): not a question or read word, not a
+        word of the API's resources, not a number."""
+        first = next(iter(_WORD.findall(fold(query))), "")
+        return bool(first) and not (
+            first in _INTENT_WORDS
+            or first in READ_WORDS
+            or first in STOP_WORDS
+            or first.isdigit()
+            or noun_key(first) in self.analyzer.nouns
+        )
 
     def query_terms(self, query: str) -> dict[str, float]:
         """The weighted terms of a query: its own words (1.0), then the expansions of
@@ -1080,8 +1191,10 @@ def analyzer_for(
     language), whose untranslated texts are in ``source_language``."""
     own = language or source_language
     languages: tuple[str | None, ...] = (own,)
-    if language and source_language and snowball_algorithm(language) != snowball_algorithm(
-        source_language
+    if (
+        language
+        and source_language
+        and snowball_algorithm(language) != snowball_algorithm(source_language)
     ):
         languages = (language, source_language)
     if plain:
