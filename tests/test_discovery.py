@@ -21,7 +21,15 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.tokens import estimate_tokens
 from mcp_bridge.build.naming import is_portable
-from mcp_bridge.discovery.index import Analyzer, detect_intents, light_stem, stem, terms
+from mcp_bridge.discovery.index import (
+    Analyzer,
+    ToolText,
+    detect_intents,
+    index_texts,
+    light_stem,
+    stem,
+    terms,
+)
 from mcp_bridge.discovery.metatools import (
     CALL_DESTRUCTIVE,
     CALL_READ_ONLY,
@@ -307,6 +315,62 @@ def test_search_never_returns_an_invisible_tool(db):
     assert [name for name, _ in ranked] == ["reports_list"] and matched == 1
 
 
+def test_a_query_without_a_verb_asks_to_read(db):
+    # The demo's backoffice ranked products_destroy first for "products" (issue 33).
+    index = get_toolset("backoffice").index()
+    ranked = [name for name, _ in index.search("products", None, 5)[0]]
+    assert ranked[:2] == ["products_list", "products_retrieve"]
+    assert [name for name, _ in index.search("delete product", None, 1)[0]] == ["products_destroy"]
+
+
+def test_singular_and_plural_find_the_same_tools(db):
+    index = get_toolset("backoffice").index()
+    assert index.search("order", None)[1] == index.search("orders", None)[1]
+
+
+def _text(name, kind, resource, *fields, path="/x/"):
+    return ToolText(name, kind, False, resource, "GET", path, [("name", name), *fields])
+
+
+def test_a_neighbouring_resource_does_not_win():
+    # "room" is not "room reservations", though the reservations' texts say "room" more.
+    texts = [
+        _text("room_list", "list", "rooms", ("resource", "room"), ("description", "List rooms.")),
+        _text(
+            "roomreservation_list",
+            "list",
+            "room reservations",
+            ("resource", "room reservation"),
+            ("description", "List reservations of a room: the room, the room's booker."),
+        ),
+    ]
+    index = index_texts(texts)
+    assert index.search("rooms", None, 1)[0][0][0] == "room_list"
+
+
+def test_a_huge_argument_list_neither_drowns_nor_hides_a_tool():
+    filters = [("filters", f"site {n} rack {n} tenant {n}") for n in range(200)]
+    texts = [
+        _text("dcim_devices_list", "list", "devices", ("resource", "device"), *filters),
+        _text("dcim_devices_retrieve", "retrieve", "devices", ("resource", "device")),
+        _text("dcim_racks_list", "list", "racks", ("resource", "rack"), ("description", "racks")),
+        *(
+            _text(
+                f"other_{n}_list",
+                "list",
+                f"thing {n}",
+                ("resource", "bay"),
+                ("description", "a bay of a chassis"),
+            )
+            for n in range(30)
+        ),
+    ]
+    index = index_texts(texts)
+    assert index.search("dcim_devices_list", None, 1)[0][0][0] == "dcim_devices_list"
+    assert index.search("dcim devices list", None, 1)[0][0][0] == "dcim_devices_list"
+    assert index.search("devices", None, 1)[0][0][0] == "dcim_devices_list"
+
+
 def test_words_are_split_folded_and_stemmed():
     assert terms("ipAddresses_list") == ["ip", "address", "list"]
     assert stem("invoices") == stem("invoice")
@@ -330,7 +394,9 @@ def test_a_word_that_names_a_resource_keeps_meaning_it():
     # is indexed whole, so that "findings" still finds the findings' tools.
     analyzer = Analyzer(("en",), frozenset({"finding"}))
     assert analyzer.terms("Findings")[0] == "finding" and analyzer.terms("find") == ["find"]
-    assert dict(analyzer.weighted("findings"))["finding"] > dict(analyzer.weighted("findings"))["find"]
+    assert (
+        dict(analyzer.weighted("findings"))["finding"] > dict(analyzer.weighted("findings"))["find"]
+    )
     assert stem("finding") == stem("find")
     assert detect_intents("what devices exist") == {"list"}
     assert detect_intents("remove several tags at once") == {"destroy", "bulk"}
