@@ -384,6 +384,14 @@ def test_singular_and_plural_are_one_term(singular):
     assert stem(singular) == stem(singular + "s")
 
 
+def test_without_the_search_extra_the_light_stemmer_is_used(monkeypatch):
+    from mcp_bridge.discovery import index
+
+    monkeypatch.setattr(index, "snowballstemmer", None)
+    assert index.snowball_algorithm("en") is None
+    assert stem("orders") == stem("order") == "order" and stem("finding") == "finding"
+
+
 def test_the_light_stemmer_keeps_singular_and_plural_together():
     for singular in ("order", "customer", "number", "filter", "finding", "setting"):
         assert light_stem(singular) == light_stem(singular + "s"), singular

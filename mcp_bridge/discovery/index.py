@@ -49,7 +49,7 @@ from django.utils import translation
 from mcp_bridge.build.tools import Tool
 
 try:  # the ``search`` extra: Snowball's stemmers (docs/discovery.md#ranking)
-    import snowballstemmer
+    import snowballstemmer  # type: ignore[import-untyped,import-not-found,unused-ignore]
 except ImportError:  # pragma: no cover - the fallback is tested by monkeypatching
     snowballstemmer = None
 
