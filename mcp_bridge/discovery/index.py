@@ -368,7 +368,10 @@ BULK_NOT_ASKED = 0.6
 BULK_ASKED_NOT_BULK = 0.8
 #: The factors of each kind for a query that names no kind of operation: it asks to read.
 NO_VERB = {LIST: 1.6, RETRIEVE: 1.3, CREATE: 1.0, UPDATE: 0.9, DESTROY: 0.6, ACTION: 1.0}
-#: The same, for a query that names one object (a word with a digit: "invoice 2026-00042").
+#: The factors for a query that starts with a verb the intents do not know ("issue a gift
+#: card", "load 20 euros onto it"): it asks to do something, most likely not to read.
+OTHER_VERB = {LIST: 0.8, RETRIEVE: 0.8, CREATE: 1.2, UPDATE: 1.0, DESTROY: 0.7, ACTION: 1.2}
+#: The same as NO_VERB, for a query that names one object (a word with a digit: "invoice 2026-00042").
 NO_VERB_ONE = {**NO_VERB, LIST: 1.3, RETRIEVE: 1.6}
 #: Words that start a question or a request to see: a query starting so asks to read.
 READ_WORDS = frozenset(
@@ -753,6 +756,8 @@ class SearchIndex:
         name_terms: the terms of each tool's name.
         resource_of: each tool's resource label, as its position in ``resources``.
         by_name: ``{lower-cased tool name: document number}``.
+        verb_phrases: the resource names of several words one of which states an intent
+            ("waiting list"), folded, longest first.
     """
 
     names: list[str]
@@ -771,6 +776,7 @@ class SearchIndex:
     name_terms: list[tuple[str, ...]] = field(default_factory=list)
     resource_of: list[int] = field(default_factory=list)
     by_name: dict[str, int] = field(default_factory=dict)
+    verb_phrases: list[str] = field(default_factory=list)
 
     def search(
         self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
@@ -824,7 +830,7 @@ class SearchIndex:
         names = self.names
         if visible is not None:
             scores = {doc: score for doc, score in scores.items() if names[doc] in visible}
-        intents = detect_intents(query) if self.intents else None
+        intents = detect_intents(self._without_names(query)) if self.intents else None
         factors = self._factors(intents, query)
         classes = self.classes
         if self.intents:
@@ -835,6 +841,14 @@ class SearchIndex:
         scored = [(score, -doc) for doc, score in scores.items()]
         best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
         return [(names[-doc], score) for score, doc in best], len(scores)
+
+    def _without_names(self, query: str) -> str:
+        """The query without the resource names that hold a verb word ("waiting list",
+        "check-in list"): there the word names a resource, it asks for no kind."""
+        folded = " " + " ".join(_WORD.findall(fold(query))) + " "
+        for phrase in self.verb_phrases:
+            folded = folded.replace(f" {phrase} ", " _ ")
+        return folded
 
     def _named(self, query: str) -> list[int]:
         """The tools whose exact name the query holds (``dcim_devices_list``, or the whole
@@ -911,8 +925,11 @@ class SearchIndex:
         asks_bulk = intents is not None and BULK in intents
         asks_kind = intents is not None and bool(intents - {BULK})
         reads: dict[str, float] = {}
-        if intents is not None and not asks_kind and not self._other_verb(query):
-            reads = NO_VERB_ONE if _IDENTIFIER.search(query) else NO_VERB
+        if intents is not None and not asks_kind:
+            if self._other_verb(query):
+                reads = OTHER_VERB
+            else:
+                reads = NO_VERB_ONE if _IDENTIFIER.search(query) else NO_VERB
         factors = []
         for kind, is_bulk in _CLASSES:
             factor = 1.0
@@ -934,7 +951,8 @@ class SearchIndex:
         word of the API's resources, not a number."""
         first = next(iter(_WORD.findall(fold(query))), "")
         return bool(first) and not (
-            first in _INTENT_WORDS
+            first.endswith(("ing", "ed"))  # "pending orders": an adjective, not an order
+            or first in _INTENT_WORDS
             or first in READ_WORDS
             or first in STOP_WORDS
             or first.isdigit()
@@ -1279,7 +1297,26 @@ def index_texts(
         name_terms=name_terms,
         resource_of=resource_of,
         by_name={text.name.lower(): number for number, text in enumerate(texts)},
+        verb_phrases=_verb_phrases(texts),
     )
+
+
+def _verb_phrases(texts: list[ToolText]) -> list[str]:
+    """The runs of two or more words of the resource names that hold a word stating an
+    intent ("waiting list" of "waiting list entry"), longest first."""
+    phrases: set[str] = set()
+    for text in texts:
+        for name, value in text.fields:
+            if name != "resource":
+                continue
+            found = _WORD.findall(fold(value))
+            for position, word in enumerate(found):
+                if word not in _INTENT_WORDS:
+                    continue
+                for start in range(position + 1):
+                    for end in range(max(position + 1, start + 2), len(found) + 1):
+                        phrases.add(" ".join(found[start:end]))
+    return sorted((p for p in phrases if " " in p), key=len, reverse=True)
 
 
 def index_of(
