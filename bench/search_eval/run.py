@@ -252,12 +252,42 @@ def table(figures: dict[str, Any], splits: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
+def compare(before: dict[str, Any], after: dict[str, Any], splits: tuple[str, ...]) -> str:
+    """One table of both runs: the bridge before and after, the baselines of ``after``."""
+    lines = [
+        "| application (tools) | half (tasks) | ranking | recall@1 | recall@5 | MRR |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for app, data in after.items():
+        if app.startswith("_"):
+            continue
+        for split in splits:
+            rows = [
+                (
+                    "bridge, before",
+                    before.get(app, {}).get("splits", {}).get(split, {}).get("bridge"),
+                )
+            ]
+            rows.append(("**bridge, after**", data["splits"][split]["bridge"]))
+            for label in ("plain BM25", "bm25s", "FastMCP BM25"):
+                rows.append((label, data["splits"][split].get(label)))
+            for label, s in rows:
+                if s is None:
+                    continue
+                lines.append(
+                    f"| {app} {data['version']} ({data['tools']:,}) | {split} ({s['n']}) "
+                    f"| {label} | {s['r@1']:.2f} | {s['r@5']:.2f} | {s['mrr']:.2f} |"
+                )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="search evaluation on real applications")
     parser.add_argument("--split", choices=(*SPLITS, "both"), default="both")
     parser.add_argument("--misses", action="store_true")
     parser.add_argument("--json")
     parser.add_argument("--legacy", action="store_true")
+    parser.add_argument("--compare", help="a --json file of an earlier run: one table of both")
     parser.add_argument("--tasks-dir", help="where the <app>.tasks.json are (default: here)")
     options = parser.parse_args()
     if options.tasks_dir:
@@ -265,7 +295,10 @@ def main() -> None:
         TASKS_DIR = pathlib.Path(options.tasks_dir)
     splits = SPLITS if options.split == "both" else (options.split,)
     figures = evaluate(splits, options.misses)
-    print(table(figures, splits))
+    if options.compare:
+        print(compare(json.loads(pathlib.Path(options.compare).read_text()), figures, splits))
+    else:
+        print(table(figures, splits))
     if options.json:
         pathlib.Path(options.json).write_text(json.dumps(figures, indent=1))
     if options.legacy:
