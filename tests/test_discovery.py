@@ -371,6 +371,19 @@ def test_a_huge_argument_list_neither_drowns_nor_hides_a_tool():
     assert index.search("devices", None, 1)[0][0][0] == "dcim_devices_list"
 
 
+def test_a_value_in_the_query_is_not_a_search_word():
+    # "core" of the device "core-rtr-01" found the core_* tools first (Nautobot).
+    texts = [
+        _text("core_render_template_create", "create", "core", ("description", "Render.")),
+        _text("dcim_devices_list", "list", "devices", ("resource", "device")),
+        _text("dcim_devices_retrieve", "retrieve", "devices", ("resource", "device")),
+        *(_text(f"x_{n}_list", "list", f"x {n}", ("resource", "thing")) for n in range(10)),
+    ]
+    index = index_texts(texts)
+    assert index.search("notes on device core-rtr-01", None, 1)[0][0][0] == "dcim_devices_list"
+    assert index.search("look up device 'core router'", None, 1)[0][0][0].startswith("dcim_devices")
+
+
 def test_words_are_split_folded_and_stemmed():
     assert terms("ipAddresses_list") == ["ip", "address", "list"]
     assert stem("invoices") == stem("invoice")

@@ -444,6 +444,8 @@ SELECTIVE_IDF = 1.0
 
 #: How much a query word that states an intent (:data:`INTENTS`) counts as a word.
 VERB_WEIGHT = 0.3
+#: How much a word of a value counts (a quoted text, an identifier: :func:`_value_words`).
+VALUE_WEIGHT = 0.1
 
 #: Words that carry no meaning for ranking (folded, English and German).
 STOP_WORDS = frozenset(
@@ -558,6 +560,9 @@ _WORD = re.compile(r"[a-z]+|[0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})")
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 _IDENTIFIER = re.compile(r"[0-9]")
+#: A token that is a value: a digit beside a separator ("core-rtr-01", "10.0.0.0/24",
+#: "GC-7781"), or a digit in five characters or more ("Q7XK2"); not "S3", "IPv4", "L2".
+_VALUE_TOKEN = re.compile(r"[0-9].*[-./:_#@]|[-./:_#@].*[0-9]|^(?=\S*[0-9])\S{5,}$")
 
 
 def fold(text: str) -> str:
@@ -878,10 +883,11 @@ class SearchIndex:
         analyzer = self.analyzer
         query_words = words(query)
         every = {term for word in query_words for term, _ in analyzer.weighted(word)}
+        values = _value_words(query)
         content = {
             term
             for word in query_words
-            if word not in _INTENT_WORDS
+            if word not in _INTENT_WORDS and word not in values
             for term, _ in analyzer.weighted(word)
         }
         content |= {term for term, weight in self.query_terms(query).items() if weight < 1.0}
@@ -965,6 +971,7 @@ class SearchIndex:
         highest weight."""
         weighted: dict[str, float] = {}
         query_words = words(query)
+        values = _value_words(query) if self.intents else frozenset()
         expansions: list[str] = []
         stems: list[str] = []
         analyzer = self.analyzer
@@ -972,6 +979,8 @@ class SearchIndex:
             # A verb that says which kind of operation is asked for counts through the
             # intent; as a word it would find names that merely contain it ("page_detail").
             own = VERB_WEIGHT if self.intents and word in _INTENT_WORDS else 1.0
+            if word in values:
+                own = min(own, VALUE_WEIGHT)
             for term, share in analyzer.weighted(word):
                 weighted[term] = max(weighted.get(term, 0.0), own * share)
                 expansions += self.synonyms.get(term, ())
@@ -994,6 +1003,23 @@ _CLASSES = [
 _INTENT_WORDS = frozenset(
     phrase for phrases in INTENTS.values() for phrase in phrases if " " not in phrase
 )
+
+
+_QUOTED = re.compile(r"'[^']+'|\"[^\"]+\"|“[^”]+”|‘[^’]+’|`[^`]+`")
+
+
+def _value_words(query: str) -> frozenset[str]:
+    """The folded words of the query's values: quoted texts ("a tag 'decommissioning'") and
+    identifiers ("core-rtr-01", "GC-7781", "10.0.0.0/24": :data:`_VALUE_TOKEN`). They name
+    the objects to act on, not what to do: "core" of "core-rtr-01" must not find the
+    ``core_...`` tools. Words also said outside a value keep their weight."""
+    inside = [match.group(0) for match in _QUOTED.finditer(query)]
+    rest = _QUOTED.sub(" ", query)
+    tokens = rest.split()
+    identifiers = [token for token in tokens if _VALUE_TOKEN.search(token)]
+    inside += identifiers
+    outside = {w for token in tokens if token not in identifiers for w in words(token)}
+    return frozenset(w for text in inside for w in words(text) if w not in outside)
 
 
 def _contains(sequence: list[str], part: list[str]) -> bool:
