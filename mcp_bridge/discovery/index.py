@@ -248,6 +248,8 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "discard",
         "purge",
         "take off",
+        "clean up",
+        "clear out",
         "wipe",
         "loschen",
         "losche",
@@ -428,6 +430,10 @@ READ_WORDS = frozenset(
 RESOURCE_MATCH = 1.0
 #: The factor of a tool all of whose name's words the query has.
 NAME_MATCH = 1.5
+#: The factor of a custom action whose own word (not its resource's) the query says.
+ACTION_WORD = 1.5
+#: The factor of an update that replaces the whole object (PUT) beside its partial update.
+WHOLE_UPDATE = 0.97
 #: Argument fields (parameters, filters, fields) count at most this much per term, and at
 #: most :data:`ARGUMENT_LENGTH` in a tool's length: hundreds of filters neither drown the
 #: tool's own words nor make it unfindable.
@@ -763,6 +769,11 @@ class SearchIndex:
         by_name: ``{lower-cased tool name: document number}``.
         verb_phrases: the resource names of several words one of which states an intent
             ("waiting list"), folded, longest first.
+        action_terms: the words of each custom action's name that are not its resource's
+            ("approve" of ``stages_approve_create``): a query that says one of them asks
+            for that action.
+        whole_update: whether each tool is an update that replaces the whole object (PUT):
+            a partial update (PATCH) ranks just above it.
     """
 
     names: list[str]
@@ -782,6 +793,8 @@ class SearchIndex:
     resource_of: list[int] = field(default_factory=list)
     by_name: dict[str, int] = field(default_factory=dict)
     verb_phrases: list[str] = field(default_factory=list)
+    action_terms: list[frozenset[str]] = field(default_factory=list)
+    whole_update: list[bool] = field(default_factory=list)
 
     def search(
         self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
@@ -903,6 +916,10 @@ class SearchIndex:
             name = name_terms[doc]
             if name and every.issuperset(name):
                 factor *= NAME_MATCH
+            if self.action_terms and content.intersection(self.action_terms[doc]):
+                factor *= ACTION_WORD
+            if self.whole_update and self.whole_update[doc]:
+                factor *= WHOLE_UPDATE
             ranked[doc] = score * factor
         if exact:
             top = max(ranked.values())
@@ -999,6 +1016,26 @@ _CLASSES = [
     for kind in (LIST, RETRIEVE, CREATE, UPDATE, DESTROY, ACTION)
     for is_bulk in (False, True)
 ]
+
+#: Words of tool names that tell the operation, not the action: never an action's own word.
+_KIND_WORDS = frozenset(
+    [
+        "list",
+        "create",
+        "retrieve",
+        "update",
+        "partial",
+        "destroy",
+        "delete",
+        "read",
+        "api",
+        "view",
+        "get",
+        "post",
+        "put",
+        "patch",
+    ]
+)
 
 _INTENT_WORDS = frozenset(
     phrase for phrases in INTENTS.values() for phrase in phrases if " " not in phrase
@@ -1309,6 +1346,7 @@ def index_texts(
         resources.setdefault(text.resource, []).append(number)
         resource_terms.append(list(alternatives))
         name_terms.append(own_name)
+    kind_terms = _KIND_WORDS.union(*(analyzer.terms(word) for word in _KIND_WORDS))
     return index_of(
         [text.name for text in texts],
         documents,
@@ -1324,6 +1362,13 @@ def index_texts(
         resource_of=resource_of,
         by_name={text.name.lower(): number for number, text in enumerate(texts)},
         verb_phrases=_verb_phrases(texts),
+        action_terms=[
+            frozenset(name).difference(*alternatives, kind_terms)
+            if text.kind == ACTION
+            else frozenset()
+            for text, name, alternatives in zip(texts, name_terms, resource_terms, strict=True)
+        ],
+        whole_update=[text.kind == UPDATE and text.http_method == "PUT" for text in texts],
     )
 
 
