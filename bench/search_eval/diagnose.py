@@ -7,7 +7,9 @@ For each application, the tasks whose expected tool is not first, sorted by caus
   lexical ranking can find it; the query says it in the users' words, the tool in the API's;
 * **kind**: a tool of the expected tool's resource ranks above it (the right resource, the
   wrong operation);
-* **other**: another resource's tool ranks above it (shares words, ranks higher).
+* **other**: another resource's tool ranks above it, whether the query names a word of the
+  expected tool's resource names or not (then the query says it in the users' words, the
+  tool in the API's: "ticket type" for pretix's items, "site" for Nautobot's locations).
 """
 
 from __future__ import annotations
@@ -61,8 +63,14 @@ def main() -> None:
             above = ranked[: next((i for i, n in enumerate(ranked) if n in task["expected"]), 50)]
             if above and texts[number[above[0]]].resource in resources:
                 causes["kind"] += 1
+            elif any(
+                content.intersection(alternative)
+                for doc in wanted
+                for alternative in index.resource_terms[doc]
+            ):
+                causes["other, its resource named"] += 1
             else:
-                causes["other"] += 1
+                causes["other, its resource not named"] += 1
         print(app, options.split, len(tasks), dict(causes))
 
 
