@@ -428,6 +428,9 @@ READ_WORDS = frozenset(
 #: How much a tool whose resource the query names whole gains (times the square of the
 #: share of the resource's words that the query has: "X" is not "X reservations").
 RESOURCE_MATCH = 1.0
+#: How much a resource word that only a synonym or abbreviation of the query matches counts
+#: in the share of the resource's name the query holds.
+SYNONYM_COVERAGE = 0.75
 #: The factor of a tool all of whose name's words the query has.
 NAME_MATCH = 1.5
 #: The factor of a custom action whose own word (not its resource's) the query says.
@@ -903,13 +906,23 @@ class SearchIndex:
             if word not in _INTENT_WORDS and word not in values
             for term, _ in analyzer.weighted(word)
         }
-        content |= {term for term, weight in self.query_terms(query).items() if weight < 1.0}
+        expanded = {term for term, weight in self.query_terms(query).items() if term not in content}
         classes, resource_terms, name_terms = self.classes, self.resource_terms, self.name_terms
         ranked: dict[int, float] = {}
         for doc, score in scores.items():
             factor = factors[classes[doc]]
+            # A synonym's match counts less: "orders" is first the orders, not the purchase
+            # orders that the vocabulary relates to them.
             coverage = max(
-                (len(content.intersection(alt)) / len(alt) for alt in resource_terms[doc] if alt),
+                (
+                    (
+                        len(content.intersection(alt))
+                        + SYNONYM_COVERAGE * len(expanded.intersection(alt))
+                    )
+                    / len(alt)
+                    for alt in resource_terms[doc]
+                    if alt
+                ),
                 default=0.0,
             )
             factor *= 1.0 + RESOURCE_MATCH * coverage * coverage
