@@ -142,6 +142,15 @@ def listed_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool 
     return tools
 
 
+def visible_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool]:
+    """Every tool of ``toolset`` a caller who may see ``visible`` (all for ``None``) may use,
+    in the tool set's order, whatever the discovery mode: what search mode's meta-tools
+    reach, and what the explorer browses."""
+    if visible is None:
+        return list(toolset.tools)
+    return [tool for tool in toolset.tools if tool.name in visible]
+
+
 @dataclass
 class Check:
     """One evaluation of view-level checks, standing for the tools named in ``names``.
