@@ -434,6 +434,7 @@ def test_in_chromium_a_visitor_signs_in_and_browses_a_search_mode_group(
     # Back on the page, signed in: every tool alice may use, by resource, though clients
     # list only the search tools.
     browsed = browsed_on_page(browser.page_source)
+    _screenshot(browser, "search-mode-resources", capsys)
     assert STAFF_ONLY <= browsed
     assert not browsed & {
         t["name"]
@@ -443,7 +444,7 @@ def test_in_chromium_a_visitor_signs_in_and_browses_a_search_mode_group(
     }
     heading, status, text = _try(browser, "orders_list")
     assert heading == "Result" and status == "HTTP 200 OK · GET /api/orders/", text
-    assert "results" in json.loads(text)
+    assert json.loads(text)["result"]["count"] == 2
     _screenshot(browser, "search-mode", capsys)
     assert _requests_outside(browser, live_server.url) == []
 
