@@ -172,6 +172,15 @@ def test_the_tools_come_first_and_the_client_set_up_folds_away(demo):
     assert '<details id="connect">' in html  # closed until opened
 
 
+def test_an_anonymous_viewer_of_a_public_group_is_offered_to_sign_in(demo):
+    html = Client().get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
+    assert '<a href="/accounts/login/?next=/mcp/backoffice/">Sign in</a>' in html
+    staff = Client()
+    staff.force_login(User.objects.get(username="alice"))
+    signed_in = staff.get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
+    assert "/accounts/login/" not in signed_in and "signed in as alice" in signed_in
+
+
 def test_the_page_does_not_count_the_tools_hidden_from_the_viewer(demo):
     html = Client().get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
     shown = browsed_on_page(html)
