@@ -162,6 +162,12 @@ def test_in_search_mode_the_page_browses_every_tool_the_viewer_may_use(demo, set
         r'<details class="resource"[^>]*>\s*<summary><h3>([^<]+)</h3>', everything
     )
     assert len(sections) >= 2 and len(set(sections)) == len(sections)
+    # The resources the model's overview (search_tools with no words) gives the same viewer.
+    overview = McpClient(staff, "/mcp/backoffice/", "2025-11-25").call(
+        "search_tools", {"query": ""}
+    )
+    resources = json.loads(overview["content"][0]["text"])["resources"]
+    assert sections == [resource["resource"] for resource in resources]
     assert '<span class="http-method">PATCH</span> /api/products/{slug}/' in everything
     assert 'data-method="GET" data-path="/api/stats/"' in everything
 
