@@ -123,6 +123,15 @@ def test_a_german_client_lists_the_german_default_texts(realistic):
     )
 
 
+def test_an_argument_named_title_or_description_keeps_its_own_text(realistic):
+    """The tool's texts and its arguments' texts are two things: a German client's VLAN create
+    gets the tool's German description, and its ``description`` argument keeps its own (none)."""
+    for language in ("en", "de"):
+        tool = tools_in(language)["ipam_vlans_create"]
+        assert tool.description in ("Create a new VLAN.", "VLAN neu anlegen.")
+        assert "description" not in tool.input_schema["properties"]["description"], language
+
+
 def test_a_catalogue_entry_wins_over_a_default_text(realistic, tmp_path, settings):
     settings.LOCALE_PATHS = [tmp_path]
     write_catalogue(tmp_path, "de", None, {("title", "invoice_list"): "Alle Rechnungen"})
