@@ -40,7 +40,7 @@ from mcp_bridge.build.naming import tool_name
 from mcp_bridge.build.openapi import OperationSource
 from mcp_bridge.schemas.conversion import COMPONENTS_PREFIX, allow_null, to_json_schema
 
-Location = Literal["path", "query", "body_field", "body"]
+Location = Literal["path", "query", "body_field", "body", "form_field"]
 
 #: The argument that carries a request body that is not an object.
 BODY_ARGUMENT = "body"
@@ -54,7 +54,11 @@ _RENAME_PREFIX = {
     "query": QUERY_PARAMETER_PREFIX,
     "body_field": BODY_FIELD_PREFIX,
     "body": "",
+    "form_field": BODY_FIELD_PREFIX,
 }
+#: The form media types a view's parsers read, in the order a call prefers them (a file
+#: needs multipart).
+FORM_MEDIA_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,8 @@ class Param:
         description: the parameter's or field's description.
         explode: for an array query parameter: repeat the key (``True``, the
             OpenAPI default for ``form`` style) or join with commas.
+        file: a file field of a form body (``location == "form_field"``): its value is a file
+            (:func:`file_schema`), sent as a file part of the multipart request.
     """
 
     name: str
@@ -80,6 +86,7 @@ class Param:
     required: bool
     description: str | None = None
     explode: bool = True
+    file: bool = False
 
     def to_openrpc(self) -> dict[str, Any]:
         descriptor: dict[str, Any] = {
@@ -125,6 +132,9 @@ class Method:
     #: the request body itself is required (else a call may send neither form).
     single_object_required: tuple[str, ...] = ()
     body_required: bool = False
+    #: The media type of a form body (``multipart/form-data`` for a view whose parsers read
+    #: no JSON, see :data:`FORM_MEDIA_TYPES`), ``None`` for a JSON body or none.
+    form_media_type: str | None = None
 
     def layout_errors(self, arguments: dict[str, Any]) -> list[dict[str, str]]:
         """The faults of ``arguments`` that the ``inputSchema`` cannot state for an
@@ -243,9 +253,12 @@ def _body_params(
     body_required = bool(request_body.get("required", False))
     raw = _media_schema(content)
     if raw is None:
-        # Only non-JSON media types (e.g. multipart file uploads): the body cannot be
-        # carried in MCP arguments, so the tool takes none; it can still succeed when
-        # the body is optional.
+        form = _form_params(content, components, method, body_required)
+        if form is not None:
+            return form
+        # Only media types a tool call cannot make (an octet stream, XML): the body cannot be
+        # carried in MCP arguments, so the tool takes none; it can still succeed when the
+        # body is optional.
         if body_required and content:
             method.warnings.append(_unsendable_body_warning(method, list(content)))
         return []
@@ -279,6 +292,113 @@ _LIST_FORM = (
     "Give either this or the other body arguments."
 )
 _REQUIRED_UNLESS_LIST = f"Required unless `{BODY_ARGUMENT}` is given."
+
+
+def _form_params(
+    content: dict[str, Any], components: dict[str, Any], method: Method, body_required: bool
+) -> list[Param] | None:
+    """The arguments of a form body (a view whose parsers are ``MultiPartParser`` or
+    ``FormParser``, and no ``JSONParser``): one per field, a file field described as a file
+    (:func:`file_schema`); ``None`` when the view reads no form, or its form is not an object
+    of named fields. The call sends them as a real multipart (or URL-encoded) request
+    (:mod:`mcp_bridge.toolcall.uploads`)."""
+    for media_type in FORM_MEDIA_TYPES:
+        raw = next(
+            (media.get("schema") for name, media in content.items() if name.startswith(media_type)),
+            None,
+        )
+        if raw is None:
+            continue
+        resolved = _resolve(to_json_schema(raw), components)
+        if not _is_plain_object(resolved):
+            return None
+        params = _field_params(resolved, required=body_required)
+        if (
+            any(_is_file_schema(param.schema) for param in params)
+            and media_type != FORM_MEDIA_TYPES[0]
+        ):
+            return None  # a file in a URL-encoded form: no parser of the view can read it
+        method.form_media_type = media_type
+        return [
+            replace(param, location="form_field", file=True, schema=file_schema(param.schema))
+            if _is_file_schema(param.schema)
+            else replace(param, location="form_field")
+            for param in params
+        ]
+    return None
+
+
+def _is_file_schema(schema: Any) -> bool:
+    """A file field as drf-spectacular writes it in a request: a binary string (``FileField``,
+    ``ImageField``; nullable: ``["string", "null"]``)."""
+    if not isinstance(schema, dict) or schema.get("format") != "binary":
+        return False
+    types = schema.get("type")
+    return types == "string" or (isinstance(types, list) and "string" in types)
+
+
+#: What a file argument says of the forms it takes (after the field's own text).
+FILE_TEXT = (
+    "A file: its bytes in base64; or a data: URI (`data:<media type>;name=<file name>;base64,"
+    '...`); or {"data": <base64>, "filename": ..., "mimeType": ...} ("text" instead '
+    'of "data" for a text file); or an MCP embedded resource ({"type": "resource", '
+    '"resource": {"uri", "mimeType", "blob" or "text"}}).'
+)
+
+
+def file_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema 2020-12 of a file argument, from the binary string of its field.
+
+    Its forms (``anyOf``), each checked and decoded by the call
+    (:func:`mcp_bridge.toolcall.uploads.uploaded_file`):
+
+    * a string: the bytes in base64 (``contentEncoding``, ``contentMediaType``: JSON Schema
+      2020-12, "A Vocabulary for the Contents of String-Encoded Data"), or an RFC 2397
+      ``data:`` URI whose ``name=`` parameter is the file name (the form of SEP-2356);
+    * an object with the bytes (``data``, base64, or ``text``), ``filename`` and ``mimeType``;
+    * an MCP embedded resource (``EmbeddedResource``: ``{"type": "resource", "resource":
+      {"uri", "mimeType", "blob" | "text"}}``), as a client holds a file it was given.
+
+    A nullable field also takes ``null`` (sent as an empty field: no file).
+    """
+    media_type = schema.get("contentMediaType") or "application/octet-stream"
+    own = schema.get("description")
+    described = f"{own.rstrip()} {FILE_TEXT}" if own else FILE_TEXT
+    base64 = {"type": "string", "contentEncoding": "base64"}
+    forms: list[dict[str, Any]] = [
+        {**base64, "contentMediaType": media_type},
+        {
+            "type": "object",
+            "properties": {
+                "data": {**base64, "contentMediaType": media_type},
+                "text": {"type": "string"},
+                "filename": {"type": "string"},
+                "mimeType": {"type": "string"},
+            },
+            "additionalProperties": False,
+        },
+        {
+            "type": "object",
+            "properties": {
+                "type": {"const": "resource"},
+                "resource": {
+                    "type": "object",
+                    "properties": {
+                        "uri": {"type": "string"},
+                        "mimeType": {"type": "string"},
+                        "blob": base64,
+                        "text": {"type": "string"},
+                    },
+                    "required": ["uri"],
+                },
+            },
+            "required": ["type", "resource"],
+        },
+    ]
+    types = schema.get("type")
+    if isinstance(types, list) and "null" in types:
+        forms.append({"type": "null"})
+    return {"description": described, "anyOf": forms}
 
 
 def _noted(param: Param, note: str) -> Param:
@@ -349,7 +469,7 @@ def _name_params(params: list[Param], method: Method) -> list[Param]:
     """
     taken: set[str] = set()
     names: dict[int, str] = {}
-    for location in ("path", "query", "body", "body_field"):
+    for location in ("path", "query", "body", "body_field", "form_field"):
         group = [(index, param) for index, param in enumerate(params) if param.location == location]
         free = {param.source_name for _, param in group if param.source_name not in taken}
         taken |= free
@@ -372,6 +492,7 @@ _LOCATION_LABELS = {
     "query": "query parameter",
     "body_field": "body field",
     "body": "request body",
+    "form_field": "form field",
 }
 
 
