@@ -163,7 +163,11 @@ def test_the_official_client_uploads_over_real_http(live_server, media):
             assert "file" in tools["import_scan"].input_schema["properties"]
             embedded = {
                 "type": "resource",
-                "resource": {"uri": "file:///scans/zap.xml", "mimeType": "text/xml", "blob": b64(REPORT)},
+                "resource": {
+                    "uri": "file:///scans/zap.xml",
+                    "mimeType": "text/xml",
+                    "blob": b64(REPORT),
+                },
             }
             return await client.call_tool("import_scan", {**ARGUMENTS, "file": embedded})
 

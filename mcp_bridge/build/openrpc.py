@@ -444,8 +444,9 @@ def _unsendable_body_warning(method: Method, media_types: list[str]) -> Problem:
         )
     else:
         hint = (
-            "Add rest_framework.parsers.JSONParser to the view's parser_classes (its fields then become "
-            "arguments; file fields still cannot be sent), or leave the operation out of the group "
+            "Add rest_framework.parsers.JSONParser, or MultiPartParser for a form with files, to the "
+            "view's parser_classes (its fields then become arguments, a file field a file argument), "
+            "or leave the operation out of the group "
             "(@api_group on the other handlers only, or @extend_schema(exclude=True))."
         )
     return Problem(
@@ -453,7 +454,8 @@ def _unsendable_body_warning(method: Method, media_types: list[str]) -> Problem:
         msg=(
             f"Tool {method.name!r} ({method.source.view_label}, {method.source.method} {method.source.path}) "
             f"requires a request body of {', '.join(media_types)}, which a tool cannot send: tool "
-            f"arguments are JSON and the view parses no JSON. Every call of it will fail."
+            f"arguments are JSON, or a form (multipart/form-data, application/x-www-form-urlencoded), "
+            f"and the view parses neither. Every call of it will fail."
         ),
         hint=hint,
         obj=method.source.culprit,
