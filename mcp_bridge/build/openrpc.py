@@ -139,8 +139,9 @@ class Method:
     def layout_errors(self, arguments: dict[str, Any]) -> list[dict[str, str]]:
         """The faults of ``arguments`` that the ``inputSchema`` cannot state for an
         object-or-list body: the object's fields and the list ``body`` are two forms of
-        one call, so a field is refused beside ``body``, and the object's required fields
-        are required without it.
+        one call, so a field is refused beside ``body``. (The object's required fields,
+        required without it, are the view's to refuse, as every required body field:
+        :func:`~mcp_bridge.build.tools.call_schema`.)
 
         Returns:
             ``[{"argument": name, "message": text}, ...]``, as
@@ -156,12 +157,6 @@ class Method:
                 if param.name in arguments:
                     message = f"cannot be given with {list_form.name!r}"
                     errors.append({"argument": param.name, "message": message})
-        elif self.body_required or any(param.name in arguments for param in fields):
-            errors.extend(
-                {"argument": param.name, "message": "is required but missing"}
-                for param in fields
-                if param.source_name in self.single_object_required and param.name not in arguments
-            )
         return errors
 
     def to_openrpc(self) -> dict[str, Any]:

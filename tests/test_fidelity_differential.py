@@ -1,0 +1,67 @@
+"""A tool never refuses a call that the same REST request would accept from the same caller
+(issue 34), compared as :mod:`tests.test_parity` compares them: what the view receives through
+MCP and through REST, and its answer.
+
+Shapes: a required query parameter the view ignores (``limit`` marked required by the
+application's schema), a required body field with a model default."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from mcp_bridge.toolset.registry import get_toolset
+from tests.mcp_client import McpClient
+from tests.test_parity import _rest_call, seen  # noqa: F401 - the fixture
+from tests.testapp.models import Node
+
+pytestmark = [pytest.mark.urls("tests.testapp.fidelity_views"), pytest.mark.django_db]
+
+
+def compare(tool_name: str, arguments: dict, seen) -> tuple[dict, int]:  # noqa: F811
+    tool = get_toolset("fidelity").by_name[tool_name]
+    seen.clear()
+    result = McpClient(Client(), "/mcp/fidelity/").call(tool_name, arguments)
+    through_mcp = list(seen)
+    seen.clear()
+    status = _rest_call(Client(), tool, arguments, {})
+    through_rest = list(seen)
+    assert through_mcp == through_rest and through_rest, (through_mcp, through_rest)
+    return result, status
+
+
+def test_the_published_schema_keeps_what_the_document_requires():
+    tools = get_toolset("fidelity").by_name
+    assert "limit" in tools["nodes_list"].input_schema["required"]
+    assert "restarts" in tools["nodes_create"].input_schema["required"]
+
+
+def test_a_required_query_parameter_the_view_ignores(seen):  # noqa: F811
+    Node.objects.create(cluster=1, region=2)
+    result, status = compare("nodes_list", {}, seen)
+    assert status == 200 and not result["isError"], result
+    assert result["structuredContent"]["result"]["results"][0]["cluster"] == 1
+
+
+def test_a_required_body_field_with_a_model_default(seen):  # noqa: F811
+    result, status = compare("nodes_create", {"cluster": 1, "region": 2}, seen)
+    assert status == 201 and not result["isError"], result
+    assert [(node.cluster, node.restarts) for node in Node.objects.all()] == [(1, 0), (1, 0)]
+
+
+def test_a_field_the_view_does_need_is_refused_by_the_view(seen):  # noqa: F811
+    result, status = compare("nodes_create", {"cluster": 1}, seen)
+    assert status == 400 and result["isError"]
+    error = json.loads(result["content"][0]["text"])
+    assert error["code"] == 400
+    assert error["data"]["detail"] == {"region": ["This field is required."]}
+
+
+def test_a_missing_path_argument_is_still_refused():
+    result = McpClient(Client(), "/mcp/fidelity/").call("nodes_retrieve", {})
+    assert result["isError"]
+    assert json.loads(result["content"][0]["text"])["data"]["errors"] == [
+        {"argument": "id", "message": "is required but missing"}
+    ]

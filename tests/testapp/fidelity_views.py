@@ -1,0 +1,59 @@
+"""Shapes of real applications where the OpenAPI document says more than the view needs, or
+less than it accepts (issue 34): the differential tests call them through MCP and through REST
+(:mod:`tests.test_fidelity_differential`)."""
+
+from __future__ import annotations
+
+from django.urls import include, path
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import serializers, viewsets
+from rest_framework.fields import empty
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.routers import SimpleRouter
+
+from mcp_bridge import api_group
+from tests.testapp.models import Node
+
+
+class ModelDefaultsSerializer(serializers.ModelSerializer):
+    """As some applications' base serializer does: every model field is required in the
+    schema, and a missing one takes the model's default before validation."""
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for field in fields.values():
+            if not field.read_only:
+                field.required = True
+        return fields
+
+    def to_internal_value(self, data):
+        filled = dict(data.items()) if hasattr(data, "items") else data
+        if isinstance(filled, dict) and self.instance is None:
+            for model_field in self.Meta.model._meta.concrete_fields:
+                if model_field.name not in filled and model_field.has_default():
+                    filled[model_field.name] = model_field.get_default()
+        return super().to_internal_value(filled)
+
+
+class NodeSerializer(ModelDefaultsSerializer):
+    class Meta:
+        model = Node
+        fields = ["id", "cluster", "region", "restarts"]
+
+
+@api_group("fidelity")
+@extend_schema_view(
+    # The application's schema marks the page size required; the paginator does not need it.
+    list=extend_schema(
+        parameters=[OpenApiParameter("limit", int, OpenApiParameter.QUERY, required=True)]
+    )
+)
+class NodeViewSet(viewsets.ModelViewSet):
+    queryset = Node.objects.order_by("id")
+    serializer_class = NodeSerializer
+    pagination_class = LimitOffsetPagination
+
+
+router = SimpleRouter()
+router.register("nodes", NodeViewSet, basename="nodes")
+urlpatterns = [path("api/", include(router.urls)), path("mcp/", include("mcp_bridge.urls"))]
