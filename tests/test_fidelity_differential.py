@@ -65,3 +65,24 @@ def test_a_missing_path_argument_is_still_refused():
     assert json.loads(result["content"][0]["text"])["data"]["errors"] == [
         {"argument": "id", "message": "is required but missing"}
     ]
+
+
+def test_a_put_accepts_the_parent_reference_rest_accepts(seen):  # noqa: F811
+    """A nested resource whose parent reference is set from the URL on create and writable on
+    update: drf-spectacular writes the PUT request from the serializer without an object, so
+    the field was missing and the tool refused it (``cluster: is not an argument``)."""
+    tools = get_toolset("fidelity").by_name
+    for name in ("cluster_node_update", "cluster_node_partial_update"):
+        assert "cluster" in tools[name].input_schema["properties"], name
+        assert "cluster" not in tools[name].input_schema.get("required", ()), name
+    assert "cluster" not in tools["cluster_node_create"].input_schema["properties"]
+    node = Node.objects.create(cluster=1, region=2)
+    arguments = {"cluster_pk": 1, "id": node.pk, "cluster": 5, "region": 3, "restarts": 1}
+    result, status = compare("cluster_node_update", arguments, seen)
+    # The first call (MCP) moved the node to cluster 5: REST then finds none under cluster 1.
+    assert not result["isError"], result
+    assert result["structuredContent"]["result"]["cluster"] == 5 and status == 404
+    node.refresh_from_db()
+    assert (node.cluster, node.region, node.restarts) == (5, 3, 1)
+    result, status = compare("cluster_node_update", {**arguments, "cluster_pk": 5}, seen)
+    assert status == 200 and not result["isError"]

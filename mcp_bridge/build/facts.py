@@ -224,6 +224,11 @@ def model_docstring(model: type[models.Model]) -> str | None:
     return inspect.cleandoc(doc) or None
 
 
+def view_model(view: Any) -> type[models.Model] | None:
+    """The model of a view: its queryset's, else its serializer class's ``Meta.model``."""
+    return _view_model(view)
+
+
 def _view_model(view: Any) -> type[models.Model] | None:
     model = get_view_model(view, emit_warnings=False)
     if model is not None:

@@ -29,14 +29,14 @@ from drf_spectacular.plumbing import (
     operation_matches_version,
 )
 from drf_spectacular.settings import patched_settings, spectacular_settings
-from rest_framework import viewsets
+from rest_framework import serializers, viewsets
 from rest_framework.schemas.generators import is_api_view
 from rest_framework.settings import api_settings
 from rest_framework.versioning import QueryParameterVersioning
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
-from mcp_bridge.build.facts import OperationFacts, view_facts
+from mcp_bridge.build.facts import OperationFacts, view_facts, view_model
 from mcp_bridge.build.membership import Membership, Operation, Reason, compile_rules
 from mcp_bridge.build.naming import copy_qualifiers
 from mcp_bridge.build.spectacular_compat import bridge_generation
@@ -83,6 +83,9 @@ class OperationSource:
         facts: what the view instance told of the operation (model, action, filters,
             pagination: :func:`~mcp_bridge.build.facts.view_facts`), completed from the
             document by :func:`~mcp_bridge.build.openrpc.build_methods`.
+        update_fields: for a ``PUT``/``PATCH`` of a model's object, the OpenAPI schema of each
+            field that the view's serializer writes when it has an object to update
+            (:func:`update_fields`): the fields the document may lack.
     """
 
     path: str
@@ -102,6 +105,7 @@ class OperationSource:
     operation: dict[str, Any] = field(default_factory=dict)
     membership: tuple[Reason, ...] = ()
     facts: OperationFacts | None = None
+    update_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def is_function_view(self) -> bool:
@@ -724,6 +728,11 @@ class GroupSchemaGenerator(SchemaGenerator):
                 # Private drf-spectacular API: its own list/detail decision
                 # (tests/test_private_apis.py; without it test_results.py's probe test fails).
                 is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
+                updated = (
+                    update_fields(view, inspector)
+                    if not hand_written and method.upper() in ("PUT", "PATCH")
+                    else {}
+                )
             view_class = own_classes.get((path_regex, method.upper()), type(view))
             handler_name, _ = _handler(view, method)
             handler = getattr(view_class, handler_name, None)
@@ -755,10 +764,53 @@ class GroupSchemaGenerator(SchemaGenerator):
                     sibling_methods=sibling_methods,
                     copy_qualifier=copy_qualifier,
                     facts=facts,
+                    update_fields=updated,
                 )
             )
             result.setdefault(path, {})[method.lower()] = operation
         return result
+
+
+def update_fields(view: Any, inspector: Any) -> dict[str, dict[str, Any]]:
+    """The OpenAPI schema of every field the view's serializer writes on an update: the
+    serializer as REST builds it for a ``PUT``/``PATCH``, with an object to update.
+
+    drf-spectacular asks ``view.get_serializer()`` without an object, as for a create, and
+    writes the request component of every write from it (and keeps the first of two
+    serializers that share a component name). A field that a serializer makes read-only
+    until there is an object (a parent reference set from the URL on create, writable on
+    update: ``get_extra_kwargs``/``get_fields`` reading ``self.instance``) is then missing
+    from the ``PUT`` request, which REST accepts. The object is an unsaved instance of the
+    view's model; ``{}`` when the view has no model or its serializer cannot be made so.
+    """
+    try:
+        model = view_model(view)
+        if model is None:
+            return {}
+        serializer = view.get_serializer(instance=model())
+    # A project's serializer may read the real object or request in get_fields() and fail
+    # any way on an unsaved one: then the document's component is all there is.
+    except Exception:  # noqa: BLE001
+        return {}
+    if not isinstance(serializer, serializers.Serializer):
+        return {}
+    schemas: dict[str, dict[str, Any]] = {}
+    try:
+        fields = serializer.fields
+    except Exception:  # noqa: BLE001 - as above
+        return {}
+    for name, serializer_field in fields.items():
+        if serializer_field.read_only:
+            continue
+        try:
+            # Private drf-spectacular API (tests/test_private_apis.py): the mapping of one
+            # field, as its own request components map it.
+            schema = inspector._map_serializer_field(serializer_field, "request")
+            meta = inspector._get_serializer_field_meta(serializer_field, "request")
+        except Exception:  # noqa: BLE001, S112 - a field drf-spectacular cannot map is left out
+            continue
+        schemas[name] = {**schema, **{k: v for k, v in meta.items() if k != "readOnly"}}
+    return schemas
 
 
 def generate_group_schema(

@@ -277,7 +277,22 @@ def _body_params(
     if not _is_plain_object(resolved):
         description = resolved.get("description")
         return [Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, schema, body_required, description)]
-    return _field_params(resolved, required=body_required)
+    return _field_params(_with_update_fields(resolved, method.source), required=body_required)
+
+
+def _with_update_fields(schema: dict[str, Any], source: OperationSource) -> dict[str, Any]:
+    """The object body of an update with the fields its serializer writes on an update that
+    the document lacks (:func:`~mcp_bridge.build.openapi.update_fields`), each optional: a
+    ``PUT`` tool never refuses an argument that the same REST request would accept."""
+    properties = schema["properties"]
+    missing = {
+        name: to_json_schema(field_schema)
+        for name, field_schema in source.update_fields.items()
+        if name not in properties
+    }
+    if not missing:
+        return schema
+    return {**schema, "properties": {**properties, **missing}}
 
 
 #: Texts of an object-or-list body's arguments: the inputSchema cannot mark the object's

@@ -57,3 +57,47 @@ class NodeViewSet(viewsets.ModelViewSet):
 router = SimpleRouter()
 router.register("nodes", NodeViewSet, basename="nodes")
 urlpatterns = [path("api/", include(router.urls)), path("mcp/", include("mcp_bridge.urls"))]
+
+
+class ClusterNodeSerializer(serializers.ModelSerializer):
+    """A nested resource: the parent reference is set from the URL on create and writable on
+    update (moving the node to another cluster), as real applications write it."""
+
+    class Meta:
+        model = Node
+        fields = ["id", "cluster", "region", "restarts"]
+
+    def get_extra_kwargs(self):
+        extra = super().get_extra_kwargs()
+        if self.instance is None:
+            extra["cluster"] = {**extra.get("cluster", {}), "read_only": True}
+        return extra
+
+
+@api_group("fidelity")
+class ClusterNodeViewSet(viewsets.ModelViewSet):
+    serializer_class = ClusterNodeSerializer
+
+    def get_queryset(self):
+        return Node.objects.filter(cluster=self.kwargs["cluster_pk"]).order_by("id")
+
+    def perform_create(self, serializer):
+        serializer.save(cluster=self.kwargs["cluster_pk"])
+
+
+urlpatterns.insert(
+    0,
+    path(
+        "api/clusters/<int:cluster_pk>/nodes/",
+        ClusterNodeViewSet.as_view({"get": "list", "post": "create"}),
+    ),
+)
+urlpatterns.insert(
+    0,
+    path(
+        "api/clusters/<int:cluster_pk>/nodes/<int:pk>/",
+        ClusterNodeViewSet.as_view(
+            {"get": "retrieve", "put": "update", "patch": "partial_update", "delete": "destroy"}
+        ),
+    ),
+)
