@@ -24,6 +24,7 @@ from drf_spectacular.drainage import GENERATOR_STATS, add_trace_message, error, 
 from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
+    get_doc,
     is_versioning_supported,
     modify_for_versioning,
     operation_matches_version,
@@ -83,6 +84,10 @@ class OperationSource:
         facts: what the view instance told of the operation (model, action, filters,
             pagination: :func:`~mcp_bridge.build.facts.view_facts`), completed from the
             document by :func:`~mcp_bridge.build.openrpc.build_methods`.
+        class_doc: the view class's docstring when drf-spectacular made it the operation's
+            description for want of one of the handler's own, and the class serves several
+            operations (a viewset): context for each operation's default text, not the text
+            (:func:`~mcp_bridge.build.tools.build_tool`).
         update_fields: for a ``PUT``/``PATCH`` of a model's object, the OpenAPI schema of each
             field that the view's serializer writes when it has an object to update
             (:func:`update_fields`): the fields the document may lack.
@@ -106,6 +111,7 @@ class OperationSource:
     membership: tuple[Reason, ...] = ()
     facts: OperationFacts | None = None
     update_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    class_doc: str | None = None
 
     @property
     def is_function_view(self) -> bool:
@@ -765,10 +771,25 @@ class GroupSchemaGenerator(SchemaGenerator):
                     copy_qualifier=copy_qualifier,
                     facts=facts,
                     update_fields=updated,
+                    class_doc=_class_doc(
+                        view, handler, operation, is_viewset or sibling_methods > 1
+                    ),
                 )
             )
             result.setdefault(path, {})[method.lower()] = operation
         return result
+
+
+def _class_doc(view: Any, handler: Any, operation: dict[str, Any], shared: bool) -> str | None:
+    """The view class's docstring, when it is the operation's description only because the
+    handler has none (drf-spectacular's ``AutoSchema.get_description``) and the class serves
+    several operations (``shared``)."""
+    if not shared:
+        return None
+    class_doc = get_doc(type(view))
+    if not class_doc or get_doc(handler) or operation.get("description") != class_doc:
+        return None
+    return class_doc
 
 
 def update_fields(view: Any, inspector: Any) -> dict[str, dict[str, Any]]:

@@ -114,6 +114,9 @@ class Method:
             (:class:`~mcp_bridge.build.facts.OperationFacts`: action, model, fields,
             filters, pagination, path parameters).
         deprecated: the operation is marked deprecated.
+        context: the view class's docstring, shared by its operations
+            (:attr:`~mcp_bridge.build.openapi.OperationSource.class_doc`): said after each
+            one's default text, and its description only when there is none.
     """
 
     name: str
@@ -130,6 +133,7 @@ class Method:
     #: For a body that is an object or a list of objects: the object's required fields
     #: (source names), required when the list form (``body``) is not given, and whether
     #: the request body itself is required (else a call may send neither form).
+    context: str | None = None
     single_object_required: tuple[str, ...] = ()
     body_required: bool = False
     #: The media type of a form body (``multipart/form-data`` for a view whose parsers read
@@ -572,6 +576,32 @@ def _is_binary_string(schema: dict[str, Any]) -> bool:
     return schema.get("type") == "string" and schema.get("format") == "binary"
 
 
+_HTTP_HANDLERS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
+
+
+def _named_action(facts: OperationFacts, path: str) -> OperationFacts:
+    """``facts`` with the name of its custom action (``OperationFacts.action_name``): the
+    handler's, or for an HTTP method handler the last literal segment of the path; and an
+    action on the object the path names (``detail``) when the view does not say."""
+    if facts.action != "custom":
+        return facts
+    name = facts.handler_name
+    detail = facts.detail
+    if name in _HTTP_HANDLERS:
+        segments = [part for part in path.strip("/").split("/") if part]
+        literal = segments[-1] if segments and not segments[-1].startswith("{") else None
+        if (
+            literal is None
+            or len(segments) < 2
+            or not any(part.startswith("{") for part in segments[:-1])
+        ):
+            return facts  # no name in the path (a collection's own URL)
+        name = literal.replace("-", "_")
+        if detail is None:
+            detail = True
+    return replace(facts, action_name=name, detail=detail)
+
+
 def build_methods(sources: list[OperationSource], components: dict[str, Any]) -> list[Method]:
     """Turn the operations of one group into methods, sorted by name.
 
@@ -590,19 +620,25 @@ def build_methods(sources: list[OperationSource], components: dict[str, Any]) ->
         # A gettext_lazy title is evaluated here, once, in the language of the build;
         # drf-spectacular already did so for the operation's texts.
         title = str(source.metadata["title"]) if source.metadata.get("title") else None
+        # A viewset's docstring is what its actions are about, not what each one does.
+        context = source.class_doc
         method = Method(
             name=name,
             title=title or operation.get("summary"),
             summary=operation.get("summary"),
-            description=operation.get("description"),
+            description=None if context else operation.get("description"),
+            context=context,
             params=[],
             result=_result_schema(operation),
             source=source,
             deprecated=bool(operation.get("deprecated", False)),
-            facts=completed_facts(
-                source.facts or OperationFacts("custom", source.method, source.handler_name),
-                operation,
-                components,
+            facts=_named_action(
+                completed_facts(
+                    source.facts or OperationFacts("custom", source.method, source.handler_name),
+                    operation,
+                    components,
+                ),
+                source.path,
             ),
         )
         params = _derived_params(operation) + _body_params(operation, components, method)

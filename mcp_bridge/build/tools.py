@@ -282,6 +282,14 @@ class Tool:
         return tool
 
 
+def with_context(description: str | None, context: str | None) -> str | None:
+    """An operation's description followed by its view's shared docstring
+    (:attr:`~mcp_bridge.build.openrpc.Method.context`), or the docstring alone."""
+    if not context:
+        return description
+    return f"{description}\n\n{context}" if description else context
+
+
 def call_schema(input_schema: dict[str, Any], method: Method) -> dict[str, Any]:
     """The schema a call's arguments are checked against: ``input_schema`` whose top-level
     ``required`` keeps only the path arguments (without them there is no URL to call).
@@ -376,6 +384,7 @@ def build_tool(
     # Explicit texts win; the facts speak for an operation that has none.
     title = method.title or title_from_facts(method.facts)
     description = method.description or method.summary or description_from_facts(method.facts)
+    description = with_context(description, method.context)
     generated = {
         text
         for text, explicit, made in (
