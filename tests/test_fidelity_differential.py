@@ -86,3 +86,20 @@ def test_a_put_accepts_the_parent_reference_rest_accepts(seen):  # noqa: F811
     assert (node.cluster, node.region, node.restarts) == (5, 3, 1)
     result, status = compare("cluster_node_update", {**arguments, "cluster_pk": 5}, seen)
     assert status == 200 and not result["isError"]
+
+
+def test_a_body_less_action_takes_no_body_arguments(seen):  # noqa: F811
+    """drf-spectacular gives every @action the viewset's serializer as its request; an action
+    whose code reads no body takes none (DRF accepts an empty one), as a REST client sends."""
+    toolset = get_toolset("fidelity")
+    assert list(toolset.by_name["nodes_restart"].input_schema["properties"]) == ["id"]
+    node = Node.objects.create(cluster=1, region=2)
+    result, status = compare("nodes_restart", {"id": node.pk}, seen)
+    assert status == 200 and not result["isError"], result
+    node.refresh_from_db()
+    assert node.restarts == 2  # once through MCP, once through REST
+    # An action that gives the body to the serializer keeps it.
+    assert "region" in toolset.by_name["nodes_move"].input_schema["properties"]
+    # One that reads request.data itself is named, with what to write.
+    [warning] = [w for w in toolset.warnings if w.id == "mcp_bridge.W023"]
+    assert "nodes_relabel" in warning.msg and "@extend_schema(request=None)" in warning.hint

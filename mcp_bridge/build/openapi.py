@@ -88,6 +88,10 @@ class OperationSource:
             description for want of one of the handler's own, and the class serves several
             operations (a viewset): context for each operation's default text, not the text
             (:func:`~mcp_bridge.build.tools.build_tool`).
+        body_use: for a viewset's ``@action`` that writes, whose request drf-spectacular took
+            from the viewset's serializer for want of ``@extend_schema(request=...)`` or the
+            action's ``serializer_class``: how its code reads a body (:func:`body_use`);
+            ``None`` for every other operation.
         update_fields: for a ``PUT``/``PATCH`` of a model's object, the OpenAPI schema of each
             field that the view's serializer writes when it has an object to update
             (:func:`update_fields`): the fields the document may lack.
@@ -112,6 +116,7 @@ class OperationSource:
     facts: OperationFacts | None = None
     update_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
     class_doc: str | None = None
+    body_use: str | None = None
 
     @property
     def is_function_view(self) -> bool:
@@ -771,6 +776,9 @@ class GroupSchemaGenerator(SchemaGenerator):
                     copy_qualifier=copy_qualifier,
                     facts=facts,
                     update_fields=updated,
+                    body_use=body_use(view, handler, method.upper(), operation)
+                    if is_viewset
+                    else None,
                     class_doc=_class_doc(
                         view, handler, operation, is_viewset or sibling_methods > 1
                     ),
@@ -778,6 +786,47 @@ class GroupSchemaGenerator(SchemaGenerator):
             )
             result.setdefault(path, {})[method.lower()] = operation
         return result
+
+
+#: How an action's code reads the request body: DRF's request.data (and what it is made of),
+#: and a serializer given data.
+_READS_REQUEST = re.compile(r"\brequest\.(?:data|POST|FILES|body|stream|read)\b")
+_SERIALIZES_DATA = re.compile(
+    r"(?:get_serializer|serializer_class|Serializer)\s*\((?:[^()]|\([^()]*\))*\bdata\s*="
+)
+_NO_OVERRIDE = object()
+
+
+def body_use(view: Any, handler: Any, method: str, operation: dict[str, Any]) -> str | None:
+    """How a viewset ``@action`` that writes reads its body, when drf-spectacular gave it the
+    viewset's serializer as its request (no ``@extend_schema(request=...)``, no
+    ``serializer_class`` on the ``@action``), as it does for every such action:
+
+    * ``"none"``: its code never reads the request body: DRF accepts an empty one, and the
+      tool takes no body arguments;
+    * ``"serializer"``: it gives the body to a serializer: the request is right;
+    * ``"direct"``: it reads ``request.data`` itself: the viewset's serializer is probably not
+      its body (``mcp_bridge.W023`` suggests ``@extend_schema(request=...)``);
+    * ``"unknown"``: its code cannot be read (also ``W023``).
+
+    ``None`` for any other operation.
+    """
+    if method not in ("POST", "PUT", "PATCH") or not operation.get("requestBody"):
+        return None
+    if not hasattr(handler, "mapping") or handler.kwargs.get("serializer_class") is not None:
+        return None  # not an @action, or one with a serializer of its own
+    if get_override(handler, "request", _NO_OVERRIDE) is not _NO_OVERRIDE:
+        return None
+    try:
+        source = inspect.getsource(inspect.unwrap(handler))
+    except (OSError, TypeError):
+        return "unknown"
+    code = source[source.find("def ") :]  # its decorators say nothing of its body
+    if _SERIALIZES_DATA.search(code):
+        return "serializer"
+    if _READS_REQUEST.search(code):
+        return "direct"
+    return "none"
 
 
 def _class_doc(view: Any, handler: Any, operation: dict[str, Any], shared: bool) -> str | None:

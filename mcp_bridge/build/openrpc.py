@@ -248,6 +248,13 @@ def _body_params(
     request_body = operation.get("requestBody")
     if not request_body:
         return []
+    use = method.source.body_use
+    if use == "none":
+        # An @action whose code reads no body: drf-spectacular gave it the viewset's
+        # serializer, which DRF never asks for (an empty body is accepted).
+        return []
+    if use in ("direct", "unknown"):
+        method.warnings.append(_borrowed_body_warning(method, use))
     content = request_body.get("content", {})
     body_required = bool(request_body.get("required", False))
     raw = _media_schema(content)
@@ -442,6 +449,30 @@ def _field_params(schema: dict[str, Any], *, required: bool) -> list[Param]:
         for field_name, field_schema in schema["properties"].items()
         if not (isinstance(field_schema, dict) and field_schema.get("readOnly"))
     ]
+
+
+def _borrowed_body_warning(method: Method, use: str) -> Problem:
+    source = method.source
+    why = (
+        "reads request.data itself"
+        if use == "direct"
+        else "has code the bridge cannot read to tell whether it reads a body"
+    )
+    return Problem(
+        id="mcp_bridge.W023",
+        msg=(
+            f"Tool {method.name!r} ({source.view_label}, {source.method} "
+            f"{source.path}) takes the viewset's serializer as its arguments, which drf-spectacular "
+            f"gives every @action without a request of its own; the action {why}, so its "
+            f"arguments may not be what it reads (a body-less action would require every field)."
+        ),
+        hint=(
+            "Say what the action reads: @extend_schema(request=None) above the @action for no "
+            "body, @extend_schema(request=TheSerializer) or @action(serializer_class=...) for "
+            "another one."
+        ),
+        obj=source.culprit,
+    )
 
 
 def _unsendable_body_warning(method: Method, media_types: list[str]) -> Problem:

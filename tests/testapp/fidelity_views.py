@@ -7,6 +7,8 @@ from __future__ import annotations
 from django.urls import include, path
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
 from rest_framework.fields import empty
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.routers import SimpleRouter
@@ -52,6 +54,28 @@ class NodeViewSet(viewsets.ModelViewSet):
     queryset = Node.objects.order_by("id")
     serializer_class = NodeSerializer
     pagination_class = LimitOffsetPagination
+
+    @action(detail=True, methods=["post"])
+    def restart(self, request, pk=None):
+        # No body: drf-spectacular still gives it NodeSerializer as its request.
+        node = self.get_object()
+        node.restarts += 1
+        node.save()
+        return Response(self.get_serializer(node).data)
+
+    @action(detail=True, methods=["post"])
+    def move(self, request, pk=None):
+        serializer = self.get_serializer(self.get_object(), data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        serializer.save()
+        return Response(serializer.data)
+
+    @action(detail=True, methods=["post"])
+    def relabel(self, request, pk=None):
+        node = self.get_object()
+        node.region = int(request.data.get("region", node.region))
+        node.save()
+        return Response(self.get_serializer(node).data)
 
 
 router = SimpleRouter()
