@@ -176,6 +176,7 @@ CHECK_IDS = {
     "mcp_bridge.E243": "MCP_BRIDGE['CACHE_ALIAS'] is not a key of settings.CACHES",
     "mcp_bridge.E244": "MCP_BRIDGE['LOCK_BACKEND'] is not a dotted path (or, at the first @locked call, cannot be imported)",
     "mcp_bridge.E245": "MCP_BRIDGE['LOCK_OPTIONS'] is not a dict with string keys",
+    "mcp_bridge.E246": "MCP_BRIDGE['MAX_UPLOAD_BYTES'] is not an int >= 0",
     "mcp_bridge.E251": "MCP_BRIDGE['OAUTH_GROUPS'] is not a dict of group to a list of scopes or None",
     "mcp_bridge.E252": "MCP_BRIDGE['OAUTH_DEFAULT'] is not a list of scopes or None",
     "mcp_bridge.E253": "MCP_BRIDGE['OAUTH_AUTHORIZATION_SERVERS'] is not a list of issuer URLs or /paths",
