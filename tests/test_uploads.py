@@ -176,3 +176,19 @@ def test_the_official_client_uploads_over_real_http(live_server, media):
     stored = result.structured_content["result"]
     assert stored["content_type"] == "text/xml" and stored["tags"] == ["ci", "nightly"]
     assert (media / stored["file"]).read_bytes() == REPORT
+
+
+@pytest.mark.parametrize("profile", ["defs", "inline", "portable", "gemini", "strict"])
+def test_every_schema_profile_lists_the_upload_tool(profile):
+    client = McpClient(Client(), f"/mcp/uploads/?schema={profile}")
+    listed = {tool["name"]: tool for tool in client.list_tools()}
+    assert "file" in listed["import_scan"]["inputSchema"]["properties"], profile
+
+
+@pytest.mark.django_db
+def test_a_strict_client_sends_every_property_with_nulls(media):
+    client = McpClient(Client(), "/mcp/uploads/?schema=strict")
+    value = {"data": None, "text": REPORT.decode(), "filename": "zap.xml", "mimeType": None}
+    called = client.call("import_scan", {**ARGUMENTS, "minimum_severity": None, "file": value})
+    assert not called.get("isError"), called
+    assert (media / called["structuredContent"]["result"]["file"]).read_bytes() == REPORT

@@ -158,6 +158,8 @@ def uploaded_file(argument: str, value: Any, limit: int | None = None) -> Upload
         else:
             raise UploadRefused(argument, 'is an embedded resource without "blob" or "text"')
         return UploadedFile(_name_of(uri), media_type, content)
+    # A null is "not given" (the strict schema profile lists every property, nullable).
+    value = {key: item for key, item in value.items() if item is not None}
     filename = value.get("filename") or _DEFAULT_NAME
     media_type = value.get("mimeType") or _OCTET_STREAM
     if isinstance(value.get("data"), str) and "text" not in value:
