@@ -309,6 +309,7 @@ def build_request(
         Resolver404: the operation's path no longer resolves (the URLconf changed).
     """
     plan = request_plan(tool)
+    body: bytes | None
     if plan.form_media_type is not None:  # an upload: a real multipart (or URL-encoded) request
         body, content_type = plan.form(arguments, files or {})
     else:

@@ -184,7 +184,7 @@ def _form_text(value: Any) -> str:
 def form_pairs(fields: list[tuple[str, Any]]) -> list[tuple[str, str]]:
     """``(field, text)`` of each plain form field; a list is the field repeated (what DRF's
     ``ListField`` and ``MultipleChoiceField`` read from a form)."""
-    pairs = []
+    pairs: list[tuple[str, str]] = []
     for name, value in fields:
         if isinstance(value, list):
             pairs.extend((name, _form_text(item)) for item in value)
