@@ -8,9 +8,8 @@ from django.urls import include, path
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 from rest_framework.decorators import action
-from rest_framework.response import Response
-from rest_framework.fields import empty
 from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
 from mcp_bridge import api_group
