@@ -85,8 +85,8 @@ class OperationSource:
             pagination: :func:`~mcp_bridge.build.facts.view_facts`), completed from the
             document by :func:`~mcp_bridge.build.openrpc.build_methods`.
         class_doc: the view class's docstring when drf-spectacular made it the operation's
-            description for want of one of the handler's own, and the class serves several
-            operations (a viewset): context for each operation's default text, not the text
+            description for want of one of the handler's own, and the class is a viewset
+            (whose docstring is what its actions are about): context for each operation's default text, not the text
             (:func:`~mcp_bridge.build.tools.build_tool`).
         body_use: for a viewset's ``@action`` that writes, whose request drf-spectacular took
             from the viewset's serializer for want of ``@extend_schema(request=...)`` or the
@@ -779,9 +779,7 @@ class GroupSchemaGenerator(SchemaGenerator):
                     body_use=body_use(view, handler, method.upper(), operation)
                     if is_viewset
                     else None,
-                    class_doc=_class_doc(
-                        view, handler, operation, is_viewset or sibling_methods > 1
-                    ),
+                    class_doc=_class_doc(view, handler, operation, is_viewset),
                 )
             )
             result.setdefault(path, {})[method.lower()] = operation
@@ -831,8 +829,8 @@ def body_use(view: Any, handler: Any, method: str, operation: dict[str, Any]) ->
 
 def _class_doc(view: Any, handler: Any, operation: dict[str, Any], shared: bool) -> str | None:
     """The view class's docstring, when it is the operation's description only because the
-    handler has none (drf-spectacular's ``AutoSchema.get_description``) and the class serves
-    several operations (``shared``)."""
+    handler has none (drf-spectacular's ``AutoSchema.get_description``) and the class is a
+    viewset (``shared``)."""
     if not shared:
         return None
     class_doc = get_doc(type(view))
