@@ -37,7 +37,6 @@ are inline) and forbids framing itself (``X-Frame-Options: DENY`` and CSP
 
 from __future__ import annotations
 
-import json
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -51,7 +50,7 @@ from django.template.loader import get_template, render_to_string
 from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 
 from mcp_bridge.base.conf import PROFILES, bridge_settings
-from mcp_bridge.base.encoding import dumps, dumps_data
+from mcp_bridge.base.encoding import dumps, dumps_data, dumps_readable
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS
 from mcp_bridge.build.tools import Tool
@@ -297,7 +296,7 @@ def _profile(endpoint: str, name: str, profile: str, tools: list[Any]) -> dict[s
 
 def _pretty(value: Any) -> str:
     """Indented JSON, for people to read (the schemas are plain JSON already)."""
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return dumps_readable(value)
 
 
 def _tool(listed: dict[str, Any], tool: Tool | None) -> dict[str, Any]:
