@@ -20,10 +20,15 @@ them, without running the view:
   ``TokenHasScope``, ``TokenHasReadWriteScope`` and the like read ``request.auth``;
 * CSRF is not checked (``SessionAuthentication`` checks it for writes): the list tells what a
   caller may use with a well-formed request, and the explorer's ``GET`` carries no token;
-* a refusal (``NotAuthenticated``, ``PermissionDenied``, any DRF ``APIException``, Django's
-  ``Http404`` or ``PermissionDenied``) hides the tool; any other exception is the check's
-  own bug: the tool stays listed (the view remains the authority on the call) and the
-  exception is logged once per tool and exception class, on ``mcp_bridge.visibility``.
+* only a **denial** hides the tool: DRF's ``NotAuthenticated``, ``AuthenticationFailed`` or
+  ``PermissionDenied``, or Django's ``PermissionDenied`` (what ``check_permissions`` raises
+  when a permission answers ``False``). Any other exception means "cannot tell": a check
+  asked without a body or an object cannot always decide (a permission that reads a parent id
+  from ``request.data`` and raises ``ParseError`` when it is missing, one that calls
+  ``get_object()`` and meets ``Http404`` or an ``AssertionError``), so the tool stays listed
+  and its view decides on each call. It is logged once per tool and exception class, on
+  ``mcp_bridge.visibility``: one line for a DRF ``APIException`` or ``Http404``, with the
+  traceback for anything else (most likely a bug of the check).
 
 The list is a courtesy, never the authority: a ``tools/call`` of a tool hidden from the
 caller runs the view as before, which refuses it (an ``isError`` result with 401 or 403).
@@ -38,15 +43,41 @@ compositions) share one evaluation per set of authentication and permission clas
 method; every other tool is asked on its own. One caller's authentication is run once per set
 of authentication classes. Callers with the same outcome get the very same ``frozenset`` object,
 which the dispatcher keys its encoded pages on.
+
+**A caller's outcome is cached** (:func:`visible_tool_names`), in the cache
+``MCP_BRIDGE["CACHE_ALIAS"]`` names, for ``FILTER_TOOLS_LIST_TIMEOUT`` seconds (``0``: never).
+Its key is a digest of everything the checks can read of the caller:
+
+* the identity each set of authentication classes of the group finds: the user's model, primary
+  key, username, ``date_joined``, ``is_active``, ``is_staff``, ``is_superuser``, the ids of
+  its groups and its permissions (``get_all_permissions()``: its own and its groups'), and the
+  credential's kind, primary key and scopes (``request.auth``: a DRF token, an OAuth access
+  token's ``scope``), or the class of the exception with which authentication refused it;
+* the MCP request's headers and cookies (``Authorization``, a session cookie, a tenant header)
+  but those that change with each message (:data:`_VOLATILE_HEADERS`), and the client's
+  address;
+* the group's checks (the tools each decides and the views' authentication and permission
+  classes), and a generation that :func:`mcp_bridge.caching.invalidate_tool_lists` renews.
+
+So a user added to a group, a permission granted or withdrawn (to the user or to one of its
+groups), another token or other scopes change the key, and the next request is evaluated
+again; what the key cannot see (a row of the application's own that a permission class reads,
+a project membership) is seen within ``FILTER_TOOLS_LIST_TIMEOUT`` seconds, or at once after
+``invalidate_tool_lists()``. A stale outcome never lets a call run: the list is a courtesy, and
+every ``tools/call`` (a proxy meta-tool's too) runs the view, with its authentication and
+permissions, as REST does.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from django.core.cache import caches
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest
 from rest_framework import exceptions, permissions
@@ -56,6 +87,7 @@ from rest_framework.views import APIView
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.build.tools import Tool
+from mcp_bridge.caching import tool_lists_generation
 from mcp_bridge.discovery.metatools import MetaTool
 from mcp_bridge.toolcall import identity
 from mcp_bridge.toolcall.plan import request_plan, view_request
@@ -72,10 +104,40 @@ _CALLER_ONLY_PERMISSIONS = frozenset(
         permissions.IsAuthenticatedOrReadOnly,
     }
 )
-#: The exceptions with which a view refuses a request before its handler runs.
-_REFUSALS = (exceptions.APIException, Http404, PermissionDenied)
+#: The exceptions with which a view denies a caller before its handler runs: they hide a tool.
+_DENIALS = (
+    exceptions.NotAuthenticated,
+    exceptions.AuthenticationFailed,
+    exceptions.PermissionDenied,
+    PermissionDenied,
+)
+#: What a check asked without a body or an object raises when it cannot tell (a ParseError of a
+#: missing parent id, a NotFound): the tool is listed, logged in one line.
+_UNDECIDED = (exceptions.APIException, Http404)
+#: Request headers (``META`` names) that change with each message and identify nobody: left
+#: out of the key of a caller's cached outcome.
+_VOLATILE_HEADERS = frozenset(
+    {
+        "CONTENT_LENGTH",
+        "CONTENT_TYPE",
+        "HTTP_CONTENT_LENGTH",
+        "HTTP_CONTENT_TYPE",
+        "HTTP_ACCEPT",
+        "HTTP_ACCEPT_ENCODING",
+        "HTTP_CONNECTION",
+        "HTTP_MCP_SESSION_ID",
+        "HTTP_MCP_PROTOCOL_VERSION",
+        "HTTP_LAST_EVENT_ID",
+        "HTTP_TRACEPARENT",
+        "HTTP_TRACESTATE",
+        "HTTP_BAGGAGE",
+        "HTTP_X_REQUEST_ID",
+        "HTTP_X_AMZN_TRACE_ID",
+        "HTTP_USER_AGENT",
+    }
+)
 #: (tool name, exception class) already logged: a broken permission is reported once.
-_logged: set[tuple[str, type]] = set()
+_logged: set[Any] = set()
 
 
 def filters_group(group: str) -> bool:
@@ -117,7 +179,94 @@ def visible_tool_names(toolset: ToolSet, http_request: HttpRequest) -> frozenset
     if not plan.checks:
         return None
     evaluation = _Evaluation(http_request)
-    return plan.visible(tuple(evaluation.passes(check) for check in plan.checks))
+    timeout = bridge_settings.FILTER_TOOLS_LIST_TIMEOUT
+    key = _outcome_key(plan, evaluation) if timeout else None
+    if key is not None:
+        stored = _cached(key)
+        if isinstance(stored, str) and len(stored) == len(plan.checks):
+            return plan.visible(tuple(mark == "1" for mark in stored))
+    outcome = tuple(evaluation.passes(check) for check in plan.checks)
+    if key is not None:
+        _store(key, "".join("1" if passed else "0" for passed in outcome), timeout)
+    return plan.visible(outcome)
+
+
+def _outcome_key(plan: VisibilityPlan, evaluation: _Evaluation) -> str | None:
+    """The cache key of the caller's outcome (see the module docstring), or ``None`` when what
+    identifies the caller cannot be read (not cached then)."""
+    http_request = evaluation.http_request
+    identities = []
+    try:
+        for check in plan.identifiers:
+            try:
+                identities.append(_identity_of(evaluation.identity(check)))
+            finally:
+                # As after each check (see _Evaluation.passes): the next view starts from the
+                # caller's own identity, not the one DRF wrote through.
+                identity.restore(http_request)
+        generation = tool_lists_generation()
+    except Exception:  # a user model without groups, a cache that fails: evaluated, uncached
+        _log_once(("key", type(http_request)), "The tool list of a caller cannot be cached.")
+        return None
+    headers = sorted(
+        (name, str(value))
+        for name, value in http_request.META.items()
+        if (name.startswith("HTTP_") or name == "REMOTE_ADDR") and name not in _VOLATILE_HEADERS
+    )
+    material = json.dumps([plan.fingerprint, generation, identities, headers], default=str)
+    return "mcp_bridge:visible:" + hashlib.sha256(material.encode()).hexdigest()
+
+
+def _identity_of(known: tuple[Any, Any, Any] | Exception) -> Any:
+    """What the checks can read of an authenticated caller, as plain data for the key."""
+    if isinstance(known, Exception):
+        return ["refused", type(known).__qualname__]
+    _, user, auth = known
+    if auth is None:
+        credential: Any = None
+    elif isinstance(auth, (str, bytes)):
+        credential = hashlib.sha256(auth if isinstance(auth, bytes) else auth.encode()).hexdigest()
+    else:
+        credential = [type(auth).__qualname__, getattr(auth, "pk", None), getattr(auth, "scope", None)]
+    if user is None or getattr(user, "pk", None) is None:
+        return ["anonymous", credential]
+    active = bool(getattr(user, "is_active", True))
+    superuser = bool(getattr(user, "is_superuser", False))
+    groups = getattr(user, "groups", None)
+    return [
+        f"{type(user).__module__}.{type(user).__qualname__}",
+        user.pk,
+        user.get_username(),
+        getattr(user, "date_joined", None),
+        active,
+        getattr(user, "is_staff", None),
+        superuser,
+        sorted(groups.values_list("pk", flat=True)) if groups is not None else None,
+        # A superuser has every permission (ModelBackend): not listed, one query saved.
+        ["*"] if active and superuser else sorted(user.get_all_permissions()),
+        credential,
+    ]
+
+
+def _cached(key: str) -> Any:
+    try:
+        return caches[bridge_settings.CACHE_ALIAS].get(key)
+    except Exception:  # the cache is down: evaluated without it
+        _log_once(("cache", "get"), "The cached tool lists cannot be read; evaluating.")
+        return None
+
+
+def _store(key: str, value: str, timeout: float) -> None:
+    try:
+        caches[bridge_settings.CACHE_ALIAS].set(key, value, timeout)
+    except Exception:
+        _log_once(("cache", "set"), "The tool list of a caller cannot be cached.")
+
+
+def _log_once(key: Any, message: str) -> None:
+    if key not in _logged:
+        _logged.add(key)
+        logger.warning(message, exc_info=True)
 
 
 def varies_by_caller(toolset: ToolSet, http_request: HttpRequest) -> bool:
@@ -171,12 +320,18 @@ class VisibilityPlan:
     Attributes:
         always: tools listed for every caller.
         checks: the evaluations; a caller's outcome is one boolean per check.
+        identifiers: one check per set of authentication classes of the checks: what the key
+            of a caller's cached outcome authenticates the caller with.
+        fingerprint: a digest of the checks (the tools each decides, its view's authentication
+            and permission classes), in the key of a caller's cached outcome.
         outcomes: the visible names of each outcome met so far (``None``: every tool).
         lists: the listed tools of each visible set met so far.
     """
 
     always: frozenset[str]
     checks: list[Check]
+    identifiers: list[Check] = field(default_factory=list)
+    fingerprint: str = ""
     outcomes: dict[tuple[bool, ...], frozenset[str] | None] = field(default_factory=dict)
     lists: dict[frozenset[str], list[Tool | MetaTool]] = field(default_factory=dict)
 
@@ -232,7 +387,28 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
         )
         for key, tools in groups.items()
     ]
-    return VisibilityPlan(always=frozenset(always), checks=checks)
+    identifiers: dict[tuple[type, ...], Check] = {}
+    described = []
+    for check in checks:
+        view_class: Any = check.tool.method.source.view_class
+        classes = tuple(view_class.authentication_classes)
+        identifiers.setdefault(classes, check)
+        described.append(
+            [sorted(check.names), _names(classes), _names(view_class.permission_classes)]
+        )
+    digest = hashlib.sha256(
+        json.dumps([toolset.group, toolset.version, described], default=str).encode()
+    ).hexdigest()
+    return VisibilityPlan(
+        always=frozenset(always),
+        checks=checks,
+        identifiers=list(identifiers.values()),
+        fingerprint=digest,
+    )
+
+
+def _names(classes: Any) -> list[str]:
+    return [f"{getattr(c, '__module__', '')}.{getattr(c, '__qualname__', c)!s}" for c in classes]
 
 
 def _callbacks(group: str, http_request: HttpRequest) -> dict[tuple[type, str, str], Any]:
@@ -291,8 +467,22 @@ class _Evaluation:
             view, request = self._view_and_request(check)
             self._authenticate(check, view, request)
             view.check_permissions(request)
-        except _REFUSALS:
+        except _DENIALS:
             return False
+        except _UNDECIDED as exc:
+            # Asked without a body or an object, the check cannot tell: the view decides.
+            if (tool.name, type(exc)) not in _logged:
+                _logged.add((tool.name, type(exc)))
+                logger.info(
+                    "Cannot tell whether tool %r (%s) is visible to a caller without a call: its "
+                    "view-level checks raised %s (%s) when asked without a body or an object; the "
+                    "tool is listed, and its view decides on each call.",
+                    tool.name,
+                    tool.method.source.view_label,
+                    type(exc).__name__,
+                    exc,
+                )
+            return True
         except Exception as exc:
             if (tool.name, type(exc)) not in _logged:
                 _logged.add((tool.name, type(exc)))
@@ -310,8 +500,10 @@ class _Evaluation:
             identity.restore(self.http_request)
         return True
 
-    def _caller_passes(self, check: Check, classes: tuple[Any, ...]) -> bool:
-        """DRF's own caller-only permissions, asked with the caller's user and the method."""
+    def identity(self, check: Check) -> tuple[Any, Any, Any] | Exception:
+        """``(authenticator, user, auth)`` of the caller with the authentication classes of
+        ``check``'s view, or the exception with which they refused it; once per set of
+        classes. The caller of this method restores the MCP request's identity."""
         key = tuple(_authentication_classes(check, self.http_request))
         known = self.authenticated.get(key)
         if known is None:
@@ -319,11 +511,16 @@ class _Evaluation:
             try:
                 request.user  # noqa: B018 -- DRF authenticates on first access
             except Exception as exc:
-                self.authenticated[key] = exc
-                raise
-            # Private DRF API, Request._authenticator: see _authenticate.
-            authenticator = request._authenticator  # type: ignore[attr-defined]
-            known = self.authenticated[key] = (authenticator, request.user, request.auth)
+                known = self.authenticated[key] = exc
+            else:
+                # Private DRF API, Request._authenticator: see _authenticate.
+                authenticator = request._authenticator  # type: ignore[attr-defined]
+                known = self.authenticated[key] = (authenticator, request.user, request.auth)
+        return known
+
+    def _caller_passes(self, check: Check, classes: tuple[Any, ...]) -> bool:
+        """DRF's own caller-only permissions, asked with the caller's user and the method."""
+        known = self.identity(check)
         if isinstance(known, Exception):
             raise known
         probe = _Probe(check.tool.method.source.method, known[1], known[2])
