@@ -27,8 +27,9 @@ them, without running the view:
   from ``request.data`` and raises ``ParseError`` when it is missing, one that calls
   ``get_object()`` and meets ``Http404`` or an ``AssertionError``), so the tool stays listed
   and its view decides on each call. It is logged once per tool and exception class, on
-  ``mcp_bridge.visibility``: one line for a DRF ``APIException`` or ``Http404``, with the
-  traceback for anything else (most likely a bug of the check).
+  ``mcp_bridge.visibility``: one line for a DRF ``APIException``, ``Http404`` or the
+  ``AssertionError`` of ``get_object()``, with the traceback for anything else (most likely a
+  bug of the check).
 
 The list is a courtesy, never the authority: a ``tools/call`` of a tool hidden from the
 caller runs the view as before, which refuses it (an ``isError`` result with 401 or 403).
@@ -112,8 +113,9 @@ _DENIALS = (
     PermissionDenied,
 )
 #: What a check asked without a body or an object raises when it cannot tell (a ParseError of a
-#: missing parent id, a NotFound): the tool is listed, logged in one line.
-_UNDECIDED = (exceptions.APIException, Http404)
+#: missing parent id, a NotFound, the AssertionError of ``get_object()`` called without the URL's
+#: keyword argument): the tool is listed, logged in one line.
+_UNDECIDED = (exceptions.APIException, Http404, AssertionError)
 #: Request headers (``META`` names) that change with each message and identify nobody: left
 #: out of the key of a caller's cached outcome.
 _VOLATILE_HEADERS = frozenset(
