@@ -55,11 +55,11 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.handlers import HandlerCall, is_success, run_after_commit, wrap_handler
 
 __all__ = [
+    "TOOL_LISTS_TAG",
     "cached",
     "invalidate_tags",
     "invalidate_tags_on_commit",
     "invalidates",
-    "TOOL_LISTS_TAG",
     "is_cache_hit",
 ]
 

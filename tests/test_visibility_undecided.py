@@ -233,16 +233,18 @@ def test_a_cached_list_is_reused_and_evaluated_again_when_permissions_change(mon
     assert names("/mcp/editors/", Authorization=header) == set()
     assert names("/mcp/editors/", Authorization=header) == set()
     assert len(asked) == 1  # the second list came from the cache
-    # Joining a group changes the key: seen on the next request.
-    user.groups.add(Group.objects.create(name="editors"))
+    # Joining a group renews the generation: seen on the next request.
+    editors = Group.objects.create(name="editors")
+    assert names("/mcp/editors/", Authorization=header) == set()
+    user.groups.add(editors)
     assert names("/mcp/editors/", Authorization=header) == {"editors"}
-    # A change the key cannot see (the group renamed): seen after the lifetime, or at once
-    # after invalidate_tags(TOOL_LISTS_TAG).
+    # A change no signal tells (QuerySet.update()): seen after the lifetime, or at once after
+    # invalidate_tags(TOOL_LISTS_TAG).
     Group.objects.filter(name="editors").update(name="former")
     assert names("/mcp/editors/", Authorization=header) == {"editors"}
     invalidate_tags(TOOL_LISTS_TAG)
     assert names("/mcp/editors/", Authorization=header) == set()
-    # A permission granted: a new key too.
+    # A permission granted: evaluated again too.
     calls = len(asked)
     user.user_permissions.add(Permission.objects.get(codename="add_post"))
     names("/mcp/editors/", Authorization=header)
@@ -254,7 +256,7 @@ def test_a_cached_list_never_lets_a_call_run(monkeypatch):
     header = token(user)
     user.groups.add(Group.objects.create(name="editors"))
     assert names("/mcp/editors/", Authorization=header) == {"editors"}
-    Group.objects.filter(name="editors").update(name="former")  # unseen by the key
+    Group.objects.filter(name="editors").update(name="former")  # no signal
     assert names("/mcp/editors/", Authorization=header) == {"editors"}  # stale
     result = McpClient(None, "/mcp/editors/", Authorization=header).call("editors")
     assert result["isError"] is True and "403" in result["content"][0]["text"]

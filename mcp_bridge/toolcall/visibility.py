@@ -47,24 +47,27 @@ which the dispatcher keys its encoded pages on.
 
 **A caller's outcome is cached** (:func:`visible_tool_names`), in the cache
 ``MCP_BRIDGE["CACHE_ALIAS"]`` names, for ``FILTER_TOOLS_LIST_TIMEOUT`` seconds (``0``: never).
-Its key is a digest of everything the checks can read of the caller:
+Its key is a digest of what the request carries that identifies the caller, so that a cached
+outcome costs no authentication and no query:
 
-* the identity each set of authentication classes of the group finds: the user's model, primary
-  key, username, ``date_joined``, ``is_active``, ``is_staff``, ``is_superuser``, the ids of
-  its groups and its permissions (``get_all_permissions()``: its own and its groups'), and the
-  credential's kind, primary key and scopes (``request.auth``: a DRF token, an OAuth access
-  token's ``scope``), or the class of the exception with which authentication refused it;
-* the MCP request's headers and cookies (``Authorization``, a session cookie, a tenant header)
-  but those that change with each message (:data:`_VOLATILE_HEADERS`), and the client's
-  address;
-* the group's checks (the tools each decides and the views' authentication and permission
-  classes), and a generation that :func:`mcp_bridge.caching.invalidate_tool_lists` renews.
+* the MCP request's headers and cookies (``Authorization``, a session cookie, a tenant header),
+  but those that change with each message and identify nobody (:data:`_VOLATILE_HEADERS`), the
+  client's address, ``REMOTE_USER``, and DRF's forced authentication (``mcp_stdio --user``);
+* the group's checks (the tools each decides, the views' authentication and permission
+  classes);
+* the generation of :data:`mcp_bridge.caching.TOOL_LISTS_TAG`, which the bridge renews when
+  what permissions read of a caller changes, and again once its transaction commits: a user saved (not a
+  login's ``last_login``) or deleted, a user's groups or permissions, a group's permissions, a
+  group or permission deleted, a DRF token or an OAuth access token saved (its scopes) or
+  deleted. ``invalidate_tags(TOOL_LISTS_TAG)`` renews it too, for what the bridge cannot
+  see.
 
-So a user added to a group, a permission granted or withdrawn (to the user or to one of its
-groups), another token or other scopes change the key, and the next request is evaluated
-again; what the key cannot see (a row of the application's own that a permission class reads,
-a project membership) is seen within ``FILTER_TOOLS_LIST_TIMEOUT`` seconds, or at once after
-``invalidate_tool_lists()``. A stale outcome never lets a call run: the list is a courtesy, and
+So a user added to a group, a permission granted or withdrawn, another token or other scopes
+are seen on the next request; what the bridge cannot see (a row of the application's own that a
+permission class reads, a project membership, a change made with ``QuerySet.update()``, which
+sends no signal) is seen within ``FILTER_TOOLS_LIST_TIMEOUT`` seconds, or at once after
+``invalidate_tags(TOOL_LISTS_TAG)`` (``@invalidates(TOOL_LISTS_TAG)`` on the view that changes
+it). A stale outcome never lets a call run: the list is a courtesy, and
 every ``tools/call`` (a proxy meta-tool's too) runs the view, with its authentication and
 permissions, as REST does.
 """
@@ -78,8 +81,11 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.core.cache import caches
 from django.core.exceptions import PermissionDenied
+from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.dispatch import receiver
 from django.http import Http404, HttpRequest
 from rest_framework import exceptions, permissions
 from rest_framework.request import ForcedAuthentication, Request
@@ -88,7 +94,12 @@ from rest_framework.views import APIView
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.build.tools import Tool
-from mcp_bridge.caching import tool_lists_generation
+from mcp_bridge.caching import (
+    TOOL_LISTS_TAG,
+    invalidate_tags,
+    invalidate_tags_on_commit,
+    tool_lists_generation,
+)
 from mcp_bridge.discovery.metatools import MetaTool
 from mcp_bridge.toolcall import identity
 from mcp_bridge.toolcall.plan import request_plan, view_request
@@ -194,67 +205,94 @@ def visible_tool_names(toolset: ToolSet, http_request: HttpRequest) -> frozenset
 
 
 def _outcome_key(plan: VisibilityPlan, evaluation: _Evaluation) -> str | None:
-    """The cache key of the caller's outcome (see the module docstring), or ``None`` when what
-    identifies the caller cannot be read (not cached then)."""
+    """The cache key of the caller's outcome (see the module docstring), or ``None`` when it
+    cannot be made (the cache fails: evaluated, uncached). Made from what the request carries,
+    without authenticating it: no query is made for a cached outcome."""
     http_request = evaluation.http_request
-    identities = []
     try:
-        for check in plan.identifiers:
-            try:
-                identities.append(_identity_of(evaluation.identity(check)))
-            finally:
-                # As after each check (see _Evaluation.passes): the next view starts from the
-                # caller's own identity, not the one DRF wrote through.
-                identity.restore(http_request)
         generation = tool_lists_generation()
-    except Exception:  # a user model without groups, a cache that fails: evaluated, uncached
-        _log_once(("key", type(http_request)), "The tool list of a caller cannot be cached.")
+    except Exception:  # the cache is down: evaluated without it
+        if _first(("cache", "generation")):
+            logger.warning("The cached tool lists cannot be read; evaluating.", exc_info=True)
         return None
-    headers = sorted(
+    meta = http_request.META
+    carried = sorted(
         (name, str(value))
-        for name, value in http_request.META.items()
-        if (name.startswith("HTTP_") or name == "REMOTE_ADDR") and name not in _VOLATILE_HEADERS
+        for name, value in meta.items()
+        if (name.startswith("HTTP_") and name not in _VOLATILE_HEADERS)
+        or name in ("REMOTE_ADDR", "REMOTE_USER")
     )
-    material = json.dumps([plan.fingerprint, generation, identities, headers], default=str)
+    attributes = http_request.__dict__
+    forced = [
+        _described(attributes.get("_force_auth_user")),
+        _described(attributes.get("_force_auth_token")),
+    ]
+    material = json.dumps([plan.fingerprint, generation, carried, forced], default=str)
     return "mcp_bridge:visible:" + hashlib.sha256(material.encode()).hexdigest()
 
 
-def _identity_of(known: tuple[Any, Any, Any] | Exception) -> Any:
-    """What the checks can read of an authenticated caller, as plain data for the key."""
-    if isinstance(known, Exception):
-        return ["refused", type(known).__qualname__]
-    _, user, auth = known
-    if auth is None:
-        credential: Any = None
-    elif isinstance(auth, (str, bytes)):
-        credential = hashlib.sha256(auth if isinstance(auth, bytes) else auth.encode()).hexdigest()
-    else:
-        credential = [type(auth).__qualname__, getattr(auth, "pk", None), getattr(auth, "scope", None)]
-    if user is None or getattr(user, "pk", None) is None:
-        return ["anonymous", credential]
-    active = bool(getattr(user, "is_active", True))
-    superuser = bool(getattr(user, "is_superuser", False))
-    groups = getattr(user, "groups", None)
-    return [
-        f"{type(user).__module__}.{type(user).__qualname__}",
-        user.pk,
-        user.get_username(),
-        getattr(user, "date_joined", None),
-        active,
-        getattr(user, "is_staff", None),
-        superuser,
-        sorted(groups.values_list("pk", flat=True)) if groups is not None else None,
-        # A superuser has every permission (ModelBackend): not listed, one query saved.
-        ["*"] if active and superuser else sorted(user.get_all_permissions()),
-        credential,
-    ]
+def _described(value: Any) -> Any:
+    if value is None:
+        return None
+    return [type(value).__qualname__, getattr(value, "pk", None), str(value)]
+
+
+#: The models whose changes can change what a caller may see, by ``app_label.model_name``:
+#: the user model, groups, permissions, DRF tokens, OAuth access tokens. A change of one of
+#: them (or of a many-to-many relation of one: a user's groups, a group's permissions) renews
+#: the generation of :data:`~mcp_bridge.caching.TOOL_LISTS_TAG` once the transaction commits.
+_IDENTITY_MODELS = frozenset(
+    {"auth.group", "auth.permission", "authtoken.token", "oauth2_provider.accesstoken"}
+)
+
+
+def _identifies(model: Any) -> bool:
+    meta = getattr(model, "_meta", None)
+    if meta is None:
+        return False
+    return meta.label_lower in _IDENTITY_MODELS or meta.label_lower == _user_model_label()
+
+
+def _user_model_label() -> str:
+    return str(settings.AUTH_USER_MODEL).lower()
+
+
+def _renew() -> None:
+    """Renew the generation now and once the transaction commits: a request that read the
+    rows before the commit cannot keep its outcome under the new generation."""
+    invalidate_tags(TOOL_LISTS_TAG)
+    invalidate_tags_on_commit(TOOL_LISTS_TAG)
+
+
+@receiver(post_save, dispatch_uid="mcp_bridge.visibility.saved")
+def _on_saved(sender: Any, update_fields: Any = None, **kwargs: Any) -> None:
+    # A login only writes last_login: nothing a permission reads.
+    if update_fields is not None and set(update_fields) <= {"last_login"}:
+        return
+    if _identifies(sender):
+        _renew()
+
+
+@receiver(post_delete, dispatch_uid="mcp_bridge.visibility.deleted")
+def _on_deleted(sender: Any, **kwargs: Any) -> None:
+    if _identifies(sender):
+        _renew()
+
+
+@receiver(m2m_changed, dispatch_uid="mcp_bridge.visibility.related")
+def _on_related(sender: Any, instance: Any, action: str, **kwargs: Any) -> None:
+    if action.startswith("post_") and (
+        _identifies(type(instance)) or _identifies(kwargs.get("model"))
+    ):
+        _renew()
 
 
 def _cached(key: str) -> Any:
     try:
         return caches[bridge_settings.CACHE_ALIAS].get(key)
     except Exception:  # the cache is down: evaluated without it
-        _log_once(("cache", "get"), "The cached tool lists cannot be read; evaluating.")
+        if _first(("cache", "get")):
+            logger.warning("The cached tool lists cannot be read; evaluating.", exc_info=True)
         return None
 
 
@@ -262,13 +300,16 @@ def _store(key: str, value: str, timeout: float) -> None:
     try:
         caches[bridge_settings.CACHE_ALIAS].set(key, value, timeout)
     except Exception:
-        _log_once(("cache", "set"), "The tool list of a caller cannot be cached.")
+        if _first(("cache", "set")):
+            logger.warning("The tool list of a caller cannot be cached.", exc_info=True)
 
 
-def _log_once(key: Any, message: str) -> None:
-    if key not in _logged:
-        _logged.add(key)
-        logger.warning(message, exc_info=True)
+def _first(key: Any) -> bool:
+    """Whether ``key`` is logged for the first time in this process."""
+    if key in _logged:
+        return False
+    _logged.add(key)
+    return True
 
 
 def varies_by_caller(toolset: ToolSet, http_request: HttpRequest) -> bool:
@@ -322,8 +363,6 @@ class VisibilityPlan:
     Attributes:
         always: tools listed for every caller.
         checks: the evaluations; a caller's outcome is one boolean per check.
-        identifiers: one check per set of authentication classes of the checks: what the key
-            of a caller's cached outcome authenticates the caller with.
         fingerprint: a digest of the checks (the tools each decides, its view's authentication
             and permission classes), in the key of a caller's cached outcome.
         outcomes: the visible names of each outcome met so far (``None``: every tool).
@@ -332,7 +371,6 @@ class VisibilityPlan:
 
     always: frozenset[str]
     checks: list[Check]
-    identifiers: list[Check] = field(default_factory=list)
     fingerprint: str = ""
     outcomes: dict[tuple[bool, ...], frozenset[str] | None] = field(default_factory=dict)
     lists: dict[frozenset[str], list[Tool | MetaTool]] = field(default_factory=dict)
@@ -389,14 +427,15 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
         )
         for key, tools in groups.items()
     ]
-    identifiers: dict[tuple[type, ...], Check] = {}
     described = []
     for check in checks:
         view_class: Any = check.tool.method.source.view_class
-        classes = tuple(view_class.authentication_classes)
-        identifiers.setdefault(classes, check)
         described.append(
-            [sorted(check.names), _names(classes), _names(view_class.permission_classes)]
+            [
+                sorted(check.names),
+                _names(view_class.authentication_classes),
+                _names(view_class.permission_classes),
+            ]
         )
     digest = hashlib.sha256(
         json.dumps([toolset.group, toolset.version, described], default=str).encode()
@@ -404,7 +443,6 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
     return VisibilityPlan(
         always=frozenset(always),
         checks=checks,
-        identifiers=list(identifiers.values()),
         fingerprint=digest,
     )
 
@@ -512,7 +550,7 @@ class _Evaluation:
             request = self._request(check)
             try:
                 request.user  # noqa: B018 -- DRF authenticates on first access
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 -- raised by the check that asks
                 known = self.authenticated[key] = exc
             else:
                 # Private DRF API, Request._authenticator: see _authenticate.
