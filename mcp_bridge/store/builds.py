@@ -22,20 +22,47 @@ from django.core.exceptions import ImproperlyConfigured
 from mcp_bridge.build.openapi import UrlIndex
 from mcp_bridge.locking import Lease, get_lock_backend
 from mcp_bridge.store.backends import BuildStore, get_build_store, store_settings
-from mcp_bridge.store.codec import StaleBuild, dumps, loads
+from mcp_bridge.store.codec import StaleBuild, UntrustedBuild, dumps, loads
 from mcp_bridge.store.keys import BuildKey, build_key
 
 logger = logging.getLogger("mcp_bridge.store")
 
 
-def load(store: BuildStore, key: BuildKey, index: UrlIndex) -> Any:
-    """The build stored under ``key``, or ``None`` (absent, stale or unreadable: logged)."""
+class NotABuild(Exception):
+    """Stored bytes that unpickle to something other than a build."""
+
+
+#: (key name, what was wrong) already logged in this process: a bad stored build is reported
+#: once, however often it is met.
+_reported: set[tuple[str, str]] = set()
+
+
+def _report_once(key: BuildKey, store: BuildStore, problem: str, reason: Any) -> None:
+    if (key.name, problem) not in _reported:
+        _reported.add((key.name, problem))
+        logger.warning(
+            "The stored build %s in %s cannot be read: %s; building it again.",
+            key.name,
+            store.describe(),
+            reason,
+        )
+
+
+def load(
+    store: BuildStore, key: BuildKey, index: UrlIndex, accept: tuple[type, ...] = (object,)
+) -> Any:
+    """The build stored under ``key``, or ``None`` (absent, stale, unsigned, not an instance of
+    ``accept`` or unreadable: logged)."""
     start = time.perf_counter()
     try:
         data = store.get(key.name)
         if data is None:
             return None
         found = loads(data, index)
+        if not isinstance(found, accept):
+            raise NotABuild(
+                f"it holds a {type(found).__module__}.{type(found).__qualname__}, not a build"
+            )
         # What an operator looks for to tell that a worker loaded rather than built.
         logger.info(
             "Loaded the build %s from %s (%.1f KiB) in %.0f ms.",
@@ -47,6 +74,8 @@ def load(store: BuildStore, key: BuildKey, index: UrlIndex) -> Any:
         return found
     except StaleBuild as exc:
         logger.info("The stored build %s is not used: %s.", key.name, exc)
+    except (UntrustedBuild, NotABuild) as exc:
+        _report_once(key, store, type(exc).__name__, exc)
     except Exception:  # the store failed, or the bytes are not a build: build instead
         logger.warning(
             "The stored build %s in %s cannot be read; building it instead.",
@@ -85,12 +114,14 @@ def load_or_build(
     urlconf: Any,
     index: UrlIndex,
     build: Callable[[], Any],
+    accept: tuple[type, ...] = (object,),
 ) -> Any:
     """The group/version's tool set (or its :class:`ToolSetError`), from the store when it
     has it, else from ``build()``, stored for the other processes.
 
     ``build`` is the registry's build of the group, which returns the tool set or the
-    error. See the module's docstring for the lease that makes one process build a key
+    error; ``accept``, the classes of what it returns: stored bytes that unpickle to anything
+    else are not a build (logged once, built again). See the module's docstring for the lease that makes one process build a key
     while the others wait.
     """
     try:
@@ -105,14 +136,14 @@ def load_or_build(
         return build()
     if store is None or options is None or key is None:
         return build()
-    found = load(store, key, index)
+    found = load(store, key, index, accept)
     if found is not None:
         return found
     lease = _acquire(key, options)
     if lease is None:  # the builder took too long, or the lock backend failed: build here
         return build()
     try:
-        found = load(store, key, index)  # another process built it while this one waited
+        found = load(store, key, index, accept)  # another process built it while it waited
         if found is None:
             start = time.perf_counter()
             found = build()
