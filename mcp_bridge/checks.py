@@ -28,7 +28,7 @@ settings and walk the URLconf once, without generating any schema:
   :mod:`mcp_bridge.transport.explorer`);
 * :func:`check_discovery`: ``DISCOVERY`` and ``SEARCH_SYNONYMS`` name existing groups
   (``W101``, :mod:`mcp_bridge.discovery.modes`);
-* :func:`check_build_store`: the store of shared builds (``E140``, ``E141``, ``E142``, ``W140``, ``W141``,
+* :func:`check_build_store`: the store of shared builds (``E140``-``E144``, ``W140``, ``W141``,
   :mod:`mcp_bridge.store.builds`);
 * :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
   ``W001``, ``W002``, :mod:`mcp_bridge.build.translation`).
@@ -70,7 +70,7 @@ from mcp_bridge.build.tools import find_omit_rule_problems
 from mcp_bridge.build.translation import find_catalogue_problems
 from mcp_bridge.diagnostics import find_setup_problems
 from mcp_bridge.discovery.modes import find_setting_problems
-from mcp_bridge.store.backends import find_store_problems
+from mcp_bridge.store.backends import find_lock_problems, find_store_problems
 from mcp_bridge.toolcall.visibility import find_visibility_problems
 from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
 from mcp_bridge.transport.authorization import find_authorization_problems
@@ -146,6 +146,8 @@ CHECK_IDS = {
     "mcp_bridge.E140": "BUILD_STORE names a cache alias that settings.CACHES does not have",
     "mcp_bridge.E141": "the build store's directory cannot be created, read or written",
     "mcp_bridge.E142": "the build store's directory may be written by every user (or is a default one of another user): no process loads from it",
+    "mcp_bridge.E143": "BUILD_STORE keeps builds in a cache whose client library cannot be imported (RedisCache without redis-py)",
+    "mcp_bridge.E144": "LOCK_BACKEND cannot be made (RedisLockBackend without redis-py, or LOCK_OPTIONS it refuses)",
     "mcp_bridge.W141": "the build store's directory can be read but not written (a store a deploy step filled)",
     "mcp_bridge.W140": "BUILD_STORE keeps builds in a cache no other process shares (LocMemCache, DummyCache)",
     # One id per MCP_BRIDGE key, for a value of the wrong type or range (mcp_bridge.base.conf,
@@ -266,8 +268,9 @@ def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
 
 @checks.register(TAG)
 def check_build_store(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """The build store of ``MCP_BRIDGE["BUILD_STORE"]`` can be used (E140, E141, E142, W140, W141)."""
-    return _messages(find_store_problems())
+    """The build store of ``MCP_BRIDGE["BUILD_STORE"]`` can be used (E140-E143, W140, W141), and
+    the lock backend that leases its builds can be made (E144, E244)."""
+    return _messages(find_store_problems() + find_lock_problems())
 
 
 @checks.register(checks.Tags.urls, TAG, deploy=True)
