@@ -18,7 +18,7 @@ settings and walk the URLconf once, without generating any schema:
   wrong key's own id, ``E201``-``E271``, from :mod:`mcp_bridge.base.conf`, through
   :mod:`mcp_bridge.build.preflight`), reported once, then the decorators' tags and the
   endpoint's inclusion (``W080``-``W084``, :mod:`mcp_bridge.diagnostics`);
-* :func:`check_membership`: the ``MCP_BRIDGE["GROUPS"]`` rules (``E050``, ``W050``,
+* :func:`check_membership`: the ``MCP_BRIDGE["GROUPS"]`` rules and names (``E050``, ``W050``, ``W051``,
   :mod:`mcp_bridge.build.membership`), or ``E007`` when the URLconf or a view cannot be
   loaded, so that the API's views cannot be enumerated;
 * :func:`check_authorization`: MCP authorization's configuration (``E060``-``E066``,
@@ -110,6 +110,7 @@ CHECK_IDS = {
     # Membership rules and settings (mcp_bridge.build.membership).
     "mcp_bridge.E050": "a MCP_BRIDGE['GROUPS'] membership rule or group entry is malformed",
     "mcp_bridge.W050": "a membership rule matches nothing (an exclude rule: takes nothing out of its group)",
+    "mcp_bridge.W051": "MCP_BRIDGE['GROUPS'] declares a group whose name is a near-miss of another group's (a typo?)",
     # The setup (mcp_bridge.build.preflight, mcp_bridge.diagnostics, mcp_bridge.urls).
     "mcp_bridge.E080": "REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is not drf-spectacular's AutoSchema",
     "mcp_bridge.E081": "settings.MCP_BRIDGE cannot be read: it is not a dict, or has an unknown key",
@@ -190,7 +191,7 @@ CHECK_IDS = {
 }
 
 #: Reported by check_membership, which runs with every command, deployment checks included.
-_MEMBERSHIP_IDS = {"mcp_bridge.E050", "mcp_bridge.W050"}
+_MEMBERSHIP_IDS = {"mcp_bridge.E050", "mcp_bridge.W050", "mcp_bridge.W051"}
 
 
 @checks.register(checks.Tags.urls, TAG)
@@ -202,7 +203,8 @@ def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMess
 
 @checks.register(checks.Tags.urls, TAG)
 def check_membership(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """Walk the URLconf once and check the ``MCP_BRIDGE["GROUPS"]`` rules (E050, W050), or E007;
+    """Walk the URLconf once and check the ``MCP_BRIDGE["GROUPS"]`` rules (E050, W050) and
+    group names (W051), or E007;
     and the operations the walk left out because they cannot run (W083)."""
     try:
         bridge_settings.validate()
@@ -214,6 +216,7 @@ def check_membership(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
         return _messages([_enumeration_problem(exc)])
     problems = [problem for found in index.membership.problems.values() for problem in found]
     problems += index.membership.unused_rule_problems()
+    problems += index.membership.near_miss_problems(index.endpoints)  # W051
     problems += index.unpublished  # W083: async handlers DRF cannot run, left out
     return _messages(problems)
 
