@@ -48,6 +48,43 @@ def _report_once(key: BuildKey, store: BuildStore, problem: str, reason: Any) ->
         )
 
 
+#: Store or lock failures already logged in this process, by (what failed, where).
+_failures: set[tuple[str, str]] = set()
+
+
+def _check_id(exc: BaseException, during: str) -> str | None:
+    """The system check that reports such a failure ahead of time, if one does."""
+    if isinstance(exc, ImportError):
+        return "mcp_bridge.E143" if during != "lock" else "mcp_bridge.E144"
+    if isinstance(exc, ImproperlyConfigured) and during == "lock":
+        return getattr(exc, "check_id", "mcp_bridge.E144")
+    if isinstance(exc, PermissionError) and during == "read":
+        return "mcp_bridge.E142"
+    if isinstance(exc, OSError):
+        return "mcp_bridge.E141"
+    return None
+
+
+def _failed_once(what: str, where: str, exc: BaseException, during: str, outcome: str) -> None:
+    """Log a failing store or lock backend in one line, once per process: it fails the same way
+    for every group (an unwritable directory, a library missing), and a traceback per group and
+    process buries the one fact that matters."""
+    if (what, where) in _failures:
+        logger.debug("%s %s failed again: %s", what, where, exc)
+        return
+    _failures.add((what, where))
+    check_id = _check_id(exc, during)
+    logger.warning(
+        "%s %s failed (%s: %s): %s. Logged once per process%s.",
+        what,
+        where,
+        type(exc).__name__,
+        exc,
+        outcome,
+        f"; `manage.py check` reports it as {check_id}" if check_id else "",
+    )
+
+
 def load(
     store: BuildStore, key: BuildKey, index: UrlIndex, accept: tuple[type, ...] = (object,)
 ) -> Any:
@@ -76,7 +113,15 @@ def load(
         logger.info("The stored build %s is not used: %s.", key.name, exc)
     except (UntrustedBuild, NotABuild) as exc:
         _report_once(key, store, type(exc).__name__, exc)
-    except Exception:  # the store failed, or the bytes are not a build: build instead
+    except (OSError, ImportError) as exc:  # the store itself fails: the same for every group
+        _failed_once(
+            "Reading the build store",
+            store.describe(),
+            exc,
+            "read",
+            "each group is built by the process that needs it",
+        )
+    except Exception:  # the bytes are not a build: build instead
         logger.warning(
             "The stored build %s in %s cannot be read; building it instead.",
             key.name,
@@ -100,6 +145,15 @@ def save(store: BuildStore, key: BuildKey, build: Any, index: UrlIndex) -> int |
         return None
     try:
         store.put(key.name, data)
+    except (OSError, ImportError) as exc:  # the store itself fails: the same for every group
+        _failed_once(
+            "Writing to the build store",
+            store.describe(),
+            exc,
+            "write",
+            "no build is stored, and each process builds every group itself",
+        )
+        return None
     except Exception:
         logger.warning(
             "The build %s cannot be written to %s.", key.name, store.describe(), exc_info=True
@@ -165,6 +219,15 @@ def load_or_build(
 def _acquire(key: BuildKey, options: dict[str, Any]) -> Lease | None:
     try:
         lease = get_lock_backend().acquire(key.lock, timeout=options["LEASE"], wait=options["WAIT"])
+    except (OSError, ImportError, ImproperlyConfigured) as exc:  # the same for every group
+        _failed_once(
+            "Taking a build lock of",
+            "LOCK_BACKEND",
+            exc,
+            "lock",
+            "each process builds without it, and stores nothing",
+        )
+        return None
     except Exception:
         logger.warning(
             "The build lock %s cannot be taken; building without it.", key.lock, exc_info=True

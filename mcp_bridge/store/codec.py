@@ -82,7 +82,9 @@ def verified(stored: bytes) -> bytes:
         UntrustedBuild: it does not.
     """
     if not stored.startswith(MAGIC):
-        raise UntrustedBuild("it is not a signed build (written by another version, or not a build)")
+        raise UntrustedBuild(
+            "it is not a signed build (written by another version, or not a build)"
+        )
     start = len(MAGIC)
     signature, data = stored[start : start + _SIGNATURE_SIZE], stored[start + _SIGNATURE_SIZE :]
     for secret in (settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", ())):
