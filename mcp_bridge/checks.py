@@ -167,6 +167,7 @@ CHECK_IDS = {
     "mcp_bridge.E223": "MCP_BRIDGE['TOOLS_LIST_CACHE_SCOPE'] is not 'public', 'private' or None",
     "mcp_bridge.E224": "MCP_BRIDGE['FILTER_TOOLS_LIST'] is not True, False or a {group: bool} dict",
     "mcp_bridge.E225": "MCP_BRIDGE['SCHEMA_PROFILE'] is not the name of a schema profile",
+    "mcp_bridge.E226": "MCP_BRIDGE['FILTER_TOOLS_LIST_TIMEOUT'] is not an int >= 0",
     "mcp_bridge.E231": "MCP_BRIDGE['SPECTACULAR_SETTINGS'] is not a dict with string keys",
     "mcp_bridge.E232": "MCP_BRIDGE['GROUPS'] is not a dict",
     "mcp_bridge.E233": "MCP_BRIDGE['PORTABLE_TOOL_NAMES'] is not 'warn' or 'error'",
