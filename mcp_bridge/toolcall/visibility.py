@@ -197,7 +197,7 @@ def visible_tool_names(toolset: ToolSet, http_request: HttpRequest) -> frozenset
     if key is not None:
         stored = _cached(key)
         if isinstance(stored, str) and len(stored) == len(plan.checks):
-            return plan.visible(tuple(mark == "1" for mark in stored))
+            return plan.visible_of_marks(stored)
     outcome = tuple(evaluation.passes(check) for check in plan.checks)
     if key is not None:
         _store(key, "".join("1" if passed else "0" for passed in outcome), timeout)
@@ -367,6 +367,7 @@ class VisibilityPlan:
             and permission classes), in the key of a caller's cached outcome.
         outcomes: the visible names of each outcome met so far (``None``: every tool).
         lists: the listed tools of each visible set met so far.
+        marks: the visible names of each cached outcome met so far (:meth:`visible_of_marks`).
     """
 
     always: frozenset[str]
@@ -374,6 +375,14 @@ class VisibilityPlan:
     fingerprint: str = ""
     outcomes: dict[tuple[bool, ...], frozenset[str] | None] = field(default_factory=dict)
     lists: dict[frozenset[str], list[Tool | MetaTool]] = field(default_factory=dict)
+    marks: dict[str, tuple[frozenset[str] | None]] = field(default_factory=dict)
+
+    def visible_of_marks(self, marks: str) -> frozenset[str] | None:
+        """:meth:`visible` of an outcome as it is cached: ``"1"`` or ``"0"`` per check."""
+        known = self.marks.get(marks)
+        if known is None:
+            known = self.marks[marks] = (self.visible(tuple(mark == "1" for mark in marks)),)
+        return known[0]
 
     def visible(self, outcome: tuple[bool, ...]) -> frozenset[str] | None:
         if outcome in self.outcomes:
