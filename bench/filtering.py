@@ -22,6 +22,7 @@ temporary directory). Target: warm filtered <= 2x unfiltered.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import statistics
@@ -70,6 +71,7 @@ def _cpu(body: dict, token: str, clear: bool) -> float:
 
     if clear:
         caches["default"].clear()
+    gc.collect()  # each sample starts with no garbage left by the one before (as bench.listing)
     if STACK:
         client = Client(SERVER_NAME="localhost")
         start = time.process_time()

@@ -20,7 +20,8 @@ from mcp_bridge.toolset import registry
 from tests.mcp_client import McpClient
 from tests.test_store import _forget, _never_built, configured_store  # noqa: F401 -- fixture
 
-pytestmark = pytest.mark.django_db
+# Every test runs on each store of configured_store: files, LocMem and Redis.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("configured_store")]
 
 #: Set when the pickle below is unpickled: what an attacker's code would do.
 ran: list[str] = []
@@ -58,7 +59,7 @@ def _rebuilt(monkeypatch, caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == "mcp_bridge.store"]
 
 
-def test_a_tampered_build_is_not_loaded(configured_store, monkeypatch, caplog):
+def test_a_tampered_build_is_not_loaded(monkeypatch, caplog):
     registry.get_toolset("catalog")
     store, name = _stored()
     data = bytearray(store.get(name))
@@ -69,7 +70,7 @@ def test_a_tampered_build_is_not_loaded(configured_store, monkeypatch, caplog):
 
 
 @pytest.mark.parametrize("signed", [False, True], ids=["unsigned", "forged-signature"])
-def test_a_foreign_pickle_is_never_unpickled(configured_store, monkeypatch, caplog, signed):
+def test_a_foreign_pickle_is_never_unpickled(monkeypatch, caplog, signed):
     registry.get_toolset("catalog")
     store, name = _stored()
     evil = zlib.compress(pickle.dumps((codec.FORMAT, _Payload())))
@@ -81,7 +82,7 @@ def test_a_foreign_pickle_is_never_unpickled(configured_store, monkeypatch, capl
 
 
 def test_a_build_signed_with_another_key_is_rebuilt_and_a_fallback_key_is_accepted(
-    configured_store, settings, monkeypatch, caplog
+    settings, monkeypatch, caplog
 ):
     settings.SECRET_KEY = "the-key-of-last-year-" * 3
     registry.get_toolset("catalog")
@@ -96,7 +97,7 @@ def test_a_build_signed_with_another_key_is_rebuilt_and_a_fallback_key_is_accept
     assert len(logged) == 1 and "SECRET_KEY" in logged[0]
 
 
-def test_a_signed_pickle_that_is_not_a_build_is_rebuilt(configured_store, monkeypatch, caplog):
+def test_a_signed_pickle_that_is_not_a_build_is_rebuilt(monkeypatch, caplog):
     registry.get_toolset("catalog")
     store, name = _stored()
     store.put(name, codec.sign(zlib.compress(pickle.dumps((codec.FORMAT, {"not": "a build"})))))

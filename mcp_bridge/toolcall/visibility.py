@@ -438,12 +438,12 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
     ]
     described = []
     for check in checks:
-        view_class: Any = check.tool.method.source.view_class
+        checked: Any = check.tool.method.source.view_class
         described.append(
             [
                 sorted(check.names),
-                _names(view_class.authentication_classes),
-                _names(view_class.permission_classes),
+                _names(checked.authentication_classes),
+                _names(checked.permission_classes),
             ]
         )
     digest = hashlib.sha256(
