@@ -7,7 +7,10 @@
 A stored build is a pickle: whoever can write the store can run code in the processes that
 load from it, so the file store refuses a directory that every user may write to
 (:meth:`FileBuildStore.check_trusted`), and :func:`find_store_problems` names every store that
-cannot be used (``mcp_bridge.E140``-``E142``, ``W140``, ``W141``).
+cannot be used (``mcp_bridge.E140``-``E143``, ``W140``, ``W141``), and
+:func:`find_lock_problems` a lock backend that cannot be made (``E144``, ``E244``). Each build
+is also signed (:mod:`mcp_bridge.store.codec`): a process loads only what a holder of its
+``SECRET_KEY`` wrote.
 """
 
 from __future__ import annotations
