@@ -140,6 +140,10 @@ Keys and defaults:
     (:mod:`mcp_bridge.toolcall.visibility`): ``True`` for every group, ``False`` for none
     (every tool listed for everyone), or ``{group: bool}`` per group, the groups not named
     being filtered.
+``FILTER_TOOLS_LIST_TIMEOUT`` (``60``)
+    Seconds for which what a caller may see is reused, in the ``CACHE_ALIAS`` cache, keyed
+    on the caller's identity, groups, permissions, credential and headers
+    (:mod:`mcp_bridge.toolcall.visibility`); ``0`` evaluates every request.
 ``EXPLORER`` (``True``)
     A browser's ``GET`` of an endpoint (``Accept`` preferring ``text/html``) gets the tool
     explorer page (:mod:`mcp_bridge.transport.explorer`); ``False`` answers it 405 like any
@@ -734,6 +738,13 @@ SETTINGS: dict[str, Setting] = {
         _flag_or_groups,
         "mcp_bridge.E224",
         f"Whether tools/list leaves out the tools a caller may not use. {_SEE}",
+    ),
+    "FILTER_TOOLS_LIST_TIMEOUT": Setting(
+        60,
+        _count("a number of seconds", "60", 0),
+        "mcp_bridge.E226",
+        "How long a caller's filtered tool list is reused (seconds; 0: never). "
+        "See docs/endpoint.md#each-caller-sees-the-tools-it-may-use.",
     ),
     "SCHEMA_PROFILE": Setting(
         DEFS,
