@@ -431,6 +431,9 @@ RESOURCE_MATCH = 1.0
 #: How much a resource word that only a synonym or abbreviation of the query matches counts
 #: in the share of the resource's name the query holds.
 SYNONYM_COVERAGE = 0.75
+#: How many of a query's best candidates (by BM25 and the kind's factor) the resource, name
+#: and action factors rank again.
+RERANK_DEPTH = 200
 #: The factor of a tool all of whose name's words the query has.
 NAME_MATCH = 1.5
 #: The factor of a custom action whose own word (not its resource's) the query says.
@@ -854,10 +857,14 @@ class SearchIndex:
         intents = detect_intents(self._without_names(query)) if self.intents else None
         factors = self._factors(intents, query)
         classes = self.classes
+        scores = {doc: score * factors[classes[doc]] for doc, score in scores.items()}
         if self.intents:
-            scores = self._rerank(query, scores, factors, intents or frozenset(), exact)
-        else:
-            scores = {doc: score * factors[classes[doc]] for doc, score in scores.items()}
+            # The resource, name and action factors only raise a score (at most about 4.5
+            # times): they are worked out for the best candidates only (and the tools named
+            # exactly), which keeps a query over thousands of matching tools fast.
+            chosen = dict(heapq.nlargest(RERANK_DEPTH, scores.items(), key=lambda item: item[1]))
+            chosen.update((doc, scores[doc]) for doc in exact if doc in scores)
+            scores.update(self._rerank(query, chosen, intents or frozenset(), exact))
         # (score, -doc): ties go to the first tool by name (tools are sorted by name).
         scored = [(score, -doc) for doc, score in scores.items()]
         best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
@@ -889,11 +896,11 @@ class SearchIndex:
         self,
         query: str,
         scores: dict[int, float],
-        factors: list[float],
         intents: frozenset[str],
         exact: list[int],
     ) -> dict[int, float]:
-        """The BM25 scores times the intent's, the resource's and the name's factors; a
+        """The scores (BM25 times the intent's factor) times the resource's, the name's and
+        the action's factors; a
         tool named exactly first; a destructive tool below the reads of its resource unless
         the query asks to remove."""
         analyzer = self.analyzer
@@ -907,10 +914,10 @@ class SearchIndex:
             for term, _ in analyzer.weighted(word)
         }
         expanded = {term for term, weight in self.query_terms(query).items() if term not in content}
-        classes, resource_terms, name_terms = self.classes, self.resource_terms, self.name_terms
+        resource_terms, name_terms = self.resource_terms, self.name_terms
         ranked: dict[int, float] = {}
         for doc, score in scores.items():
-            factor = factors[classes[doc]]
+            factor = 1.0
             # A synonym's match counts less: "orders" is first the orders, not the purchase
             # orders that the vocabulary relates to them.
             coverage = max(
