@@ -433,7 +433,7 @@ RESOURCE_MATCH = 1.0
 SYNONYM_COVERAGE = 0.75
 #: How many of a query's best candidates (by BM25 and the kind's factor) the resource, name
 #: and action factors rank again.
-RERANK_DEPTH = 200
+RERANK_DEPTH = 50
 #: The factor of a tool all of whose name's words the query has.
 NAME_MATCH = 1.5
 #: The factor of a custom action whose own word (not its resource's) the query says.
@@ -773,8 +773,8 @@ class SearchIndex:
         name_terms: the terms of each tool's name.
         resource_of: each tool's resource label, as its position in ``resources``.
         by_name: ``{lower-cased tool name: document number}``.
-        verb_phrases: the resource names of several words one of which states an intent
-            ("waiting list"), folded, longest first.
+        verb_phrases: the runs of words of the resource names that hold a word stating an
+            intent ("waiting list"), folded, longest first, by that word.
         action_terms: the words of each custom action's name that are not its resource's
             ("approve" of ``stages_approve_create``): a query that says one of them asks
             for that action.
@@ -798,7 +798,7 @@ class SearchIndex:
     name_terms: list[tuple[str, ...]] = field(default_factory=list)
     resource_of: list[int] = field(default_factory=list)
     by_name: dict[str, int] = field(default_factory=dict)
-    verb_phrases: list[str] = field(default_factory=list)
+    verb_phrases: dict[str, list[str]] = field(default_factory=dict)
     action_terms: list[frozenset[str]] = field(default_factory=list)
     whole_update: list[bool] = field(default_factory=list)
 
@@ -873,9 +873,11 @@ class SearchIndex:
     def _without_names(self, query: str) -> str:
         """The query without the resource names that hold a verb word ("waiting list",
         "check-in list"): there the word names a resource, it asks for no kind."""
-        folded = " " + " ".join(_WORD.findall(fold(query))) + " "
-        for phrase in self.verb_phrases:
-            folded = folded.replace(f" {phrase} ", " _ ")
+        found = _WORD.findall(fold(query))
+        folded = " " + " ".join(found) + " "
+        for word in dict.fromkeys(found):
+            for phrase in self.verb_phrases.get(word, ()):
+                folded = folded.replace(f" {phrase} ", " _ ")
         return folded
 
     def _named(self, query: str) -> list[int]:
@@ -1392,10 +1394,10 @@ def index_texts(
     )
 
 
-def _verb_phrases(texts: list[ToolText]) -> list[str]:
+def _verb_phrases(texts: list[ToolText]) -> dict[str, list[str]]:
     """The runs of two or more words of the resource names that hold a word stating an
-    intent ("waiting list" of "waiting list entry"), longest first."""
-    phrases: set[str] = set()
+    intent ("waiting list" of "waiting list entry"), longest first, by that word."""
+    phrases: dict[str, set[str]] = {}
     for text in texts:
         for name, value in text.fields:
             if name != "resource":
@@ -1406,8 +1408,8 @@ def _verb_phrases(texts: list[ToolText]) -> list[str]:
                     continue
                 for start in range(position + 1):
                     for end in range(max(position + 1, start + 2), len(found) + 1):
-                        phrases.add(" ".join(found[start:end]))
-    return sorted((p for p in phrases if " " in p), key=len, reverse=True)
+                        phrases.setdefault(word, set()).add(" ".join(found[start:end]))
+    return {word: sorted(runs, key=len, reverse=True) for word, runs in phrases.items()}
 
 
 def index_of(
