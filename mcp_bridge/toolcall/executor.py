@@ -83,6 +83,7 @@ from mcp_bridge.toolcall.results import (
 )
 from mcp_bridge.toolcall.routing import resolve_operation
 from mcp_bridge.toolset.registry import ToolSet
+from mcp_bridge.tracing import traced_argument_check
 
 
 def call_tool(
@@ -146,6 +147,7 @@ def find_tool(toolset: ToolSet, name: Any) -> Tool:
     return tool
 
 
+@traced_argument_check  # names the server span after the tool; a span of its own
 def checked_arguments(
     tool: Tool, arguments: Any, revision: str, profile: str = DEFS
 ) -> dict[str, Any]:
