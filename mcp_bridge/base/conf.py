@@ -899,7 +899,7 @@ SETTINGS: dict[str, Setting] = {
         None,
         _one_of(None, "id", "pseudo"),
         "mcp_bridge.E282",
-        "What the spans record of the caller: None (nothing), \"id\" (enduser.id, the user's "
+        'What the spans record of the caller: None (nothing), "id" (enduser.id, the user\'s '
         'primary key) or "pseudo" (enduser.pseudo.id, a keyed hash of it). See docs/tracing.md.',
     ),
 }

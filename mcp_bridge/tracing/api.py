@@ -15,11 +15,23 @@ from __future__ import annotations
 
 try:
     from opentelemetry import context, metrics, propagate, trace
+    from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 except ImportError:  # no [otel] extra: tracing is off, at no cost
     ENABLED = False
     # Never used then: every hook returns the function it decorates, before reaching them.
     context = metrics = propagate = trace = None  # type: ignore[assignment]
+    Link = SpanKind = Status = StatusCode = None  # type: ignore[assignment,misc]
 else:
     ENABLED = True
 
-__all__ = ["ENABLED", "context", "metrics", "propagate", "trace"]
+__all__ = [
+    "ENABLED",
+    "Link",
+    "SpanKind",
+    "Status",
+    "StatusCode",
+    "context",
+    "metrics",
+    "propagate",
+    "trace",
+]

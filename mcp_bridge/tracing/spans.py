@@ -54,7 +54,16 @@ from mcp_bridge.base.encoding import dumps
 from mcp_bridge.base.limits import shorten
 from mcp_bridge.base.protocol import INVALID_PARAMS, JsonRpcError
 from mcp_bridge.tracing import conventions as names
-from mcp_bridge.tracing.api import ENABLED, context, propagate, trace
+from mcp_bridge.tracing.api import (
+    ENABLED,
+    Link,
+    SpanKind,
+    Status,
+    StatusCode,
+    context,
+    propagate,
+    trace,
+)
 from mcp_bridge.tracing.context import Answering, answering, enter, leave
 from mcp_bridge.tracing.metrics import count_tool_error, record_operation
 
@@ -64,8 +73,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 ARGUMENT_CHARS = 8192
 
 if ENABLED:
-    from opentelemetry.trace import Link, SpanKind, Status, StatusCode
-
     _tracer = trace.get_tracer(names.SCOPE)
 
 
@@ -100,7 +107,7 @@ def _answer(handle: Callable[..., Any], method: str, message: dict[str, Any], ca
     request_id = message.get("id")
     toolset = call.toolset
     tool = None
-    attributes: dict[str, Any] = {names.MCP_METHOD_NAME: method}
+    attributes: dict[str, Any] = {names.MCP_METHOD_NAME: method, names.GROUP: toolset.group}
     if method == "tools/call":
         attributes[names.GEN_AI_OPERATION_NAME] = names.EXECUTE_TOOL
         name = params.get("name")
