@@ -10,7 +10,10 @@ proxy meter until the project's SDK sets a provider, which the proxy then follow
   ``gen_ai.tool.name``, ``error.type`` and ``mcp_bridge.group``, so that a dashboard can show
   the tools that fail most (:func:`count_tool_error`).
 
-Only imported when the ``[otel]`` extra is installed (:data:`~mcp_bridge.tracing.api.ENABLED`).
+Made only when the ``[otel]`` extra is installed (:data:`~mcp_bridge.tracing.api.ENABLED`).
+An API older than 1.30 (the extra's floor, which another package's looser requirement may have
+let in) takes no bucket advice: the histogram then has the SDK's default boundaries, unless a
+``View`` sets them.
 """
 
 from __future__ import annotations
@@ -22,13 +25,21 @@ from mcp_bridge.tracing.api import ENABLED, metrics
 
 if ENABLED:
     _meter = metrics.get_meter(names.SCOPE)
-    _duration = _meter.create_histogram(
-        names.OPERATION_DURATION,
-        unit="s",
-        description="MCP request or notification duration as observed on the receiver from "
-        "the time it was received until the result or ack is sent.",
-        explicit_bucket_boundaries_advisory=list(names.DURATION_BUCKETS),
+    _description = (
+        "MCP request or notification duration as observed on the receiver from the time it "
+        "was received until the result or ack is sent."
     )
+    try:
+        _duration = _meter.create_histogram(
+            names.OPERATION_DURATION,
+            unit="s",
+            description=_description,
+            explicit_bucket_boundaries_advisory=list(names.DURATION_BUCKETS),
+        )
+    except TypeError:  # an API older than the extra's floor (1.30), which another package let in
+        _duration = _meter.create_histogram(
+            names.OPERATION_DURATION, unit="s", description=_description
+        )
     _tool_errors = _meter.create_counter(
         names.TOOL_ERRORS,
         unit="{error}",
