@@ -462,6 +462,38 @@ def test_without_traceparent_the_django_http_span_is_the_parent(server, demo):
     assert not span.parent.is_remote
 
 
+# -- @cached and @locked ---------------------------------------------------------------------------
+
+
+def test_the_cache_lookup_and_the_lock_wait_are_stages_of_the_view(server, demo):
+    catalog = McpClient(server, "/mcp/catalog/")
+    for _ in range(2):  # categories_list is @cached: a miss, then a hit
+        assert catalog.call("categories_list", {})["isError"] is False
+    spans = finished()
+    miss, hit = server_spans(spans, "tools/call categories_list")
+    lookups = []
+    for span in (miss, hit):
+        [view] = [s for s in children(spans, span) if s.name == "view"]
+        [lookup] = [s for s in children(spans, view) if s.name == "cache lookup"]
+        lookups.append(lookup.attributes[names.CACHE_HIT])
+        queries = [s for s in children(spans, view) if s.instrumentation_scope.name == SQLITE_SCOPE]
+        assert bool(queries) is (span is miss)  # the hit runs no query
+    assert lookups == [False, True]
+
+    from demo_project.shop.models import Order
+
+    pending = Order.objects.filter(customer__username="bob", status="pending").first()
+    orders = McpClient(server, "/mcp/orders/", Authorization=f"Token {DEMO_TOKENS['bob']}")
+    SPANS.clear()
+    assert orders.call("orders_cancel", {"id": pending.id})["isError"] is False
+    spans = finished()
+    [span] = server_spans(spans, "tools/call orders_cancel")
+    [view] = [s for s in children(spans, span) if s.name == "view"]
+    [wait] = [s for s in children(spans, view) if s.name == "lock wait"]
+    assert wait.attributes[names.LOCK_ACQUIRED] is True
+    assert wait.status.status_code is StatusCode.UNSET
+
+
 # -- What is recorded of the caller and the arguments, on request ---------------------------------
 
 
