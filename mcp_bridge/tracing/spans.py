@@ -291,10 +291,18 @@ def _stage(
 ) -> F:
     """``func`` run in an ``INTERNAL`` span ``name``, current while it runs: ``describe(*args)``
     gives its attributes, ``outcome(span, result)`` records how it ended (both only when the
-    span records)."""
+    span records).
+
+    A stage's span is made only under a span that records (the MCP request's, or the HTTP
+    request's for a REST call to a ``@cached`` view): under a request that nothing samples, or
+    with no SDK at all, the stages cost one look at the current span instead of the API's
+    no-op spans.
+    """
 
     @functools.wraps(func)
     def traced(*args: Any, **kwargs: Any) -> Any:
+        if not trace.get_current_span().is_recording():
+            return func(*args, **kwargs)
         with _tracer.start_as_current_span(
             name, kind=SpanKind.INTERNAL, record_exception=False, set_status_on_exception=False
         ) as span:
