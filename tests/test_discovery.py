@@ -338,9 +338,9 @@ def test_a_caller_is_offered_only_the_proxies_it_can_use(search_mode, monkeypatc
 
     for view in vars(views).values():
         view = getattr(view, "cls", view)  # an @api_view function's view class
-        if isinstance(view, type) and issubclass(view, APIView):
-            if list(view.permission_classes) == [AllowAny]:  # the project's default
-                monkeypatch.setattr(view, "permission_classes", [IsAuthenticatedOrReadOnly])
+        default = isinstance(view, type) and issubclass(view, APIView)
+        if default and list(view.permission_classes) == [AllowAny]:  # the project's default
+            monkeypatch.setattr(view, "permission_classes", [IsAuthenticatedOrReadOnly])
     registry.clear_cache()
     anonymous = McpClient()
     listed = anonymous.list_tools()
