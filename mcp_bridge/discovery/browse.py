@@ -57,6 +57,17 @@ def _fixed_segments(path: str) -> list[str]:
     return [segment for segment in _PLACEHOLDER.split(path)[0].split("/") if segment]
 
 
+def _view_key(tool: Tool | None, common: int) -> str:
+    """What tells apart the views of one resource: the router basename, else the path's fixed
+    segments after the common ones."""
+    if tool is None:
+        return ""
+    source = tool.method.source
+    if source.basename:
+        return str(source.basename)
+    return "/".join(_fixed_segments(source.path)[common:]) or tool.name
+
+
 def build_shape(tools: list[Tool], index: SearchIndex) -> Shape:
     """The :class:`Shape` of ``tools`` (a tool set's, in the order its ``index`` numbered them)."""
     by_name = {tool.name: tool for tool in tools}
@@ -67,8 +78,22 @@ def build_shape(tools: list[Tool], index: SearchIndex) -> Shape:
         first = next(iter(segments.values()))
         while common < shortest and all(s[common] == first[common] for s in segments.values()):
             common += 1
-    resources: dict[str, Resource] = {}
+    # The index's resources, each split by view when several views share it (one model
+    # behind many viewsets): then each part is named by its router basename or path.
+    parts: dict[str, list[int]] = {}
     for label, documents in index.resources.items():
+        views: dict[str, list[int]] = {}
+        for doc in documents:
+            views.setdefault(_view_key(by_name.get(index.names[doc]), common), []).append(doc)
+        if len(views) == 1:
+            parts.setdefault(label, []).extend(documents)
+        else:
+            for key, docs in views.items():
+                parts.setdefault(
+                    key if key not in index.resources else f"{label} ({key})", []
+                ).extend(docs)
+    resources: dict[str, Resource] = {}
+    for label, documents in parts.items():
         names = tuple(index.names[doc] for doc in documents)
         operations = tuple(
             index.names[doc] if index.kinds[doc] == ACTION else index.kinds[doc]
