@@ -89,9 +89,8 @@ def build_shape(tools: list[Tool], index: SearchIndex) -> Shape:
             parts.setdefault(label, []).extend(documents)
         else:
             for key, docs in views.items():
-                parts.setdefault(
-                    key if key not in index.resources else f"{label} ({key})", []
-                ).extend(docs)
+                name = key if key == label or key not in index.resources else f"{label} ({key})"
+                parts.setdefault(name, []).extend(docs)
     resources: dict[str, Resource] = {}
     for label, documents in parts.items():
         names = tuple(index.names[doc] for doc in documents)
