@@ -353,7 +353,7 @@ def _entries(
             brief,
             estimate_tokens(dumps(brief)),
         )
-    return cached  # type: ignore[no-any-return]
+    return cached
 
 
 def compact_entry(tool: Tool, full: dict[str, Any]) -> dict[str, Any]:
@@ -430,7 +430,7 @@ def shape_of(toolset: ToolSet, language: str | None) -> Shape:
     shape = toolset.search_entries.get(key)
     if shape is None:
         shape = toolset.search_entries[key] = build_shape(toolset.tools, toolset.index(language))
-    return shape  # type: ignore[no-any-return]
+    return shape
 
 
 def _pages(items: list[dict[str, Any]], budget: int) -> list[list[dict[str, Any]]]:

@@ -138,7 +138,7 @@ def offered_levels(toolset: ToolSet, visible: frozenset[str] | None) -> frozense
             else [tool for tool in toolset.tools if tool.name in visible]
         )
         levels = toolset.search_entries[key] = levels_of(tools)
-    return levels  # type: ignore[no-any-return]
+    return levels
 
 
 def listed_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool | MetaTool]:
@@ -157,7 +157,7 @@ def listed_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool 
     plan: VisibilityPlan = toolset.visibility
     tools = plan.lists.get(visible)
     if tools is None:
-        listed = [
+        listed: list[Tool | MetaTool] = [
             tool for tool in listing if not isinstance(tool, MetaTool) and tool.name in visible
         ]
         if toolset.discovery.search:
