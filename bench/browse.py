@@ -1,6 +1,7 @@
 """Benchmark 8f: browsing a big group, walked by an oracle (docs/discovery.md, "Browse").
 
-``python -m bench.browse [1000 5000] [realistic]`` (by default: 1000 and realistic).
+``python -m bench.browse [1000] [5000] [realistic] [dumps[=DIR]]`` (by default: 1000,
+realistic and dumps).
 
 A model that browses with ``search_tools`` (an empty query: the overview; ``resource``: an
 area or a resource; ``page``) instead of searching. The **oracle** always picks the right
@@ -22,7 +23,13 @@ Targets:
 * ``1000``/``5000``: :mod:`bench.scale`'s generated groups; every tool is a target;
 * ``realistic``: the realistic API of the tests and every task of ``bench/search_tasks.json``,
   in English and, for the tasks that have one, in German (the walk in the caller's language:
-  the overview's resources are the German verbose names).
+  the overview's resources are the German verbose names);
+* ``dumps``: each real application's tool-set dump of the search evaluation
+  (``bench/search_eval/<app>.tools.json.gz``, its held-out tasks in ``<app>.tasks.json``; another
+  folder with ``dumps=DIR``). A dump holds what the index reads of each tool, not the tool:
+  the walk runs the same browsing answers (:func:`mcp_bridge.toolcall.meta_tools.browse_answer`)
+  over a stand-in tool set made from it (each tool's title, description, arguments, path,
+  kind and resource; its path parameters as its required arguments).
 
 Target: at most 3 calls and 4,000 tokens per walk on a 1,000-tool group.
 """
@@ -75,12 +82,18 @@ def _call(
     return json.loads(text), estimate_tokens(json.dumps(arguments)) + estimate_tokens(text)
 
 
-def walk(group: str, tool: str, resource: str, area: str, language: str | None) -> tuple[int, int]:
-    """The oracle's walk to ``tool``: ``(calls, tokens)``."""
+def walk(
+    group: str, tool: str, resource: str, area: str, language: str | None, *, call: Any = None
+) -> tuple[int, int]:
+    """The oracle's walk to ``tool``: ``(calls, tokens)``. ``call``: how a call is answered
+    (the endpoint by default)."""
     arguments: dict[str, Any] = {"query": ""}
     calls = tokens = 0
     while True:
-        answer, cost = _call(group, arguments, language)
+        if call is None:
+            answer, cost = _call(group, arguments, language)
+        else:
+            answer, cost = call(arguments)
         calls += 1
         tokens += cost
         if any(entry.get("name") == tool for entry in answer.get("tools", [])):
@@ -172,6 +185,100 @@ def _realistic_child() -> list[list[Any]]:
     return rows
 
 
+class _DumpTool:
+    """A tool of a dump, with what browsing reads of a tool."""
+
+    def __init__(self, record: dict[str, Any]) -> None:
+        from types import SimpleNamespace
+
+        self.name = record["name"]
+        self.title = record["tool"]["title"]
+        self.description = record["tool"]["description"]
+        required = [name for name in record["tool"]["arguments"] if f"{{{name}}}" in record["path"]]
+        self.input_schema = {
+            "type": "object",
+            "properties": {name: {"type": "string"} for name in record["tool"]["arguments"]},
+            "required": required,
+        }
+        method = record["http_method"]
+        self.annotations = {
+            "readOnlyHint": method in ("GET", "HEAD"),
+            "destructiveHint": method in ("DELETE", "PUT"),
+        }
+        basename = next((text for field, text in record["fields"] if field == "resource"), None)
+        self.method = SimpleNamespace(
+            source=SimpleNamespace(path=record["path"], basename=basename)
+        )
+
+
+class _DumpToolSet:
+    """A stand-in tool set over a dump: what :func:`~mcp_bridge.toolcall.meta_tools.browse_answer` reads."""
+
+    def __init__(self, dump: dict[str, Any]) -> None:
+        from types import SimpleNamespace
+
+        self.group = dump["group"]
+        self.tools = [_DumpTool(record) for record in dump["tools"]]
+        self.by_name = {tool.name: tool for tool in self.tools}
+        self.search_entries: dict[Any, Any] = {}
+        resources: dict[str, list[int]] = {}
+        for number, record in enumerate(dump["tools"]):
+            resources.setdefault(record["resource"], []).append(number)
+        self._index = SimpleNamespace(
+            resources=resources,
+            names=[record["name"] for record in dump["tools"]],
+            kinds=[record["kind"] for record in dump["tools"]],
+        )
+
+    def index(self, language: str | None = None) -> Any:
+        return self._index
+
+
+def _dumps_child(folder: str) -> list[list[Any]]:
+    import gzip
+    import pathlib
+
+    import django
+
+    django.setup()
+    from mcp_bridge.toolcall.meta_tools import browse_answer, shape_of
+
+    rows = []
+    for path in sorted(pathlib.Path(folder).glob("*.tools.json.gz")):
+        dump = json.loads(gzip.decompress(path.read_bytes()))
+        tasks_file = path.with_name(path.name.replace(".tools.json.gz", ".tasks.json"))
+        tasks = [t for t in json.loads(tasks_file.read_text())["tasks"] if t["split"] == "heldout"]
+        toolset: Any = _DumpToolSet(dump)
+        shape = shape_of(toolset, None)
+
+        def call(arguments: dict[str, Any], toolset: Any = toolset) -> tuple[dict[str, Any], int]:
+            from mcp_bridge.base.tokens import estimate_tokens
+
+            result = browse_answer(
+                toolset, None, None, arguments.get("resource"), arguments.get("page")
+            )
+            text = result["content"][0]["text"]
+            assert not result["isError"], text
+            return json.loads(text), estimate_tokens(json.dumps(arguments)) + estimate_tokens(text)
+
+        walks = []
+        for task in tasks:
+            # A task with several right tools: the walk to the nearest one.
+            best = None
+            for tool in task["expected"]:
+                resource = next((r for r in shape.resources.values() if tool in r.tools), None)
+                if resource is None:
+                    continue
+                found = walk(toolset.group, tool, resource.label, resource.area, None, call=call)
+                best = found if best is None or found < best else best
+            assert best is not None, task
+            walks.append(best)
+        rows.append(
+            _row(f"{dump['app']} {dump['version']}, held-out tasks", len(toolset.tools), walks)
+        )
+    return rows
+
+
 def _child(which: str) -> str:
     result = subprocess.run(
         [sys.executable, "-m", "bench.browse", "--child", which],
@@ -192,12 +299,12 @@ def _child(which: str) -> str:
     return result.stdout.strip().splitlines()[-1]
 
 
-def run(which: tuple[str, ...] = ("1000", "realistic")) -> str:
+def run(which: tuple[str, ...] = ("1000", "realistic", "dumps")) -> str:
     rows: list[list[Any]] = []
     for name in which:
         lib.log(f"browse: oracle walks, {name}")
         found = json.loads(_child(name))
-        rows += found if name == "realistic" else [found]
+        rows += found if name in ("realistic", "dumps") or name.startswith("dumps=") else [found]
     return lib.table(
         "8f. Browsing, walked by an oracle: search_tools calls and tokens to reach the right tool",
         [
@@ -221,6 +328,12 @@ def run(which: tuple[str, ...] = ("1000", "realistic")) -> str:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         which = sys.argv[2]
-        print(json.dumps(_realistic_child() if which == "realistic" else _scale_child(int(which))))
+        if which == "realistic":
+            print(json.dumps(_realistic_child()))
+        elif which.startswith("dumps"):
+            folder = which.partition("=")[2] or str(lib.BENCH_DIR / "search_eval")
+            print(json.dumps(_dumps_child(folder)))
+        else:
+            print(json.dumps(_scale_child(int(which))))
     else:
-        print(run(tuple(sys.argv[1:]) or ("1000", "realistic")))
+        print(run(tuple(sys.argv[1:]) or ("1000", "realistic", "dumps")))

@@ -54,18 +54,21 @@ class Shape:
 
 
 def _fixed_segments(path: str) -> list[str]:
-    return [segment for segment in _PLACEHOLDER.split(path)[0].split("/") if segment]
+    """The path's literal segments, its parameters left out (``/events/{event}/quotas/``:
+    ``events``, ``quotas``)."""
+    return [s for s in path.split("/") if s and not _PLACEHOLDER.fullmatch(s)]
 
 
 def _view_key(tool: Tool | None, common: int) -> str:
-    """What tells apart the views of one resource: the router basename, else the path's fixed
-    segments after the common ones."""
+    """What tells apart the views of one resource: the router basename, else the path's
+    segments before its first parameter, after the common ones."""
     if tool is None:
         return ""
     source = tool.method.source
     if source.basename:
         return str(source.basename)
-    return "/".join(_fixed_segments(source.path)[common:]) or tool.name
+    head = [s for s in _PLACEHOLDER.split(source.path)[0].split("/") if s]
+    return "/".join(head[common:]) or tool.name
 
 
 def build_shape(tools: list[Tool], index: SearchIndex) -> Shape:
