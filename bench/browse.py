@@ -98,9 +98,13 @@ def walk(
         tokens += cost
         if any(entry.get("name") == tool for entry in answer.get("tools", [])):
             return calls, tokens
-        named = {entry.get("resource") for entry in answer.get("resources", [])}
+        named = {
+            entry if isinstance(entry, str) else entry["resource"]
+            for entry in answer.get("resources", [])
+        }
         for entry in answer.get("areas", []):
-            named.update(entry["resources"])
+            if isinstance(entry["resources"], list):
+                named.update(entry["resources"])
         areas = {entry["area"] for entry in answer.get("areas", [])}
         if resource in named and answer.get("resource") != resource:
             arguments = {"query": "", "resource": resource}

@@ -260,6 +260,70 @@ def test_browsing_reaches_a_resources_tools_briefly(search_mode, db):
     assert "admin_report_list" not in by_name
 
 
+def test_browsing_a_group_of_1000_reaches_any_tool_in_two_calls(settings, db):
+    """The generated group of 1,000 operations (167 resources, no areas): the overview names
+    every resource on one page under its budget, and a resource's page holds its tools."""
+    settings.ROOT_URLCONF = "tests.discovery_urls"
+    settings.MCP_BRIDGE = {"SERVER_NAME": "tests", "DISCOVERY": "search"}
+    client = McpClient(path="/mcp/big/")
+    text = client.call(SEARCH_TOOL, {"query": ""})["content"][0]["text"]
+    overview = json.loads(text)
+    assert estimate_tokens(text) <= OVERVIEW_TOKENS
+    assert len(overview["resources"]) == 167 and "r17" in overview["resources"]
+    assert "pages" not in overview  # names only: one page
+    text = client.call(SEARCH_TOOL, {"query": "", "resource": "r17"})["content"][0]["text"]
+    assert "r17_retrieve" in [tool["name"] for tool in json.loads(text)["tools"]]
+    assert estimate_tokens(text) <= OVERVIEW_TOKENS
+
+
+def test_browsing_by_area_and_page(settings, monkeypatch, db):
+    """A group whose paths have areas (``dept<i>/`` here, six resources each): the overview
+    lists the areas with their resources; an area gives its resources with their operations;
+    a page too far is refused with the number of pages."""
+    from mcp_bridge.discovery import browse
+    from mcp_bridge.toolcall import meta_tools
+
+    settings.ROOT_URLCONF = "tests.discovery_urls"
+    settings.MCP_BRIDGE = {"SERVER_NAME": "tests", "DISCOVERY": "search"}
+    toolset = get_toolset("big")
+    shape = browse.build_shape(toolset.tools, toolset.index())
+    assert not shape.areas  # one resource per dept: no areas to tell apart
+
+    # The same tools with six resources per area: their paths' first segment is the area.
+    def regrouped(source):  # /big/dept17/invoices/{id}/ -> /big/area2/r17/{id}/
+        number = int(source.basename[1:])
+        parts = source.path.split("/")
+        path = "/".join(["", "big", f"area{number // 6}", source.basename, *parts[4:]])
+        return dataclasses.replace(source, path=path)
+
+    def regrouped_shape(tools, index):
+        tools = [
+            dataclasses.replace(
+                tool, method=dataclasses.replace(tool.method, source=regrouped(tool.method.source))
+            )
+            for tool in tools
+        ]
+        return browse.build_shape(tools, index)
+
+    shape = regrouped_shape(toolset.tools, toolset.index())
+    assert len(shape.areas) == 28 and shape.areas["area2/"] == [f"r{i}" for i in range(12, 18)]
+    monkeypatch.setattr(meta_tools, "build_shape", regrouped_shape)
+    client = McpClient(path="/mcp/big/")
+    overview = answer_of(client.call(SEARCH_TOOL, {"query": ""}))
+    assert {"area": "area2/", "resources": [f"r{i}" for i in range(12, 18)]} in overview["areas"]
+    area = answer_of(client.call(SEARCH_TOOL, {"query": "", "resource": "area2/"}))
+    assert area["area"] == "area2/" and area["resources"][0]["resource"] == "r12"
+    assert set(area["resources"][0]["operations"]) == {
+        "list",
+        "create",
+        "retrieve",
+        "update",
+        "destroy",
+    }
+    past = error_payload(client.call(SEARCH_TOOL, {"query": "", "page": 2}))
+    assert past["data"]["pages"] == 1
+
+
 def test_search_describe_and_proxies_see_only_what_the_caller_may_use(search_mode, db):
     """The meta-tools work on the caller's visible tools (mcp_bridge.toolcall.visibility):
     a staff-only tool is not found by an anonymous caller, is found by staff, and a tool

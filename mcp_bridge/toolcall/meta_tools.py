@@ -460,8 +460,11 @@ def browse_answer(
     with only the tools the caller may see.
 
     * no ``resource``: the group's resources with their operations when they fit one page;
-      else its areas (``"dcim/"``) with their resources' names, paged;
-    * an area: its resources with their operations, paged;
+      else, for a group with areas, its areas (``"dcim/"``) with their resources' names; else
+      the resources' names when they fit one page; else the areas with their resources'
+      counts; a group without areas: the resources' names, paged;
+    * an area: its resources with their operations when they fit one page, else their names,
+      paged;
     * a resource: its tools, each briefly (:func:`brief_entry`), paged.
 
     An unknown area or resource, or a page past the last, is refused with ``isError``
@@ -481,29 +484,41 @@ def browse_answer(
         return {"resource": label, "operations": operations}
 
     head: dict[str, Any] = {"group": toolset.group}
+    room = OVERVIEW_TOKENS - _FRAME_TOKENS
+    to_resource = "See a resource's tools with search_tools(query='', resource='<resource>')."
+
+    def fits(items: list[Any]) -> bool:
+        return estimate_tokens(dumps(items)) <= room - estimate_tokens(dumps(head))
+
+    def resources_of(labels: Any) -> list[Any]:
+        # With their operations when they fit one page, else their names (one call less
+        # to reach a resource than pages of operations would cost).
+        listed = [entry for label in labels if (entry := described(label))]
+        return listed if fits(listed) else [entry["resource"] for entry in listed]
+
     if resource is None or resource == "":
-        items = [entry for label in shape.resources if (entry := described(label))]
-        key = "resources"
-        single = estimate_tokens(dumps(items)) <= OVERVIEW_TOKENS - _FRAME_TOKENS
-        if shape.areas and not single:
-            key = "areas"
-            items = []
+        key, hint = "resources", to_resource
+        items = resources_of(shape.resources)
+        if shape.areas and not (items and isinstance(items[0], dict)):
+            # The areas with their resources' names; else the names alone when they fit one
+            # page; else the areas with a count of their resources.
+            areas = []
             for area, labels in shape.areas.items():
                 shown = [label for label in labels if seen(shape.resources[label].tools)]
                 if shown:
-                    items.append({"area": area, "resources": shown})
-            hint = (
-                "Browse an area with search_tools(query='', resource='<area>/'), or go "
-                "straight to a resource with resource='<resource>'."
-            )
-        else:
-            hint = "See a resource's tools with search_tools(query='', resource='<resource>')."
+                    areas.append({"area": area, "resources": shown})
+            if fits(areas) or not fits(items):
+                key, items = "areas", areas
+                if not fits(areas):
+                    items = [{"area": i["area"], "resources": len(i["resources"])} for i in areas]
+                hint = (
+                    "Browse an area with search_tools(query='', resource='<area>/'), or go "
+                    "straight to a resource with resource='<resource>'."
+                )
     elif resource in shape.areas:
         head["area"] = resource
-        labels = shape.areas[resource]
-        items = [entry for label in labels if (entry := described(label))]
-        key = "resources"
-        hint = "See a resource's tools with search_tools(query='', resource='<resource>')."
+        key, hint = "resources", to_resource
+        items = resources_of(shape.areas[resource])
     elif resource in shape.resources:
         item = shape.resources[resource]
         head["resource"] = resource
