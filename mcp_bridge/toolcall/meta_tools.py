@@ -7,8 +7,8 @@ name) goes straight to :func:`mcp_bridge.toolcall.executor.call_tool`. The meta-
 
 * ``search_tools``: the best matches of a query (:mod:`mcp_bridge.discovery.index`), each
   with what a call needs, under ``SEARCH_RESULT_TOKENS`` (:func:`search_answer`); an empty
-  query, an overview of the group under :data:`~mcp_bridge.discovery.modes.OVERVIEW_TOKENS`
-  (:func:`overview_answer`);
+  query browses the group (:mod:`mcp_bridge.discovery.browse`), a page at a time under
+  :data:`~mcp_bridge.discovery.metatools.OVERVIEW_TOKENS` (:func:`browse_answer`);
 * ``describe_tool``: one tool's full definition;
 * the call proxies: the found tool's own ``tools/call``, run by the executor exactly as
   when it is called by name (argument validation, ``pre_tool_call`` and the other signals
