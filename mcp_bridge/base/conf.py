@@ -86,6 +86,11 @@ Keys and defaults:
     download) a tool result carries, base64-encoded, in bytes; a larger one
     answers an ``isError`` result naming this setting (code 413). 5 MiB is the
     image size the common model APIs accept.
+``MAX_UPLOAD_BYTES`` (``5_242_880``)
+    Largest file, in bytes, that one file argument of an upload tool (a multipart view)
+    may carry, checked before the base64 is decoded; a larger one answers an ``isError``
+    result naming this setting (code 413). The whole MCP request is bounded by
+    ``MAX_BODY_BYTES`` first, and base64 is 4/3 of the bytes: raise both for large files.
 ``PORTABLE_TOOL_NAMES`` (``"warn"``)
     An explicit tool name that MCP allows but strict clients refuse (a dot, or more than
     64 characters; see :mod:`mcp_bridge.build.naming`): ``"warn"`` reports it as system check
@@ -135,6 +140,10 @@ Keys and defaults:
     (:mod:`mcp_bridge.toolcall.visibility`): ``True`` for every group, ``False`` for none
     (every tool listed for everyone), or ``{group: bool}`` per group, the groups not named
     being filtered.
+``FILTER_TOOLS_LIST_TIMEOUT`` (``60``)
+    Seconds for which what a caller may see is reused, in the ``CACHE_ALIAS`` cache, keyed
+    on the caller's identity, groups, permissions, credential and headers
+    (:mod:`mcp_bridge.toolcall.visibility`); ``0`` evaluates every request.
 ``EXPLORER`` (``True``)
     A browser's ``GET`` of an endpoint (``Accept`` preferring ``text/html``) gets the tool
     explorer page (:mod:`mcp_bridge.transport.explorer`); ``False`` answers it 405 like any
@@ -743,6 +752,13 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E224",
         f"Whether tools/list leaves out the tools a caller may not use. {_SEE}",
     ),
+    "FILTER_TOOLS_LIST_TIMEOUT": Setting(
+        60,
+        _count("a number of seconds", "60", 0),
+        "mcp_bridge.E226",
+        "How long a caller's filtered tool list is reused (seconds; 0: never). "
+        "See docs/endpoint.md#each-caller-sees-the-tools-it-may-use.",
+    ),
     "SCHEMA_PROFILE": Setting(
         DEFS,
         _one_of(*PROFILES),
@@ -803,6 +819,13 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E242",
         "The largest file a tool result carries, in bytes, e.g. 5_242_880 (5 MiB). "
         "See docs/tools.md#files-and-binary-responses.",
+    ),
+    "MAX_UPLOAD_BYTES": Setting(
+        5_242_880,
+        _byte_count,
+        "mcp_bridge.E246",
+        "The largest file one file argument of an upload tool carries, in bytes, e.g. "
+        "5_242_880 (5 MiB). See docs/tools.md#uploads.",
     ),
     "CACHE_ALIAS": Setting(
         "default",
