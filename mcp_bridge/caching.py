@@ -53,6 +53,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.handlers import HandlerCall, is_success, run_after_commit, wrap_handler
+from mcp_bridge.tracing import traced_cache_lookup
 
 __all__ = [
     "TOOL_LISTS_TAG",
@@ -185,6 +186,12 @@ def cache_key(
     return f"{KEY_PREFIX}:result:{hashlib.sha256(text.encode()).hexdigest()}"
 
 
+@traced_cache_lookup  # a span of its own, with whether it hit (mcp_bridge.tracing)
+def _lookup(cache: BaseCache, key: str) -> Any:
+    """The entry stored under ``key``, or ``None``."""
+    return cache.get(key)
+
+
 def is_cache_hit(response: Any) -> bool:
     """Whether ``response`` was served by :func:`cached` without running the view."""
     return bool(getattr(response, _HIT_ATTR, False))
@@ -232,7 +239,7 @@ def cached(
         except UncacheableRequest as exc:
             logger.debug("%s: not cached (%s).", call.operation, exc)
             return proceed()
-        entry = cache.get(key)
+        entry = _lookup(cache, key)
         if entry is not None:
             response = Response(
                 entry["data"], status=entry["status"], headers=dict(entry["headers"])

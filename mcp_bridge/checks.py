@@ -15,7 +15,7 @@ tiers.
 settings and walk the URLconf once, without generating any schema:
 
 * :func:`check_setup`: the schema class and ``MCP_BRIDGE`` (``E080``; ``E081``, and each
-  wrong key's own id, ``E201``-``E271``, from :mod:`mcp_bridge.base.conf`, through
+  wrong key's own id, ``E201``-``E282``, from :mod:`mcp_bridge.base.conf`, through
   :mod:`mcp_bridge.build.preflight`), reported once, then the decorators' tags and the
   endpoint's inclusion (``W080``-``W084``, :mod:`mcp_bridge.diagnostics`);
 * :func:`check_membership`: the ``MCP_BRIDGE["GROUPS"]`` rules and names (``E050``, ``W050``, ``W051``,
@@ -191,6 +191,8 @@ CHECK_IDS = {
     "mcp_bridge.E264": "MCP_BRIDGE['SEARCH_RESULT_TOKENS'] is not an int >= 1",
     "mcp_bridge.E265": "MCP_BRIDGE['SEARCH_SYNONYMS'] is not a {group: {word: [synonyms]}} dict",
     "mcp_bridge.E271": "MCP_BRIDGE['BUILD_STORE'] is not None or a dict of known keys with sane values",
+    "mcp_bridge.E281": "MCP_BRIDGE['TRACE_ARGUMENTS'] is not True or False",
+    "mcp_bridge.E282": "MCP_BRIDGE['TRACE_ENDUSER'] is not None, 'id' or 'pseudo'",
 }
 
 #: Reported by check_membership, which runs with every command, deployment checks included.

@@ -90,6 +90,8 @@ WRONG: dict[str, list[object]] = {
     "SEARCH_RESULT_TOKENS": [0],
     "SEARCH_SYNONYMS": [{"shop": ["basket"]}],
     "BUILD_STORE": ["files", {"BACKEND": "s3"}],
+    "TRACE_ARGUMENTS": ["yes", 1],
+    "TRACE_ENDUSER": [True, "username", "ID"],
 }
 
 #: Values the new validators must let through (a check that refuses a right value is worse
@@ -115,6 +117,7 @@ RIGHT: dict[str, list[object]] = {
     "OAUTH_DEFAULT": [["read"], (), None],
     "OAUTH_AUTHORIZATION_SERVERS": [["/o", "https://auth.example.com/tenant"]],
     "OAUTH_RESOURCE_ORIGIN": ["https://api.example.com", "https://api.example.com/", None],
+    "TRACE_ENDUSER": [None, "id", "pseudo"],
 }
 
 

@@ -87,6 +87,7 @@ from mcp_bridge.toolcall.results import (
 from mcp_bridge.toolcall.routing import resolve_operation
 from mcp_bridge.toolcall.uploads import UploadedFile, UploadRefused, uploaded_file
 from mcp_bridge.toolset.registry import ToolSet
+from mcp_bridge.tracing import traced_argument_check
 
 
 def call_tool(
@@ -151,6 +152,7 @@ def find_tool(toolset: ToolSet, name: Any) -> Tool:
     return tool
 
 
+@traced_argument_check  # names the server span after the tool; a span of its own
 def checked_arguments(
     tool: Tool, arguments: Any, revision: str, profile: str = DEFS
 ) -> dict[str, Any]:

@@ -100,7 +100,7 @@ from mcp_bridge.caching import (
     invalidate_tags_on_commit,
     tool_lists_generation,
 )
-from mcp_bridge.discovery.metatools import MetaTool
+from mcp_bridge.discovery.metatools import MetaTool, levels_of, meta_tools
 from mcp_bridge.toolcall import identity
 from mcp_bridge.toolcall.plan import request_plan, view_request
 from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_url_index
@@ -317,20 +317,48 @@ def varies_by_caller(toolset: ToolSet, http_request: HttpRequest) -> bool:
     return filters_group(toolset.group) and bool(plan_of(toolset, http_request).checks)
 
 
+def offered_levels(toolset: ToolSet, visible: frozenset[str] | None) -> frozenset[int]:
+    """The levels of risk of the tools a caller who may see ``visible`` (all for ``None``)
+    may use: the call proxies it is offered (:func:`~mcp_bridge.discovery.metatools.meta_tools`)
+    and that answers name to it; made once per tool set and outcome."""
+    key = ("offered levels", visible)
+    levels = toolset.search_entries.get(key)
+    if levels is None:
+        tools = (
+            toolset.tools
+            if visible is None
+            else [tool for tool in toolset.tools if tool.name in visible]
+        )
+        levels = toolset.search_entries[key] = levels_of(tools)
+    return levels
+
+
 def listed_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool | MetaTool]:
     """What ``tools/list`` holds for a caller who may see ``visible`` (all for ``None``): the
     tool set's listing (every tool, or in search mode the pinned tools and the discovery
     meta-tools, which every caller gets: they only reach what the caller may see), in list
-    order; made once per outcome."""
+    order; made once per outcome.
+
+    In search mode a caller is offered only the call proxies of the levels of risk of the
+    tools it may use (an anonymous caller who may run no write tool gets no
+    ``call_write_tool``), and the meta-tools' texts name no other proxy.
+    """
     listing = toolset.listed_tools()
     if visible is None:
         return listing
     plan: VisibilityPlan = toolset.visibility
     tools = plan.lists.get(visible)
     if tools is None:
-        tools = plan.lists[visible] = [
-            tool for tool in listing if isinstance(tool, MetaTool) or tool.name in visible
+        listed: list[Tool | MetaTool] = [
+            tool for tool in listing if not isinstance(tool, MetaTool) and tool.name in visible
         ]
+        if toolset.discovery.search:
+            offered = offered_levels(toolset, visible)
+            if offered == offered_levels(toolset, None):
+                listed += [tool for tool in listing if isinstance(tool, MetaTool)]
+            else:
+                listed += meta_tools(toolset.tools, offered)
+        tools = plan.lists[visible] = listed
     return tools
 
 
