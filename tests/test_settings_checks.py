@@ -61,6 +61,7 @@ WRONG: dict[str, list[object]] = {
     "TOOLS_LIST_TTL_MS": [-1, "5m"],
     "TOOLS_LIST_CACHE_SCOPE": ["shared"],
     "FILTER_TOOLS_LIST": ["yes", {"catalog": "no"}],
+    "FILTER_TOOLS_LIST_TIMEOUT": [-1, "1m", True],
     "SCHEMA_PROFILE": ["flat"],
     "SPECTACULAR_SETTINGS": [[("TITLE", "Shop")], {1: "x"}],
     "GROUPS": [["not", "a", "dict"], None],
@@ -70,6 +71,7 @@ WRONG: dict[str, list[object]] = {
     "OMIT_OUTPUT_SCHEMA": [[], {"catalog": "x"}],
     "OUTPUT_VALIDATION": ["loud"],
     "MAX_FILE_BYTES": [-1, "5MB"],
+    "MAX_UPLOAD_BYTES": [-1, "5MB"],
     "CACHE_ALIAS": ["nope", None],
     "LOCK_BACKEND": ["FileLockBackend", 3, "mcp_bridge.locking."],
     "LOCK_OPTIONS": [["url"], {1: 2}],
@@ -93,6 +95,8 @@ WRONG: dict[str, list[object]] = {
     "TASK_TTL_MS": [999, "1h", True],
     "TASK_POLL_INTERVAL_MS": [0, 1.5],
     "TASK_LEASE_SECONDS": [0, "60"],
+    "TRACE_ARGUMENTS": ["yes", 1],
+    "TRACE_ENDUSER": [True, "username", "ID"],
 }
 
 #: Values the new validators must let through (a check that refuses a right value is worse
@@ -107,6 +111,7 @@ RIGHT: dict[str, list[object]] = {
         [],
     ],
     "MAX_JSON_DEPTH": [1, 200],
+    "FILTER_TOOLS_LIST_TIMEOUT": [0],
     "TOOLS_LIST_TTL_MS": [0],
     "SPECTACULAR_SETTINGS": [{"VERSION": "2.0"}],
     "CACHE_ALIAS": ["default"],
@@ -117,6 +122,7 @@ RIGHT: dict[str, list[object]] = {
     "OAUTH_DEFAULT": [["read"], (), None],
     "OAUTH_AUTHORIZATION_SERVERS": [["/o", "https://auth.example.com/tenant"]],
     "OAUTH_RESOURCE_ORIGIN": ["https://api.example.com", "https://api.example.com/", None],
+    "TRACE_ENDUSER": [None, "id", "pseudo"],
 }
 
 

@@ -360,7 +360,7 @@ def test_the_task_engine_is_checked(settings):
     assert "mcp_bridge.W150" in ids and "mcp_bridge.E150" not in ids
     settings.MCP_BRIDGE = {"TASK_ENGINE": "celery"}
     ids = {message.id for message in checks.run_checks(tags=["mcp_bridge"])}
-    assert "mcp_bridge.E281" in ids
+    assert "mcp_bridge.E291" in ids
 
 
 def test_a_job_without_delete_cannot_be_cancelled_and_says_so():

@@ -41,7 +41,9 @@ The results (MCP spec 2025-11-25, "Tools" → "Tool Result"; their shapes are bu
   (:mod:`mcp_bridge.toolcall.files`);
 * anything else, or an exception: ``{"content": [{"type": "text", "text":
   '{"code": <HTTP status>, "message": ..., "data": {"status": ..., "detail": ...}}'}],
-  "isError": true}``. Exception details (class, message, traceback) are added
+  "isError": true}``;
+* every result made from the view's response carries its HTTP status in
+  ``_meta["mcp-bridge/status"]``. Exception details (class, message, traceback) are added
   to ``data`` only when ``DEBUG`` is true.
 
 An unknown tool, ``params`` of the wrong shape, and invalid arguments before 2025-11-25
@@ -56,7 +58,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
 
-from mcp_bridge.base.conf import DEFS, STRICT
+from mcp_bridge.base.conf import DEFS, STRICT, bridge_settings
 from mcp_bridge.base.encoding import dumps_data
 from mcp_bridge.base.limits import capped, echoed, shorten, unencodable_text
 from mcp_bridge.base.media import is_json_media_type
@@ -80,9 +82,12 @@ from mcp_bridge.toolcall.results import (
     success_result,
     tool_error_result,
     view_error_result,
+    with_status,
 )
 from mcp_bridge.toolcall.routing import resolve_operation
+from mcp_bridge.toolcall.uploads import UploadedFile, UploadRefused, uploaded_file
 from mcp_bridge.toolset.registry import ToolSet
+from mcp_bridge.tracing import traced_argument_check
 
 
 def call_tool(
@@ -112,7 +117,8 @@ def call_tool(
             tool = call.tool = find_tool(toolset, call.name)
             arguments = call.arguments = checked_arguments(tool, call.arguments, revision, profile)
             call.send_pre_tool_call()
-            request = build_request(tool, arguments, mcp_request)
+            files = uploaded_files(tool, arguments, revision)
+            request = build_request(tool, arguments, mcp_request, files)
             response = call.response = call_view(request)
             result = call.result = response_result(tool, response, request, revision)
         return encoded_result(tool, result, revision)
@@ -146,6 +152,7 @@ def find_tool(toolset: ToolSet, name: Any) -> Tool:
     return tool
 
 
+@traced_argument_check  # names the server span after the tool; a span of its own
 def checked_arguments(
     tool: Tool, arguments: Any, revision: str, profile: str = DEFS
 ) -> dict[str, Any]:
@@ -260,7 +267,45 @@ def _schema_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
     return sorted(unique.values(), key=lambda e: e["argument"])
 
 
-def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest) -> ViewRequest:
+def uploaded_files(
+    tool: Tool, arguments: dict[str, Any], revision: str
+) -> dict[str, UploadedFile | None]:
+    """The files of an upload tool's call, decoded (:func:`~mcp_bridge.toolcall.uploads.uploaded_file`):
+    ``{argument: file}``, ``None`` for a ``null`` (no file); ``{}`` for any other tool.
+
+    Raises:
+        ToolCallFailed: ``"arguments"``: a file larger than ``MAX_UPLOAD_BYTES`` (an
+            ``isError`` result, code 413, naming the setting and the limit), or a value that
+            is not a file (as :func:`invalid_arguments` words it).
+    """
+    plan = request_plan(tool)
+    files: dict[str, UploadedFile | None] = {}
+    for name, _field, is_file in plan.form_fields:
+        if not is_file or name not in arguments:
+            continue
+        value = arguments[name]
+        try:
+            files[name] = None if value is None else uploaded_file(name, value)
+        except UploadRefused as exc:
+            if exc.too_large:
+                limit = bridge_settings.MAX_UPLOAD_BYTES
+                message = f"Invalid arguments for tool {tool.name!r}: {name}: {exc.message}"
+                data = {"argument": name, "limit": limit, "setting": "MAX_UPLOAD_BYTES"}
+                raise ToolCallFailed(
+                    "arguments", result=tool_error_result(413, message, data)
+                ) from None
+            raise invalid_arguments(
+                tool.name, [{"argument": name, "message": exc.message}], revision
+            ) from None
+    return files
+
+
+def build_request(
+    tool: Tool,
+    arguments: dict[str, Any],
+    mcp_request: HttpRequest,
+    files: dict[str, UploadedFile | None] | None = None,
+) -> ViewRequest:
     """The Django request that performs the tool's operation for the MCP caller, made by the
     tool's plan (:mod:`mcp_bridge.toolcall.plan`) and resolved as Django's handler resolves it.
 
@@ -269,13 +314,19 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
         Resolver404: the operation's path no longer resolves (the URLconf changed).
     """
     plan = request_plan(tool)
+    body: bytes | None
+    if plan.form_media_type is not None:  # an upload: a real multipart (or URL-encoded) request
+        body, content_type = plan.form(arguments, files or {})
+    else:
+        body, content_type = plan.body(arguments), "application/json"
     # The caller's identity, and whatever DRF authenticates written back (mcp_bridge.toolcall.identity).
     request = view_request(
         plan,
         mcp_request,
         plan.path(arguments),
         plan.query_string(arguments),
-        plan.body(arguments),
+        body,
+        content_type=content_type,
     )
     source = tool.method.source
     # Against the URLconf Django's handler made active for the MCP request.
@@ -311,7 +362,14 @@ def response_result(
     tool: Tool, response: HttpResponseBase, request: HttpRequest, revision: str
 ) -> dict[str, Any]:
     """The ``CallToolResult`` of the view's ``response`` to ``request`` (see the module
-    docstring), with ``structuredContent`` as decoded data."""
+    docstring), with ``structuredContent`` as decoded data and the response's HTTP status in
+    ``_meta`` (:func:`~mcp_bridge.toolcall.results.with_status`)."""
+    return with_status(_result_of(tool, response, request, revision), response.status_code)
+
+
+def _result_of(
+    tool: Tool, response: HttpResponseBase, request: HttpRequest, revision: str
+) -> dict[str, Any]:
     status = response.status_code
     if 200 <= status < 300 and is_file_response(response):
         return file_result(tool.name, response, request.build_absolute_uri())
