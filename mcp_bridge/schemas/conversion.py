@@ -243,6 +243,8 @@ def _make_nullable(schema: dict[str, Any]) -> dict[str, Any]:
     inner = {k: v for k, v in schema.items() if k not in _ANNOTATION_KEYWORDS}
     if not inner:  # an empty schema already accepts null
         return schema
+    if set(inner) == {"anyOf"} and isinstance(inner["anyOf"], list):  # one more branch
+        return {"anyOf": [*inner["anyOf"], {"type": "null"}], **outer}
     return {"anyOf": [inner, {"type": "null"}], **outer}
 
 
