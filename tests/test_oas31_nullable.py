@@ -196,6 +196,16 @@ def test_nullable_and_blank_arguments_are_accepted_as_the_view_accepts_them(pulp
         result = pulp_like.call("remote_create", arguments)
         assert result["isError"] is False, result
         assert result["structuredContent"]["result"]["policy"] == arguments["policy"]
+    # A nullable URL that may be blank: its blank branch, as 0.30 writes it, on every release
+    # (on 0.28/0.29 the bridge's extension lost it under 3.1: the type held "null" already).
+    url_argument = create["inputSchema"]["$defs"]["ProxyRequest"]["properties"]["url"]
+    assert {"type": "string", "maxLength": 0} in url_argument["anyOf"]
+    for url in ("", None, "https://proxy.example/"):
+        result = pulp_like.call("remote_create", {"name": "a", "proxy": {"url": url}})
+        assert result["isError"] is False, result
+        assert result["structuredContent"]["result"]["proxy"] == {"url": url}
+    refused = pulp_like.call("remote_create", {"name": "a", "proxy": {"url": "not a url"}})
+    assert refused["isError"] is True
 
     result = pulp_like.call("set_label", {"key": "team", "value": None})
     assert result["isError"] is False, result
