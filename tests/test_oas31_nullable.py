@@ -34,6 +34,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from mcp_bridge.schemas.profiles import PROFILES
 from mcp_bridge.toolset.registry import get_toolset
 from tests.mcp_client import McpClient
 
@@ -170,6 +171,19 @@ def test_every_tool_builds_with_valid_schemas_that_name_null_once(pulp_like):
                 continue
             Draft202012Validator.check_schema(schema)
             assert _repeats(schema) == [], (tool["name"], key)
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_every_schema_profile_names_null_once(pulp_like, profile):
+    """The profiles merge and split the schemas (type lists become ``anyOf``, ``allOf`` parts
+    are merged): none of them repeats a type or a branch either."""
+    tools = McpClient(Client(), f"/mcp/pulp/?schema={profile}").list_tools()
+    assert len(tools) == 3
+    for tool in tools:
+        for key in ("inputSchema", "outputSchema"):
+            if tool.get(key) is not None:
+                Draft202012Validator.check_schema(tool[key])
+                assert _repeats(tool[key]) == [], (profile, tool["name"], key)
 
 
 def _accepts(tool, arguments) -> bool:
