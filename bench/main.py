@@ -19,7 +19,7 @@ from importlib.metadata import version
 from bench import lib
 
 ALL = ("call_overhead", "peer", "listing", "throughput")
-ON_REQUEST = ("instructions", "scale", "discovery", "coldstart")
+ON_REQUEST = ("instructions", "scale", "discovery", "coldstart", "tracing")
 
 
 def machine() -> str:

@@ -61,6 +61,7 @@ WRONG: dict[str, list[object]] = {
     "TOOLS_LIST_TTL_MS": [-1, "5m"],
     "TOOLS_LIST_CACHE_SCOPE": ["shared"],
     "FILTER_TOOLS_LIST": ["yes", {"catalog": "no"}],
+    "FILTER_TOOLS_LIST_TIMEOUT": [-1, "1m", True],
     "SCHEMA_PROFILE": ["flat"],
     "SPECTACULAR_SETTINGS": [[("TITLE", "Shop")], {1: "x"}],
     "GROUPS": [["not", "a", "dict"], None],
@@ -89,6 +90,8 @@ WRONG: dict[str, list[object]] = {
     "SEARCH_RESULT_TOKENS": [0],
     "SEARCH_SYNONYMS": [{"shop": ["basket"]}],
     "BUILD_STORE": ["files", {"BACKEND": "s3"}],
+    "TRACE_ARGUMENTS": ["yes", 1],
+    "TRACE_ENDUSER": [True, "username", "ID"],
 }
 
 #: Values the new validators must let through (a check that refuses a right value is worse
@@ -103,6 +106,7 @@ RIGHT: dict[str, list[object]] = {
         [],
     ],
     "MAX_JSON_DEPTH": [1, 200],
+    "FILTER_TOOLS_LIST_TIMEOUT": [0],
     "TOOLS_LIST_TTL_MS": [0],
     "SPECTACULAR_SETTINGS": [{"VERSION": "2.0"}],
     "CACHE_ALIAS": ["default"],
@@ -113,6 +117,7 @@ RIGHT: dict[str, list[object]] = {
     "OAUTH_DEFAULT": [["read"], (), None],
     "OAUTH_AUTHORIZATION_SERVERS": [["/o", "https://auth.example.com/tenant"]],
     "OAUTH_RESOURCE_ORIGIN": ["https://api.example.com", "https://api.example.com/", None],
+    "TRACE_ENDUSER": [None, "id", "pseudo"],
 }
 
 

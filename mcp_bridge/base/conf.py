@@ -6,7 +6,7 @@ An attribute of :data:`bridge_settings` is looked up on first access and kept
 works in tests without patching.
 
 Every key is one :class:`Setting` of :data:`SETTINGS`: its default, its validator, the id of
-the system check of a wrong value (its own, ``mcp_bridge.E201``-``E271``) and that check's
+the system check of a wrong value (its own, ``mcp_bridge.E201``-``E282``) and that check's
 hint; :data:`DEFAULTS` and :data:`VALIDATORS` are made from them, as django-cors-headers checks
 each of its settings. An unknown key or a wrong value raises :class:`SettingError` (an
 :class:`~django.core.exceptions.ImproperlyConfigured` that names the key and its check id) on
@@ -140,6 +140,10 @@ Keys and defaults:
     (:mod:`mcp_bridge.toolcall.visibility`): ``True`` for every group, ``False`` for none
     (every tool listed for everyone), or ``{group: bool}`` per group, the groups not named
     being filtered.
+``FILTER_TOOLS_LIST_TIMEOUT`` (``60``)
+    Seconds for which what a caller may see is reused, in the ``CACHE_ALIAS`` cache, keyed
+    on the caller's identity, groups, permissions, credential and headers
+    (:mod:`mcp_bridge.toolcall.visibility`); ``0`` evaluates every request.
 ``EXPLORER`` (``True``)
     A browser's ``GET`` of an endpoint (``Accept`` preferring ``text/html``) gets the tool
     explorer page (:mod:`mcp_bridge.transport.explorer`); ``False`` answers it 405 like any
@@ -169,6 +173,19 @@ Keys and defaults:
 ``SEARCH_SYNONYMS`` (``{}``)
     Project words for the search ranking: ``{group or "*": {"word": ["synonym", ...]}}``;
     a query word also finds the tools that use one of its synonyms (both ways).
+
+Tracing (:mod:`mcp_bridge.tracing`, with the ``[otel]`` extra; docs/tracing.md):
+
+``TRACE_ARGUMENTS`` (``False``)
+    ``True``: the server span of a tool call records the arguments the client sent, as JSON
+    text (``gen_ai.tool.call.arguments``, an opt-in attribute of the conventions, cut at 8,192
+    characters), and the message of an invalid-params error. Arguments can hold personal data
+    and secrets: off by default.
+``TRACE_ENDUSER`` (``None``)
+    What the server spans record of the caller (the user DRF authenticated): ``None``,
+    nothing; ``"id"``, ``enduser.id``, the user's primary key; ``"pseudo"``,
+    ``enduser.pseudo.id``, a keyed hash (HMAC-SHA256 with ``SECRET_KEY``) of it, the same for
+    one user in every span.
 
 MCP authorization (:mod:`mcp_bridge.transport.authorization`, docs/authorization.md):
 
@@ -735,6 +752,13 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E224",
         f"Whether tools/list leaves out the tools a caller may not use. {_SEE}",
     ),
+    "FILTER_TOOLS_LIST_TIMEOUT": Setting(
+        60,
+        _count("a number of seconds", "60", 0),
+        "mcp_bridge.E226",
+        "How long a caller's filtered tool list is reused (seconds; 0: never). "
+        "See docs/endpoint.md#each-caller-sees-the-tools-it-may-use.",
+    ),
     "SCHEMA_PROFILE": Setting(
         DEFS,
         _one_of(*PROFILES),
@@ -885,6 +909,21 @@ SETTINGS: dict[str, Setting] = {
         _build_store,
         "mcp_bridge.E271",
         "Where built tool sets are kept for every process. See docs/deploy.md.",
+    ),
+    # Tracing (mcp_bridge.tracing, with the [otel] extra): E281-E289.
+    "TRACE_ARGUMENTS": Setting(
+        False,
+        _flag,
+        "mcp_bridge.E281",
+        "Whether a tool call's span records its arguments (gen_ai.tool.call.arguments). "
+        "See docs/tracing.md.",
+    ),
+    "TRACE_ENDUSER": Setting(
+        None,
+        _one_of(None, "id", "pseudo"),
+        "mcp_bridge.E282",
+        'What the spans record of the caller: None (nothing), "id" (enduser.id, the user\'s '
+        'primary key) or "pseudo" (enduser.pseudo.id, a keyed hash of it). See docs/tracing.md.',
     ),
 }
 

@@ -59,8 +59,9 @@ when it takes an operation out of its group, a ``pin`` rule when it pins one).
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import import_module
@@ -256,6 +257,28 @@ class Membership:
     def unused_rules(self) -> list[Rule]:
         """The rules that matched nothing in the last walk (``mcp_bridge.W050``)."""
         return [rule for rule in self.rules if not rule.hits]
+
+    def near_miss_problems(self, groups: Iterable[str]) -> list[Problem]:
+        """``mcp_bridge.W051`` for each group this setting declares whose name is a near-miss
+        of another group's (``"libary"`` beside the ``"library"`` of ``@api_group``): a typo
+        that would publish a second endpoint, ``/mcp/libary/``, silently."""
+        others = set(groups) | set(self.groups)
+        problems = []
+        for group in self.groups:
+            close = difflib.get_close_matches(group, sorted(others - {group}), n=1, cutoff=0.88)
+            if close:
+                problems.append(
+                    Problem(
+                        "mcp_bridge.W051",
+                        f'MCP_BRIDGE["GROUPS"] declares the group {group!r}, a near-miss of the '
+                        f"group {close[0]!r}: it is published as a group of its own, at "
+                        f"/mcp/{group}/.",
+                        f"Did you mean {close[0]!r}? Rename the GROUPS entry; if both groups are "
+                        'meant, silence this warning (SILENCED_SYSTEM_CHECKS = ["mcp_bridge.W051"]).',
+                        f'MCP_BRIDGE["GROUPS"][{group!r}]',
+                    )
+                )
+        return problems
 
     def unused_rule_problems(self) -> list[Problem]:
         problems = []

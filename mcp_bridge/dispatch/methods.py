@@ -49,6 +49,7 @@ from mcp_bridge.dispatch.envelope import check_envelope
 from mcp_bridge.toolcall import executor, meta_tools
 from mcp_bridge.toolcall.visibility import listed_tools, varies_by_caller, visible_tool_names
 from mcp_bridge.toolset.registry import ToolSet
+from mcp_bridge.tracing import traced_request
 
 
 @dataclass(slots=True)
@@ -90,6 +91,7 @@ def echoed_id(message: Any) -> str | int | None:
     return request_id
 
 
+@traced_request  # its server span (mcp_bridge.tracing); the function itself without [otel]
 def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
     """Handle one JSON-RPC message.
 

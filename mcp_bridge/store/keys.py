@@ -64,6 +64,7 @@ _UNKEYED_BRIDGE_SETTINGS = frozenset(
         "LOCK_BACKEND",
         "LOCK_OPTIONS",
         "CACHE_ALIAS",
+        "FILTER_TOOLS_LIST_TIMEOUT",
         "ALLOWED_ORIGINS",
         "MAX_BODY_BYTES",
         "MAX_JSON_DEPTH",
