@@ -169,6 +169,8 @@ def mcp_tool(
     open_world: bool | None = None,
     output_schema: bool | None = None,
     pinned: bool | None = None,
+    confirm: bool | None = None,
+    confirm_message: str | None = None,
 ) -> Callable[[F], F]:
     """Set the MCP tool name, title and annotations of one operation.
 
@@ -198,6 +200,13 @@ def mcp_tool(
         pinned: ``True`` keeps the tool in the ``tools/list`` of every group it is in when
             that group is in search mode (``MCP_BRIDGE["DISCOVERY"]``, docs/discovery.md);
             ``False`` unpins what ``@api_group(..., pinned=True)`` on its class pinned.
+        confirm: ``True``: a person confirms every call of the tool before its view runs
+            (Multi Round-Trip Requests, docs/confirmation.md); ``False``: never, whatever
+            ``MCP_BRIDGE["CONFIRM"]`` says for its group; ``None``: as that setting says.
+        confirm_message: the question the person reads instead of the bridge's, a text
+            (``gettext_lazy`` for translations) with the placeholders ``%(title)s`` (the
+            tool's title), ``%(target)s`` (the object's name, when the bridge could read it)
+            and ``%(id)s`` (its id).
 
     Raises:
         TypeError: used on a class with a single ``name`` (a class has several
@@ -223,6 +232,10 @@ def mcp_tool(
         changes["output_schema"] = output_schema
     if pinned is not None:
         changes["pinned"] = pinned
+    if confirm is not None:
+        changes["confirm"] = confirm
+    if confirm_message is not None:
+        changes["confirm_message"] = confirm_message
 
     def decorator(view: F) -> F:
         _check_not_below_api_view(view, "mcp_tool")
@@ -249,7 +262,8 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
     Returns:
         ``{"groups": tuple[str, ...], "name": str | None, "title": str | None,
         "annotations": dict[str, bool], "output_schema": bool | None,
-        "pinned": bool | None, "pinned_in": tuple[str, ...]}``; the operation's own
+        "pinned": bool | None, "pinned_in": tuple[str, ...], "confirm": bool | None,
+        "confirm_message": str | None}``; the operation's own
         values win.
     """
     on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
@@ -267,4 +281,6 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         "pinned_in": tuple(
             dict.fromkeys((*on_class.get("pinned_in", ()), *on_handler.get("pinned_in", ())))
         ),
+        "confirm": on_handler.get("confirm", on_class.get("confirm")),
+        "confirm_message": on_handler.get("confirm_message", on_class.get("confirm_message")),
     }

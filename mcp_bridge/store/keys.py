@@ -68,6 +68,10 @@ _UNKEYED_BRIDGE_SETTINGS = frozenset(
         "MAX_BODY_BYTES",
         "MAX_JSON_DEPTH",
         "MAX_BATCH_SIZE",
+        "CONFIRM",
+        "CONFIRM_WITHOUT_ELICITATION",
+        "CONFIRM_TTL",
+        "CONFIRM_CACHE",
     }
 )
 #: How deep :func:`canonical` follows the attributes of settings values.
