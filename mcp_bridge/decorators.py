@@ -205,8 +205,9 @@ def mcp_tool(
             ``MCP_BRIDGE["CONFIRM"]`` says for its group; ``None``: as that setting says.
         confirm_message: the question the person reads instead of the bridge's, a text
             (``gettext_lazy`` for translations) with the placeholders ``%(title)s`` (the
-            tool's title), ``%(target)s`` (the object's name, when the bridge could read it)
-            and ``%(id)s`` (its id).
+            tool's title), ``%(target)s`` (the object's name, when the bridge could read it),
+            ``%(id)s`` (the value that identifies it) and ``%(lookup)s`` (that value's name,
+            ``"id"`` or the lookup path parameter's).
 
     Raises:
         TypeError: used on a class with a single ``name`` (a class has several

@@ -625,7 +625,7 @@ def _confirm(name: str, value: Any) -> None:
     ):
         return
     raise ImproperlyConfigured(
-        f"settings.MCP_BRIDGE[{name!r}] is {value!r}; use a dict from group name (or \"*\" for "
+        f'settings.MCP_BRIDGE[{name!r}] is {value!r}; use a dict from group name (or "*" for '
         f"the other groups) to one of {rules} or a list of tool names, e.g. "
         '{"backoffice": "destructive", "orders": ["orders_cancel"]}.'
     )

@@ -24,7 +24,18 @@ from mcp_bridge.build.tools import Tool
 from mcp_bridge.confirmation.policy import custom_message
 
 #: The fields of an object whose value names it, in the order they are tried.
-NAME_FIELDS = ("name", "title", "label", "display_name", "full_name", "username", "number", "code", "slug", "email")
+NAME_FIELDS = (
+    "name",
+    "title",
+    "label",
+    "display_name",
+    "full_name",
+    "username",
+    "number",
+    "code",
+    "slug",
+    "email",
+)
 #: The property of the form that carries the answer.
 CONFIRM_FIELD = "confirm"
 
@@ -34,17 +45,25 @@ def confirmation_form(
 ) -> dict[str, Any]:
     """The ``elicitation/create`` request (form mode) that asks a person to confirm the call."""
     target = _target(tool, arguments, read_target)
-    with translation.override(getattr(request, "LANGUAGE_CODE", None) or translation.get_language()):
-        values = {"title": tool.title or tool.name, "target": target[0] or "", "id": target[1] or ""}
+    with translation.override(
+        getattr(request, "LANGUAGE_CODE", None) or translation.get_language()
+    ):
+        name, ident, lookup = target
+        values = {
+            "title": tool.title or tool.name,
+            "target": name or "",
+            "id": ident or "",
+            "lookup": lookup,
+        }
         own = custom_message(tool)
         if own is not None:
             message = str(own) % values
-        elif target[0] and target[1]:
-            message = gettext("%(title)s '%(target)s' (id %(id)s)?") % values
-        elif target[0]:
+        elif name and ident:
+            message = gettext("%(title)s '%(target)s' (%(lookup)s %(id)s)?") % values
+        elif name:
             message = gettext("%(title)s '%(target)s'?") % values
-        elif target[1]:
-            message = gettext("%(title)s (id %(id)s)?") % values
+        elif ident:
+            message = gettext("%(title)s (%(lookup)s %(id)s)?") % values
         else:
             message = gettext("%(title)s?") % values
         if tool.annotations.get("destructiveHint", True) and not tool.annotations.get(
@@ -74,9 +93,13 @@ def confirmation_form(
 def declined_result(tool: Tool, outcome: str, request: HttpRequest) -> dict[str, Any]:
     """The answer to a declined or cancelled confirmation: an ``isError`` result (the call was
     not carried out) whose ``data`` says that nothing changed (``"changed": false``)."""
-    with translation.override(getattr(request, "LANGUAGE_CODE", None) or translation.get_language()):
+    with translation.override(
+        getattr(request, "LANGUAGE_CODE", None) or translation.get_language()
+    ):
         if outcome == "cancelled":
-            message = gettext("The person cancelled the confirmation of %(title)s: nothing was changed.")
+            message = gettext(
+                "The person cancelled the confirmation of %(title)s: nothing was changed."
+            )
         else:
             message = gettext("The person declined %(title)s: nothing was changed.")
         message %= {"title": tool.title or tool.name}
@@ -87,22 +110,26 @@ def declined_result(tool: Tool, outcome: str, request: HttpRequest) -> dict[str,
 
 def _target(
     tool: Tool, arguments: Mapping[str, Any], read_target: Callable[[], Any]
-) -> tuple[str | None, str | None]:
-    """The name and id of the object the call acts on, as far as they can be known."""
-    path_values = [
-        arguments[p.name] for p in tool.method.params if p.location == "path" and p.name in arguments
+) -> tuple[str | None, str | None, str]:
+    """The name of the object the call acts on, the value that identifies it and the name of
+    that value (its lookup path parameter: ``"id"``, ``"slug"``), as far as they are known."""
+    path = [
+        (p.name, arguments[p.name])
+        for p in tool.method.params
+        if p.location == "path" and p.name in arguments
     ]
-    ident = str(path_values[-1]) if path_values else None
+    lookup, ident = (path[-1][0], str(path[-1][1])) if path else ("id", None)
     if tool.method.facts.detail is not True:
-        return None, ident
+        return None, ident, lookup
     data = read_target()
     if not isinstance(data, Mapping):
-        return None, ident
+        return None, ident, lookup
     for field in NAME_FIELDS:
         value = data.get(field)
-        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
-            name = str(value)
-            if ident is None and data.get("id") is not None:
-                ident = str(data["id"])
-            return name, ident
-    return None, ident
+        if field == lookup or isinstance(value, bool) or not isinstance(value, (str, int)):
+            continue
+        if str(value).strip():
+            if data.get("id") is not None and not isinstance(data["id"], bool):
+                lookup, ident = "id", str(data["id"])  # a person knows an object by its id best
+            return str(value), ident, lookup
+    return None, ident, lookup

@@ -137,9 +137,7 @@ def elicitation(
     }
 
 
-def sampling(
-    prompt: str, *, max_tokens: int, system_prompt: str | None = None
-) -> dict[str, Any]:
+def sampling(prompt: str, *, max_tokens: int, system_prompt: str | None = None) -> dict[str, Any]:
     """A ``sampling/createMessage`` request: one user message ``prompt`` for the client's model."""
     params: dict[str, Any] = {
         "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],

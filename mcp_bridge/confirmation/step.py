@@ -152,7 +152,9 @@ def prepare(
         if not isinstance(token, str):
             raise Stop(
                 "refused",
-                error=JsonRpcError(INVALID_PARAMS, 'Invalid params: "requestState" must be a string.'),
+                error=JsonRpcError(
+                    INVALID_PARAMS, 'Invalid params: "requestState" must be a string.'
+                ),
             )
         payload = _verified(token, bound)
     inputs = Inputs(responses, payload.get("s"), capabilities)

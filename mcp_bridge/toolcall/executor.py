@@ -347,7 +347,7 @@ def read_target(
     }
     try:
         response = call_view(build_request(reader, path_arguments, mcp_request))
-    except Exception:  # noqa: BLE001 -- the question is asked without the object's name
+    except Exception:  # the question is asked without the object's name
         logger.warning("Tool %r: reading the object to confirm raised.", tool.name, exc_info=True)
         return None
     if response.status_code != 200:
