@@ -88,6 +88,10 @@ WRONG: dict[str, list[object]] = {
     "SEARCH_RESULT_TOKENS": [0],
     "SEARCH_SYNONYMS": [{"shop": ["basket"]}],
     "BUILD_STORE": ["files", {"BACKEND": "s3"}],
+    "CONFIRM": ["destructive", {"shop": "all"}, {"shop": [1]}],
+    "CONFIRM_WITHOUT_ELICITATION": ["yes", {"shop": "yes"}],
+    "CONFIRM_TTL": [0, "300"],
+    "CONFIRM_CACHE": ["redis"],
 }
 
 #: Values the new validators must let through (a check that refuses a right value is worse
@@ -105,6 +109,8 @@ RIGHT: dict[str, list[object]] = {
     "TOOLS_LIST_TTL_MS": [0],
     "SPECTACULAR_SETTINGS": [{"VERSION": "2.0"}],
     "CACHE_ALIAS": ["default"],
+    "CONFIRM": [{"backoffice": "destructive", "*": "never"}, {"orders": ["orders_cancel"]}],
+    "CONFIRM_WITHOUT_ELICITATION": [True, {"backoffice": True}],
     "LOCK_BACKEND": ["mcp_bridge.locking.RedisLockBackend", "shop.locks.Backend"],
     "LOCK_OPTIONS": [{"url": "redis://host:6379/0"}],
     "GROUPS": [{"library": {"include": [{"namespace": "vendor"}]}}],

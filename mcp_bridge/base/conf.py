@@ -6,7 +6,7 @@ An attribute of :data:`bridge_settings` is looked up on first access and kept
 works in tests without patching.
 
 Every key is one :class:`Setting` of :data:`SETTINGS`: its default, its validator, the id of
-the system check of a wrong value (its own, ``mcp_bridge.E201``-``E271``) and that check's
+the system check of a wrong value (its own, ``mcp_bridge.E201``-``E284``) and that check's
 hint; :data:`DEFAULTS` and :data:`VALIDATORS` are made from them, as django-cors-headers checks
 each of its settings. An unknown key or a wrong value raises :class:`SettingError` (an
 :class:`~django.core.exceptions.ImproperlyConfigured` that names the key and its check id) on
