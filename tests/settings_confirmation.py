@@ -5,7 +5,7 @@ the backoffice group's destructive tools asking, and the used confirmations in t
 import os
 
 from tests.services import REDIS_URL
-from tests.settings import *  # noqa: F403
+from tests.settings import *
 from tests.settings import CACHES, MCP_BRIDGE
 
 CACHES = {
@@ -16,4 +16,8 @@ CACHES = {
         "KEY_PREFIX": os.environ.get("MCP_CONFIRM_PREFIX", "mcp-bridge-test-confirm"),
     },
 }
-MCP_BRIDGE = {**MCP_BRIDGE, "CONFIRM": {"backoffice": "destructive"}, "CONFIRM_CACHE": "confirmations"}
+MCP_BRIDGE = {
+    **MCP_BRIDGE,
+    "CONFIRM": {"backoffice": "destructive"},
+    "CONFIRM_CACHE": "confirmations",
+}

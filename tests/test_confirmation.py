@@ -219,9 +219,7 @@ def test_a_confirmed_delete_runs_once_and_its_state_is_refused_on_another_proces
 ):
     seen: list = []
     sent: list = []
-    result = call(
-        shop, "products_destroy", {"slug": LAMP}, elicit=answering(seen=seen), sent=sent
-    )
+    result = call(shop, "products_destroy", {"slug": LAMP}, elicit=answering(seen=seen), sent=sent)
     assert result.is_error is False, result
     assert not Product.objects.filter(slug=LAMP).exists()
     # The person read what will happen, in the application's words: the tool's title, the
@@ -286,7 +284,11 @@ def test_the_question_is_in_the_callers_language(shop):
 
 
 def test_a_declined_form_changes_nothing_and_runs_no_view(shop, events):
-    for action, outcome in (("decline", "declined"), ("cancel", "cancelled"), ("accept", "declined")):
+    for action, outcome in (
+        ("decline", "declined"),
+        ("cancel", "cancelled"),
+        ("accept", "declined"),
+    ):
         result = call(
             shop, "products_destroy", {"slug": LAMP}, elicit=answering(action, confirm=False)
         )
@@ -338,10 +340,15 @@ def test_a_client_without_elicitation_is_told_what_the_operator_can_set(shop, se
     error = error_of(result)
     assert error["code"] == 428
     assert error["data"]["setting"] == "CONFIRM_WITHOUT_ELICITATION"
-    assert "CONFIRM_WITHOUT_ELICITATION" in error["message"] and "Nothing was done" in error["message"]
+    assert (
+        "CONFIRM_WITHOUT_ELICITATION" in error["message"] and "Nothing was done" in error["message"]
+    )
     assert Product.objects.filter(slug=LAMP).exists()
     # The operator lets such clients through for this group: the call runs unconfirmed.
-    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "CONFIRM_WITHOUT_ELICITATION": {"backoffice": True}}
+    settings.MCP_BRIDGE = {
+        **settings.MCP_BRIDGE,
+        "CONFIRM_WITHOUT_ELICITATION": {"backoffice": True},
+    }
     assert call(shop, "products_destroy", {"slug": LAMP}, mode=mode).is_error is False
     assert not Product.objects.filter(slug=LAMP).exists()
 
