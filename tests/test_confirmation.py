@@ -356,3 +356,24 @@ def test_a_client_without_elicitation_is_told_what_the_operator_can_set(shop, se
 def test_reads_never_ask(shop):
     result = call(shop, "products_retrieve", {"slug": LAMP})  # no elicitation callback at all
     assert result.is_error is False
+
+
+# --- The demo's client answers the form on the terminal -------------------------------------------
+
+
+@pytest.mark.parametrize("reply,deleted", [("y\n", True), ("n\n", False)])
+def test_the_demo_client_asks_on_the_terminal(shop, reply, deleted):
+    proc = subprocess.run(
+        [sys.executable, "demo_project/mcp_client.py", f"{shop}/mcp/backoffice/"]
+        + ["--token", DEMO_TOKENS["alice"], "call", "products_destroy", json.dumps({"slug": LAMP})],
+        input=reply,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        check=False,
+    )
+    assert "Delete a product 'Arc LED desk lamp' (id " in proc.stderr, proc.stderr
+    assert "Confirm [y/N]: " in proc.stdout + proc.stderr
+    assert ("isError: false" in proc.stdout) is deleted, proc.stdout
+    assert Product.objects.filter(slug=LAMP).exists() is not deleted
