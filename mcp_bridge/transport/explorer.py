@@ -40,6 +40,7 @@ from mcp_bridge.base.conf import PROFILES, bridge_settings
 from mcp_bridge.base.encoding import dumps, dumps_data
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS
+from mcp_bridge.confirmation.policy import asks_confirmation
 from mcp_bridge.schemas.profiles import QUERY_PARAMETER, ProfileError, profile_from_request
 from mcp_bridge.toolcall.visibility import listed_tools, visible_tool_names
 from mcp_bridge.toolset.registry import ToolSet
@@ -108,6 +109,9 @@ def explorer_page(request: HttpRequest, toolset: ToolSet) -> HttpResponse:
             "endpoint": endpoint,
             "csrfToken": get_token(request),
             "revision": REVISION,
+            # The tools a person confirms (mcp_bridge.confirmation): their "Try it" speaks
+            # 2026-07-28, whose InputRequiredResult the page shows as a question.
+            "asking": [tool.name for tool in tools if asks_confirmation(tool, toolset.group)],
         },
     }
     response = HttpResponse(render_to_string(TEMPLATE, context, request=request))
