@@ -44,6 +44,7 @@ from mcp_bridge.confirmation.state import (
     use_once,
     verify_state,
 )
+from mcp_bridge.toolset.registry import ToolSet
 
 #: The key of the confirmation form in ``inputRequests`` and ``inputResponses``.
 CONFIRM_KEY = "mcp_bridge_confirm"
@@ -117,20 +118,21 @@ def prepare(
     params: Mapping[str, Any],
     request: HttpRequest,
     revision: str,
-    group: str,
-    version: str | None,
-    read_target: Callable[[], Any],
+    toolset: ToolSet,
+    read_target: Callable[[ToolSet, Tool, dict[str, Any], HttpRequest], Any],
 ) -> Round:
     """The confirmation step (see the module).
 
     Args:
-        read_target: reads the object the call acts on, through the normal pipeline as the
-            caller (the executor's), for the form's question; called only when asking.
+        read_target: ``read_target(toolset, tool, arguments, request)`` reads the object the
+            call acts on, through the normal pipeline as the caller (the executor's), for the
+            form's question; called only when asking.
 
     Raises:
         Ask: the call must be confirmed first (or confirmed again).
         Stop: the call stops without its view.
     """
+    group = toolset.group
     asks = asks_confirmation(tool, group)
     if revision not in MODERN_REVISIONS:  # protocol.is_modern, inlined: once per call
         if asks:
@@ -146,6 +148,7 @@ def prepare(
     if not asks and token is None:  # nearly every call: nothing to confirm, no state
         return Round(Inputs(responses, None, capabilities))
     caller = caller_identity(request)
+    version = toolset.version
     bound = (tool.name, group, version, arguments, caller)
     payload: dict[str, Any] = {}
     if token is not None:
@@ -169,7 +172,9 @@ def prepare(
         return Round(inputs, CONFIRMED)
     answer = responses.get(CONFIRM_KEY) if given == _ASKED_WITH else None
     if answer is None:  # a first call, or a retry that did not answer the form: ask (again)
-        form = forms.confirmation_form(tool, arguments, request, read_target)
+        form = forms.confirmation_form(
+            tool, arguments, request, lambda: read_target(toolset, tool, arguments, request)
+        )
         state = sign_state(
             tool=tool.name,
             group=group,

@@ -51,7 +51,6 @@ on with an ``isError`` result (SEP-1303).
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 from typing import Any
@@ -121,16 +120,7 @@ def call_tool(
             call.send_pre_tool_call()
             # Whether a person must confirm first, or this is the retry that confirms
             # (mcp_bridge.confirmation): it raises to ask, and to stop the call.
-            round_ = prepare(
-                tool,
-                arguments,
-                params,
-                mcp_request,
-                revision,
-                toolset.group,
-                toolset.version,
-                functools.partial(read_target, toolset, tool, arguments, mcp_request),
-            )
+            round_ = prepare(tool, arguments, params, mcp_request, revision, toolset, read_target)
             call.confirmation = round_.outcome
             request = build_request(tool, arguments, mcp_request)
             attach_inputs(request, round_.inputs)
