@@ -50,7 +50,7 @@ CAPABILITY_OF_METHOD = {
 }
 
 
-class _Body(dict):  # type: ignore[type-arg]
+class _Body(dict[str, Any]):
     """The REST body of :class:`InputRequired`, which also carries the view's ``state`` to the
     executor: DRF's exception handler puts the exception's ``detail`` dict itself in
     ``response.data``. The JSON body is the dict's items only: the state never reaches a REST

@@ -111,7 +111,7 @@ def explorer_page(request: HttpRequest, toolset: ToolSet) -> HttpResponse:
             "revision": REVISION,
             # The tools a person confirms (mcp_bridge.confirmation): their "Try it" speaks
             # 2026-07-28, whose InputRequiredResult the page shows as a question.
-            "asking": [tool.name for tool in tools if asks_confirmation(tool, toolset.group)],
+            "asking": _asking(tools, toolset),
         },
     }
     response = HttpResponse(render_to_string(TEMPLATE, context, request=request))
@@ -119,6 +119,15 @@ def explorer_page(request: HttpRequest, toolset: ToolSet) -> HttpResponse:
     response["Cache-Control"] = "private, no-cache"
     response["Vary"] = "Accept, Cookie, Authorization"
     return response
+
+
+def _asking(tools: list[Any], toolset: ToolSet) -> list[str]:
+    """The listed tools whose calls a person confirms, and, when there are any in the group,
+    the call proxies of search mode, which hand the question on."""
+    asking = [tool.name for tool in toolset.tools if asks_confirmation(tool, toolset.group)]
+    listed = {tool.name for tool in tools}
+    proxies = [tool.name for tool in tools if getattr(tool, "level", None) is not None]
+    return [name for name in asking if name in listed] + (proxies if asking else [])
 
 
 def _shown_profile(request: HttpRequest) -> str:
