@@ -153,3 +153,22 @@ def test_a_batch_member_that_needs_a_confirmation_does_not_block_the_others(sett
     assert first["code"] == 428 and first["data"]["confirmation"] == "unavailable"
     assert replies[1]["result"]["isError"] is False and replies[2]["result"]["isError"] is False
     assert Product.objects.filter(slug=slug).exists()
+
+
+def test_a_tools_own_question_and_decorator_ask_without_a_group_rule():
+    from tests.testapp.mrtr_views import ARCHIVED
+
+    ARCHIVED.clear()
+    client = modern()
+    asked = call(client, "test_confirm_archive")["result"]
+    (form,) = asked["inputRequests"].values()
+    assert form["params"]["message"] == "Really Archive the board? Everyone loses access."
+    assert ARCHIVED == []
+    key = next(iter(asked["inputRequests"]))
+    done = call(
+        client,
+        "test_confirm_archive",
+        inputResponses={key: {"action": "accept", "content": {"confirm": True}}},
+        requestState=asked["requestState"],
+    )["result"]
+    assert done["isError"] is False and ARCHIVED == ["board"]

@@ -147,3 +147,22 @@ def capabilities_tool(request):
     if not asked or all(k in answers for k in asked):
         return Response({"answered": sorted(answers)})
     raise InputRequired(asked)
+
+
+ARCHIVED: list[str] = []
+
+
+@mcp_tool(
+    name="test_confirm_archive",
+    title="Archive the board",
+    confirm=True,
+    confirm_message="Really %(title)s? Everyone loses access.",
+)
+@api_group("conformance")
+@extend_schema(responses={200: OpenApiTypes.ANY})
+@api_view(["POST"])
+def archive_tool(request):
+    """Not a conformance fixture: a tool whose decorator asks for a confirmation with a
+    message of its own (tests/test_input_required.py)."""
+    ARCHIVED.append("board")
+    return Response({"archived": len(ARCHIVED)})

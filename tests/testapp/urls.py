@@ -64,4 +64,5 @@ urlpatterns += [
     path("mrtr/multiple-inputs/", mrtr_views.multiple_inputs_tool),
     path("mrtr/multi-round/", mrtr_views.multi_round_tool),
     path("mrtr/capabilities/", mrtr_views.capabilities_tool),
+    path("mrtr/archive/", mrtr_views.archive_tool),
 ]
