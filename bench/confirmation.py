@@ -124,24 +124,28 @@ def _start(kind: str, n: int, out_file: str) -> subprocess.Popen[str]:
     )
 
 
-def per_request(kind: str) -> float:
+def counted() -> dict[str, float]:
+    """Instructions per request of every kind: the six counted processes run side by side
+    (a count does not depend on what else the machine does)."""
     with tempfile.TemporaryDirectory() as scratch:
-        fewer = _start(kind, FEW, f"{scratch}/callgrind.{FEW}.out")
-        more = _start(kind, MANY, f"{scratch}/callgrind.{MANY}.out")
-        counts = (
-            instructions._collected(more, f"{kind} x{MANY}"),
-            instructions._collected(fewer, f"{kind} x{FEW}"),
-        )
-    return (counts[0] - counts[1]) / (MANY - FEW)
+        started = {
+            (kind, n): _start(kind, n, f"{scratch}/callgrind.{kind}.{n}.out")
+            for kind in KINDS
+            for n in (FEW, MANY)
+        }
+        counts = {
+            key: instructions._collected(p, f"{key[0]} x{key[1]}") for key, p in started.items()
+        }
+    return {kind: (counts[kind, MANY] - counts[kind, FEW]) / (MANY - FEW) for kind in KINDS}
 
 
 def run() -> str:
     lib.log(f"confirmation: {', '.join(KINDS)}, {FEW} and {MANY} requests each under callgrind")
-    counted = {kind: per_request(kind) for kind in KINDS}
-    plain = counted["plain"]
-    both = counted["ask"] + counted["confirm"]
+    per_request = counted()
+    plain = per_request["plain"]
+    both = per_request["ask"] + per_request["confirm"]
     rows = [
-        [kind, f"{value / 1e3:,.0f}", f"{value / plain:.2f}"] for kind, value in counted.items()
+        [kind, f"{value / 1e3:,.0f}", f"{value / plain:.2f}"] for kind, value in per_request.items()
     ]
     rows.append(["ask + confirm (the round trip)", f"{both / 1e3:,.0f}", f"{both / plain:.2f}"])
     return lib.table(
