@@ -100,7 +100,8 @@ CHECK_IDS = {
     # Schema patterns (a block of its own, for merges).
     "mcp_bridge.E020": "a $ref of the group's OpenAPI document names no component",
     "mcp_bridge.E021": "a tool's schema holds a $ref that does not resolve inside the tool",
-    "mcp_bridge.W020": "a tool requires a request body that it cannot send (the view parses no JSON)",
+    "mcp_bridge.W020": "a tool requires a request body that it cannot send (the view parses neither JSON nor a form)",
+    "mcp_bridge.W023": "an @action that reads request.data itself (or whose code cannot be read) takes the viewset's serializer as arguments",
     # What drf-spectacular's PREPROCESSING_HOOKS do to a group (mcp_bridge.toolset.registry).
     "mcp_bridge.E022": "PREPROCESSING_HOOKS leave a group none of its operations",
     "mcp_bridge.W021": "a PREPROCESSING_HOOKS entry drops some of a group's operations",
@@ -175,6 +176,7 @@ CHECK_IDS = {
     "mcp_bridge.E243": "MCP_BRIDGE['CACHE_ALIAS'] is not a key of settings.CACHES",
     "mcp_bridge.E244": "MCP_BRIDGE['LOCK_BACKEND'] is not a dotted path (or, at the first @locked call, cannot be imported)",
     "mcp_bridge.E245": "MCP_BRIDGE['LOCK_OPTIONS'] is not a dict with string keys",
+    "mcp_bridge.E246": "MCP_BRIDGE['MAX_UPLOAD_BYTES'] is not an int >= 0",
     "mcp_bridge.E251": "MCP_BRIDGE['OAUTH_GROUPS'] is not a dict of group to a list of scopes or None",
     "mcp_bridge.E252": "MCP_BRIDGE['OAUTH_DEFAULT'] is not a list of scopes or None",
     "mcp_bridge.E253": "MCP_BRIDGE['OAUTH_AUTHORIZATION_SERVERS'] is not a list of issuer URLs or /paths",

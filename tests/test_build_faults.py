@@ -23,7 +23,7 @@ from django.urls import include, path
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.decorators import api_view, parser_classes
-from rest_framework.parsers import MultiPartParser
+from rest_framework.parsers import FileUploadParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -70,9 +70,9 @@ class UploadSerializer(serializers.Serializer):
     attachment = serializers.FileField()
 
 
-@extend_schema(request=UploadSerializer, responses={201: None})
+@extend_schema(request={"application/octet-stream": UploadSerializer}, responses={201: None})
 @api_view(["POST"])
-@parser_classes([MultiPartParser])
+@parser_classes([FileUploadParser])
 def upload(request):
     return Response(status=201)
 

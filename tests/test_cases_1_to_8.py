@@ -154,8 +154,8 @@ def built_requests(monkeypatch) -> list:
     requests = []
     original = executor.build_request
 
-    def spy(tool, arguments, mcp_request):
-        request = original(tool, arguments, mcp_request)
+    def spy(tool, arguments, mcp_request, *args, **kwargs):
+        request = original(tool, arguments, mcp_request, *args, **kwargs)
         # Read now: the view consumes the stream, and DRF before 3.18 leaves `body` unreadable.
         request.body  # noqa: B018
         requests.append(request)

@@ -13,7 +13,7 @@ from django.urls import include, path
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.decorators import api_view, parser_classes
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FileUploadParser, MultiPartParser
 from rest_framework.response import Response
 
 from mcp_bridge import api_group, mcp_tool
@@ -41,11 +41,11 @@ class UploadSerializer(serializers.Serializer):
 
 @api_group("uploads")
 @mcp_tool(name="upload_file")
-@extend_schema(request=UploadSerializer, responses={201: None})
+@extend_schema(request={"application/octet-stream": UploadSerializer}, responses={201: None})
 @api_view(["POST"])
-@parser_classes([MultiPartParser, FormParser])
+@parser_classes([FileUploadParser])
 def upload_file(request):
-    """Upload a file: multipart only."""
+    """Upload a file: the raw bytes of the request body (a form would be a tool's arguments)."""
     return Response(status=201)
 
 
@@ -123,12 +123,12 @@ def test_the_broken_endpoint_answers_500():
     assert McpClient(Client(), "/mcp/dangling/").post(PING).status_code == 500
 
 
-def test_a_required_multipart_body_is_a_warning_naming_the_view():
+def test_a_required_body_a_tool_cannot_send_is_a_warning_naming_the_view():
     toolset = get_toolset("uploads")  # still built: the warning does not stop the group
     assert sorted(toolset.by_name) == ["optional_upload", "upload_file"]
     [warning] = toolset.warnings
     assert warning.id == "mcp_bridge.W020"
-    assert "upload_file" in warning.msg and "multipart/form-data" in warning.msg
+    assert "upload_file" in warning.msg and "application/octet-stream" in warning.msg
     assert "JSONParser" in warning.hint
     [message] = [m for m in check_tool_sets() if m.id == "mcp_bridge.W020"]
     assert message.level == 30  # a Warning, not an Error

@@ -88,6 +88,9 @@ def test_drf_spectacular_private_hooks():
     assert callable(SchemaGenerator._initialise_endpoints)
     assert callable(SchemaGenerator._get_paths_and_endpoints)
     assert callable(AutoSchema._is_list_view)
+    # mcp_bridge.build.openapi.update_fields: one serializer field mapped for a request.
+    assert callable(AutoSchema._map_serializer_field)
+    assert callable(AutoSchema._get_serializer_field_meta)
 
 
 def test_drf_spectacular_generator_stats_caches():

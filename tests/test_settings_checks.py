@@ -70,6 +70,7 @@ WRONG: dict[str, list[object]] = {
     "OMIT_OUTPUT_SCHEMA": [[], {"catalog": "x"}],
     "OUTPUT_VALIDATION": ["loud"],
     "MAX_FILE_BYTES": [-1, "5MB"],
+    "MAX_UPLOAD_BYTES": [-1, "5MB"],
     "CACHE_ALIAS": ["nope", None],
     "LOCK_BACKEND": ["FileLockBackend", 3, "mcp_bridge.locking."],
     "LOCK_OPTIONS": [["url"], {1: 2}],

@@ -8,10 +8,12 @@ import pytest
 from django.test import Client, override_settings
 from django.urls import include, path
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, viewsets
+from rest_framework import generics, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
 from rest_framework.routers import SimpleRouter
 
-from demo_project.shop.models import Tag
+from demo_project.shop.models import Order, OrderItem, Tag
 from mcp_bridge import api_group, mcp_tool
 from mcp_bridge.build.texts import trimmed_components
 from mcp_bridge.toolset.registry import get_toolset
@@ -87,7 +89,7 @@ def test_each_action_has_its_own_default_texts(realistic):
             "Change fields of several contacts at once: `body` is a list of them, each with its `id`.",
         ),
         "order_cancel": (
-            "Order: cancel",
+            "Cancel order",
             "Action `cancel` (POST) on the order with the given `id`.",
         ),
         "invoice_overdue": ("Invoices: overdue", "Action `overdue` (GET) on invoices."),
@@ -121,6 +123,15 @@ def test_a_german_client_lists_the_german_default_texts(realistic):
     assert listed["lead_convert"]["description"] == (
         "Aktion `convert` (POST) für Interessent, ausgewählt über `id`."
     )
+
+
+def test_an_argument_named_title_or_description_keeps_its_own_text(realistic):
+    """The tool's texts and its arguments' texts are two things: a German client's VLAN create
+    gets the tool's German description, and its ``description`` argument keeps its own (none)."""
+    for language in ("en", "de"):
+        tool = tools_in(language)["ipam_vlans_create"]
+        assert tool.description in ("Create a new VLAN.", "VLAN neu anlegen.")
+        assert "description" not in tool.input_schema["properties"]["description"], language
 
 
 def test_a_catalogue_entry_wins_over_a_default_text(realistic, tmp_path, settings):
@@ -160,9 +171,81 @@ class TagViewSet(viewsets.ModelViewSet):
         return super().partial_update(request, *args, **kwargs)
 
 
+class OrderSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Order
+        fields = ["id", "status", "note"]
+
+
+@api_group("texts")
+class PurchaseOrderViewSet(viewsets.ModelViewSet):
+    """Purchase orders of the shop, from placing to delivery."""
+
+    queryset = Order.objects.all()
+    serializer_class = OrderSerializer
+
+    @action(detail=True, methods=["post"])
+    def hold(self, request, pk=None):
+        return Response({"status": "held"})
+
+    @action(detail=True, methods=["post"])
+    def receive_items(self, request, pk=None):
+        return Response({})
+
+    @action(detail=False, methods=["get"])
+    def overdue(self, request):
+        """Orders past their delivery date."""
+        return Response([])
+
+
+class IssueSerializer(serializers.Serializer):
+    """A state change: no model's serializer."""
+
+    note = serializers.CharField(required=False)
+
+    def save(self, **kwargs):
+        return None
+
+
+@api_group("texts")
+class OrderIssue(generics.CreateAPIView):
+    """As real applications write state changes: a generic create view at the object's URL."""
+
+    queryset = Order.objects.all()
+    serializer_class = IssueSerializer
+
+
+class ReceiveSerializer(serializers.Serializer):
+    items = serializers.ListField(child=serializers.IntegerField())
+
+
+@api_group("texts")
+class OrderReceive(generics.CreateAPIView):
+    queryset = OrderItem.objects.all()
+    serializer_class = ReceiveSerializer
+
+
+@api_group("texts")
+class OrderItemCreate(generics.CreateAPIView):
+    """Add an item to an order."""
+
+    queryset = OrderItem.objects.all()
+    serializer_class = type(
+        "OrderItemSerializer",
+        (serializers.ModelSerializer,),
+        {"Meta": type("Meta", (), {"model": OrderItem, "fields": ["id", "quantity"]})},
+    )
+
+
 router = SimpleRouter()
 router.register("tags", TagViewSet, basename="tags")
-urlpatterns = [path("api/", include(router.urls))]
+router.register("orders", PurchaseOrderViewSet, basename="orders")
+urlpatterns = [
+    path("api/", include(router.urls)),
+    path("api/orders/<int:pk>/issue/", OrderIssue.as_view()),
+    path("api/orders/<int:pk>/receive/", OrderReceive.as_view()),
+    path("api/orders/<int:pk>/items/", OrderItemCreate.as_view()),
+]
 
 
 def test_explicit_texts_always_win():
@@ -182,6 +265,42 @@ def test_explicit_texts_always_win():
         {"title"},
     )
     assert texts["tags_list"] == ("List tags", "List tags (paginated).", {"title", "description"})
+
+
+def test_a_viewset_docstring_is_context_for_each_action_not_its_text():
+    with override_settings(ROOT_URLCONF=__name__):
+        tools = {tool.name: tool for tool in get_toolset("texts").tools}
+    context = "Purchase orders of the shop, from placing to delivery."
+    assert tools["orders_destroy"].description == (
+        f"Delete the order with the given `id`.\n\n{context}"
+    )
+    assert tools["orders_list"].description.startswith("List orders (paginated).")
+    assert tools["orders_list"].description.endswith(context)
+    # An action with a docstring of its own keeps it.
+    assert tools["orders_overdue"].description == "Orders past their delivery date."
+    # A one-operation view's docstring is its description.
+    assert tools["order_item_create"].description == "Add an item to an order."
+
+
+def test_a_state_change_is_titled_by_its_action_never_create():
+    with override_settings(ROOT_URLCONF=__name__):
+        tools = {tool.name: tool for tool in get_toolset("texts").tools}
+    titles = {name: tools[name].title for name in tools if name.startswith(("order", "tags_c"))}
+    assert titles["orders_hold"] == "Hold order"
+    assert titles["orders_receive_items"] == "Order: receive items"
+    assert titles["orders_overdue"] == "Orders: overdue"
+    # Generic create views at an object's URL whose serializer is no model's: actions.
+    issue = next(t for t in tools.values() if t.method.source.view_class is OrderIssue)
+    receive = next(t for t in tools.values() if t.method.source.view_class is OrderReceive)
+    assert (issue.title, receive.title) == ("Issue order", "Receive order item")
+    assert issue.facts.action == "custom" and issue.facts.action_name == "issue"
+    # A generic view that does create keeps its title.
+    assert titles["order_item_create"] == "Create order item"
+    assert not [
+        name
+        for name, title in titles.items()
+        if title.startswith("Create") and name in ("orders_hold", "orders_receive_items")
+    ]
 
 
 def test_the_demo_keeps_its_own_texts():

@@ -86,6 +86,11 @@ Keys and defaults:
     download) a tool result carries, base64-encoded, in bytes; a larger one
     answers an ``isError`` result naming this setting (code 413). 5 MiB is the
     image size the common model APIs accept.
+``MAX_UPLOAD_BYTES`` (``5_242_880``)
+    Largest file, in bytes, that one file argument of an upload tool (a multipart view)
+    may carry, checked before the base64 is decoded; a larger one answers an ``isError``
+    result naming this setting (code 413). The whole MCP request is bounded by
+    ``MAX_BODY_BYTES`` first, and base64 is 4/3 of the bytes: raise both for large files.
 ``PORTABLE_TOOL_NAMES`` (``"warn"``)
     An explicit tool name that MCP allows but strict clients refuse (a dot, or more than
     64 characters; see :mod:`mcp_bridge.build.naming`): ``"warn"`` reports it as system check
@@ -822,6 +827,13 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E242",
         "The largest file a tool result carries, in bytes, e.g. 5_242_880 (5 MiB). "
         "See docs/tools.md#files-and-binary-responses.",
+    ),
+    "MAX_UPLOAD_BYTES": Setting(
+        5_242_880,
+        _byte_count,
+        "mcp_bridge.E246",
+        "The largest file one file argument of an upload tool carries, in bytes, e.g. "
+        "5_242_880 (5 MiB). See docs/tools.md#uploads.",
     ),
     "CACHE_ALIAS": Setting(
         "default",

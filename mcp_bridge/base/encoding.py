@@ -161,3 +161,28 @@ def dumps_data(value: Any) -> str:
     if orjson is not None:
         return dumps(value)
     return _data_encoder.encode(value)
+
+
+class BridgeJSONEncoder(JSONEncoder):
+    """DRF's encoder (Decimal, datetime, UUID, lazy text...), with an :class:`EncodedJSON`
+    written as the value it stands for: what every JSON text the bridge writes other than an
+    answer goes through (a command's output, the OpenRPC document, the text of a schema value
+    in a description), so that a value encodes there as it does in a ``tools/list`` answer.
+    A model field's ``Decimal`` default in an ``inputSchema`` is a number in every one of
+    them."""
+
+    def default(self, obj: Any) -> Any:
+        if isinstance(obj, EncodedJSON):
+            return json.loads(obj.text)
+        return super().default(obj)
+
+
+def dumps_readable(value: Any, *, indent: int | None = 2) -> str:
+    """JSON text for people to read (indented, not ASCII-escaped), encoded as :func:`dumps`
+    encodes it (:class:`BridgeJSONEncoder`); ``indent=None``: on one line, with the standard
+    library's separators (``", "``, ``": "``), for a value quoted in a sentence.
+
+    Raises:
+        TypeError: a value no encoder can write (DRF's message).
+    """
+    return json.dumps(value, indent=indent, ensure_ascii=False, cls=BridgeJSONEncoder)

@@ -165,6 +165,9 @@ class OperationFacts:
         path_parameters: the path's parameters, in order.
         accepts_list: the request body may be a list of objects (a bulk-capable create or a
             bulk operation).
+        action_name: for a custom action, its name: the ``@action``'s, or for an ``APIView``
+            handler (``post``) the last literal segment of its path (``/orders/{id}/hold/``
+            → ``hold``); set by :func:`~mcp_bridge.build.openrpc.build_methods`.
     """
 
     action: Action
@@ -182,6 +185,7 @@ class OperationFacts:
     pagination: Pagination | None = None
     path_parameters: tuple[PathParameter, ...] = ()
     accepts_list: bool = False
+    action_name: str | None = None
     # Private to the two steps: the ordering is DRF's default (every readable field of the
     # serializer), filled in from the response fields; the django-filter fields were found.
     _ordering_by_default: bool = field(default=False, repr=False, compare=False)
@@ -224,6 +228,11 @@ def model_docstring(model: type[models.Model]) -> str | None:
     return inspect.cleandoc(doc) or None
 
 
+def view_model(view: Any) -> type[models.Model] | None:
+    """The model of a view: its queryset's, else its serializer class's ``Meta.model``."""
+    return _view_model(view)
+
+
 def _view_model(view: Any) -> type[models.Model] | None:
     model = get_view_model(view, emit_warnings=False)
     if model is not None:
@@ -253,12 +262,34 @@ def _action(view: Any, handler_name: str, method: str, is_viewset: bool, is_list
             # A handler mapped onto the list route by a bulk router, not an @action.
             return _COLLECTION_WRITES[method], False
         return "custom", detail
-    if isinstance(view, GenericAPIView) and _view_model(view) is not None:
+    model = _view_model(view) if isinstance(view, GenericAPIView) else None
+    if model is not None:
         if method == "GET":
             return ("list", False) if is_list else ("retrieve", True)
+        if method == "POST" and not _creates(view, model):
+            # A state change of an object sent as a POST to a generic view (a CreateAPIView
+            # at /orders/{id}/hold/ whose serializer is no model's): an action, not a create.
+            return "custom", None
         if method in _GENERIC_VIEW_ACTIONS:
             return _GENERIC_VIEW_ACTIONS[method], None
     return "custom", None
+
+
+def _creates(view: Any, model: type[models.Model]) -> bool:
+    """Whether a generic view's ``POST`` creates an object of its model: its serializer is a
+    ``ModelSerializer`` of that model (or a model it derives from, or one derived from it); an
+    unknown serializer counts as one."""
+    try:
+        serializer_class = view.get_serializer_class()
+    # As in _view_model: a project's get_serializer_class() may read the real request.
+    except Exception:  # noqa: BLE001
+        serializer_class = getattr(view, "serializer_class", None)
+    if not isinstance(serializer_class, type):
+        return True
+    meta_model = getattr(getattr(serializer_class, "Meta", None), "model", None)
+    if not isinstance(meta_model, type):
+        return False
+    return issubclass(model, meta_model) or issubclass(meta_model, model)
 
 
 def _mapped_action_detail(view: Any, handler_name: str) -> bool | None:

@@ -24,19 +24,20 @@ from drf_spectacular.drainage import GENERATOR_STATS, add_trace_message, error, 
 from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
+    get_doc,
     is_versioning_supported,
     modify_for_versioning,
     operation_matches_version,
 )
 from drf_spectacular.settings import patched_settings, spectacular_settings
-from rest_framework import viewsets
+from rest_framework import serializers, viewsets
 from rest_framework.schemas.generators import is_api_view
 from rest_framework.settings import api_settings
 from rest_framework.versioning import QueryParameterVersioning
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
-from mcp_bridge.build.facts import OperationFacts, view_facts
+from mcp_bridge.build.facts import OperationFacts, view_facts, view_model
 from mcp_bridge.build.membership import Membership, Operation, Reason, compile_rules
 from mcp_bridge.build.naming import copy_qualifiers
 from mcp_bridge.build.spectacular_compat import bridge_generation
@@ -83,6 +84,17 @@ class OperationSource:
         facts: what the view instance told of the operation (model, action, filters,
             pagination: :func:`~mcp_bridge.build.facts.view_facts`), completed from the
             document by :func:`~mcp_bridge.build.openrpc.build_methods`.
+        class_doc: the view class's docstring when drf-spectacular made it the operation's
+            description for want of one of the handler's own, and the class is a viewset
+            (whose docstring is what its actions are about): context for each operation's default text, not the text
+            (:func:`~mcp_bridge.build.tools.build_tool`).
+        body_use: for a viewset's ``@action`` that writes, whose request drf-spectacular took
+            from the viewset's serializer for want of ``@extend_schema(request=...)`` or the
+            action's ``serializer_class``: how its code reads a body (:func:`body_use`);
+            ``None`` for every other operation.
+        update_fields: for a ``PUT``/``PATCH`` of a model's object, the OpenAPI schema of each
+            field that the view's serializer writes when it has an object to update
+            (:func:`update_fields`): the fields the document may lack.
     """
 
     path: str
@@ -102,6 +114,9 @@ class OperationSource:
     operation: dict[str, Any] = field(default_factory=dict)
     membership: tuple[Reason, ...] = ()
     facts: OperationFacts | None = None
+    update_fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    class_doc: str | None = None
+    body_use: str | None = None
 
     @property
     def is_function_view(self) -> bool:
@@ -724,6 +739,11 @@ class GroupSchemaGenerator(SchemaGenerator):
                 # Private drf-spectacular API: its own list/detail decision
                 # (tests/test_private_apis.py; without it test_results.py's probe test fails).
                 is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
+                updated = (
+                    update_fields(view, inspector)
+                    if not hand_written and method.upper() in ("PUT", "PATCH")
+                    else {}
+                )
             view_class = own_classes.get((path_regex, method.upper()), type(view))
             handler_name, _ = _handler(view, method)
             handler = getattr(view_class, handler_name, None)
@@ -755,10 +775,110 @@ class GroupSchemaGenerator(SchemaGenerator):
                     sibling_methods=sibling_methods,
                     copy_qualifier=copy_qualifier,
                     facts=facts,
+                    update_fields=updated,
+                    body_use=body_use(view, handler, method.upper(), operation)
+                    if is_viewset
+                    else None,
+                    class_doc=_class_doc(view, handler, operation, is_viewset),
                 )
             )
             result.setdefault(path, {})[method.lower()] = operation
         return result
+
+
+#: How an action's code reads the request body: DRF's request.data (and what it is made of),
+#: and a serializer given data.
+_READS_REQUEST = re.compile(r"\brequest\.(?:data|POST|FILES|body|stream|read)\b")
+_SERIALIZES_DATA = re.compile(
+    r"(?:get_serializer|serializer_class|Serializer)\s*\((?:[^()]|\([^()]*\))*\bdata\s*="
+)
+_NO_OVERRIDE = object()
+
+
+def body_use(view: Any, handler: Any, method: str, operation: dict[str, Any]) -> str | None:
+    """How a viewset ``@action`` that writes reads its body, when drf-spectacular gave it the
+    viewset's serializer as its request (no ``@extend_schema(request=...)``, no
+    ``serializer_class`` on the ``@action``), as it does for every such action:
+
+    * ``"none"``: its code never reads the request body: DRF accepts an empty one, and the
+      tool takes no body arguments;
+    * ``"serializer"``: it gives the body to a serializer: the request is right;
+    * ``"direct"``: it reads ``request.data`` itself: the viewset's serializer is probably not
+      its body (``mcp_bridge.W023`` suggests ``@extend_schema(request=...)``);
+    * ``"unknown"``: its code cannot be read (also ``W023``).
+
+    ``None`` for any other operation.
+    """
+    if method not in ("POST", "PUT", "PATCH") or not operation.get("requestBody"):
+        return None
+    if not hasattr(handler, "mapping") or handler.kwargs.get("serializer_class") is not None:
+        return None  # not an @action, or one with a serializer of its own
+    if get_override(handler, "request", _NO_OVERRIDE) is not _NO_OVERRIDE:
+        return None
+    try:
+        source = inspect.getsource(inspect.unwrap(handler))
+    except (OSError, TypeError):
+        return "unknown"
+    code = source[source.find("def ") :]  # its decorators say nothing of its body
+    if _SERIALIZES_DATA.search(code):
+        return "serializer"
+    if _READS_REQUEST.search(code):
+        return "direct"
+    return "none"
+
+
+def _class_doc(view: Any, handler: Any, operation: dict[str, Any], shared: bool) -> str | None:
+    """The view class's docstring, when it is the operation's description only because the
+    handler has none (drf-spectacular's ``AutoSchema.get_description``) and the class is a
+    viewset (``shared``)."""
+    if not shared:
+        return None
+    class_doc = get_doc(type(view))
+    if not class_doc or get_doc(handler) or operation.get("description") != class_doc:
+        return None
+    return class_doc
+
+
+def update_fields(view: Any, inspector: Any) -> dict[str, dict[str, Any]]:
+    """The OpenAPI schema of every field the view's serializer writes on an update: the
+    serializer as REST builds it for a ``PUT``/``PATCH``, with an object to update.
+
+    drf-spectacular asks ``view.get_serializer()`` without an object, as for a create, and
+    writes the request component of every write from it (and keeps the first of two
+    serializers that share a component name). A field that a serializer makes read-only
+    until there is an object (a parent reference set from the URL on create, writable on
+    update: ``get_extra_kwargs``/``get_fields`` reading ``self.instance``) is then missing
+    from the ``PUT`` request, which REST accepts. The object is an unsaved instance of the
+    view's model; ``{}`` when the view has no model or its serializer cannot be made so.
+    """
+    try:
+        model = view_model(view)
+        if model is None:
+            return {}
+        serializer = view.get_serializer(instance=model())
+    # A project's serializer may read the real object or request in get_fields() and fail
+    # any way on an unsaved one: then the document's component is all there is.
+    except Exception:  # noqa: BLE001
+        return {}
+    if not isinstance(serializer, serializers.Serializer):
+        return {}
+    schemas: dict[str, dict[str, Any]] = {}
+    try:
+        fields = serializer.fields
+    except Exception:  # noqa: BLE001 - as above
+        return {}
+    for name, serializer_field in fields.items():
+        if serializer_field.read_only:
+            continue
+        try:
+            # Private drf-spectacular API (tests/test_private_apis.py): the mapping of one
+            # field, as its own request components map it.
+            schema = inspector._map_serializer_field(serializer_field, "request")
+            meta = inspector._get_serializer_field_meta(serializer_field, "request")
+        except Exception:  # noqa: BLE001, S112 - a field drf-spectacular cannot map is left out
+            continue
+        schemas[name] = {**schema, **{k: v for k, v in meta.items() if k != "readOnly"}}
+    return schemas
 
 
 def generate_group_schema(

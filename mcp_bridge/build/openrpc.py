@@ -40,7 +40,7 @@ from mcp_bridge.build.naming import tool_name
 from mcp_bridge.build.openapi import OperationSource
 from mcp_bridge.schemas.conversion import COMPONENTS_PREFIX, allow_null, to_json_schema
 
-Location = Literal["path", "query", "body_field", "body"]
+Location = Literal["path", "query", "body_field", "body", "form_field"]
 
 #: The argument that carries a request body that is not an object.
 BODY_ARGUMENT = "body"
@@ -54,7 +54,11 @@ _RENAME_PREFIX = {
     "query": QUERY_PARAMETER_PREFIX,
     "body_field": BODY_FIELD_PREFIX,
     "body": "",
+    "form_field": BODY_FIELD_PREFIX,
 }
+#: The form media types a view's parsers read, in the order a call prefers them (a file
+#: needs multipart).
+FORM_MEDIA_TYPES = ("multipart/form-data", "application/x-www-form-urlencoded")
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,8 @@ class Param:
         description: the parameter's or field's description.
         explode: for an array query parameter: repeat the key (``True``, the
             OpenAPI default for ``form`` style) or join with commas.
+        file: a file field of a form body (``location == "form_field"``): its value is a file
+            (:func:`file_schema`), sent as a file part of the multipart request.
     """
 
     name: str
@@ -80,6 +86,7 @@ class Param:
     required: bool
     description: str | None = None
     explode: bool = True
+    file: bool = False
 
     def to_openrpc(self) -> dict[str, Any]:
         descriptor: dict[str, Any] = {
@@ -107,6 +114,9 @@ class Method:
             (:class:`~mcp_bridge.build.facts.OperationFacts`: action, model, fields,
             filters, pagination, path parameters).
         deprecated: the operation is marked deprecated.
+        context: the view class's docstring, shared by its operations
+            (:attr:`~mcp_bridge.build.openapi.OperationSource.class_doc`): said after each
+            one's default text, and its description only when there is none.
     """
 
     name: str
@@ -123,14 +133,19 @@ class Method:
     #: For a body that is an object or a list of objects: the object's required fields
     #: (source names), required when the list form (``body``) is not given, and whether
     #: the request body itself is required (else a call may send neither form).
+    context: str | None = None
     single_object_required: tuple[str, ...] = ()
     body_required: bool = False
+    #: The media type of a form body (``multipart/form-data`` for a view whose parsers read
+    #: no JSON, see :data:`FORM_MEDIA_TYPES`), ``None`` for a JSON body or none.
+    form_media_type: str | None = None
 
     def layout_errors(self, arguments: dict[str, Any]) -> list[dict[str, str]]:
         """The faults of ``arguments`` that the ``inputSchema`` cannot state for an
         object-or-list body: the object's fields and the list ``body`` are two forms of
-        one call, so a field is refused beside ``body``, and the object's required fields
-        are required without it.
+        one call, so a field is refused beside ``body``. (The object's required fields,
+        required without it, are the view's to refuse, as every required body field:
+        :func:`~mcp_bridge.build.tools.call_schema`.)
 
         Returns:
             ``[{"argument": name, "message": text}, ...]``, as
@@ -146,12 +161,6 @@ class Method:
                 if param.name in arguments:
                     message = f"cannot be given with {list_form.name!r}"
                     errors.append({"argument": param.name, "message": message})
-        elif self.body_required or any(param.name in arguments for param in fields):
-            errors.extend(
-                {"argument": param.name, "message": "is required but missing"}
-                for param in fields
-                if param.source_name in self.single_object_required and param.name not in arguments
-            )
         return errors
 
     def to_openrpc(self) -> dict[str, Any]:
@@ -239,13 +248,23 @@ def _body_params(
     request_body = operation.get("requestBody")
     if not request_body:
         return []
+    use = method.source.body_use
+    if use == "none":
+        # An @action whose code reads no body: drf-spectacular gave it the viewset's
+        # serializer, which DRF never asks for (an empty body is accepted).
+        return []
+    if use in ("direct", "unknown"):
+        method.warnings.append(_borrowed_body_warning(method, use))
     content = request_body.get("content", {})
     body_required = bool(request_body.get("required", False))
     raw = _media_schema(content)
     if raw is None:
-        # Only non-JSON media types (e.g. multipart file uploads): the body cannot be
-        # carried in MCP arguments, so the tool takes none; it can still succeed when
-        # the body is optional.
+        form = _form_params(content, components, method, body_required)
+        if form is not None:
+            return form
+        # Only media types a tool call cannot make (an octet stream, XML): the body cannot be
+        # carried in MCP arguments, so the tool takes none; it can still succeed when the
+        # body is optional.
         if body_required and content:
             method.warnings.append(_unsendable_body_warning(method, list(content)))
         return []
@@ -269,7 +288,22 @@ def _body_params(
     if not _is_plain_object(resolved):
         description = resolved.get("description")
         return [Param(BODY_ARGUMENT, "body", BODY_ARGUMENT, schema, body_required, description)]
-    return _field_params(resolved, required=body_required)
+    return _field_params(_with_update_fields(resolved, method.source), required=body_required)
+
+
+def _with_update_fields(schema: dict[str, Any], source: OperationSource) -> dict[str, Any]:
+    """The object body of an update with the fields its serializer writes on an update that
+    the document lacks (:func:`~mcp_bridge.build.openapi.update_fields`), each optional: a
+    ``PUT`` tool never refuses an argument that the same REST request would accept."""
+    properties = schema["properties"]
+    missing = {
+        name: to_json_schema(field_schema)
+        for name, field_schema in source.update_fields.items()
+        if name not in properties
+    }
+    if not missing:
+        return schema
+    return {**schema, "properties": {**properties, **missing}}
 
 
 #: Texts of an object-or-list body's arguments: the inputSchema cannot mark the object's
@@ -279,6 +313,113 @@ _LIST_FORM = (
     "Give either this or the other body arguments."
 )
 _REQUIRED_UNLESS_LIST = f"Required unless `{BODY_ARGUMENT}` is given."
+
+
+def _form_params(
+    content: dict[str, Any], components: dict[str, Any], method: Method, body_required: bool
+) -> list[Param] | None:
+    """The arguments of a form body (a view whose parsers are ``MultiPartParser`` or
+    ``FormParser``, and no ``JSONParser``): one per field, a file field described as a file
+    (:func:`file_schema`); ``None`` when the view reads no form, or its form is not an object
+    of named fields. The call sends them as a real multipart (or URL-encoded) request
+    (:mod:`mcp_bridge.toolcall.uploads`)."""
+    for media_type in FORM_MEDIA_TYPES:
+        raw = next(
+            (media.get("schema") for name, media in content.items() if name.startswith(media_type)),
+            None,
+        )
+        if raw is None:
+            continue
+        resolved = _resolve(to_json_schema(raw), components)
+        if not _is_plain_object(resolved):
+            return None
+        params = _field_params(resolved, required=body_required)
+        if (
+            any(_is_file_schema(param.schema) for param in params)
+            and media_type != FORM_MEDIA_TYPES[0]
+        ):
+            return None  # a file in a URL-encoded form: no parser of the view can read it
+        method.form_media_type = media_type
+        return [
+            replace(param, location="form_field", file=True, schema=file_schema(param.schema))
+            if _is_file_schema(param.schema)
+            else replace(param, location="form_field")
+            for param in params
+        ]
+    return None
+
+
+def _is_file_schema(schema: Any) -> bool:
+    """A file field as drf-spectacular writes it in a request: a binary string (``FileField``,
+    ``ImageField``; nullable: ``["string", "null"]``)."""
+    if not isinstance(schema, dict) or schema.get("format") != "binary":
+        return False
+    types = schema.get("type")
+    return types == "string" or (isinstance(types, list) and "string" in types)
+
+
+#: What a file argument says of the forms it takes (after the field's own text).
+FILE_TEXT = (
+    "A file: its bytes in base64; or a data: URI (`data:<media type>;name=<file name>;base64,"
+    '...`); or {"data": <base64>, "filename": ..., "mimeType": ...} ("text" instead '
+    'of "data" for a text file); or an MCP embedded resource ({"type": "resource", '
+    '"resource": {"uri", "mimeType", "blob" or "text"}}).'
+)
+
+
+def file_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema 2020-12 of a file argument, from the binary string of its field.
+
+    Its forms (``anyOf``), each checked and decoded by the call
+    (:func:`mcp_bridge.toolcall.uploads.uploaded_file`):
+
+    * a string: the bytes in base64 (``contentEncoding``, ``contentMediaType``: JSON Schema
+      2020-12, "A Vocabulary for the Contents of String-Encoded Data"), or an RFC 2397
+      ``data:`` URI whose ``name=`` parameter is the file name (the form of SEP-2356);
+    * an object with the bytes (``data``, base64, or ``text``), ``filename`` and ``mimeType``;
+    * an MCP embedded resource (``EmbeddedResource``: ``{"type": "resource", "resource":
+      {"uri", "mimeType", "blob" | "text"}}``), as a client holds a file it was given.
+
+    A nullable field also takes ``null`` (sent as an empty field: no file).
+    """
+    media_type = schema.get("contentMediaType") or "application/octet-stream"
+    own = schema.get("description")
+    described = f"{own.rstrip()} {FILE_TEXT}" if own else FILE_TEXT
+    base64 = {"type": "string", "contentEncoding": "base64"}
+    forms: list[dict[str, Any]] = [
+        {**base64, "contentMediaType": media_type},
+        {
+            "type": "object",
+            "properties": {
+                "data": {**base64, "contentMediaType": media_type},
+                "text": {"type": "string"},
+                "filename": {"type": "string"},
+                "mimeType": {"type": "string"},
+            },
+            "additionalProperties": False,
+        },
+        {
+            "type": "object",
+            "properties": {
+                "type": {"const": "resource"},
+                "resource": {
+                    "type": "object",
+                    "properties": {
+                        "uri": {"type": "string"},
+                        "mimeType": {"type": "string"},
+                        "blob": base64,
+                        "text": {"type": "string"},
+                    },
+                    "required": ["uri"],
+                },
+            },
+            "required": ["type", "resource"],
+        },
+    ]
+    types = schema.get("type")
+    if isinstance(types, list) and "null" in types:
+        forms.append({"type": "null"})
+    return {"description": described, "anyOf": forms}
 
 
 def _noted(param: Param, note: str) -> Param:
@@ -310,6 +451,30 @@ def _field_params(schema: dict[str, Any], *, required: bool) -> list[Param]:
     ]
 
 
+def _borrowed_body_warning(method: Method, use: str) -> Problem:
+    source = method.source
+    why = (
+        "reads request.data itself"
+        if use == "direct"
+        else "has code the bridge cannot read to tell whether it reads a body"
+    )
+    return Problem(
+        id="mcp_bridge.W023",
+        msg=(
+            f"Tool {method.name!r} ({source.view_label}, {source.method} "
+            f"{source.path}) takes the viewset's serializer as its arguments, which drf-spectacular "
+            f"gives every @action without a request of its own; the action {why}, so its "
+            f"arguments may not be what it reads (a body-less action would require every field)."
+        ),
+        hint=(
+            "Say what the action reads: @extend_schema(request=None) above the @action for no "
+            "body, @extend_schema(request=TheSerializer) or @action(serializer_class=...) for "
+            "another one."
+        ),
+        obj=source.culprit,
+    )
+
+
 def _unsendable_body_warning(method: Method, media_types: list[str]) -> Problem:
     rules = [reason.rule for reason in method.source.membership if reason.rule is not None]
     if rules:  # in the group by MCP_BRIDGE["GROUPS"]: the setting is what the project edits
@@ -324,8 +489,9 @@ def _unsendable_body_warning(method: Method, media_types: list[str]) -> Problem:
         )
     else:
         hint = (
-            "Add rest_framework.parsers.JSONParser to the view's parser_classes (its fields then become "
-            "arguments; file fields still cannot be sent), or leave the operation out of the group "
+            "Add rest_framework.parsers.JSONParser, or MultiPartParser for a form with files, to the "
+            "view's parser_classes (its fields then become arguments, a file field a file argument), "
+            "or leave the operation out of the group "
             "(@api_group on the other handlers only, or @extend_schema(exclude=True))."
         )
     return Problem(
@@ -333,7 +499,8 @@ def _unsendable_body_warning(method: Method, media_types: list[str]) -> Problem:
         msg=(
             f"Tool {method.name!r} ({method.source.view_label}, {method.source.method} {method.source.path}) "
             f"requires a request body of {', '.join(media_types)}, which a tool cannot send: tool "
-            f"arguments are JSON and the view parses no JSON. Every call of it will fail."
+            f"arguments are JSON, or a form (multipart/form-data, application/x-www-form-urlencoded), "
+            f"and the view parses neither. Every call of it will fail."
         ),
         hint=hint,
         obj=method.source.culprit,
@@ -349,7 +516,7 @@ def _name_params(params: list[Param], method: Method) -> list[Param]:
     """
     taken: set[str] = set()
     names: dict[int, str] = {}
-    for location in ("path", "query", "body", "body_field"):
+    for location in ("path", "query", "body", "body_field", "form_field"):
         group = [(index, param) for index, param in enumerate(params) if param.location == location]
         free = {param.source_name for _, param in group if param.source_name not in taken}
         taken |= free
@@ -372,6 +539,7 @@ _LOCATION_LABELS = {
     "query": "query parameter",
     "body_field": "body field",
     "body": "request body",
+    "form_field": "form field",
 }
 
 
@@ -439,6 +607,32 @@ def _is_binary_string(schema: dict[str, Any]) -> bool:
     return schema.get("type") == "string" and schema.get("format") == "binary"
 
 
+_HTTP_HANDLERS = frozenset({"get", "post", "put", "patch", "delete", "head", "options"})
+
+
+def _named_action(facts: OperationFacts, path: str) -> OperationFacts:
+    """``facts`` with the name of its custom action (``OperationFacts.action_name``): the
+    handler's, or for an HTTP method handler the last literal segment of the path; and an
+    action on the object the path names (``detail``) when the view does not say."""
+    if facts.action != "custom":
+        return facts
+    name = facts.handler_name
+    detail = facts.detail
+    if name in _HTTP_HANDLERS:
+        segments = [part for part in path.strip("/").split("/") if part]
+        literal = segments[-1] if segments and not segments[-1].startswith("{") else None
+        if (
+            literal is None
+            or len(segments) < 2
+            or not any(part.startswith("{") for part in segments[:-1])
+        ):
+            return facts  # no name in the path (a collection's own URL)
+        name = literal.replace("-", "_")
+        if detail is None:
+            detail = True
+    return replace(facts, action_name=name, detail=detail)
+
+
 def build_methods(sources: list[OperationSource], components: dict[str, Any]) -> list[Method]:
     """Turn the operations of one group into methods, sorted by name.
 
@@ -457,19 +651,25 @@ def build_methods(sources: list[OperationSource], components: dict[str, Any]) ->
         # A gettext_lazy title is evaluated here, once, in the language of the build;
         # drf-spectacular already did so for the operation's texts.
         title = str(source.metadata["title"]) if source.metadata.get("title") else None
+        # A viewset's docstring is what its actions are about, not what each one does.
+        context = source.class_doc
         method = Method(
             name=name,
             title=title or operation.get("summary"),
             summary=operation.get("summary"),
-            description=operation.get("description"),
+            description=None if context else operation.get("description"),
+            context=context,
             params=[],
             result=_result_schema(operation),
             source=source,
             deprecated=bool(operation.get("deprecated", False)),
-            facts=completed_facts(
-                source.facts or OperationFacts("custom", source.method, source.handler_name),
-                operation,
-                components,
+            facts=_named_action(
+                completed_facts(
+                    source.facts or OperationFacts("custom", source.method, source.handler_name),
+                    operation,
+                    components,
+                ),
+                source.path,
             ),
         )
         params = _derived_params(operation) + _body_params(operation, components, method)

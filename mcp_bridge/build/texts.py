@@ -83,6 +83,12 @@ _CUSTOM_TITLES = {
     False: gettext_noop("%(plural)s: %(action)s"),
     True: gettext_noop("%(name)s: %(action)s"),
 }
+#: The title of a custom action that writes and is named by one word, a verb ("hold",
+#: "cancel", "import"): the verb first, as the standard titles ("Hold purchase order").
+_VERB_TITLES = {
+    False: gettext_noop("%(action)s %(plural)s"),
+    True: gettext_noop("%(action)s %(name)s"),
+}
 _DESCRIPTIONS = {
     "retrieve": gettext_noop("Get the %(name)s with the given `%(parameter)s`."),
     "create": gettext_noop("Create a new %(name)s."),
@@ -153,8 +159,10 @@ def title_from_facts(facts: OperationFacts) -> str | None:
         return None
     values = {"name": _name(facts), "plural": _plural(facts)}
     if facts.action == "custom":
-        values["action"] = facts.handler_name.replace("_", " ")
-        template = _CUSTOM_TITLES[bool(facts.detail)]
+        action = facts.action_name or facts.handler_name
+        values["action"] = action.replace("_", " ")
+        one_verb = facts.http_method != "GET" and "_" not in action
+        template = (_VERB_TITLES if one_verb else _CUSTOM_TITLES)[bool(facts.detail)]
     else:
         template = _TITLES[facts.action]
     return _capfirst(gettext(template) % values)
@@ -192,7 +200,7 @@ def description_from_facts(facts: OperationFacts) -> str | None:
         "plural": _plural(facts),
         "parameter": _lookup(facts) or "id",
         "method": facts.http_method,
-        "action": facts.handler_name,
+        "action": facts.action_name or facts.handler_name,
     }
     if facts.action == "list":
         text = gettext(_TITLES["list"]) % values

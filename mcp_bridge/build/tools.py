@@ -187,10 +187,12 @@ class Tool:
 
     @property
     def validator(self) -> SchemaValidator:
-        """The compiled validator of ``input_schema`` (formats asserted), built on first use."""
+        """The compiled validator of a call's arguments (formats asserted), built on first use:
+        ``input_schema`` with only the path arguments required (:func:`call_schema`)."""
         if self._input_validator is None:
             self._input_validator = SchemaValidator(
-                self.input_schema, format_checker=Draft202012Validator.FORMAT_CHECKER
+                call_schema(self.input_schema, self.method),
+                format_checker=Draft202012Validator.FORMAT_CHECKER,
             )
         return self._input_validator
 
@@ -280,6 +282,38 @@ class Tool:
         return tool
 
 
+def with_context(description: str | None, context: str | None) -> str | None:
+    """An operation's description followed by its view's shared docstring
+    (:attr:`~mcp_bridge.build.openrpc.Method.context`), or the docstring alone."""
+    if not context:
+        return description
+    return f"{description}\n\n{context}" if description else context
+
+
+def call_schema(input_schema: dict[str, Any], method: Method) -> dict[str, Any]:
+    """The schema a call's arguments are checked against: ``input_schema`` whose top-level
+    ``required`` keeps only the path arguments (without them there is no URL to call).
+
+    The published ``required`` says what the OpenAPI document says, so that a model sends it;
+    but a document may mark required what the view does not need (a query parameter the view
+    ignores, a body field whose model has a default), and a tool never refuses a call that the
+    same REST request would get through. So a missing query or body argument is the view's to
+    refuse, in its own words (a serializer's "This field is required."), as it refuses a REST
+    client. Everything else (types, formats, unknown arguments) is checked as published.
+    """
+    required = input_schema.get("required")
+    if not required:
+        return input_schema
+    path = {param.name for param in method.params if param.location == "path"}
+    kept = [name for name in required if name in path]
+    if kept == required:
+        return input_schema
+    relaxed = {**input_schema, "required": kept}
+    if not kept:
+        del relaxed["required"]
+    return relaxed
+
+
 def build_tool(
     method: Method,
     components: dict[str, Any],
@@ -350,6 +384,7 @@ def build_tool(
     # Explicit texts win; the facts speak for an operation that has none.
     title = method.title or title_from_facts(method.facts)
     description = method.description or method.summary or description_from_facts(method.facts)
+    description = with_context(description, method.context)
     generated = {
         text
         for text, explicit, made in (

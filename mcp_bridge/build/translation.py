@@ -70,7 +70,7 @@ from django.utils.translation import get_language_from_request, to_locale
 
 from mcp_bridge.base.errors import Problem, ToolSetError
 from mcp_bridge.build.texts import argument_text, description_from_facts, title_from_facts
-from mcp_bridge.build.tools import Tool
+from mcp_bridge.build.tools import Tool, with_context
 
 #: The gettext domain of the base catalogue (``mcp_tools.po``/``.mo``).
 DOMAIN = "mcp_tools"
@@ -352,23 +352,29 @@ def _chain_lookup(group: str, language: str) -> Callable[[str, str], str | None]
     return lookup
 
 
-def _texts_from_facts(tool: Tool) -> dict[str, str]:
+def _texts_from_facts(tool: Tool) -> tuple[dict[str, str], dict[str, str]]:
     """The texts the build wrote from the facts (``tool.generated``, ``tool.generated_arguments``),
-    written again in the active language: ``{"title": ..., "description": ..., argument: ...}``
-    (an argument whose boilerplate was dropped has none)."""
+    written again in the active language: ``({"title": ..., "description": ...}, {argument:
+    ...})``. Two dictionaries: an argument may be named ``title`` or ``description``, and keeps
+    its own text (an argument whose boilerplate was dropped has none)."""
     facts = tool.facts
     made: dict[str, str] = {}
     title = title_from_facts(facts) if TITLE in tool.generated else None
-    description = description_from_facts(facts) if DESCRIPTION in tool.generated else None
+    description = (
+        with_context(description_from_facts(facts), tool.method.context)
+        if DESCRIPTION in tool.generated
+        else None
+    )
     if title:
         made[TITLE] = title
     if description:
         made[DESCRIPTION] = description
+    arguments: dict[str, str] = {}
     for argument, (kind, original) in tool.generated_arguments.items():
         text = argument_text(kind, original, facts)
         if text is not None:
-            made[argument] = text
-    return made
+            arguments[argument] = text
+    return made, arguments
 
 
 def translate_tool(
@@ -388,15 +394,15 @@ def translate_tool(
         ``inputSchema`` properties can differ; every other value, and every
         nested schema object, is shared with ``tool``.
     """
-    made = _texts_from_facts(tool) if rewrite_defaults else {}
+    made, made_arguments = _texts_from_facts(tool) if rewrite_defaults else ({}, {})
     title = lookup(TITLE, tool.name) or made.get(TITLE) or tool.title or tool.name
     description = lookup(DESCRIPTION, tool.name) or made.get(DESCRIPTION) or tool.description
     properties = tool.input_schema.get("properties", {})
     translated: dict[str, Any] = {}
     for argument, schema in properties.items():
         text = lookup(argument_context(argument), tool.name)
-        if text is None and argument in made:
-            text = made[argument]
+        if text is None:
+            text = made_arguments.get(argument)
         if text is not None and isinstance(schema, dict) and schema.get("description") != text:
             schema = {**schema, "description": text}
         translated[argument] = schema

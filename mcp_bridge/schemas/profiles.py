@@ -79,7 +79,7 @@ from typing import Any
 
 # PORTABLE and the others are imported from here by the build, the call and the commands.
 from mcp_bridge.base.conf import DEFS, GEMINI, INLINE, PORTABLE, PROFILES, STRICT  # noqa: F401
-from mcp_bridge.base.encoding import dumps
+from mcp_bridge.base.encoding import dumps, dumps_readable
 from mcp_bridge.schemas.conversion import (
     COMPONENTS_PREFIX,
     DEFS_PREFIX,
@@ -551,7 +551,7 @@ class _Converter:
             schema = self._conjoin_any_of(schema, branches)
         if "default" in schema:
             schema = _describe(
-                schema, f"Default: {json.dumps(schema.pop('default'), ensure_ascii=False)}."
+                schema, f"Default: {dumps_readable(schema.pop('default'), indent=None)}."
             )
         for key in _DROPPED_ANNOTATIONS & schema.keys():
             del schema[key]
@@ -577,7 +577,7 @@ class _Converter:
         if leftovers:
             self.widened.extend(leftovers)
             shown = ", ".join(
-                f"{k} {json.dumps(schema.pop(k), ensure_ascii=False)}" for k in leftovers
+                f"{k} {dumps_readable(schema.pop(k), indent=None)}" for k in leftovers
             )
             schema = _describe(schema, f"Also constrained by the server: {shown}.")
         if "anyOf" in schema:
@@ -813,7 +813,7 @@ def _gemini(schema: Any, widened: list[str]) -> Any:
     extra = schema.pop("additionalProperties", None)
     if isinstance(extra, Mapping):
         widened.append("additionalProperties")
-        schema = _describe(schema, f"Each other property: {json.dumps(extra, ensure_ascii=False)}.")
+        schema = _describe(schema, f"Each other property: {dumps_readable(extra, indent=None)}.")
     type_name = schema.get("type")
     allowed = (
         GEMINI_FORMATS.get(type_name, frozenset()) if isinstance(type_name, str) else frozenset()
@@ -845,7 +845,7 @@ def _strict(schema: Any, widened: list[str]) -> Any:
             widened.append(keyword)
             schema = _describe(
                 {k: v for k, v in schema.items() if k != keyword},
-                text.format(json.dumps(schema[keyword])),
+                text.format(dumps_readable(schema[keyword], indent=None)),
             )
     if schema.get("type") == "object":
         properties = schema.get("properties")

@@ -57,7 +57,7 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
 
-from mcp_bridge.base.conf import DEFS, STRICT
+from mcp_bridge.base.conf import DEFS, STRICT, bridge_settings
 from mcp_bridge.base.encoding import dumps_data
 from mcp_bridge.base.limits import capped, echoed, shorten, unencodable_text
 from mcp_bridge.base.media import is_json_media_type
@@ -85,6 +85,7 @@ from mcp_bridge.toolcall.results import (
     view_error_result,
 )
 from mcp_bridge.toolcall.routing import resolve_operation
+from mcp_bridge.toolcall.uploads import UploadedFile, UploadRefused, uploaded_file
 from mcp_bridge.toolset.registry import ToolSet
 
 #: Exceptions in the view that reads a confirmation's target: the question goes without its name.
@@ -118,11 +119,12 @@ def call_tool(
             tool = call.tool = find_tool(toolset, call.name)
             arguments = call.arguments = checked_arguments(tool, call.arguments, revision, profile)
             call.send_pre_tool_call()
+            files = uploaded_files(tool, arguments, revision)
             # Whether a person must confirm first, or this is the retry that confirms
             # (mcp_bridge.confirmation): it raises to ask, and to stop the call.
             round_ = prepare(tool, arguments, params, mcp_request, revision, toolset, read_target)
             call.confirmation = round_.outcome
-            request = build_request(tool, arguments, mcp_request)
+            request = build_request(tool, arguments, mcp_request, files)
             attach_inputs(request, round_.inputs)
             response = call.response = call_view(request)
             if response.status_code == INPUT_REQUIRED_STATUS:  # the view may ask for input
@@ -281,7 +283,45 @@ def _schema_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
     return sorted(unique.values(), key=lambda e: e["argument"])
 
 
-def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest) -> ViewRequest:
+def uploaded_files(
+    tool: Tool, arguments: dict[str, Any], revision: str
+) -> dict[str, UploadedFile | None]:
+    """The files of an upload tool's call, decoded (:func:`~mcp_bridge.toolcall.uploads.uploaded_file`):
+    ``{argument: file}``, ``None`` for a ``null`` (no file); ``{}`` for any other tool.
+
+    Raises:
+        ToolCallFailed: ``"arguments"``: a file larger than ``MAX_UPLOAD_BYTES`` (an
+            ``isError`` result, code 413, naming the setting and the limit), or a value that
+            is not a file (as :func:`invalid_arguments` words it).
+    """
+    plan = request_plan(tool)
+    files: dict[str, UploadedFile | None] = {}
+    for name, _field, is_file in plan.form_fields:
+        if not is_file or name not in arguments:
+            continue
+        value = arguments[name]
+        try:
+            files[name] = None if value is None else uploaded_file(name, value)
+        except UploadRefused as exc:
+            if exc.too_large:
+                limit = bridge_settings.MAX_UPLOAD_BYTES
+                message = f"Invalid arguments for tool {tool.name!r}: {name}: {exc.message}"
+                data = {"argument": name, "limit": limit, "setting": "MAX_UPLOAD_BYTES"}
+                raise ToolCallFailed(
+                    "arguments", result=tool_error_result(413, message, data)
+                ) from None
+            raise invalid_arguments(
+                tool.name, [{"argument": name, "message": exc.message}], revision
+            ) from None
+    return files
+
+
+def build_request(
+    tool: Tool,
+    arguments: dict[str, Any],
+    mcp_request: HttpRequest,
+    files: dict[str, UploadedFile | None] | None = None,
+) -> ViewRequest:
     """The Django request that performs the tool's operation for the MCP caller, made by the
     tool's plan (:mod:`mcp_bridge.toolcall.plan`) and resolved as Django's handler resolves it.
 
@@ -290,13 +330,19 @@ def build_request(tool: Tool, arguments: dict[str, Any], mcp_request: HttpReques
         Resolver404: the operation's path no longer resolves (the URLconf changed).
     """
     plan = request_plan(tool)
+    body: bytes | None
+    if plan.form_media_type is not None:  # an upload: a real multipart (or URL-encoded) request
+        body, content_type = plan.form(arguments, files or {})
+    else:
+        body, content_type = plan.body(arguments), "application/json"
     # The caller's identity, and whatever DRF authenticates written back (mcp_bridge.toolcall.identity).
     request = view_request(
         plan,
         mcp_request,
         plan.path(arguments),
         plan.query_string(arguments),
-        plan.body(arguments),
+        body,
+        content_type=content_type,
     )
     source = tool.method.source
     # Against the URLconf Django's handler made active for the MCP request.

@@ -60,7 +60,7 @@ from typing import Any
 from jsonschema.exceptions import ValidationError
 
 from mcp_bridge.base.conf import bridge_settings
-from mcp_bridge.base.encoding import loads
+from mcp_bridge.base.encoding import dumps_readable, loads
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.toolcall.results import applied_write_result, tool_error_result
 
@@ -279,7 +279,7 @@ def mismatch_message(tool_name: str, problems: list[Mismatch], remedies: str = R
 
 def _schema_text(error: ValidationError) -> str:
     try:
-        value = json.dumps(error.validator_value, ensure_ascii=False, default=str)
+        value = dumps_readable(error.validator_value, indent=None)
     except ValueError:  # a circular value
         value = "..."
     if len(value) > _MAX_SCHEMA_TEXT:

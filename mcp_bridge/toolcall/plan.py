@@ -32,6 +32,7 @@ from mcp_bridge.base.encoding import dumps, dumps_bytes
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.toolcall.files import accepted_media_types
 from mcp_bridge.toolcall.identity import ViewRequest
+from mcp_bridge.toolcall.uploads import UploadedFile, form_body
 
 _PLACEHOLDER = re.compile(r"\{([^}/]+)\}")
 #: CGI variables that describe the server and the client connection, kept as they are.
@@ -80,6 +81,9 @@ class RequestPlan:
         body_fields: ``(argument, field)`` of each field of an object body.
         has_two_body_forms: the body is an object or a list of objects, whose two forms
             :meth:`~mcp_bridge.build.openrpc.Method.layout_errors` keeps apart.
+        form_media_type: the media type of a form body (an upload operation,
+            :mod:`mcp_bridge.toolcall.uploads`), ``None`` for JSON.
+        form_fields: ``(argument, field, is_file)`` of each field of a form body.
     """
 
     method: str
@@ -93,6 +97,8 @@ class RequestPlan:
     whole_body: tuple[str, ...]
     body_fields: tuple[tuple[str, str], ...]
     has_two_body_forms: bool
+    form_media_type: str | None = None
+    form_fields: tuple[tuple[str, str, bool], ...] = ()
 
     def path(self, arguments: dict[str, Any]) -> str:
         """The decoded path, as Django's ``request.path_info`` holds it for a REST call: a
@@ -152,6 +158,20 @@ class RequestPlan:
             {field: arguments[name] for name, field in self.body_fields if name in arguments}
         )
 
+    def form(
+        self, arguments: dict[str, Any], files: dict[str, UploadedFile | None]
+    ) -> tuple[bytes, str]:
+        """``(body, content type)`` of a form body: the fields the caller sent (an absent
+        field stays absent), the files decoded by :func:`~mcp_bridge.toolcall.uploads.uploaded_files`."""
+        fields = [
+            (field, arguments[name])
+            for name, field, is_file in self.form_fields
+            if not is_file and name in arguments
+        ]
+        sent = [(field, files[name]) for name, field, is_file in self.form_fields if name in files]
+        assert self.form_media_type is not None
+        return form_body(self.form_media_type, fields, sent)
+
 
 def request_plan(tool: Tool) -> RequestPlan:
     """The :class:`RequestPlan` of ``tool``, worked out on its first call and kept on it."""
@@ -189,6 +209,10 @@ def _plan(tool: Tool) -> RequestPlan:
         whole_body=whole_body,
         body_fields=body_fields,
         has_two_body_forms=bool(whole_body and body_fields),
+        form_media_type=method.form_media_type,
+        form_fields=tuple(
+            (p.name, p.source_name, p.file) for p in params if p.location == "form_field"
+        ),
     )
 
 
@@ -218,10 +242,11 @@ def view_request(
     query_string: str,
     body: bytes | None,
     accept: str | None = None,
+    content_type: str = _JSON,
 ) -> ViewRequest:
     """The unresolved request of the planned operation at ``path`` for the MCP caller: the
     plan's HTTP method, ``query_string``, ``Accept`` (the plan's, unless ``accept`` is given),
-    the JSON ``body``, and the caller's headers, connection, cookies and identity.
+    the ``body`` (JSON, unless ``content_type`` says otherwise), and the caller's headers, connection, cookies and identity.
     The executor resolves it for a call; :mod:`mcp_bridge.toolcall.visibility` asks the
     view's permissions about it."""
     meta = mcp_request.META
@@ -233,7 +258,7 @@ def view_request(
     environ["QUERY_STRING"] = query_string
     environ["HTTP_ACCEPT"] = plan.accept if accept is None else accept
     if body is not None:
-        environ["CONTENT_TYPE"] = _JSON
+        environ["CONTENT_TYPE"] = content_type
         environ["CONTENT_LENGTH"] = str(len(body))
     # else neither, as a WSGI server hands over a request without a body (a REST GET): the
     # view's request.headers then holds no empty Content-Type and Content-Length.

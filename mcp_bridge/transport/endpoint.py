@@ -82,7 +82,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
 
 from mcp_bridge.base.conf import SETTING_OF_CHECK, SettingError, bridge_settings
-from mcp_bridge.base.encoding import dumps_bytes
+from mcp_bridge.base.encoding import BridgeJSONEncoder, dumps_bytes
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.headers import header, put_header
 from mcp_bridge.base.limits import shorten
@@ -345,7 +345,11 @@ def openrpc_document(request: HttpRequest, group: str, version: str | None = Non
     authorize(request, group)
     profile = read_profile(request)
     toolset = read_toolset(request, group, version)
-    return JsonResponse(toolset.openrpc_in(profile), json_dumps_params={"ensure_ascii": False})
+    return JsonResponse(
+        toolset.openrpc_in(profile),
+        encoder=BridgeJSONEncoder,
+        json_dumps_params={"ensure_ascii": False},
+    )
 
 
 @login_not_required

@@ -28,7 +28,6 @@ script are inline).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -37,7 +36,7 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, render_to_string
 
 from mcp_bridge.base.conf import PROFILES, bridge_settings
-from mcp_bridge.base.encoding import dumps, dumps_data
+from mcp_bridge.base.encoding import dumps, dumps_data, dumps_readable
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS
 from mcp_bridge.confirmation.policy import asks_confirmation
@@ -189,7 +188,7 @@ def _profile(endpoint: str, name: str, profile: str, tools: list[Any]) -> dict[s
 
 def _pretty(value: Any) -> str:
     """Indented JSON, for people to read (the schemas are plain JSON already)."""
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    return dumps_readable(value)
 
 
 def _tool(listed: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import Any
 from django.core import signals
 from django.core.management.base import BaseCommand, CommandError
 
-from mcp_bridge.base.encoding import dumps
+from mcp_bridge.base.encoding import dumps, dumps_readable
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.build.translation import negotiate_language
@@ -106,7 +106,7 @@ class Command(BaseCommand):
         finally:
             signals.request_finished.send(sender=self.__class__)
         if "error" in response:
-            self.stderr.write(json.dumps(response["error"], indent=2, ensure_ascii=False))
+            self.stderr.write(dumps_readable(response["error"]))
             sys.exit(2)
         answer = response["result"]
         if result:
@@ -116,7 +116,7 @@ class Command(BaseCommand):
         else:
             shown = _text(answer)
         out = self.stderr if answer.get("isError") else self.stdout
-        out.write(json.dumps(shown, indent=2, ensure_ascii=False))
+        out.write(dumps_readable(shown))
         if answer.get("isError"):
             sys.exit(1)
 

@@ -42,7 +42,6 @@ every group/version included (:mod:`mcp_bridge.checks`), prints them as
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -52,6 +51,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import get_supported_language_variant
 
 from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.encoding import dumps_readable
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.build.naming import is_portable
@@ -180,7 +180,7 @@ class Command(BaseCommand):
                     self.stdout.write(f"    {tool['name']:32} {tool.get('title', ''):40} via {why}")
         if options["json"]:
             value = next(iter(listing.values())) if len(listing) == 1 else listing
-            self.stdout.write(json.dumps(value, indent=2, ensure_ascii=False))
+            self.stdout.write(dumps_readable(value))
         if failures:
             raise CommandError("\n".join(failures))
 
@@ -245,7 +245,7 @@ class Command(BaseCommand):
         probe = probe_toolset(toolset, found[0], user=user, follow_lists=follow_lists)
         failures = []
         for report in probe.reports:
-            arguments = json.dumps(report.arguments) if report.arguments else ""
+            arguments = dumps_readable(report.arguments, indent=None) if report.arguments else ""
             code = "" if report.code is None else str(report.code)
             self.stdout.write(f"{report.tool:32} {report.outcome:9} {code:4} {arguments}".rstrip())
             if report.outcome == "MISMATCH":
