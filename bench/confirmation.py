@@ -32,7 +32,13 @@ from typing import Any
 from bench import instructions, lib
 
 KINDS = ("plain", "ask", "confirm")
-FEW, MANY = instructions.FEW, instructions.MANY
+#: The counts of requests of the two processes (``BENCH_CONFIRMATION_COUNTS="10,60"`` for a
+#: quicker, noisier figure on a busy host).
+FEW, MANY = (
+    tuple(int(n) for n in os.environ["BENCH_CONFIRMATION_COUNTS"].split(","))
+    if os.environ.get("BENCH_CONFIRMATION_COUNTS")
+    else (instructions.FEW, instructions.MANY)
+)
 WARM_UP = instructions.WARM_UP
 TOOL, ARGUMENTS, _ = lib.IN_PROCESS_CASES["tiny"]
 MODERN = "2026-07-28"
