@@ -20,7 +20,13 @@ registration, the browser for the login and consent pages, a callback on a
 loopback port of this machine. Tokens are kept in memory, for this run only.
 
 It uses the official MCP Python SDK (``pip install "mcp>=2,<3"``), so it also
-shows how any SDK-based client talks to mcp_bridge.
+shows how any SDK-based client talks to mcp_bridge. The SDK has no client of the MCP Tasks
+extension (``io.modelcontextprotocol/tasks``, docs/tasks.md) but the means to write one:
+:class:`TasksExtension` below declares it, and when a call is answered with a task it polls
+``tasks/get`` to the result, printing each status on stderr::
+
+    python demo_project/mcp_client.py http://127.0.0.1:8000/mcp/reports/ \\
+        --token staff0000000000000000000000000000000demo call sales_report
 """
 
 from __future__ import annotations
@@ -30,12 +36,14 @@ import asyncio
 import json
 import sys
 import webbrowser
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Literal
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 from mcp import Client, MCPError, types
 from mcp.client.auth import OAuthClientProvider
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -43,6 +51,88 @@ from mcp.shared.auth import (
     OAuthClientMetadata,
     OAuthToken,
 )
+from mcp_types import CallToolResult, Request, RequestParams, Result
+
+# --- The Tasks extension (SEP-2663) for the SDK's Client ------------------------------------
+
+EXTENSION = "io.modelcontextprotocol/tasks"
+
+
+class CreateTaskResult(Result):
+    """A ``CreateTaskResult``: the task that stands for the call's result."""
+
+    result_type: Literal["task"]
+    task_id: str
+    status: str
+    status_message: str | None = None
+    ttl_ms: int | None = None
+    poll_interval_ms: int | None = None
+
+
+class TaskParams(RequestParams):
+    task_id: str
+
+
+class GetTaskRequest(Request[TaskParams, Literal["tasks/get"]]):
+    method: Literal["tasks/get"] = "tasks/get"
+    name_param: ClassVar[str | None] = "taskId"
+
+
+class CancelTaskRequest(Request[TaskParams, Literal["tasks/cancel"]]):
+    method: Literal["tasks/cancel"] = "tasks/cancel"
+    name_param: ClassVar[str | None] = "taskId"
+
+
+class DetailedTask(Result):
+    """The answer of ``tasks/get``."""
+
+    task_id: str
+    status: str
+    status_message: str | None = None
+    poll_interval_ms: int | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+
+
+class TasksExtension(ClientExtension):
+    """Declare the Tasks extension and poll the tasks a server answers with.
+
+    Args:
+        on_status: called with each ``tasks/get`` answer (e.g. to show progress).
+        polls: when given, a list that gets one entry per ``tasks/get`` sent.
+    """
+
+    identifier = EXTENSION
+
+    def __init__(
+        self,
+        on_status: Callable[[DetailedTask], None] | None = None,
+        polls: list[str] | None = None,
+    ) -> None:
+        self.on_status = on_status
+        self.polls = polls
+
+    def claims(self) -> Sequence[ResultClaim[Any]]:
+        return (ResultClaim(result_type="task", model=CreateTaskResult, resolve=self.resolve),)
+
+    async def resolve(self, created: CreateTaskResult, ctx: ClaimContext) -> CallToolResult:
+        interval = (created.poll_interval_ms or 1000) / 1000
+        while True:
+            await asyncio.sleep(interval)
+            task = await ctx.session.send_request(
+                GetTaskRequest(params=TaskParams(task_id=created.task_id)), DetailedTask
+            )
+            if self.polls is not None:
+                self.polls.append(task.status)
+            if self.on_status is not None:
+                self.on_status(task)
+            interval = (task.poll_interval_ms or interval * 1000) / 1000
+            if task.status == "completed" and task.result is not None:
+                return CallToolResult.model_validate(task.result)
+            if task.status in ("failed", "cancelled"):
+                error = task.error or {"code": -32603, "message": f"The task was {task.status}."}
+                raise MCPError(error["code"], error["message"], error.get("data"))
+
 
 # The SDK's own defaults: a server may keep a response stream open for a long time.
 TIMEOUT = httpx2.Timeout(30.0, read=300.0)
@@ -252,14 +342,22 @@ async def talk(args: argparse.Namespace, headers: dict[str, str], auth: Any) -> 
     # A client passed in is not closed by the transport, hence the `async with` here.
     async with httpx2.AsyncClient(headers=headers, auth=auth, timeout=TIMEOUT) as http_client:
         transport = streamable_http_client(args.url, http_client=http_client)
+        tasks = TasksExtension(on_status=_print_status)
         async with Client(
-            transport, mode=args.mode, elicitation_callback=form_answerer(args.answer)
+            transport,
+            mode=args.mode,
+            extensions=[tasks],
+            elicitation_callback=form_answerer(args.answer),
         ) as client:
             if args.command == "list":
                 await list_tools(client)
                 return 0
             is_error = await call_tool(client, args.tool, args.arguments)
             return 1 if is_error else 0
+
+
+def _print_status(task: DetailedTask) -> None:
+    print(f"task {task.task_id[:12]}…: {task.status}: {task.status_message or ''}", file=sys.stderr)
 
 
 def _innermost(exc: BaseException) -> BaseException:

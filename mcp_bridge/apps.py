@@ -10,3 +10,8 @@ class McpBridgeConfig(AppConfig):
         # Django's idiom: importing the checks module registers every check (mcp_bridge.checks
         # says which runs with every command and which with `check --deploy` only).
         from mcp_bridge import checks  # noqa: F401
+        from mcp_bridge.tracing import install_log_context
+
+        # With the [otel] extra, the bridge's log records name their tool, group, request and
+        # trace (mcp_bridge.tracing.logs); without it, nothing.
+        install_log_context()

@@ -53,8 +53,10 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.handlers import HandlerCall, is_success, run_after_commit, wrap_handler
+from mcp_bridge.tracing import traced_cache_lookup
 
 __all__ = [
+    "TOOL_LISTS_TAG",
     "cached",
     "invalidate_tags",
     "invalidate_tags_on_commit",
@@ -68,6 +70,11 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: Prefix of every key this module writes, so entries are easy to find in a shared cache.
 KEY_PREFIX = "mcp_bridge"
+#: The tag in the key of every caller's cached tool list (``FILTER_TOOLS_LIST``,
+#: :mod:`mcp_bridge.toolcall.visibility`): ``invalidate_tags(TOOL_LISTS_TAG)``, or
+#: ``@invalidates(TOOL_LISTS_TAG)`` on a view that changes what permissions read (a project
+#: membership), makes every caller's list be evaluated again on its next request.
+TOOL_LISTS_TAG = "mcp_bridge:tool-lists"
 #: Attribute set on a response that was served from the cache.
 _HIT_ATTR = "_mcp_bridge_cache_hit"
 
@@ -101,6 +108,11 @@ def _tag_versions(cache: BaseCache, tags: list[str]) -> dict[str, str]:
             found[key] = cache.get(key) or token
         versions[tag] = found[key]
     return versions
+
+
+def tool_lists_generation() -> str:
+    """The current version of :data:`TOOL_LISTS_TAG`, in ``MCP_BRIDGE["CACHE_ALIAS"]``."""
+    return _tag_versions(_cache(None), [TOOL_LISTS_TAG])[TOOL_LISTS_TAG]
 
 
 def invalidate_tags(*tags: str, alias: str | None = None) -> None:
@@ -174,6 +186,12 @@ def cache_key(
     return f"{KEY_PREFIX}:result:{hashlib.sha256(text.encode()).hexdigest()}"
 
 
+@traced_cache_lookup  # a span of its own, with whether it hit (mcp_bridge.tracing)
+def _lookup(cache: BaseCache, key: str) -> Any:
+    """The entry stored under ``key``, or ``None``."""
+    return cache.get(key)
+
+
 def is_cache_hit(response: Any) -> bool:
     """Whether ``response`` was served by :func:`cached` without running the view."""
     return bool(getattr(response, _HIT_ATTR, False))
@@ -221,7 +239,7 @@ def cached(
         except UncacheableRequest as exc:
             logger.debug("%s: not cached (%s).", call.operation, exc)
             return proceed()
-        entry = cache.get(key)
+        entry = _lookup(cache, key)
         if entry is not None:
             response = Response(
                 entry["data"], status=entry["status"], headers=dict(entry["headers"])

@@ -15,10 +15,10 @@ tiers.
 settings and walk the URLconf once, without generating any schema:
 
 * :func:`check_setup`: the schema class and ``MCP_BRIDGE`` (``E080``; ``E081``, and each
-  wrong key's own id, ``E201``-``E284``, from :mod:`mcp_bridge.base.conf`, through
+  wrong key's own id, ``E201``-``E295``, from :mod:`mcp_bridge.base.conf`, through
   :mod:`mcp_bridge.build.preflight`), reported once, then the decorators' tags and the
   endpoint's inclusion (``W080``-``W084``, :mod:`mcp_bridge.diagnostics`);
-* :func:`check_membership`: the ``MCP_BRIDGE["GROUPS"]`` rules (``E050``, ``W050``,
+* :func:`check_membership`: the ``MCP_BRIDGE["GROUPS"]`` rules and names (``E050``, ``W050``, ``W051``,
   :mod:`mcp_bridge.build.membership`), or ``E007`` when the URLconf or a view cannot be
   loaded, so that the API's views cannot be enumerated;
 * :func:`check_authorization`: MCP authorization's configuration (``E060``-``E066``,
@@ -28,7 +28,7 @@ settings and walk the URLconf once, without generating any schema:
   :mod:`mcp_bridge.transport.explorer`);
 * :func:`check_discovery`: ``DISCOVERY`` and ``SEARCH_SYNONYMS`` name existing groups
   (``W101``, :mod:`mcp_bridge.discovery.modes`);
-* :func:`check_build_store`: the store of shared builds (``E140``, ``E141``, ``E142``, ``W140``, ``W141``,
+* :func:`check_build_store`: the store of shared builds (``E140``-``E144``, ``W140``, ``W141``,
   :mod:`mcp_bridge.store.builds`);
 * :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
   ``W001``, ``W002``, :mod:`mcp_bridge.build.translation`).
@@ -70,7 +70,8 @@ from mcp_bridge.build.tools import find_omit_rule_problems
 from mcp_bridge.build.translation import find_catalogue_problems
 from mcp_bridge.diagnostics import find_setup_problems
 from mcp_bridge.discovery.modes import find_setting_problems
-from mcp_bridge.store.backends import find_store_problems
+from mcp_bridge.store.backends import find_lock_problems, find_store_problems
+from mcp_bridge.tasks.runs import find_task_problems
 from mcp_bridge.toolcall.visibility import find_visibility_problems
 from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
 from mcp_bridge.transport.authorization import find_authorization_problems
@@ -111,6 +112,7 @@ CHECK_IDS = {
     # Membership rules and settings (mcp_bridge.build.membership).
     "mcp_bridge.E050": "a MCP_BRIDGE['GROUPS'] membership rule or group entry is malformed",
     "mcp_bridge.W050": "a membership rule matches nothing (an exclude rule: takes nothing out of its group)",
+    "mcp_bridge.W051": "MCP_BRIDGE['GROUPS'] declares a group whose name is a near-miss of another group's (a typo?)",
     # The setup (mcp_bridge.build.preflight, mcp_bridge.diagnostics, mcp_bridge.urls).
     "mcp_bridge.E080": "REST_FRAMEWORK['DEFAULT_SCHEMA_CLASS'] is not drf-spectacular's AutoSchema",
     "mcp_bridge.E081": "settings.MCP_BRIDGE cannot be read: it is not a dict, or has an unknown key",
@@ -147,8 +149,13 @@ CHECK_IDS = {
     "mcp_bridge.E140": "BUILD_STORE names a cache alias that settings.CACHES does not have",
     "mcp_bridge.E141": "the build store's directory cannot be created, read or written",
     "mcp_bridge.E142": "the build store's directory may be written by every user (or is a default one of another user): no process loads from it",
+    "mcp_bridge.E143": "BUILD_STORE keeps builds in a cache whose client library cannot be imported (RedisCache without redis-py)",
+    "mcp_bridge.E144": "LOCK_BACKEND cannot be made (RedisLockBackend without redis-py, or LOCK_OPTIONS it refuses)",
     "mcp_bridge.W141": "the build store's directory can be read but not written (a store a deploy step filled)",
     "mcp_bridge.W140": "BUILD_STORE keeps builds in a cache no other process shares (LocMemCache, DummyCache)",
+    # MCP tasks (mcp_bridge.tasks.runs, docs/tasks.md).
+    "mcp_bridge.E150": "TASK_ENGINE is django_tasks, but neither django.tasks nor django-tasks is installed",
+    "mcp_bridge.W150": "TASK_CACHE_ALIAS is a per-process cache while the task engine runs tasks in other processes",
     # One id per MCP_BRIDGE key, for a value of the wrong type or range (mcp_bridge.base.conf,
     # SETTINGS, which gives each its hint). In blocks of ten by part of the bridge.
     "mcp_bridge.E201": "MCP_BRIDGE['SERVER_NAME'] is not a non-empty string",
@@ -165,6 +172,7 @@ CHECK_IDS = {
     "mcp_bridge.E223": "MCP_BRIDGE['TOOLS_LIST_CACHE_SCOPE'] is not 'public', 'private' or None",
     "mcp_bridge.E224": "MCP_BRIDGE['FILTER_TOOLS_LIST'] is not True, False or a {group: bool} dict",
     "mcp_bridge.E225": "MCP_BRIDGE['SCHEMA_PROFILE'] is not the name of a schema profile",
+    "mcp_bridge.E226": "MCP_BRIDGE['FILTER_TOOLS_LIST_TIMEOUT'] is not an int >= 0",
     "mcp_bridge.E231": "MCP_BRIDGE['SPECTACULAR_SETTINGS'] is not a dict with string keys",
     "mcp_bridge.E232": "MCP_BRIDGE['GROUPS'] is not a dict",
     "mcp_bridge.E233": "MCP_BRIDGE['PORTABLE_TOOL_NAMES'] is not 'warn' or 'error'",
@@ -187,37 +195,46 @@ CHECK_IDS = {
     "mcp_bridge.E264": "MCP_BRIDGE['SEARCH_RESULT_TOKENS'] is not an int >= 1",
     "mcp_bridge.E265": "MCP_BRIDGE['SEARCH_SYNONYMS'] is not a {group: {word: [synonyms]}} dict",
     "mcp_bridge.E271": "MCP_BRIDGE['BUILD_STORE'] is not None or a dict of known keys with sane values",
-    "mcp_bridge.E281": "MCP_BRIDGE['CONFIRM'] is not a {group: rule} dict",
-    "mcp_bridge.E282": "MCP_BRIDGE['CONFIRM_WITHOUT_ELICITATION'] is not a bool or {group: bool}",
-    "mcp_bridge.E283": "MCP_BRIDGE['CONFIRM_TTL'] is not an int >= 1",
-    "mcp_bridge.E284": "MCP_BRIDGE['CONFIRM_CACHE'] is not a key of settings.CACHES",
+    "mcp_bridge.E272": "MCP_BRIDGE['CONFIRM'] is not a {group: rule} dict",
+    "mcp_bridge.E273": "MCP_BRIDGE['CONFIRM_WITHOUT_ELICITATION'] is not a bool or {group: bool}",
+    "mcp_bridge.E274": "MCP_BRIDGE['CONFIRM_TTL'] is not an int >= 1",
+    "mcp_bridge.E275": "MCP_BRIDGE['CONFIRM_CACHE'] is not a key of settings.CACHES",
+    "mcp_bridge.E281": "MCP_BRIDGE['TRACE_ARGUMENTS'] is not True or False",
+    "mcp_bridge.E282": "MCP_BRIDGE['TRACE_ENDUSER'] is not None, 'id' or 'pseudo'",
+    "mcp_bridge.E291": "MCP_BRIDGE['TASK_ENGINE'] is not 'thread' or 'django_tasks'",
+    "mcp_bridge.E292": "MCP_BRIDGE['TASK_CACHE_ALIAS'] is not a key of settings.CACHES",
+    "mcp_bridge.E293": "MCP_BRIDGE['TASK_TTL_MS'] is not an int >= 1000",
+    "mcp_bridge.E294": "MCP_BRIDGE['TASK_POLL_INTERVAL_MS'] is not an int >= 1",
+    "mcp_bridge.E295": "MCP_BRIDGE['TASK_LEASE_SECONDS'] is not an int >= 1",
 }
 
 #: Reported by check_membership, which runs with every command, deployment checks included.
-_MEMBERSHIP_IDS = {"mcp_bridge.E050", "mcp_bridge.W050"}
+_MEMBERSHIP_IDS = {"mcp_bridge.E050", "mcp_bridge.W050", "mcp_bridge.W051"}
 
 
 @checks.register(checks.Tags.urls, TAG)
 def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """The setup, with every command: E080, E081, E201-E284 alone when one stops every group
+    """The setup, with every command: E080, E081, E201-E295 alone when one stops every group
     (each group would only fail again, with the same cause), else W080-W084."""
     return _messages(configuration_problems() or find_setup_problems(mcp_endpoint))
 
 
 @checks.register(checks.Tags.urls, TAG)
 def check_membership(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """Walk the URLconf once and check the ``MCP_BRIDGE["GROUPS"]`` rules (E050, W050), or E007;
+    """Walk the URLconf once and check the ``MCP_BRIDGE["GROUPS"]`` rules (E050, W050) and
+    group names (W051), or E007;
     and the operations the walk left out because they cannot run (W083)."""
     try:
         bridge_settings.validate()
     except ImproperlyConfigured:
-        return []  # check_setup reports it (E081, E201-E284)
+        return []  # check_setup reports it (E081, E201-E295)
     try:
         index = get_url_index()
     except Exception as exc:  # noqa: BLE001 -- the URLconf or a view class failed to load
         return _messages([_enumeration_problem(exc)])
     problems = [problem for found in index.membership.problems.values() for problem in found]
     problems += index.membership.unused_rule_problems()
+    problems += index.membership.near_miss_problems(index.endpoints)  # W051
     problems += index.unpublished  # W083: async handlers DRF cannot run, left out
     return _messages(problems)
 
@@ -240,7 +257,7 @@ def check_visibility_and_explorer(
     try:
         bridge_settings.validate()
     except ImproperlyConfigured:
-        return []  # check_setup reports it (E081, E201-E284)
+        return []  # check_setup reports it (E081, E201-E295)
     try:
         groups = get_groups()
     except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007
@@ -255,9 +272,19 @@ def check_discovery(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
     try:
         bridge_settings.validate()
         groups = set(get_groups())
-    except Exception:  # noqa: BLE001 -- check_setup (E081, E201-E284) or check_membership (E007) says it
+    except Exception:  # noqa: BLE001 -- check_setup (E081, E201-E295) or check_membership (E007) says it
         return []
     return _messages(find_setting_problems(groups))
+
+
+@checks.register(checks.Tags.urls, TAG)
+def check_tasks(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The task engine and where task state lives (E150, W150)."""
+    try:
+        bridge_settings.validate()
+    except ImproperlyConfigured:
+        return []  # check_setup reports it (E081, E201-E295)
+    return _messages(find_task_problems())
 
 
 @checks.register(checks.Tags.translation, TAG)
@@ -272,15 +299,16 @@ def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
 
 @checks.register(TAG)
 def check_build_store(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """The build store of ``MCP_BRIDGE["BUILD_STORE"]`` can be used (E140, E141, E142, W140, W141)."""
-    return _messages(find_store_problems())
+    """The build store of ``MCP_BRIDGE["BUILD_STORE"]`` can be used (E140-E143, W140, W141), and
+    the lock backend that leases its builds can be made (E144, E244)."""
+    return _messages(find_store_problems() + find_lock_problems())
 
 
 @checks.register(checks.Tags.urls, TAG, deploy=True)
 def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Build the tools of every group/version and report what stops them (a deployment check)."""
     if configuration_problems():
-        return []  # E080, E081, E201-E284 stop every group: check_setup says it once
+        return []  # E080, E081, E201-E295 stop every group: check_setup says it once
     try:
         groups = get_groups()
     except Exception as exc:  # noqa: BLE001 -- the URLconf or a view class failed to load
@@ -313,7 +341,7 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
 def check_endpoint_answers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Send each endpoint an ``initialize`` through the whole middleware stack (E090, E091)."""
     if configuration_problems():
-        return []  # E080, E081, E201-E284: no endpoint answers; check_setup says why
+        return []  # E080, E081, E201-E295: no endpoint answers; check_setup says why
     try:
         groups = get_groups()
     except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007

@@ -171,6 +171,9 @@ def mcp_tool(
     pinned: bool | None = None,
     confirm: bool | None = None,
     confirm_message: str | None = None,
+    task: str | None = None,
+    task_required: bool | None = None,
+    job_status: Callable[..., Any] | None = None,
 ) -> Callable[[F], F]:
     """Set the MCP tool name, title and annotations of one operation.
 
@@ -208,6 +211,16 @@ def mcp_tool(
             tool's title), ``%(target)s`` (the object's name, when the bridge could read it),
             ``%(id)s`` (the value that identifies it) and ``%(lookup)s`` (that value's name,
             ``"id"`` or the lookup path parameter's).
+        task: how a call of a client that declares the Tasks extension may become a task
+            (docs/tasks.md): ``"run"`` runs the view in the background on the task engine
+            (``MCP_BRIDGE["TASK_ENGINE"]``) and answers a task at once; ``"job"`` expects
+            the view to start a job itself and answer ``202 Accepted`` with a ``Location``
+            (any tool's ``202`` with a ``Location`` becomes a job task without it);
+            ``"never"`` keeps every call synchronous, a ``202`` included.
+        task_required: ``True``: the tool is served only as a task; a client that does not
+            declare the Tasks extension gets error -32021 instead of a synchronous run.
+        job_status: for a ``"job"``, the rule that reads the job's answer instead of the
+            default one: a callable ``(response, data) -> JobState`` (:class:`mcp_bridge.tasks.JobState`).
 
     Raises:
         TypeError: used on a class with a single ``name`` (a class has several
@@ -237,6 +250,21 @@ def mcp_tool(
         changes["confirm"] = confirm
     if confirm_message is not None:
         changes["confirm_message"] = confirm_message
+    if task is not None:
+        if task not in ("run", "job", "never"):
+            raise TypeError(
+                f"mcp_tool(task={task!r}): use 'run' (the view runs in the background), 'job' "
+                f"(the view answers 202 Accepted with a Location) or 'never'."
+            )
+        changes["task"] = task
+    if task_required is not None:
+        changes["task_required"] = task_required
+    if job_status is not None:
+        if not callable(job_status):
+            raise TypeError(
+                "mcp_tool(job_status=...) takes a callable (response, data) -> JobState."
+            )
+        changes["job_status"] = job_status
 
     def decorator(view: F) -> F:
         _check_not_below_api_view(view, "mcp_tool")
@@ -264,7 +292,8 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         ``{"groups": tuple[str, ...], "name": str | None, "title": str | None,
         "annotations": dict[str, bool], "output_schema": bool | None,
         "pinned": bool | None, "pinned_in": tuple[str, ...], "confirm": bool | None,
-        "confirm_message": str | None}``; the operation's own
+        "confirm_message": str | None}``, with ``"task"``,
+        ``"task_required"`` and ``"job_status"`` when one of them is set; the operation's own
         values win.
     """
     on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
@@ -284,4 +313,10 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         ),
         "confirm": on_handler.get("confirm", on_class.get("confirm")),
         "confirm_message": on_handler.get("confirm_message", on_class.get("confirm_message")),
+        # Only when set (docs/tasks.md): most operations have no task policy.
+        **{
+            key: on_handler.get(key, on_class.get(key))
+            for key in ("task", "task_required", "job_status")
+            if key in on_handler or key in on_class
+        },
     }

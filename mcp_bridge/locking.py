@@ -54,6 +54,7 @@ from rest_framework.exceptions import APIException
 
 from mcp_bridge.base.conf import SETTINGS, SettingError, bridge_settings
 from mcp_bridge.base.handlers import HandlerCall, run_after_commit, wrap_handler
+from mcp_bridge.tracing import traced_lock_wait
 
 __all__ = [
     "FileLockBackend",
@@ -309,6 +310,13 @@ def get_lock_backend() -> LockBackend:
     return backend
 
 
+@traced_lock_wait  # a span of its own, with whether the lease was had (mcp_bridge.tracing)
+def _acquire(key: str, timeout: float, wait: float) -> Lease | None:
+    """The lease on ``key`` from the lock backend, waiting up to ``wait`` seconds; ``None``
+    when the key stayed busy."""
+    return get_lock_backend().acquire(key, timeout=timeout, wait=wait)
+
+
 def _release(lease: Lease) -> None:
     if not get_lock_backend().release(lease):
         logger.warning(
@@ -377,7 +385,7 @@ def locked(
 
     def around(call: HandlerCall, proceed: Callable[[], Any]) -> Any:
         name = lock_key(call)
-        lease = get_lock_backend().acquire(name, timeout=timeout, wait=wait)
+        lease = _acquire(name, timeout, wait)
         if lease is None:
             raise LockBusy()
         try:

@@ -42,6 +42,12 @@ index in the message and as the record's ``mcp_batch`` attribute. These signals 
 same view sends none of them (Django's ``request_started``/``request_finished``
 cover it).
 
+For a call that becomes an MCP task (docs/tasks.md): a *run* task's signals are sent in the
+worker that runs it, steps 1-4 as above, and :data:`tool_call_delivered` once its result is
+stored in the task (the client reads it with its next ``tasks/get``); a *job* task's are sent
+once, for the call that started the job (its ``202 Accepted`` is the successful result).
+``tasks/get``, ``tasks/update`` and ``tasks/cancel`` send none.
+
 Errors are also logged, one record per failed call, on the
 ``mcp_bridge.calls`` logger: WARNING for client errors (4xx, invalid
 arguments, unknown tool), ERROR for server errors (5xx). Exceptions keep their

@@ -40,14 +40,37 @@ def test_no_package_holds_more_than_a_third_of_the_lines():
     assert not too_big, f"{too_big} of {total} lines"
 
 
-def test_the_reserved_places_exist_and_hold_nothing_yet():
-    """tasks and tracing have their layer in the contracts before they arrive; a module added
-    to one must also be described in docs/architecture.md (confirmation arrived: issue 36)."""
-    for place in ("tasks", "tracing"):
-        files = sorted(p.name for p in (PACKAGE / place).glob("*.py"))
-        assert files == ["__init__.py"], place
-        text = (PACKAGE / place / "__init__.py").read_text(encoding="utf-8")
-        assert "reserved" in text
+def test_the_modules_of_confirmation_are_described_in_the_architecture():
+    """Confirmation landed in its reserved place: each of its modules is named in
+    docs/architecture.md's account of it."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    account = text[text.index("- **Confirmation**") : text.index("- **Tracing**")]
+    for module in sorted((PACKAGE / "confirmation").glob("*.py")):
+        if module.name != "__init__.py":
+            assert f"`{module.stem}`" in account, module.name
+
+
+def test_the_modules_of_tasks_are_described_in_the_architecture():
+    """MCP tasks landed in their reserved place: each of its modules is named in
+    docs/architecture.md's layout."""
+    text = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    layout = text[text.index("├── tasks/") : text.index("├── toolcall/")]
+    for module in sorted((PACKAGE / "tasks").glob("*.py")):
+        if module.name != "__init__.py":
+            assert module.stem in layout, module.name
+
+
+def test_tracing_has_arrived_and_is_described():
+    """tracing is no longer reserved: each of its modules is named in docs/architecture.md,
+    and nothing in it imports OpenTelemetry but ``api.py`` (the optional extra)."""
+    architecture = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    modules = sorted(p.stem for p in (PACKAGE / "tracing").glob("*.py") if p.stem != "__init__")
+    assert modules == ["api", "context", "conventions", "logs", "metrics", "spans"]
+    assert "reserved" not in (PACKAGE / "tracing" / "__init__.py").read_text(encoding="utf-8")
+    for module in modules:
+        assert f"`tracing/{module}.py`" in architecture, module
+        text = (PACKAGE / "tracing" / f"{module}.py").read_text(encoding="utf-8")
+        assert module == "api" or "opentelemetry" not in text.replace("opentelemetry-", ""), module
 
 
 def test_the_public_tool_is_a_plain_class():

@@ -21,7 +21,15 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.tokens import estimate_tokens
 from mcp_bridge.build.naming import is_portable
-from mcp_bridge.discovery.index import detect_intents, stem, terms
+from mcp_bridge.discovery.index import (
+    Analyzer,
+    ToolText,
+    detect_intents,
+    index_texts,
+    light_stem,
+    stem,
+    terms,
+)
 from mcp_bridge.discovery.metatools import (
     CALL_DESTRUCTIVE,
     CALL_READ_ONLY,
@@ -237,12 +245,91 @@ def test_meta_tool_arguments_are_validated_as_a_real_tools(search_mode, db, revi
 
 def test_the_empty_query_gives_an_overview_within_its_budget(search_mode, db):
     answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": ""}))
-    # Of the group's 20 tools, the anonymous caller may use 19 (FILTER_TOOLS_LIST): the
-    # staff-only admin_report_list is left out, as from tools/list.
-    assert answer["tools"] == 19
     assert estimate_tokens(json.dumps(answer)) <= OVERVIEW_TOKENS
-    reports = next(r for r in answer["resources"] if "reports_list" in r["tools"])
-    assert reports["tools"]["reports_list"]  # names and titles
+    resources = {item["resource"]: item["operations"] for item in answer["resources"]}
+    assert {"list", "retrieve", "destroy", "reports_fail"} <= set(resources["reports"])
+    # The staff-only admin_report_list is left out for the anonymous caller (FILTER_TOOLS_LIST),
+    # as from tools/list: no resource lists it, and it cannot be browsed to.
+    assert "admin_report_list" not in json.dumps(answer)
+
+
+def test_browsing_reaches_a_resources_tools_briefly(search_mode, db):
+    client = McpClient()
+    tools = answer_of(client.call(SEARCH_TOOL, {"query": "", "resource": "reports"}))["tools"]
+    by_name = {tool["name"]: tool for tool in tools}
+    assert {"reports_list", "reports_retrieve", "reports_destroy"} <= set(by_name)
+    assert by_name["reports_retrieve"]["required"] == {"id": "integer"}
+    assert all("inputSchema" not in tool for tool in tools)
+    unknown = error_payload(client.call(SEARCH_TOOL, {"query": "", "resource": "report"}))
+    assert "reports" in unknown["data"]["closest"]
+    past = error_payload(client.call(SEARCH_TOOL, {"query": "", "resource": "reports", "page": 9}))
+    assert past["data"]["pages"] == 1
+    # Only what the caller may use: the staff-only tool of the resource is not there.
+    assert "admin_report_list" not in by_name
+
+
+def test_browsing_a_group_of_1000_reaches_any_tool_in_two_calls(settings, db):
+    """The generated group of 1,000 operations (167 resources, no areas): the overview names
+    every resource on one page under its budget, and a resource's page holds its tools."""
+    settings.ROOT_URLCONF = "tests.discovery_urls"
+    settings.MCP_BRIDGE = {"SERVER_NAME": "tests", "DISCOVERY": "search"}
+    client = McpClient(path="/mcp/big/")
+    text = client.call(SEARCH_TOOL, {"query": ""})["content"][0]["text"]
+    overview = json.loads(text)
+    assert estimate_tokens(text) <= OVERVIEW_TOKENS
+    assert len(overview["resources"]) == 167 and "r17" in overview["resources"]
+    assert "pages" not in overview  # names only: one page
+    text = client.call(SEARCH_TOOL, {"query": "", "resource": "r17"})["content"][0]["text"]
+    assert "r17_retrieve" in [tool["name"] for tool in json.loads(text)["tools"]]
+    assert estimate_tokens(text) <= OVERVIEW_TOKENS
+
+
+def test_browsing_by_area_and_page(settings, monkeypatch, db):
+    """A group whose paths have areas (``dept<i>/`` here, six resources each): the overview
+    lists the areas with their resources; an area gives its resources with their operations;
+    a page too far is refused with the number of pages."""
+    from mcp_bridge.discovery import browse
+    from mcp_bridge.toolcall import meta_tools
+
+    settings.ROOT_URLCONF = "tests.discovery_urls"
+    settings.MCP_BRIDGE = {"SERVER_NAME": "tests", "DISCOVERY": "search"}
+    toolset = get_toolset("big")
+    shape = browse.build_shape(toolset.tools, toolset.index())
+    assert not shape.areas  # one resource per dept: no areas to tell apart
+
+    # The same tools with six resources per area: their paths' first segment is the area.
+    def regrouped(source):  # /big/dept17/invoices/{id}/ -> /big/area2/r17/{id}/
+        number = int(source.basename[1:])
+        parts = source.path.split("/")
+        path = "/".join(["", "big", f"area{number // 6}", source.basename, *parts[4:]])
+        return dataclasses.replace(source, path=path)
+
+    def regrouped_shape(tools, index):
+        tools = [
+            dataclasses.replace(
+                tool, method=dataclasses.replace(tool.method, source=regrouped(tool.method.source))
+            )
+            for tool in tools
+        ]
+        return browse.build_shape(tools, index)
+
+    shape = regrouped_shape(toolset.tools, toolset.index())
+    assert len(shape.areas) == 28 and shape.areas["area2/"] == [f"r{i}" for i in range(12, 18)]
+    monkeypatch.setattr(meta_tools, "build_shape", regrouped_shape)
+    client = McpClient(path="/mcp/big/")
+    overview = answer_of(client.call(SEARCH_TOOL, {"query": ""}))
+    assert {"area": "area2/", "resources": [f"r{i}" for i in range(12, 18)]} in overview["areas"]
+    area = answer_of(client.call(SEARCH_TOOL, {"query": "", "resource": "area2/"}))
+    assert area["area"] == "area2/" and area["resources"][0]["resource"] == "r12"
+    assert set(area["resources"][0]["operations"]) == {
+        "list",
+        "create",
+        "retrieve",
+        "update",
+        "destroy",
+    }
+    past = error_payload(client.call(SEARCH_TOOL, {"query": "", "page": 2}))
+    assert past["data"]["pages"] == 1
 
 
 def test_search_describe_and_proxies_see_only_what_the_caller_may_use(search_mode, db):
@@ -277,13 +364,11 @@ BUDGET = 120 + 192
 
 def test_search_answers_stay_under_the_token_budget(search_mode, db):
     search_mode.MCP_BRIDGE = {**SEARCH_CASES, "SEARCH_RESULT_TOKENS": BUDGET}
-    answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "page", "limit": 5}))
-    compact = [tool for tool in answer["tools"] if "arguments" in tool]
-    assert compact and all("inputSchema" not in tool for tool in compact)
+    answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "page", "limit": 3}))
+    compact = [tool for tool in answer["tools"] if "inputSchema" not in tool]
+    assert compact and "describe_tool" in answer["hint"]
     described = compact[0]
     assert described["name"].startswith("page_detail_")
-    slug = described["arguments"]["slug"]
-    assert (slug["type"], slug["required"]) == ("string", True)
     assert (
         sum(estimate_tokens(json.dumps(tool, separators=(",", ":"))) for tool in answer["tools"])
         <= BUDGET
@@ -291,6 +376,61 @@ def test_search_answers_stay_under_the_token_budget(search_mode, db):
     # The full schema, on request.
     full = answer_of(McpClient().call(DESCRIBE_TOOL, {"name": described["name"]}))
     assert full["inputSchema"] == get_toolset("cases").by_name[described["name"]].input_schema
+
+
+def test_a_big_tool_never_hides_the_tools_ranked_after_it(search_mode, db):
+    """``limit`` tools whenever that many match: with a budget that no whole tool fits, the
+    answer still holds ``limit`` tools, each at least briefly (name, title, one line, its
+    required arguments), and a tool given whole never takes the room of those after it."""
+    everything = answer_of(McpClient().call(SEARCH_TOOL, {"query": "report", "limit": 6}))
+    assert len(everything["tools"]) == 6
+    names = [tool["name"] for tool in everything["tools"]]
+    for budget in (400, 300, 150):
+        search_mode.MCP_BRIDGE = {**SEARCH_CASES, "SEARCH_RESULT_TOKENS": budget}
+        answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "report", "limit": 6}))
+        assert [tool["name"] for tool in answer["tools"]] == names, budget
+        assert answer["more"] == everything["more"]
+        brief = [tool for tool in answer["tools"] if "required" in tool]
+        for tool in brief:
+            assert set(tool) <= {"name", "title", "description", "required"}
+    # The tightest budget: every tool brief, with its required arguments.
+    assert len(brief) == 6
+    retrieve = next(tool for tool in brief if tool["name"] == "reports_retrieve")
+    assert retrieve["required"] == {"id": "integer"}
+
+
+def test_a_caller_is_offered_only_the_proxies_it_can_use(search_mode, monkeypatch, db):
+    """An anonymous caller that may run no write tool (IsAuthenticatedOrReadOnly) is not
+    offered call_write_tool or call_destructive_tool, in tools/list or in any text."""
+    from rest_framework.permissions import AllowAny, IsAuthenticatedOrReadOnly
+    from rest_framework.views import APIView
+
+    from mcp_bridge.toolset import registry
+    from tests.testapp import views
+
+    for view in vars(views).values():
+        view = getattr(view, "cls", view)  # an @api_view function's view class
+        default = isinstance(view, type) and issubclass(view, APIView)
+        if default and list(view.permission_classes) == [AllowAny]:  # the project's default
+            monkeypatch.setattr(view, "permission_classes", [IsAuthenticatedOrReadOnly])
+    registry.clear_cache()
+    anonymous = McpClient()
+    listed = anonymous.list_tools()
+    names = [tool["name"] for tool in listed]
+    assert CALL_READ_ONLY in names
+    assert CALL_WRITE not in names and CALL_DESTRUCTIVE not in names
+    texts = json.dumps(listed)
+    answer = anonymous.call(SEARCH_TOOL, {"query": "report"})
+    for text in (texts, answer["content"][0]["text"]):
+        assert CALL_WRITE not in text and CALL_DESTRUCTIVE not in text
+    # A signed-in caller may write: it gets them back.
+    from django.contrib.auth.models import User
+    from django.test import Client
+
+    user = Client()
+    user.force_login(User.objects.create_user("sam", password="pw"))
+    names = [tool["name"] for tool in McpClient(user).list_tools()]
+    assert CALL_WRITE in names and CALL_DESTRUCTIVE in names
 
 
 def test_project_synonyms_find_the_tool(search_mode, db):
@@ -307,9 +447,110 @@ def test_search_never_returns_an_invisible_tool(db):
     assert [name for name, _ in ranked] == ["reports_list"] and matched == 1
 
 
+def test_a_query_without_a_verb_asks_to_read(db):
+    # The demo's backoffice ranked products_destroy first for "products" (issue 33).
+    index = get_toolset("backoffice").index()
+    ranked = [name for name, _ in index.search("products", None, 5)[0]]
+    assert ranked[:2] == ["products_list", "products_retrieve"]
+    assert [name for name, _ in index.search("delete product", None, 1)[0]] == ["products_destroy"]
+
+
+def test_singular_and_plural_find_the_same_tools(db):
+    index = get_toolset("backoffice").index()
+    assert index.search("order", None)[1] == index.search("orders", None)[1]
+
+
+def _text(name, kind, resource, *fields, path="/x/"):
+    return ToolText(name, kind, False, resource, "GET", path, [("name", name), *fields])
+
+
+def test_a_neighbouring_resource_does_not_win():
+    # "room" is not "room reservations", though the reservations' texts say "room" more.
+    texts = [
+        _text("room_list", "list", "rooms", ("resource", "room"), ("description", "List rooms.")),
+        _text(
+            "roomreservation_list",
+            "list",
+            "room reservations",
+            ("resource", "room reservation"),
+            ("description", "List reservations of a room: the room, the room's booker."),
+        ),
+    ]
+    index = index_texts(texts)
+    assert index.search("rooms", None, 1)[0][0][0] == "room_list"
+
+
+def test_a_huge_argument_list_neither_drowns_nor_hides_a_tool():
+    filters = [("filters", f"site {n} rack {n} tenant {n}") for n in range(200)]
+    texts = [
+        _text("dcim_devices_list", "list", "devices", ("resource", "device"), *filters),
+        _text("dcim_devices_retrieve", "retrieve", "devices", ("resource", "device")),
+        _text("dcim_racks_list", "list", "racks", ("resource", "rack"), ("description", "racks")),
+        *(
+            _text(
+                f"other_{n}_list",
+                "list",
+                f"thing {n}",
+                ("resource", "bay"),
+                ("description", "a bay of a chassis"),
+            )
+            for n in range(30)
+        ),
+    ]
+    index = index_texts(texts)
+    assert index.search("dcim_devices_list", None, 1)[0][0][0] == "dcim_devices_list"
+    assert index.search("dcim devices list", None, 1)[0][0][0] == "dcim_devices_list"
+    assert index.search("devices", None, 1)[0][0][0] == "dcim_devices_list"
+
+
+def test_a_value_in_the_query_is_not_a_search_word():
+    # "core" of the device "core-rtr-01" found the core_* tools first (Nautobot).
+    texts = [
+        _text("core_render_template_create", "create", "core", ("description", "Render.")),
+        _text("dcim_devices_list", "list", "devices", ("resource", "device")),
+        _text("dcim_devices_retrieve", "retrieve", "devices", ("resource", "device")),
+        *(_text(f"x_{n}_list", "list", f"x {n}", ("resource", "thing")) for n in range(10)),
+    ]
+    index = index_texts(texts)
+    assert index.search("notes on device core-rtr-01", None, 1)[0][0][0] == "dcim_devices_list"
+    assert index.search("look up device 'core router'", None, 1)[0][0][0].startswith("dcim_devices")
+
+
 def test_words_are_split_folded_and_stemmed():
     assert terms("ipAddresses_list") == ["ip", "address", "list"]
-    assert stem("invoices") == stem("invoice") and stem("Rechnungen".lower()) == "rechnung"
+    assert stem("invoices") == stem("invoice")
+    assert stem("rechnungen", "de") == stem("rechnung", "de")
+
+
+@pytest.mark.parametrize("singular", ["order", "customer", "number", "filter", "booking"])
+def test_singular_and_plural_are_one_term(singular):
+    # The light stemmer of old cut "-er" from the singular only: "order" was "ord" and
+    # "orders" "order", so a query for one form missed the tools that say the other.
+    assert stem(singular) == stem(singular + "s")
+
+
+def test_without_the_search_extra_the_light_stemmer_is_used(monkeypatch):
+    from mcp_bridge.discovery import index
+
+    monkeypatch.setattr(index, "snowballstemmer", None)
+    assert index.snowball_algorithm("en") is None
+    assert stem("orders") == stem("order") == "order" and stem("finding") == "finding"
+
+
+def test_the_light_stemmer_keeps_singular_and_plural_together():
+    for singular in ("order", "customer", "number", "filter", "finding", "setting"):
+        assert light_stem(singular) == light_stem(singular + "s"), singular
+
+
+def test_a_word_that_names_a_resource_keeps_meaning_it():
+    # Snowball folds "finding" into "find", a word of many tool texts: the resource's name
+    # is indexed whole, so that "findings" still finds the findings' tools.
+    analyzer = Analyzer(("en",), frozenset({"finding"}))
+    assert analyzer.terms("Findings")[0] == "finding" and analyzer.terms("find") == ["find"]
+    assert (
+        dict(analyzer.weighted("findings"))["finding"] > dict(analyzer.weighted("findings"))["find"]
+    )
+    assert stem("finding") == stem("find")
     assert detect_intents("what devices exist") == {"list"}
     assert detect_intents("remove several tags at once") == {"destroy", "bulk"}
     assert detect_intents("Lösche den Bericht") == {"destroy"}

@@ -22,11 +22,17 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.test import Client
+from django.urls import include, path
 
-from demo_project.shop.demo_data import DEMO_TOKENS
+from demo_project.shop.demo_data import DEMO_PASSWORDS, DEMO_TOKENS
+from demo_project.shop.models import Category
 from tests.mcp_client import ACCEPT, McpClient
+from tests.oauth_urls import urlpatterns as oauth_urlpatterns
 
 pytestmark = pytest.mark.urls("tests.oauth_urls")
+
+#: tests.oauth_urls with DRF's login view (rest_framework.urls), for the sign-in link.
+urlpatterns = [*oauth_urlpatterns, path("api-auth/", include("rest_framework.urls"))]
 
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 ARTIFACTS = Path(__file__).parent / ".artifacts"
@@ -40,6 +46,21 @@ def demo(db):
 
 def listed_on_page(html: str) -> set[str]:
     return set(re.findall(r'data-tool="([^"]+)" data-search', html))
+
+
+def browsed_on_page(html: str) -> set[str]:
+    """The tools of the page's resources (not the meta-tools of search mode's own section)."""
+    return listed_on_page(html.split('id="listed-heading"')[0])
+
+
+def names_listed(client: Client, group: str = "backoffice") -> set[str]:
+    return {t["name"] for t in McpClient(client, f"/mcp/{group}/").list_tools()}
+
+
+PROTECTED = {
+    "OAUTH_GROUPS": {"backoffice": ["backoffice"]},
+    "OAUTH_AUTHORIZATION_SERVERS": ["/o"],
+}
 
 
 def test_a_browser_gets_the_explorer_and_mcp_clients_keep_405(demo):
@@ -121,6 +142,130 @@ def test_a_protected_groups_page_asks_for_the_endpoints_authorization(demo, sett
     assert token.status_code == 200 and STAFF_ONLY <= listed_on_page(token.content.decode())
 
 
+def test_in_search_mode_the_page_browses_every_tool_the_viewer_may_use(demo, settings):
+    staff = Client()
+    staff.force_login(User.objects.get(username="alice"))
+    # What each viewer may use: tools/list of the same group in direct mode.
+    settings.MCP_BRIDGE = {"DISCOVERY": "direct"}
+    anonymous_may, staff_may = names_listed(Client()), names_listed(staff)
+    settings.MCP_BRIDGE = {"DISCOVERY": "search"}
+    listed = names_listed(Client())
+    assert not listed & anonymous_may  # clients list only the meta-tools
+    anonymous = Client().get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
+    assert browsed_on_page(anonymous) == anonymous_may
+    # The meta-tools clients list are there too, in their own section, with "Try it".
+    assert listed_on_page(anonymous) - browsed_on_page(anonymous) == listed
+    everything = staff.get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
+    assert browsed_on_page(everything) == staff_may and STAFF_ONLY <= staff_may
+    # By resource: each tool under its resource's heading, with its REST operation.
+    sections = re.findall(
+        r'<details class="resource"[^>]*>\s*<summary><h3>([^<]+)</h3>', everything
+    )
+    assert len(sections) >= 2 and len(set(sections)) == len(sections)
+    # The resources the model's overview (search_tools with no words) gives the same viewer.
+    overview = McpClient(staff, "/mcp/backoffice/", "2025-11-25").call(
+        "search_tools", {"query": ""}
+    )
+    resources = json.loads(overview["content"][0]["text"])["resources"]
+    assert sections == [resource["resource"] for resource in resources]
+    assert '<span class="http-method">PATCH</span> /api/products/{slug}/' in everything
+    assert 'data-method="GET" data-path="/api/stats/"' in everything
+
+
+def test_the_tools_come_first_and_the_client_set_up_folds_away(demo):
+    html = Client().get("/mcp/catalog/", headers={"Accept": BROWSER}).content.decode()
+    assert html.index('id="tools-heading"') < html.index('id="connect-heading"')
+    assert '<details id="connect">' in html  # closed until opened
+
+
+def test_an_anonymous_viewer_of_a_public_group_is_offered_to_sign_in(demo):
+    html = Client().get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
+    assert '<a href="/accounts/login/?next=/mcp/backoffice/">Sign in</a>' in html
+    staff = Client()
+    staff.force_login(User.objects.get(username="alice"))
+    signed_in = staff.get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
+    assert "/accounts/login/" not in signed_in and "signed in as alice" in signed_in
+
+
+def test_the_page_does_not_count_the_tools_hidden_from_the_viewer(demo):
+    html = Client().get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
+    shown = browsed_on_page(html)
+    assert shown and not STAFF_ONLY & shown
+    size = re.search(r'<p id="group-size">(.*?)</p>', html, re.DOTALL).group(1)
+    assert size.startswith(f"{len(shown)} tools you may use.")
+    assert not re.search(r"\bof \d", size)
+
+
+@pytest.mark.parametrize("project_middleware", [False, True])
+def test_every_page_of_the_explorer_forbids_framing(demo, settings, project_middleware):
+    if project_middleware:  # a project that allows its own pages to frame each other
+        settings.MIDDLEWARE = [
+            *settings.MIDDLEWARE,
+            "django.middleware.clickjacking.XFrameOptionsMiddleware",
+        ]
+        settings.X_FRAME_OPTIONS = "SAMEORIGIN"
+    page = Client().get("/mcp/catalog/", headers={"Accept": BROWSER})
+    settings.MCP_BRIDGE = PROTECTED
+    sign_in = Client().get("/mcp/backoffice/", headers={"Accept": BROWSER})
+    for response in (page, sign_in):
+        assert response["X-Frame-Options"] == "DENY"
+        assert "frame-ancestors 'none'" in response["Content-Security-Policy"]
+
+
+def test_a_protected_groups_page_offers_to_sign_in(demo, settings):
+    settings.MCP_BRIDGE = PROTECTED
+    page = Client().get("/mcp/backoffice/", headers={"Accept": BROWSER})
+    # The endpoint's own challenge, for a browser as for a client...
+    assert page.status_code == 401 and page["WWW-Authenticate"].startswith("Bearer ")
+    # ...with a page that offers the project's login (LOGIN_URL), and comes back here.
+    assert page["Content-Type"].startswith("text/html")
+    assert 'id="sign-in" href="/accounts/login/?next=/mcp/backoffice/"' in page.content.decode()
+    client = McpClient(Client(), "/mcp/backoffice/").post(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    )
+    assert client.status_code == 401 and client["Content-Type"] == "application/json"
+
+
+@pytest.mark.urls(__name__)
+def test_the_sign_in_link_is_drfs_login_when_login_url_is_not_served(demo, settings):
+    settings.MCP_BRIDGE = PROTECTED
+    settings.LOGIN_URL = "/no/such/login/"
+    html = Client().get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
+    assert 'href="/api-auth/login/?next=/mcp/backoffice/"' in html
+
+
+def test_without_a_login_page_the_sign_in_page_says_what_to_set(demo, settings):
+    settings.MCP_BRIDGE = PROTECTED
+    settings.LOGIN_URL = "/no/such/login/"  # and tests.oauth_urls has no rest_framework.urls
+    page = Client().get("/mcp/backoffice/", headers={"Accept": BROWSER})
+    html = page.content.decode()
+    assert page.status_code == 401 and 'id="sign-in"' not in html
+    assert "LOGIN_URL" in html and "rest_framework.urls" in html
+
+
+def test_a_result_carries_the_views_http_status(demo):
+    staff = McpClient(
+        Client(),
+        "/mcp/backoffice/",
+        "2025-11-25",
+        Authorization=f"Token {DEMO_TOKENS['alice']}",
+    )
+    created = staff.call(
+        "products_create",
+        {
+            "name": "Lamp",
+            "slug": "lamp-201",
+            "price": "9.50",
+            "category": Category.objects.first().pk,
+        },
+    )
+    missing = staff.call("products_retrieve", {"slug": "no-such-product"})
+    read = staff.call("products_retrieve", {"slug": "lamp-201"})
+    deleted = staff.call("products_destroy", {"slug": "lamp-201"})
+    statuses = [r["_meta"]["mcp-bridge/status"] for r in (created, missing, read, deleted)]
+    assert statuses == [201, 404, 200, 204]
+
+
 # --- In a real browser ---------------------------------------------------------------------------
 
 
@@ -193,12 +338,17 @@ def _requests_outside(driver, site: str) -> list[str]:
     ]
 
 
-def _try(driver, tool: str, values: dict[str, str] | None = None) -> tuple[str, str]:
-    """Open the tool's "Try it", fill ``values`` in, submit, and return (heading, result text)."""
+def _try(driver, tool: str, values: dict[str, str] | None = None) -> tuple[str, str, str]:
+    """Open the tool's "Try it", fill ``values`` in, submit, and return (heading, status line,
+    result text)."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     article = driver.find_element(By.ID, f"tool-{tool}")
+    # Its resource's section, open (a big group's are closed until opened).
+    driver.execute_script(
+        "var r = arguments[0].closest('details'); if (r) { r.open = true; }", article
+    )
     summary = article.find_element(By.CSS_SELECTOR, "details.try > summary")
     driver.execute_script("arguments[0].scrollIntoView()", summary)
     summary.click()
@@ -210,7 +360,11 @@ def _try(driver, tool: str, values: dict[str, str] | None = None) -> tuple[str, 
     result = article.find_element(By.CSS_SELECTOR, ".result")
     WebDriverWait(driver, 20).until(lambda _: result.is_displayed() and result.text.strip())
     driver.execute_script("arguments[0].scrollIntoView()", result)  # for the screenshot
-    return result.find_element(By.TAG_NAME, "h4").text, result.find_element(By.TAG_NAME, "pre").text
+    return (
+        result.find_element(By.CLASS_NAME, "result-heading").text,
+        result.find_element(By.CLASS_NAME, "result-status").text,
+        result.find_element(By.TAG_NAME, "pre").text,
+    )
 
 
 @pytest.mark.slow
@@ -224,9 +378,11 @@ def test_in_chromium_anonymous_and_staff_see_their_tools_and_run_them(browser, l
     browser.get(url)
     anonymous = _page_tools(browser)
     assert anonymous and not STAFF_ONLY & anonymous
-    # A call the view refuses is shown as an error.
-    heading, text = _try(browser, "products_retrieve", {"slug": "no-such-product"})
-    assert heading == "Error" and '"isError": true' in text
+    # A call the view refuses is shown as an error, with the view's status and the operation.
+    heading, status, text = _try(browser, "products_retrieve", {"slug": "no-such-product"})
+    assert heading == "Error", text
+    assert status == "HTTP 404 Not Found · GET /api/products/no-such-product/"
+    assert json.loads(text)["code"] == 404
     _screenshot(browser, "anonymous", capsys)
     assert _requests_outside(browser, live_server.url) == []
 
@@ -239,8 +395,11 @@ def test_in_chromium_anonymous_and_staff_see_their_tools_and_run_them(browser, l
     browser.get(url)
     staff = _page_tools(browser)
     assert STAFF_ONLY <= staff and anonymous < staff
-    heading, text = _try(browser, "shop_stats")
-    assert heading == "Result" and '"isError": false' in text and "orders_by_status" in text
+    heading, status, text = _try(browser, "shop_stats")
+    assert heading == "Result" and status == "HTTP 200 OK · GET /api/stats/"
+    # structuredContent once, pretty-printed (not the text block's JSON string beside it).
+    assert text.count('"orders_by_status"') == 1 and "\n  " in text
+    assert "orders_by_status" in json.loads(text)["result"]  # 2025-11-25 wraps a non-object schema
 
     # The search box narrows the list as one types.
     search = browser.find_element(By.ID, "tool-search")
@@ -255,12 +414,53 @@ def test_in_chromium_anonymous_and_staff_see_their_tools_and_run_them(browser, l
     search.send_keys(" ")  # an input event with no words: every tool again
 
     # A write, with session authentication's CSRF check passed by the page's token.
-    heading, text = _try(
+    heading, status, text = _try(
         browser, "products_partial_update", {"slug": "arc-led-desk-lamp", "stock": "41"}
     )
     _screenshot(browser, "staff", capsys)
     assert heading == "Result", text
-    assert '"isError": false' in text and '\\"stock\\":41' in text
+    assert status == "HTTP 200 OK · PATCH /api/products/arc-led-desk-lamp/"
+    assert json.loads(text)["result"]["stock"] == 41
+    assert _requests_outside(browser, live_server.url) == []
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_in_chromium_a_visitor_signs_in_and_browses_a_search_mode_group(
+    browser, live_server, capsys, settings
+):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    call_command("load_demo_data", verbosity=0)
+    settings.MCP_BRIDGE = {**PROTECTED, "DISCOVERY": "search"}
+    url = f"{live_server.url}/mcp/backoffice/"
+
+    # A protected group: the page offers the project's login, not the JSON-RPC error.
+    browser.get(url)
+    sign_in = browser.find_element(By.ID, "sign-in")
+    _screenshot(browser, "sign-in", capsys)
+    sign_in.click()
+    browser.find_element(By.NAME, "username").send_keys("alice")
+    browser.find_element(By.NAME, "password").send_keys(DEMO_PASSWORDS["alice"])
+    browser.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
+    WebDriverWait(browser, 20).until(lambda driver: driver.current_url == url)
+
+    # Back on the page, signed in: every tool alice may use, by resource, though clients
+    # list only the search tools.
+    browsed = browsed_on_page(browser.page_source)
+    _screenshot(browser, "search-mode-resources", capsys)
+    assert STAFF_ONLY <= browsed
+    assert not browsed & {
+        t["name"]
+        for t in McpClient(
+            live_server.url, "/mcp/backoffice/", Authorization=f"Token {DEMO_TOKENS['alice']}"
+        ).list_tools()
+    }
+    heading, status, text = _try(browser, "orders_list")
+    assert heading == "Result" and status == "HTTP 200 OK · GET /api/orders/", text
+    assert json.loads(text)["result"]["count"] == 2
+    _screenshot(browser, "search-mode", capsys)
     assert _requests_outside(browser, live_server.url) == []
 
 

@@ -62,6 +62,7 @@ def test_discover(mcp):
         "tools": {"listChanged": False},
         "prompts": {"listChanged": False},
         "resources": {"listChanged": False},
+        "extensions": {"io.modelcontextprotocol/tasks": {}},  # MCP tasks (docs/tasks.md)
     }
     assert result["ttlMs"] == 300_000
     assert result["cacheScope"] == "public"

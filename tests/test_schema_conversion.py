@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft202012Validator, ValidationError
 
-from mcp_bridge.schemas.conversion import collect_defs, strip_flagged_properties, to_json_schema
+from mcp_bridge.schemas.conversion import (
+    allow_null,
+    collect_defs,
+    strip_flagged_properties,
+    to_json_schema,
+    tolerant_output_transform,
+)
 
 
 def valid(schema, value) -> bool:
@@ -166,3 +172,79 @@ def test_a_one_of_beside_an_any_of_keeps_both_constraints():
         "anyOf": [{"type": "string"}, {"type": "integer"}],
         "allOf": [{"anyOf": [{"minimum": 5}, {"maxLength": 2}]}],
     }
+
+
+# --- OpenAPI 3.1 type lists and nullable schemas: null (or any type) named once (issue 34) -------
+
+
+@pytest.mark.parametrize(
+    "schema,expected",
+    [
+        # drf-spectacular 3.1: a field whose own schema says null, given its meta again
+        ({"type": ["string", "null", "null"]}, {"type": ["string", "null"]}),
+        ({"type": ["integer", "string", "integer"]}, {"type": ["integer", "string"]}),
+        # OpenAPI 3.0 nullable on a schema that already lists null
+        ({"type": ["string", "null"], "nullable": True}, {"type": ["string", "null"]}),
+        ({"type": ["string", "null", "null"], "nullable": True}, {"type": ["string", "null"]}),
+        (
+            {"type": "string", "enum": ["a", None], "nullable": True},
+            {"type": ["string", "null"], "enum": ["a", None]},
+        ),
+    ],
+)
+def test_a_type_list_names_each_type_once(schema, expected):
+    converted = to_json_schema(schema)
+    assert converted == expected
+    Draft202012Validator.check_schema(converted)
+    assert valid(converted, None) == ("null" in expected["type"])
+
+
+def test_a_nullable_ref_with_its_null_branch_twice_accepts_null():
+    """3.1: drf-spectacular appends ``{"type": "null"}`` to the ``oneOf`` each time the meta is
+    applied; as a ``oneOf`` the two null branches refuse ``null``."""
+    ref = {"$ref": "#/components/schemas/Proxy"}
+    converted = to_json_schema(
+        {"oneOf": [ref, {"type": "null"}, {"type": "null"}], "description": "d"}
+    )
+    assert converted == {"anyOf": [ref, {"type": "null"}], "description": "d"}
+
+
+def test_a_composition_with_a_null_branch_is_not_made_nullable_again():
+    ref = {"$ref": "#/components/schemas/Proxy"}
+    for schema in (
+        {"oneOf": [ref, {"type": "null"}]},
+        {"anyOf": [ref, {"$ref": "#/components/schemas/BlankEnum"}, {"enum": [None]}]},
+    ):
+        assert allow_null(schema) == schema
+        assert to_json_schema({**schema, "nullable": True}) == to_json_schema(schema)
+    # A plain anyOf gains one branch rather than a wrapper.
+    assert allow_null({"anyOf": [ref, {"type": "string"}], "description": "d"}) == {
+        "anyOf": [ref, {"type": "string"}, {"type": "null"}],
+        "description": "d",
+    }
+
+
+def test_the_tolerant_output_form_names_null_once():
+    schema = {
+        "type": "object",
+        "properties": {
+            "labels": {"type": "object", "additionalProperties": {"type": ["string", "null"]}},
+            "proxy": {"anyOf": [{"$ref": "#/$defs/Proxy"}, {"type": "null"}]},
+            "url": {
+                "anyOf": [
+                    {"type": ["string", "null"], "format": "uri"},
+                    {"type": "string", "maxLength": 0},
+                ]
+            },
+            "when": {"type": ["string", "null"], "format": "date-time"},
+            "count": {"type": ["integer", "null"]},
+        },
+    }
+    tolerant = tolerant_output_transform(to_json_schema(schema))
+    properties = tolerant["properties"]
+    assert properties["proxy"] == {"anyOf": [{"$ref": "#/$defs/Proxy"}, {"type": "null"}]}
+    assert properties["url"]["anyOf"][-1] == {"type": "null"}
+    assert len(properties["url"]["anyOf"]) == 3
+    assert properties["when"]["type"] == ["string", "null"]
+    assert properties["count"]["type"] == ["integer", "null"]
+    Draft202012Validator.check_schema(tolerant)

@@ -61,6 +61,7 @@ WRONG: dict[str, list[object]] = {
     "TOOLS_LIST_TTL_MS": [-1, "5m"],
     "TOOLS_LIST_CACHE_SCOPE": ["shared"],
     "FILTER_TOOLS_LIST": ["yes", {"catalog": "no"}],
+    "FILTER_TOOLS_LIST_TIMEOUT": [-1, "1m", True],
     "SCHEMA_PROFILE": ["flat"],
     "SPECTACULAR_SETTINGS": [[("TITLE", "Shop")], {1: "x"}],
     "GROUPS": [["not", "a", "dict"], None],
@@ -93,6 +94,13 @@ WRONG: dict[str, list[object]] = {
     "CONFIRM_WITHOUT_ELICITATION": ["yes", {"shop": "yes"}],
     "CONFIRM_TTL": [0, "300"],
     "CONFIRM_CACHE": ["redis"],
+    "TASK_ENGINE": ["celery", None],
+    "TASK_CACHE_ALIAS": ["nowhere", None],
+    "TASK_TTL_MS": [999, "1h", True],
+    "TASK_POLL_INTERVAL_MS": [0, 1.5],
+    "TASK_LEASE_SECONDS": [0, "60"],
+    "TRACE_ARGUMENTS": ["yes", 1],
+    "TRACE_ENDUSER": [True, "username", "ID"],
 }
 
 #: Values the new validators must let through (a check that refuses a right value is worse
@@ -107,6 +115,7 @@ RIGHT: dict[str, list[object]] = {
         [],
     ],
     "MAX_JSON_DEPTH": [1, 200],
+    "FILTER_TOOLS_LIST_TIMEOUT": [0],
     "TOOLS_LIST_TTL_MS": [0],
     "SPECTACULAR_SETTINGS": [{"VERSION": "2.0"}],
     "CACHE_ALIAS": ["default"],
@@ -119,6 +128,7 @@ RIGHT: dict[str, list[object]] = {
     "OAUTH_DEFAULT": [["read"], (), None],
     "OAUTH_AUTHORIZATION_SERVERS": [["/o", "https://auth.example.com/tenant"]],
     "OAUTH_RESOURCE_ORIGIN": ["https://api.example.com", "https://api.example.com/", None],
+    "TRACE_ENDUSER": [None, "id", "pseudo"],
 }
 
 

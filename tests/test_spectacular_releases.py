@@ -10,7 +10,11 @@ import pytest
 from django.test import Client
 from drf_spectacular.generators import SchemaGenerator
 
-from mcp_bridge.build.spectacular_compat import DESCRIBES_DJANGO_POLYMORPHIC, blank_or_formatted
+from mcp_bridge.build.spectacular_compat import (
+    DESCRIBES_DJANGO_POLYMORPHIC,
+    blank_or_formatted,
+    without_meta,
+)
 from tests.mcp_client import McpClient
 
 
@@ -74,3 +78,33 @@ def test_the_applications_own_schema_is_its_releases():
 )
 def test_blank_or_formatted(schema, expected):
     assert blank_or_formatted(schema) == expected
+
+
+@pytest.mark.parametrize(
+    "schema,meta,expected",
+    [
+        # OpenAPI 3.1: the meta's null is in the type list; drf-spectacular appends it again
+        (
+            {"type": ["string", "null"], "format": "uri", "description": "d"},
+            {"nullable": True, "description": "d"},
+            {"type": "string", "format": "uri"},
+        ),
+        (
+            {"type": ["string", "integer", "null"]},
+            {"nullable": True},
+            {"type": ["string", "integer"]},
+        ),
+        # OpenAPI 3.0: nullable is a keyword of its own, set again by the caller
+        ({"type": "string", "nullable": True}, {"nullable": True}, {"type": "string"}),
+        # not nullable: the type stays
+        (
+            {"type": ["string", "null"], "readOnly": True},
+            {"readOnly": True},
+            {"type": ["string", "null"]},
+        ),
+    ],
+)
+def test_without_meta_leaves_what_drf_spectacular_appends_again(schema, meta, expected):
+    """An extension's schema gets the field's meta from drf-spectacular once more (issue 34:
+    pulpcore's nullable blank strings under OAS 3.1 were ``["string", "null", "null"]``)."""
+    assert without_meta(schema, meta) == expected

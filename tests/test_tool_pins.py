@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: An exact pin as both files quote it: "name==version".
 PIN = re.compile(r'"([A-Za-z0-9][A-Za-z0-9._-]*)==([^"\s]+)"')
 #: The optional packages mcp_bridge imports (their extras), which mypy sees at their floors too.
-TYPED_EXTRAS = ("fast", "redis", "i18n", "oauth")
+TYPED_EXTRAS = ("fast", "redis", "i18n", "oauth", "otel")
 
 
 def pins(text: str) -> dict[str, str]:

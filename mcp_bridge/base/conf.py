@@ -6,7 +6,7 @@ An attribute of :data:`bridge_settings` is looked up on first access and kept
 works in tests without patching.
 
 Every key is one :class:`Setting` of :data:`SETTINGS`: its default, its validator, the id of
-the system check of a wrong value (its own, ``mcp_bridge.E201``-``E284``) and that check's
+the system check of a wrong value (its own, ``mcp_bridge.E201``-``E295``) and that check's
 hint; :data:`DEFAULTS` and :data:`VALIDATORS` are made from them, as django-cors-headers checks
 each of its settings. An unknown key or a wrong value raises :class:`SettingError` (an
 :class:`~django.core.exceptions.ImproperlyConfigured` that names the key and its check id) on
@@ -140,6 +140,10 @@ Keys and defaults:
     (:mod:`mcp_bridge.toolcall.visibility`): ``True`` for every group, ``False`` for none
     (every tool listed for everyone), or ``{group: bool}`` per group, the groups not named
     being filtered.
+``FILTER_TOOLS_LIST_TIMEOUT`` (``60``)
+    Seconds for which what a caller may see is reused, in the ``CACHE_ALIAS`` cache, keyed
+    on the caller's identity, groups, permissions, credential and headers
+    (:mod:`mcp_bridge.toolcall.visibility`); ``0`` evaluates every request.
 ``EXPLORER`` (``True``)
     A browser's ``GET`` of an endpoint (``Accept`` preferring ``text/html``) gets the tool
     explorer page (:mod:`mcp_bridge.transport.explorer`); ``False`` answers it 405 like any
@@ -170,6 +174,19 @@ Keys and defaults:
     Project words for the search ranking: ``{group or "*": {"word": ["synonym", ...]}}``;
     a query word also finds the tools that use one of its synonyms (both ways).
 
+Tracing (:mod:`mcp_bridge.tracing`, with the ``[otel]`` extra; docs/tracing.md):
+
+``TRACE_ARGUMENTS`` (``False``)
+    ``True``: the server span of a tool call records the arguments the client sent, as JSON
+    text (``gen_ai.tool.call.arguments``, an opt-in attribute of the conventions, cut at 8,192
+    characters), and the message of an invalid-params error. Arguments can hold personal data
+    and secrets: off by default.
+``TRACE_ENDUSER`` (``None``)
+    What the server spans record of the caller (the user DRF authenticated): ``None``,
+    nothing; ``"id"``, ``enduser.id``, the user's primary key; ``"pseudo"``,
+    ``enduser.pseudo.id``, a keyed hash (HMAC-SHA256 with ``SECRET_KEY``) of it, the same for
+    one user in every span.
+
 MCP authorization (:mod:`mcp_bridge.transport.authorization`, docs/authorization.md):
 
 ``OAUTH_GROUPS`` (``{}``)
@@ -189,6 +206,28 @@ MCP authorization (:mod:`mcp_bridge.transport.authorization`, docs/authorization
     ``"https://api.example.com"``: the origin of every resource identifier
     (RFC 8707), which is that origin followed by the endpoint's path; ``None``
     takes the request's scheme and host (``request.build_absolute_uri``).
+
+Tasks (:mod:`mcp_bridge.tasks`, docs/tasks.md):
+
+``TASK_ENGINE`` (``"thread"``)
+    What runs a tool that is served as a task in the background: ``"thread"`` (a thread of the
+    serving process: for development; a restart loses the runs it had not finished, which then
+    fail after ``TASK_LEASE_SECONDS``) or ``"django_tasks"`` (Django's tasks framework,
+    ``django.tasks`` or the ``django-tasks`` backport, on its ``default`` backend: the database
+    backend and ``db_worker`` of ``django-tasks-db`` in production, or Celery through the
+    ``django-tasks-celery`` backend).
+``TASK_CACHE_ALIAS`` (``"default"``)
+    The ``settings.CACHES`` alias that keeps the state of every task: it must be shared by every
+    process and machine that serves the endpoint or runs a task (Redis or the database cache in
+    production; a local-memory cache only for the ``"thread"`` engine in one process).
+``TASK_TTL_MS`` (``3_600_000``)
+    How long a task is kept after its creation (its ``ttlMs``), in milliseconds.
+``TASK_POLL_INTERVAL_MS`` (``2_000``)
+    The ``pollIntervalMs`` a task suggests, in milliseconds.
+``TASK_LEASE_SECONDS`` (``60``)
+    How long a background run's lease lasts; the worker renews it every third of that. A run
+    whose lease expired (its worker was killed) is ``failed``, saying that its writes may have
+    been applied.
 
 Shared builds (:mod:`mcp_bridge.store.builds`, docs/deploy.md):
 
@@ -767,6 +806,13 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E224",
         f"Whether tools/list leaves out the tools a caller may not use. {_SEE}",
     ),
+    "FILTER_TOOLS_LIST_TIMEOUT": Setting(
+        60,
+        _count("a number of seconds", "60", 0),
+        "mcp_bridge.E226",
+        "How long a caller's filtered tool list is reused (seconds; 0: never). "
+        "See docs/endpoint.md#each-caller-sees-the-tools-it-may-use.",
+    ),
     "SCHEMA_PROFILE": Setting(
         DEFS,
         _one_of(*PROFILES),
@@ -911,33 +957,65 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E265",
         "Project words for the search ranking. See docs/discovery.md.",
     ),
-    # Confirmation of calls (mcp_bridge.confirmation): E281-E289.
+    # Confirmation of calls (mcp_bridge.confirmation): E272-E279.
     "CONFIRM": Setting(
         {},
         _confirm,
-        "mcp_bridge.E281",
+        "mcp_bridge.E272",
         "Which tools of each group a person confirms before their view runs. "
         "See docs/confirmation.md.",
     ),
     "CONFIRM_WITHOUT_ELICITATION": Setting(
         False,
         _flag_by_group,
-        "mcp_bridge.E282",
+        "mcp_bridge.E273",
         "Whether clients that cannot ask a person may call, unconfirmed, the tools that ask. "
         "See docs/confirmation.md.",
     ),
     "CONFIRM_TTL": Setting(
         300,
         _positive_int,
-        "mcp_bridge.E283",
+        "mcp_bridge.E274",
         "How many seconds a requestState stays valid. See docs/confirmation.md.",
     ),
     "CONFIRM_CACHE": Setting(
         "default",
         _cache_alias,
-        "mcp_bridge.E284",
+        "mcp_bridge.E275",
         "The settings.CACHES alias that records used confirmations (shared by every worker "
         "and machine: Redis in production). See docs/confirmation.md.",
+    ),
+    # Tasks (mcp_bridge.tasks): E291-E299.
+    "TASK_ENGINE": Setting(
+        "thread",
+        _one_of("thread", "django_tasks"),
+        "mcp_bridge.E291",
+        "What runs a tool served as a task in the background. See docs/tasks.md#task-engines.",
+    ),
+    "TASK_CACHE_ALIAS": Setting(
+        "default",
+        _cache_alias,
+        "mcp_bridge.E292",
+        "The settings.CACHES alias that keeps the tasks' state. See docs/tasks.md#task-state.",
+    ),
+    "TASK_TTL_MS": Setting(
+        3_600_000,
+        _count("a number of milliseconds", "3_600_000 (an hour)", 1_000),
+        "mcp_bridge.E293",
+        "How long a task is kept after its creation (ttlMs). See docs/tasks.md#task-state.",
+    ),
+    "TASK_POLL_INTERVAL_MS": Setting(
+        2_000,
+        _count("a number of milliseconds", "2_000 (two seconds)", 1),
+        "mcp_bridge.E294",
+        "The pollIntervalMs a task suggests. See docs/tasks.md#polling.",
+    ),
+    "TASK_LEASE_SECONDS": Setting(
+        60,
+        _count("a number of seconds", "60", 1),
+        "mcp_bridge.E295",
+        "How long a background run's lease lasts before it counts as lost. "
+        "See docs/tasks.md#a-worker-that-dies.",
     ),
     # Shared builds (mcp_bridge.store): E271-E279.
     "BUILD_STORE": Setting(
@@ -945,6 +1023,21 @@ SETTINGS: dict[str, Setting] = {
         _build_store,
         "mcp_bridge.E271",
         "Where built tool sets are kept for every process. See docs/deploy.md.",
+    ),
+    # Tracing (mcp_bridge.tracing, with the [otel] extra): E281-E289.
+    "TRACE_ARGUMENTS": Setting(
+        False,
+        _flag,
+        "mcp_bridge.E281",
+        "Whether a tool call's span records its arguments (gen_ai.tool.call.arguments). "
+        "See docs/tracing.md.",
+    ),
+    "TRACE_ENDUSER": Setting(
+        None,
+        _one_of(None, "id", "pseudo"),
+        "mcp_bridge.E282",
+        'What the spans record of the caller: None (nothing), "id" (enduser.id, the user\'s '
+        'primary key) or "pseudo" (enduser.pseudo.id, a keyed hash of it). See docs/tracing.md.',
     ),
 }
 

@@ -51,6 +51,11 @@ A group's ``pin`` rules (the same rules) pick, among the group's own operations,
 stay in ``tools/list`` when the group is in search mode (:mod:`mcp_bridge.discovery.modes`):
 each adds its :class:`Reason` to the operations it pins, and adds no operation.
 
+A group's ``tasks`` rules (the same rules, plus ``"task"``: ``"run"``, ``"job"`` or
+``"never"``, and ``"required"``) give its operations a task policy (docs/tasks.md): the first
+that matches an operation adds its :class:`Reason`, which :mod:`mcp_bridge.tasks.policy` reads
+when the operation's view has no ``@mcp_tool(task=...)``.
+
 Faults (:class:`~mcp_bridge.base.errors.Problem`): a malformed rule or group entry
 is ``mcp_bridge.E050`` (the group's endpoint answers HTTP 500 while it stands);
 a rule that matches nothing is ``mcp_bridge.W050`` (an ``exclude`` rule "matches"
@@ -59,8 +64,9 @@ when it takes an operation out of its group, a ``pin`` rule when it pins one).
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import import_module
@@ -74,9 +80,13 @@ from mcp_bridge.decorators import GROUP_NAME_PATTERN
 
 #: The keys of one rule.
 RULE_KEYS = ("path", "path_regex", "namespace", "app_name", "view", "methods")
+#: The keys of a ``"tasks"`` rule beside the rule's own: how its operations may become MCP
+#: tasks (docs/tasks.md): ``"task"`` (``"run"``, ``"job"`` or ``"never"``) and ``"required"``.
+TASK_RULE_KEYS = ("task", "required")
+TASK_MODES = ("run", "job", "never")
 #: The keys of one group's entry. ``pin`` rules pick, among the group's operations, those
 #: that stay in ``tools/list`` when the group is in search mode (docs/discovery.md).
-GROUP_KEYS = ("include", "exclude", "pin")
+GROUP_KEYS = ("include", "exclude", "pin", "tasks")
 _METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE"}
 
 
@@ -228,6 +238,10 @@ class Membership:
     def pins(self) -> list[Rule]:
         return [rule for rule in self.rules if rule.kind == "pin"]
 
+    @cached_property
+    def task_rules(self) -> list[Rule]:
+        return [rule for rule in self.rules if rule.kind == "tasks"]
+
     def groups_of(
         self, operation: Operation | None, decorated: tuple[str, ...]
     ) -> dict[str, tuple[Reason, ...]]:
@@ -251,16 +265,47 @@ class Membership:
             if rule.group in result and rule.matches(operation):
                 rule.hits += 1
                 result[rule.group] = (*result[rule.group], Reason(rule))
+        decided: set[str] = set()
+        for rule in self.task_rules:  # the first that matches gives the task policy in its group
+            if rule.group in result and rule.group not in decided and rule.matches(operation):
+                rule.hits += 1
+                decided.add(rule.group)
+                result[rule.group] = (*result[rule.group], Reason(rule))
         return result
 
     def unused_rules(self) -> list[Rule]:
         """The rules that matched nothing in the last walk (``mcp_bridge.W050``)."""
         return [rule for rule in self.rules if not rule.hits]
 
+    def near_miss_problems(self, groups: Iterable[str]) -> list[Problem]:
+        """``mcp_bridge.W051`` for each group this setting declares whose name is a near-miss
+        of another group's (``"libary"`` beside the ``"library"`` of ``@api_group``): a typo
+        that would publish a second endpoint, ``/mcp/libary/``, silently."""
+        others = set(groups) | set(self.groups)
+        problems = []
+        for group in self.groups:
+            close = difflib.get_close_matches(group, sorted(others - {group}), n=1, cutoff=0.88)
+            if close:
+                problems.append(
+                    Problem(
+                        "mcp_bridge.W051",
+                        f'MCP_BRIDGE["GROUPS"] declares the group {group!r}, a near-miss of the '
+                        f"group {close[0]!r}: it is published as a group of its own, at "
+                        f"/mcp/{group}/.",
+                        f"Did you mean {close[0]!r}? Rename the GROUPS entry; if both groups are "
+                        'meant, silence this warning (SILENCED_SYSTEM_CHECKS = ["mcp_bridge.W051"]).',
+                        f'MCP_BRIDGE["GROUPS"][{group!r}]',
+                    )
+                )
+        return problems
+
     def unused_rule_problems(self) -> list[Problem]:
         problems = []
         for rule in self.unused_rules():
-            if rule.kind == "pin":
+            if rule.kind == "tasks":
+                what = f"gives no operation of group {rule.group!r} a task policy"
+                hint = "A tasks rule picks among the group's own operations: check it against `manage.py mcp_tools`."
+            elif rule.kind == "pin":
                 what = f"pins no operation of group {rule.group!r}"
                 hint = "A pin rule picks among the group's own operations: check it against `manage.py mcp_tools`."
             elif rule.kind == "include":
@@ -362,11 +407,20 @@ def _compile(rule: Rule, spec: Any) -> None:
     """Fill the rule's matchers from ``spec``; ``TypeError``/``ValueError`` say what is wrong."""
     if not isinstance(spec, dict):
         raise TypeError(f"a rule is a dict, not {type(spec).__name__}.")
-    unknown = sorted(set(spec) - set(RULE_KEYS))
+    allowed = RULE_KEYS + (TASK_RULE_KEYS if rule.kind == "tasks" else ())
+    unknown = sorted(set(spec) - set(allowed), key=str)
     if unknown:
         raise ValueError(
-            f"unknown key(s) {', '.join(map(repr, unknown))}; the keys are {', '.join(RULE_KEYS)}."
+            f"unknown key(s) {', '.join(map(repr, unknown))}; the keys are {', '.join(allowed)}."
         )
+    if rule.kind == "tasks":
+        if spec.get("task") not in TASK_MODES:
+            raise ValueError(
+                f"a tasks rule needs 'task', one of {', '.join(map(repr, TASK_MODES))}."
+            )
+        if not isinstance(spec.get("required", False), bool):
+            raise ValueError("'required' must be True or False.")
+        spec = {key: value for key, value in spec.items() if key not in TASK_RULE_KEYS}
     if not spec:
         raise ValueError("an empty rule would match every operation; give at least one key.")
     for key in ("path", "path_regex", "namespace", "app_name", "view"):

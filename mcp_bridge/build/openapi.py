@@ -44,10 +44,14 @@ from mcp_bridge.build.spectacular_compat import bridge_generation
 from mcp_bridge.decorators import get_metadata
 
 #: drf-spectacular settings the bridge needs whatever the project's are:
-#: separate request components, so read-only fields never become inputs, and
-#: untouched paths, so that a path can be filled in and resolved.
+#: separate request components, so read-only fields never become inputs;
+#: untouched paths, so that a path can be filled in and resolved; and the blank and
+#: null choices of a choice field kept (``BlankEnum``/``NullEnum`` beside its enum):
+#: without them ``postprocess_schema_enums`` drops ``""`` from the choices, and under
+#: ``OAS_VERSION`` 3.1 ``null`` too, which the field accepts (pulpcore turns them off).
 _REQUIRED_SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_ADD_EXPLICIT_BLANK_NULL_CHOICE": True,
     "SCHEMA_PATH_PREFIX_TRIM": False,
     "SCHEMA_PATH_PREFIX_INSERT": "",
     "CAMELIZE_NAMES": False,

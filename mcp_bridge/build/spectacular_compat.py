@@ -16,7 +16,11 @@ spectacular``) stays exactly what its drf-spectacular release writes:
   ``EmailField(allow_blank=True)``, a ``SlugField`` that may be blank): 0.30 writes
   ``oneOf: [<the string>, {"type": "string", "maxLength": 0}]``; before, only the formatted
   string, and the bridge, which asserts formats on arguments, would refuse the ``""`` the
-  view accepts. :class:`BlankFormattedStringExtension` writes the 0.30 form.
+  view accepts. :class:`BlankFormattedStringExtension` writes the 0.30 form. drf-spectacular
+  gives an extension's schema the field's meta once more, so the extension takes it out first
+  (:func:`without_meta`): under ``OAS_VERSION`` 3.1 a nullable ``CharField`` that may be
+  blank (pulpcore's ``HStoreField`` values, ``SetLabel.value``) was written ``["string",
+  "null", "null"]``.
 
 On 0.30 and later neither extension is defined: drf-spectacular's own description applies.
 What remains different on the older releases is in ``docs/tools.md`` ("drf-spectacular
@@ -67,6 +71,25 @@ def blank_or_formatted(schema: dict[str, Any]) -> dict[str, Any]:
     return {**outer, "oneOf": [inner, {"type": "string", "maxLength": 0}]}
 
 
+def without_meta(schema: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (a field as ``_map_serializer_field`` maps it, its ``meta`` applied) without
+    what the meta added, for an extension whose result drf-spectacular gives the same meta
+    again (``append_meta(<the extension's schema>, meta)``).
+
+    Applied twice, the meta of a nullable field is harmless under OpenAPI 3.0 (``nullable:
+    true`` is set twice), not under 3.1, where each application appends ``"null"`` to the
+    type: ``["string", "null", "null"]``, which JSON Schema refuses (the items of ``type``
+    are unique), and a ``oneOf`` with texts beside it, which 0.28 and 0.29 cannot make
+    nullable at all (an assertion). So the ``"null"`` of the type, and the keywords that
+    the meta sets again, are taken out here."""
+    bare = {key: value for key, value in schema.items() if key not in meta}
+    types = bare.get("type")
+    if meta.get("nullable") and isinstance(types, list):
+        kept = [name for name in types if name != "null"]
+        bare["type"] = kept[0] if len(kept) == 1 else kept
+    return bare
+
+
 if not DESCRIBES_DJANGO_POLYMORPHIC:
 
     class DjangoPolymorphicSerializerExtension(rest_polymorphic.PolymorphicSerializerExtension):
@@ -110,5 +133,7 @@ if not DESCRIBES_DJANGO_POLYMORPHIC:
             )
             if not isinstance(schema, dict):
                 return schema
+            meta = auto_schema._get_serializer_field_meta(self.target, direction)
+            schema = without_meta(schema, meta)
             auto_schema._insert_field_validators(self.target, schema)
             return blank_or_formatted(schema)

@@ -32,18 +32,28 @@ A warm search costs one dict lookup per query term and one addition per posting.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import re
+import threading
 import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import FieldDoesNotExist
 from django.utils import translation
 
 from mcp_bridge.build.tools import Tool
+
+try:  # the ``search`` extra: Snowball's stemmers (docs/discovery.md#ranking)
+    import snowballstemmer  # type: ignore[import-untyped,import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover - the fallback is tested by monkeypatching
+    snowballstemmer = None
+
+_AVAILABLE = frozenset(snowballstemmer.algorithms()) if snowballstemmer is not None else frozenset()
 
 #: BM25's term-frequency saturation and length normalisation, the usual values.
 K1 = 1.2
@@ -93,6 +103,9 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "find all",
         "search",
         "enumerate",
+        "find",
+        "search for",
+        "look for",
         "how many",
         "alle",
         "liste",
@@ -142,6 +155,11 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "place",
         "enter",
         "allocate",
+        "set up",
+        "setup",
+        "generate",
+        "upload",
+        "invite",
         "anlegen",
         "lege",
         "hinzufugen",
@@ -177,6 +195,31 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "adjust",
         "mark",
         "switch",
+        "raise",
+        "lower",
+        "increase",
+        "decrease",
+        "reduce",
+        "extend",
+        "shorten",
+        "reschedule",
+        "postpone",
+        "enable",
+        "disable",
+        "activate",
+        "deactivate",
+        "turn on",
+        "turn off",
+        "erhohe",
+        "erhohen",
+        "senke",
+        "senken",
+        "verlangere",
+        "verlangern",
+        "aktiviere",
+        "aktivieren",
+        "deaktiviere",
+        "deaktivieren",
         "andern",
         "andere",
         "umbenennen",
@@ -204,6 +247,10 @@ INTENTS: dict[str, tuple[str, ...]] = {
         "destroy",
         "discard",
         "purge",
+        "take off",
+        "clean up",
+        "clear out",
+        "wipe",
         "loschen",
         "losche",
         "entfernen",
@@ -291,7 +338,7 @@ VOCABULARY: tuple[tuple[str, ...], ...] = (
     ("tax rate", "vat", "steuersatz", "mehrwertsteuer"),
     ("credit note", "gutschrift"),
     ("memory", "ram", "arbeitsspeicher"),
-    ("void", "cancel", "annul", "stornieren", "storniere", "storno"),
+    ("void", "cancel", "annul", "undo", "revert", "stornieren", "storniere", "storno"),
     ("refund", "reimburse", "give back", "money back", "erstatten", "zuruckerstatten"),
     ("pause", "suspend", "on hold", "pausieren", "aussetzen"),
     ("checkout", "check out", "kasse", "bezahlen"),
@@ -312,12 +359,92 @@ VOCABULARY: tuple[tuple[str, ...], ...] = (
     ("schedule", "plan", "einplanen"),
 )
 
+#: The share of a resource's name whole in its word's weight (the rest is its stem's).
+NOUN_SHARE = 0.7
+
 #: How much an expansion (an abbreviation's, a synonym's) counts beside the query's own word.
 EXPANSION_WEIGHT = 0.6
 #: Score factors of the verb intent (measured on bench/search_tasks.json, docs/benchmarks.md).
 INTENT_MATCH = 1.8
 BULK_NOT_ASKED = 0.6
 BULK_ASKED_NOT_BULK = 0.8
+#: The factors of each kind for a query that names no kind of operation: it asks to read.
+NO_VERB = {LIST: 1.6, RETRIEVE: 1.3, CREATE: 1.0, UPDATE: 0.9, DESTROY: 0.6, ACTION: 1.0}
+#: The factors for a query that starts with a verb the intents do not know ("issue a gift
+#: card", "load 20 euros onto it"): it asks to do something, most likely not to read.
+OTHER_VERB = {LIST: 0.8, RETRIEVE: 0.8, CREATE: 1.2, UPDATE: 1.0, DESTROY: 0.7, ACTION: 1.2}
+#: The same as NO_VERB, for a query that names one object (a word with a digit: "invoice 2026-00042").
+NO_VERB_ONE = {**NO_VERB, LIST: 1.3, RETRIEVE: 1.6}
+#: Words that start a question or a request to see: a query starting so asks to read.
+READ_WORDS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "where",
+        "when",
+        "how",
+        "why",
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "any",
+        "show",
+        "see",
+        "view",
+        "display",
+        "find",
+        "look",
+        "check",
+        "count",
+        "get",
+        "tell",
+        "give",
+        "open",
+    ]
+    + [
+        "wer",
+        "wen",
+        "wem",
+        "wessen",
+        "wo",
+        "wann",
+        "warum",
+        "wieviel",
+        "zeig",
+        "zeige",
+        "zeigen",
+        "gib",
+        "finde",
+        "suche",
+    ]
+)
+#: How much a tool whose resource the query names whole gains (times the square of the
+#: share of the resource's words that the query has: "X" is not "X reservations").
+RESOURCE_MATCH = 1.0
+#: How much a resource word that only a synonym or abbreviation of the query matches counts
+#: in the share of the resource's name the query holds.
+SYNONYM_COVERAGE = 0.75
+#: How many of a query's best candidates (by BM25 and the kind's factor) the resource, name
+#: and action factors rank again.
+RERANK_DEPTH = 50
+#: The factor of a tool all of whose name's words the query has.
+NAME_MATCH = 1.5
+#: The factor of a custom action whose own word (not its resource's) the query says.
+ACTION_WORD = 1.5
+#: The factor of an update that replaces the whole object (PUT) beside its partial update.
+WHOLE_UPDATE = 0.97
+#: Argument fields (parameters, filters, fields) count at most this much per term, and at
+#: most :data:`ARGUMENT_LENGTH` in a tool's length: hundreds of filters neither drown the
+#: tool's own words nor make it unfindable.
+ARGUMENT_TF = 1.0
+ARGUMENT_LENGTH = 12.0
 
 #: Terms below this inverse document frequency (in nearly every tool of the group: over
 #: nine in ten) are not searched: they tell no tool from another.
@@ -329,6 +456,8 @@ SELECTIVE_IDF = 1.0
 
 #: How much a query word that states an intent (:data:`INTENTS`) counts as a word.
 VERB_WEIGHT = 0.3
+#: How much a word of a value counts (a quoted text, an identifier: :func:`_value_words`).
+VALUE_WEIGHT = 0.1
 
 #: Words that carry no meaning for ranking (folded, English and German).
 STOP_WORDS = frozenset(
@@ -442,6 +571,10 @@ STOP_WORDS = frozenset(
 _WORD = re.compile(r"[a-z]+|[0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})")
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
+_IDENTIFIER = re.compile(r"[0-9]")
+#: A token that is a value: a digit beside a separator ("core-rtr-01", "10.0.0.0/24",
+#: "GC-7781"), or a digit in five characters or more ("Q7XK2"); not "S3", "IPv4", "L2".
+_VALUE_TOKEN = re.compile(r"[0-9].*[-./:_#@]|[-./:_#@].*[0-9]|^(?=\S*[0-9])\S{5,}$")
 
 
 def fold(text: str) -> str:
@@ -451,13 +584,11 @@ def fold(text: str) -> str:
     return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
 
 
-def stem(word: str) -> str:
-    """A light stemmer for English and German: plural and common inflection endings.
-
-    Not a linguist's stemmer: it only has to map the forms people type ("invoices",
-    "invoice"; "Rechnungen", "Rechnung"; "cancelled", "cancel") to one word, and to do the
-    same on both sides.
-    """
+def light_stem(word: str) -> str:
+    """The fallback stemmer, without the ``search`` extra: plural and common inflection
+    endings of English and German. It keeps ``-er`` and ``-ing`` (``order`` and ``orders``,
+    ``finding`` and ``findings`` each stay one word); Snowball does better
+    (docs/discovery.md#ranking)."""
     if len(word) <= 3 or word.isdigit():
         return word
     for suffix, replacement in (
@@ -466,20 +597,105 @@ def stem(word: str) -> str:
         ("ungen", "ung"),
         ("heiten", "heit"),
         ("keiten", "keit"),
-        ("ings", ""),
-        ("ing", ""),
+        ("ings", "ing"),
         ("ed", ""),
         ("es", ""),
         ("en", ""),
-        ("er", ""),
         ("s", ""),
         ("e", ""),
-        ("n", ""),
     ):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             if suffix == "s" and word.endswith(("ss", "us", "is")):
                 return word
             return word[: len(word) - len(suffix)] + replacement
+    return word
+
+
+#: The Snowball algorithm of each language code (ISO 639-1) that Snowball has one for.
+SNOWBALL_LANGUAGES = {
+    "ar": "arabic",
+    "hy": "armenian",
+    "eu": "basque",
+    "ca": "catalan",
+    "cs": "czech",
+    "da": "danish",
+    "nl": "dutch",
+    "en": "english",
+    "eo": "esperanto",
+    "et": "estonian",
+    "fi": "finnish",
+    "fr": "french",
+    "de": "german",
+    "el": "greek",
+    "hi": "hindi",
+    "hu": "hungarian",
+    "id": "indonesian",
+    "ga": "irish",
+    "it": "italian",
+    "lt": "lithuanian",
+    "ne": "nepali",
+    "nb": "norwegian",
+    "nn": "norwegian",
+    "no": "norwegian",
+    "fa": "persian",
+    "pl": "polish",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sr": "serbian",
+    "st": "sesotho",
+    "es": "spanish",
+    "sv": "swedish",
+    "ta": "tamil",
+    "tr": "turkish",
+    "yi": "yiddish",
+}
+
+_local = threading.local()
+
+
+def snowball_algorithm(language: str | None) -> str | None:
+    """The Snowball algorithm for a language code (``"de-at"`` → ``"german"``), ``None``
+    for a language Snowball lacks or when the ``search`` extra is not installed."""
+    if snowballstemmer is None:
+        return None
+    code = (language or "en").lower().replace("_", "-").split("-")[0]
+    algorithm = SNOWBALL_LANGUAGES.get(code)
+    return algorithm if algorithm in _AVAILABLE else None
+
+
+@functools.lru_cache(maxsize=200_000)
+def _snowball(algorithm: str, word: str) -> str:
+    stemmers = _local.__dict__.setdefault("stemmers", {})
+    stemmer = stemmers.get(algorithm)
+    if stemmer is None:  # one per thread: a Snowball stemmer keeps state while it works
+        stemmer = stemmers[algorithm] = snowballstemmer.stemmer(algorithm)
+    return str(stemmer.stemWord(word))
+
+
+def stem(word: str, language: str | None = None) -> str:
+    """``word``'s stem in ``language`` (a code; ``None``: English): Snowball's (the
+    ``search`` extra), else :func:`light_stem`. The same for the tools and the query."""
+    if word.isdigit():
+        return word
+    algorithm = snowball_algorithm(language)
+    if algorithm is None:
+        return light_stem(word)
+    return _snowball(algorithm, word)
+
+
+def noun_key(word: str) -> str:
+    """``word`` without an English plural ending (``findings`` → ``finding``,
+    ``addresses`` → ``address``, ``categories`` → ``category``): how a resource's name is
+    matched whole, before a stemmer folds it into a verb (``finding`` → ``find``)."""
+    if len(word) <= 3 or word.isdigit():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
     return word
 
 
@@ -490,9 +706,42 @@ def words(text: str | None) -> list[str]:
     return [w for w in _WORD.findall(fold(text)) if w not in STOP_WORDS]
 
 
-def terms(text: str | None) -> list[str]:
-    """The index terms of ``text``: :func:`words`, stemmed."""
-    return [stem(w) for w in words(text)]
+def terms(text: str | None, language: str | None = None) -> list[str]:
+    """The index terms of ``text``: :func:`words`, stemmed in ``language``."""
+    return [stem(w, language) for w in words(text)]
+
+
+@dataclass(frozen=True)
+class Analyzer:
+    """How the words of one index (its tools' and its queries') become terms.
+
+    Attributes:
+        languages: the stemming languages: the index's own, and the source language when
+            the tools' texts are a translation that falls back to it (a word then yields the
+            stem of each, when they differ, each at half weight).
+        nouns: the noun keys (:func:`noun_key`) of the words that name the API's resources
+            (the models' verbose names, the router basenames): such a word is indexed and
+            searched whole, so that a resource named like a verb ("finding", "setting",
+            "post") keeps meaning the resource.
+    """
+
+    languages: tuple[str | None, ...] = (None,)
+    nouns: frozenset[str] = frozenset()
+
+    def weighted(self, word: str) -> list[tuple[str, float]]:
+        """The terms of one folded word, each with its share of the word's weight."""
+        stems = list(dict.fromkeys(stem(word, language) for language in self.languages))
+        key = noun_key(word)
+        if key in self.nouns and key not in stems:
+            # The resource's name whole, and its stem a little: "exporters" still meets
+            # "export", but "finding" is first the findings.
+            share = (1.0 - NOUN_SHARE) / len(stems)
+            return [(key, NOUN_SHARE), *((term, share) for term in stems)]
+        return [(term, 1.0 / len(stems)) for term in stems]
+
+    def terms(self, text: str | None) -> list[str]:
+        """The terms of ``text`` (each once per word, whatever its weight)."""
+        return [term for word in words(text) for term, _ in self.weighted(word)]
 
 
 @dataclass
@@ -516,8 +765,21 @@ class SearchIndex:
         synonyms: ``{term: [term, ...]}``: the expansions of a query term.
         phrases: ``[(terms, expansions), ...]``: the expansions of a phrase of the query
             (``"shut down"`` → ``stop``; ``"virtual machine"`` → ``vm``).
-        intents: whether the verb intents rank (``False``: plain BM25, for the benchmark's
-            comparison).
+        intents: whether the verb intents, the resource and the name rank (``False``:
+            plain BM25, for the benchmark's comparison).
+        analyzer: how words become terms (:class:`Analyzer`), the same for the query.
+        resource_terms: each tool's resource names (verbose names, basename, the
+            overview's label), each as a tuple of terms.
+        name_terms: the terms of each tool's name.
+        resource_of: each tool's resource label, as its position in ``resources``.
+        by_name: ``{lower-cased tool name: document number}``.
+        verb_phrases: the runs of words of the resource names that hold a word stating an
+            intent ("waiting list"), folded, longest first, by that word.
+        action_terms: the words of each custom action's name that are not its resource's
+            ("approve" of ``stages_approve_create``): a query that says one of them asks
+            for that action.
+        whole_update: whether each tool is an update that replaces the whole object (PUT):
+            a partial update (PATCH) ranks just above it.
     """
 
     names: list[str]
@@ -531,6 +793,14 @@ class SearchIndex:
     synonyms: dict[str, list[str]] = field(default_factory=dict)
     phrases: list[tuple[list[str], list[str]]] = field(default_factory=list)
     intents: bool = True
+    analyzer: Analyzer = field(default_factory=Analyzer)
+    resource_terms: list[list[tuple[str, ...]]] = field(default_factory=list)
+    name_terms: list[tuple[str, ...]] = field(default_factory=list)
+    resource_of: list[int] = field(default_factory=list)
+    by_name: dict[str, int] = field(default_factory=dict)
+    verb_phrases: dict[str, list[str]] = field(default_factory=dict)
+    action_terms: list[frozenset[str]] = field(default_factory=list)
+    whole_update: list[bool] = field(default_factory=list)
 
     def search(
         self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
@@ -576,28 +846,143 @@ class SearchIndex:
                 added = contribution_of.get(doc)
                 if added is not None:
                     scores[doc] += weight * added
+        exact = self._named(query) if self.intents else []
+        for doc in exact:
+            scores.setdefault(doc, 0.0)
         if not scores:
             return [], 0
         names = self.names
         if visible is not None:
             scores = {doc: score for doc, score in scores.items() if names[doc] in visible}
-        factors = self._factors(query)
+        intents = detect_intents(self._without_names(query)) if self.intents else None
+        factors = self._factors(intents, query)
         classes = self.classes
+        scores = {doc: score * factors[classes[doc]] for doc, score in scores.items()}
+        if self.intents:
+            # The resource, name and action factors only raise a score (at most about 4.5
+            # times): they are worked out for the best candidates only (and the tools named
+            # exactly), which keeps a query over thousands of matching tools fast.
+            chosen = dict(heapq.nlargest(RERANK_DEPTH, scores.items(), key=lambda item: item[1]))
+            chosen.update((doc, scores[doc]) for doc in exact if doc in scores)
+            scores.update(self._rerank(query, chosen, intents or frozenset(), exact))
         # (score, -doc): ties go to the first tool by name (tools are sorted by name).
-        scored = [(score * factors[classes[doc]], -doc) for doc, score in scores.items()]
+        scored = [(score, -doc) for doc, score in scores.items()]
         best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
         return [(names[-doc], score) for score, doc in best], len(scores)
 
-    def _factors(self, query: str) -> list[float]:
-        """The score factor of each (kind, bulk) pair (:data:`_CLASSES`) for ``query``'s intents."""
-        intents = detect_intents(query) if self.intents else None
+    def _without_names(self, query: str) -> str:
+        """The query without the resource names that hold a verb word ("waiting list",
+        "check-in list"): there the word names a resource, it asks for no kind."""
+        found = _WORD.findall(fold(query))
+        folded = " " + " ".join(found) + " "
+        for word in dict.fromkeys(found):
+            for phrase in self.verb_phrases.get(word, ()):
+                folded = folded.replace(f" {phrase} ", " _ ")
+        return folded
+
+    def _named(self, query: str) -> list[int]:
+        """The tools whose exact name the query holds (``dcim_devices_list``, or the whole
+        query ``devices list`` when a tool is named ``devices_list``)."""
+        lowered = query.strip().lower()
+        found = []
+        whole = re.sub(r"[\s]+", "_", lowered.strip(" `'\".,;:!?()"))
+        if whole in self.by_name:
+            found.append(self.by_name[whole])
+        for token in re.split(r"[\s,;:!?()'\"`]+", lowered):
+            doc = self.by_name.get(token.strip("."))
+            if doc is not None and doc not in found:
+                found.append(doc)
+        return found
+
+    def _rerank(
+        self,
+        query: str,
+        scores: dict[int, float],
+        intents: frozenset[str],
+        exact: list[int],
+    ) -> dict[int, float]:
+        """The scores (BM25 times the intent's factor) times the resource's, the name's and
+        the action's factors; a
+        tool named exactly first; a destructive tool below the reads of its resource unless
+        the query asks to remove."""
+        analyzer = self.analyzer
+        query_words = words(query)
+        every = {term for word in query_words for term, _ in analyzer.weighted(word)}
+        values = _value_words(query)
+        content = {
+            term
+            for word in query_words
+            if word not in _INTENT_WORDS and word not in values
+            for term, _ in analyzer.weighted(word)
+        }
+        expanded = {term for term, weight in self.query_terms(query).items() if term not in content}
+        resource_terms, name_terms = self.resource_terms, self.name_terms
+        ranked: dict[int, float] = {}
+        for doc, score in scores.items():
+            factor = 1.0
+            # A synonym's match counts less: "orders" is first the orders, not the purchase
+            # orders that the vocabulary relates to them.
+            coverage = max(
+                (
+                    (
+                        len(content.intersection(alt))
+                        + SYNONYM_COVERAGE * len(expanded.intersection(alt))
+                    )
+                    / len(alt)
+                    for alt in resource_terms[doc]
+                    if alt
+                ),
+                default=0.0,
+            )
+            factor *= 1.0 + RESOURCE_MATCH * coverage * coverage
+            name = name_terms[doc]
+            if name and every.issuperset(name):
+                factor *= NAME_MATCH
+            if self.action_terms and content.intersection(self.action_terms[doc]):
+                factor *= ACTION_WORD
+            if self.whole_update and self.whole_update[doc]:
+                factor *= WHOLE_UPDATE
+            ranked[doc] = score * factor
+        if exact:
+            top = max(ranked.values())
+            for position, doc in enumerate(exact):
+                if doc in ranked:
+                    ranked[doc] = top * 2.0 - position
+        if DESTROY not in intents and ranked:
+            kinds, resource_of = self.kinds, self.resource_of
+            best_read: dict[int, float] = {}
+            for doc, score in ranked.items():
+                if kinds[doc] in (LIST, RETRIEVE):
+                    resource = resource_of[doc]
+                    best_read[resource] = max(best_read.get(resource, 0.0), score)
+            for doc, score in ranked.items():
+                if kinds[doc] == DESTROY and doc not in exact:
+                    read = best_read.get(resource_of[doc])
+                    if read is not None and score >= read:
+                        ranked[doc] = read * 0.999
+        return ranked
+
+    def _factors(self, intents: frozenset[str] | None, query: str = "") -> list[float]:
+        """The score factor of each (kind, bulk) pair (:data:`_CLASSES`) for a query's
+        intents (``None``: plain BM25). A query that names no kind of operation and starts
+        with no other verb asks to read: lists first (single objects first when it names
+        one: a word with a digit), then writes, deletes last."""
         asks_bulk = intents is not None and BULK in intents
+        asks_kind = intents is not None and bool(intents - {BULK})
+        reads: dict[str, float] = {}
+        if intents is not None and not asks_kind:
+            if self._other_verb(query):
+                reads = OTHER_VERB
+            else:
+                reads = NO_VERB_ONE if _IDENTIFIER.search(query) else NO_VERB
         factors = []
         for kind, is_bulk in _CLASSES:
             factor = 1.0
             if intents is not None:
                 if kind in intents:
                     factor = INTENT_MATCH
+                else:
+                    factor = reads.get(kind, 1.0)
                 if is_bulk and not asks_bulk:
                     factor *= BULK_NOT_ASKED
                 elif asks_bulk and not is_bulk:
@@ -605,21 +990,40 @@ class SearchIndex:
             factors.append(factor)
         return factors
 
+    def _other_verb(self, query: str) -> bool:
+        """Whether the query starts with a word that is likely a verb the intents do not
+        know ("issue a gift card", "cancel order 12"): not a question or read word, not a
+        word of the API's resources, not a number."""
+        first = next(iter(_WORD.findall(fold(query))), "")
+        return bool(first) and not (
+            first.endswith(("ing", "ed"))  # "pending orders": an adjective, not an order
+            or first in _INTENT_WORDS
+            or first in READ_WORDS
+            or first in STOP_WORDS
+            or first.isdigit()
+            or noun_key(first) in self.analyzer.nouns
+        )
+
     def query_terms(self, query: str) -> dict[str, float]:
         """The weighted terms of a query: its own words (1.0), then the expansions of
         abbreviations and synonyms (:data:`EXPANSION_WEIGHT`), each term once at its
         highest weight."""
         weighted: dict[str, float] = {}
         query_words = words(query)
+        values = _value_words(query) if self.intents else frozenset()
         expansions: list[str] = []
+        stems: list[str] = []
+        analyzer = self.analyzer
         for word in query_words:
-            term = stem(word)
             # A verb that says which kind of operation is asked for counts through the
             # intent; as a word it would find names that merely contain it ("page_detail").
             own = VERB_WEIGHT if self.intents and word in _INTENT_WORDS else 1.0
-            weighted[term] = max(weighted.get(term, 0.0), own)
-            expansions += self.synonyms.get(term, ())
-        stems = [stem(w) for w in query_words]
+            if word in values:
+                own = min(own, VALUE_WEIGHT)
+            for term, share in analyzer.weighted(word):
+                weighted[term] = max(weighted.get(term, 0.0), own * share)
+                expansions += self.synonyms.get(term, ())
+                stems.append(term)
         for phrase, expanded in self.phrases:
             if _contains(stems, phrase):
                 expansions += expanded
@@ -635,9 +1039,46 @@ _CLASSES = [
     for is_bulk in (False, True)
 ]
 
+#: Words of tool names that tell the operation, not the action: never an action's own word.
+_KIND_WORDS = frozenset(
+    [
+        "list",
+        "create",
+        "retrieve",
+        "update",
+        "partial",
+        "destroy",
+        "delete",
+        "read",
+        "api",
+        "view",
+        "get",
+        "post",
+        "put",
+        "patch",
+    ]
+)
+
 _INTENT_WORDS = frozenset(
     phrase for phrases in INTENTS.values() for phrase in phrases if " " not in phrase
 )
+
+
+_QUOTED = re.compile(r"'[^']+'|\"[^\"]+\"|“[^”]+”|‘[^’]+’|`[^`]+`")
+
+
+def _value_words(query: str) -> frozenset[str]:
+    """The folded words of the query's values: quoted texts ("a tag 'decommissioning'") and
+    identifiers ("core-rtr-01", "GC-7781", "10.0.0.0/24": :data:`_VALUE_TOKEN`). They name
+    the objects to act on, not what to do: "core" of "core-rtr-01" must not find the
+    ``core_...`` tools. Words also said outside a value keep their weight."""
+    inside = [match.group(0) for match in _QUOTED.finditer(query)]
+    rest = _QUOTED.sub(" ", query)
+    tokens = rest.split()
+    identifiers = [token for token in tokens if _VALUE_TOKEN.search(token)]
+    inside += identifiers
+    outside = {w for token in tokens if token not in identifiers for w in words(token)}
+    return frozenset(w for text in inside for w in words(text) if w not in outside)
 
 
 def _contains(sequence: list[str], part: list[str]) -> bool:
@@ -686,17 +1127,6 @@ def resource_label(tool: Tool) -> str:
         return source.basename
     segments = [s for s in _PLACEHOLDER.split(source.path)[0].split("/") if s]
     return segments[-1] if segments else tool.name
-
-
-def _plain_fields(tool: Tool) -> Iterator[tuple[str, str | None]]:
-    """The tool's own texts only: name, title, description, argument names and texts."""
-    yield "name", tool.name.replace("_", " ").replace(".", " ").replace("-", " ")
-    yield "title", tool.title
-    yield "description", tool.description
-    for argument, schema in tool.input_schema.get("properties", {}).items():
-        yield "parameters", argument.replace("_", " ")
-        if isinstance(schema, dict):
-            yield "parameter_texts", schema.get("description")
 
 
 def _fields(tool: Tool, language: str | None = None) -> Iterator[tuple[str, str | None]]:
@@ -748,14 +1178,15 @@ def _translated_model_texts(
 
 
 def synonym_tables(
-    groups: Iterable[Iterable[str]],
+    groups: Iterable[Iterable[str]], analyzer: Analyzer | None = None
 ) -> tuple[dict[str, list[str]], list[tuple[list[str], list[str]]]]:
     """``(single-term expansions, phrase expansions)`` of groups of words that mean the same:
-    every member of a group expands to the terms of the others."""
+    every member of a group expands to the terms of the others (made by ``analyzer``)."""
+    analyzer = analyzer or Analyzer()
     single: dict[str, dict[str, None]] = {}
     phrases: dict[tuple[str, ...], dict[str, None]] = {}
     for group in groups:
-        members = [tuple(terms(member)) for member in group]
+        members = [tuple(analyzer.terms(member)) for member in group]
         members = [member for member in members if member]
         for member in members:
             others = {term: None for other in members if other != member for term in other}
@@ -769,6 +1200,59 @@ def synonym_tables(
     return (
         {term: list(expanded) for term, expanded in single.items()},
         [(list(phrase), list(expanded)) for phrase, expanded in phrases.items()],
+    )
+
+
+@dataclass
+class ToolText:
+    """What the index knows of one tool, as plain data: the texts of its document and how it
+    ranks. :func:`tool_text` makes it from a built tool; the search benchmark stores these of
+    real applications (``bench/search_eval``) and indexes them without the applications.
+
+    Attributes:
+        name: the tool's name.
+        kind: its kind of operation (:data:`LIST` ...).
+        bulk: whether it acts on several objects at once.
+        resource: what it acts on, for the overview (:func:`resource_label`).
+        http_method: the operation's HTTP method.
+        path: the operation's URL path, with its ``{parameters}``.
+        fields: ``[(field, text), ...]``: its document, the field names of :data:`WEIGHTS`.
+    """
+
+    name: str
+    kind: str
+    bulk: bool
+    resource: str
+    http_method: str
+    path: str
+    fields: list[tuple[str, str]]
+
+    def as_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of the record (:meth:`from_json` reads it back)."""
+        return {**self.__dict__, "fields": [list(pair) for pair in self.fields]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ToolText:
+        """The record of :meth:`as_json`'s dict (other keys are ignored)."""
+        known = {key: data[key] for key in cls.__dataclass_fields__ if key != "fields"}
+        return cls(**known, fields=[(name, text) for name, text in data["fields"]])
+
+
+#: The fields of a tool's own texts: plain BM25 (the benchmark's comparison) indexes only these.
+PLAIN_FIELDS = frozenset({"name", "title", "description", "parameters", "parameter_texts"})
+
+
+def tool_text(tool: Tool, language: str | None = None) -> ToolText:
+    """The :class:`ToolText` of a built tool, its model's texts also in ``language``."""
+    kind, is_bulk = tool_kind(tool)
+    return ToolText(
+        name=tool.name,
+        kind=kind,
+        bulk=is_bulk,
+        resource=resource_label(tool),
+        http_method=tool.facts.http_method,
+        path=tool.method.source.path,
+        fields=[(name, text) for name, text in _fields(tool, language) if text],
     )
 
 
@@ -789,33 +1273,143 @@ def build_index(
         plain: plain BM25 over the tools' own texts, for the benchmark's comparison: no
             facts, no verb intents, no abbreviations, no vocabulary.
     """
-    documents: list[dict[str, float]] = []
-    resources: dict[str, list[int]] = {}
-    kinds: list[str] = []
-    bulk: list[bool] = []
-    for number, tool in enumerate(tools):
-        counts: dict[str, float] = {}
-        fields = _plain_fields(tool) if plain else _fields(tool, language)
-        for name, text in fields:
-            weight = WEIGHTS[name]
-            for term in terms(text):
-                counts[term] = counts.get(term, 0.0) + weight
-        if not plain:
-            _add_abbreviations(counts)
-        documents.append(counts)
-        kind, is_bulk = tool_kind(tool)
-        kinds.append(kind)
-        bulk.append(is_bulk)
-        resources.setdefault(resource_label(tool), []).append(number)
-    return index_of(
-        [tool.name for tool in tools],
-        documents,
-        kinds,
-        bulk,
-        resources,
-        **_expansions(synonyms, plain),
-        intents=not plain,
+    source = settings.LANGUAGE_CODE if settings.configured else None
+    return index_texts(
+        [tool_text(tool, language) for tool in tools],
+        synonyms,
+        plain=plain,
+        language=language,
+        source_language=source,
     )
+
+
+#: The fields of a tool's arguments: capped (:data:`ARGUMENT_TF`, :data:`ARGUMENT_LENGTH`).
+ARGUMENT_FIELDS = frozenset({"parameters", "parameter_texts", "filters", "fields"})
+
+
+def analyzer_for(
+    texts: list[ToolText], language: str | None, source_language: str | None, *, plain: bool
+) -> Analyzer:
+    """The :class:`Analyzer` of an index of ``texts`` in ``language`` (``None``: the source
+    language), whose untranslated texts are in ``source_language``."""
+    own = language or source_language
+    languages: tuple[str | None, ...] = (own,)
+    if (
+        language
+        and source_language
+        and snowball_algorithm(language) != snowball_algorithm(source_language)
+    ):
+        languages = (language, source_language)
+    if plain:
+        return Analyzer(languages)
+    nouns = {
+        noun_key(word)
+        for text in texts
+        for name, value in text.fields
+        if name == "resource"
+        for word in words(value)
+        if not word.isdigit()
+    }
+    return Analyzer(languages, frozenset(nouns))
+
+
+def index_texts(
+    texts: list[ToolText],
+    synonyms: dict[str, Iterable[str]] | None = None,
+    *,
+    plain: bool = False,
+    language: str | None = None,
+    source_language: str | None = None,
+) -> SearchIndex:
+    """The :class:`SearchIndex` of tools given as :class:`ToolText` records (see
+    :func:`build_index`; ``source_language``: the language of the texts that are not
+    translated, ``LANGUAGE_CODE``)."""
+    analyzer = analyzer_for(texts, language, source_language, plain=plain)
+    documents: list[dict[str, float]] = []
+    lengths: list[float] = []
+    resources: dict[str, list[int]] = {}
+    resource_terms: list[list[tuple[str, ...]]] = []
+    name_terms: list[tuple[str, ...]] = []
+    resource_of: list[int] = []
+    positions: dict[str, int] = {}
+    expanded = _expanded(analyzer)
+    for number, text in enumerate(texts):
+        counts: dict[str, float] = {}
+        arguments: dict[str, float] = {}
+        alternatives: dict[tuple[str, ...], None] = {}
+        own_name: tuple[str, ...] = ()
+        for name, value in text.fields:
+            if plain and name not in PLAIN_FIELDS:
+                continue
+            weight = WEIGHTS[name]
+            target = arguments if name in ARGUMENT_FIELDS and not plain else counts
+            found = []
+            for word in words(value):
+                for term, share in analyzer.weighted(word):
+                    target[term] = target.get(term, 0.0) + weight * share
+                    found.append(term)
+            if name == "resource" and found:
+                alternatives[tuple(dict.fromkeys(found))] = None
+            elif name == "name" and not own_name:
+                own_name = tuple(dict.fromkeys(found))
+        label = tuple(dict.fromkeys(analyzer.terms(text.resource)))
+        if label:
+            alternatives[label] = None
+        length = sum(counts.values())
+        if arguments:
+            length += min(sum(arguments.values()), ARGUMENT_LENGTH)
+            for term, count in arguments.items():
+                counts[term] = counts.get(term, 0.0) + min(count, ARGUMENT_TF)
+        if not plain:
+            _add_abbreviations(counts, expanded)
+        documents.append(counts)
+        lengths.append(length)
+        resource_of.append(positions.setdefault(text.resource, len(positions)))
+        resources.setdefault(text.resource, []).append(number)
+        resource_terms.append(list(alternatives))
+        name_terms.append(own_name)
+    kind_terms = _KIND_WORDS.union(*(analyzer.terms(word) for word in _KIND_WORDS))
+    return index_of(
+        [text.name for text in texts],
+        documents,
+        [text.kind for text in texts],
+        [text.bulk for text in texts],
+        resources,
+        lengths=lengths,
+        **_expansions(synonyms, plain, analyzer),
+        intents=not plain,
+        analyzer=analyzer,
+        resource_terms=resource_terms,
+        name_terms=name_terms,
+        resource_of=resource_of,
+        by_name={text.name.lower(): number for number, text in enumerate(texts)},
+        verb_phrases=_verb_phrases(texts),
+        action_terms=[
+            frozenset(name).difference(*alternatives, kind_terms)
+            if text.kind == ACTION
+            else frozenset()
+            for text, name, alternatives in zip(texts, name_terms, resource_terms, strict=True)
+        ],
+        whole_update=[text.kind == UPDATE and text.http_method == "PUT" for text in texts],
+    )
+
+
+def _verb_phrases(texts: list[ToolText]) -> dict[str, list[str]]:
+    """The runs of two or more words of the resource names that hold a word stating an
+    intent ("waiting list" of "waiting list entry"), longest first, by that word."""
+    phrases: dict[str, set[str]] = {}
+    for text in texts:
+        for name, value in text.fields:
+            if name != "resource":
+                continue
+            found = _WORD.findall(fold(value))
+            for position, word in enumerate(found):
+                if word not in _INTENT_WORDS:
+                    continue
+                for start in range(position + 1):
+                    for end in range(max(position + 1, start + 2), len(found) + 1):
+                        phrases.setdefault(word, set()).add(" ".join(found[start:end]))
+    return {word: sorted(runs, key=len, reverse=True) for word, runs in phrases.items()}
 
 
 def index_of(
@@ -824,6 +1418,7 @@ def index_of(
     kinds: list[str],
     bulk: list[bool],
     resources: dict[str, list[int]],
+    lengths: list[float] | None = None,
     **options: Any,
 ) -> SearchIndex:
     """The :class:`SearchIndex` of documents given as ``{term: weighted count}``: each
@@ -832,10 +1427,14 @@ def index_of(
     Args:
         names, kinds, bulk: the tools' names, kinds and bulk flags, by document number.
         resources: the overview's resources (:attr:`SearchIndex.resources`).
+        lengths: each document's length for BM25's normalisation (default: the sum of its
+            counts).
         options: the other fields of :class:`SearchIndex` (synonyms, phrases, intents).
     """
     total = len(documents)
-    average = (sum(sum(doc.values()) for doc in documents) / total) if total else 1.0
+    if lengths is None:
+        lengths = [sum(doc.values()) for doc in documents]
+    average = (sum(lengths) / total) if total else 1.0
     frequency: dict[str, int] = {}
     for doc in documents:
         for term in doc:
@@ -843,7 +1442,7 @@ def index_of(
     postings: dict[str, tuple[list[int], list[float]]] = {}
     idf = {term: math.log(1 + (total - df + 0.5) / (df + 0.5)) for term, df in frequency.items()}
     for number, doc in enumerate(documents):
-        norm = K1 * (1 - B + B * sum(doc.values()) / (average or 1.0))
+        norm = K1 * (1 - B + B * lengths[number] / (average or 1.0))
         for term, tf in doc.items():
             entry = postings.setdefault(term, ([], []))
             entry[0].append(number)
@@ -865,30 +1464,35 @@ def index_of(
     )
 
 
-#: The multi-word expansions of :data:`ABBREVIATIONS`, as terms: a tool about a "virtual
-#: machine" is indexed under ``vm`` too, as strongly as its weaker word, so that "VM 12"
-#: finds it before a tool whose own texts say "VM" in passing.
-_EXPANDED = [
-    (stem(abbreviation), terms(" ".join(expansion)))
-    for abbreviation, expansion in ABBREVIATIONS.items()
-    if len(expansion) > 1 and abbreviation not in expansion
-]
+@functools.lru_cache(maxsize=16)
+def _expanded(analyzer: Analyzer) -> list[tuple[str, list[str]]]:
+    """The multi-word expansions of :data:`ABBREVIATIONS`, as terms: a tool about a "virtual
+    machine" is indexed under ``vm`` too, as strongly as its weaker word, so that "VM 12"
+    finds it before a tool whose own texts say "VM" in passing."""
+    plain = Analyzer(analyzer.languages)
+    return [
+        (plain.terms(abbreviation)[0], plain.terms(" ".join(expansion)))
+        for abbreviation, expansion in ABBREVIATIONS.items()
+        if len(expansion) > 1 and abbreviation not in expansion
+    ]
 
 
-def _add_abbreviations(counts: dict[str, float]) -> None:
-    for abbreviation, expansion in _EXPANDED:
+def _add_abbreviations(counts: dict[str, float], expanded: list[tuple[str, list[str]]]) -> None:
+    for abbreviation, expansion in expanded:
         if all(term in counts for term in expansion):
             counts[abbreviation] = counts.get(abbreviation, 0.0) + min(
                 counts[term] for term in expansion
             )
 
 
-def _expansions(synonyms: dict[str, Iterable[str]] | None, plain: bool) -> dict[str, Any]:
+def _expansions(
+    synonyms: dict[str, Iterable[str]] | None, plain: bool, analyzer: Analyzer
+) -> dict[str, Any]:
     groups: list[list[str]] = [[word, *others] for word, others in (synonyms or {}).items()]
     if not plain:
         groups += [list(group) for group in VOCABULARY]
         groups += [
             [abbreviation, " ".join(expansion)] for abbreviation, expansion in ABBREVIATIONS.items()
         ]
-    single, phrases = synonym_tables(groups)
+    single, phrases = synonym_tables(groups, analyzer)
     return {"synonyms": single, "phrases": phrases}

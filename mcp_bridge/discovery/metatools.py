@@ -14,13 +14,16 @@ executor).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from mcp_bridge.base.conf import GEMINI, STRICT
 from mcp_bridge.base.protocol import supports_titles_and_output
 from mcp_bridge.build.tools import Tool
+from mcp_bridge.schemas.profiles import convert_schema
 from mcp_bridge.schemas.validators import SchemaValidator
 
 #: The meta-tools' names. A real tool of a group in search mode may not have one (E100).
@@ -47,9 +50,14 @@ MAX_LIMIT = 20
 #: The longest query, in characters (a longer one is refused with ``isError``): a task in
 #: plain words is a sentence or two; the index's cost grows with the query's terms.
 MAX_QUERY_CHARS = 500
-#: The estimated tokens of the overview an empty query returns: fixed, so that the first
-#: look at a group costs the same whatever its size.
+#: The estimated tokens of a page of the overview an empty query returns (and of a page
+#: of browsing): fixed, so that each look at a group costs the same whatever its size.
 OVERVIEW_TOKENS = 1_500
+#: Profiles whose clients take no free-form object: a proxy's ``arguments`` is JSON text
+#: there. OpenAI's strict mode closes every object (``additionalProperties: false``), so an
+#: object without properties could only be ``{}``; Gemini's API refuses an ``OBJECT`` whose
+#: ``properties`` are empty ("should be non-empty for OBJECT type").
+TEXT_ARGUMENTS_PROFILES = frozenset({GEMINI, STRICT})
 
 
 def risk_of(tool: Tool) -> int:
@@ -78,8 +86,11 @@ def is_pinned(tool: Tool, group: str) -> bool:
 class MetaTool:
     """A discovery meta-tool: listed like a tool, answered by :mod:`mcp_bridge.toolcall.meta_tools`.
 
-    Its schema is written once, already in the portable profile's subset (no ``$ref``,
-    one type per schema), so it is the same in every profile. It declares no
+    Its exact schema (``input_schema``, what its arguments are validated against) is written
+    in the portable profile's subset (no ``$ref``, one type per schema); ``tools/list``
+    lists it in the endpoint's profile (:meth:`input_schema_in`): ``gemini`` without
+    ``additionalProperties``, ``strict`` with every property required and the optional ones
+    nullable, and in both a proxy's ``arguments`` as JSON text. It declares no
     ``outputSchema``: a proxy's result is the real tool's, whose ``structuredContent``
     follows the real tool's ``outputSchema`` (docs/discovery.md).
 
@@ -94,6 +105,7 @@ class MetaTool:
     annotations: dict[str, bool]
     level: int | None = None
     _validator: SchemaValidator | None = field(default=None, repr=False, compare=False)
+    _profiled: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def validator(self) -> SchemaValidator:
@@ -103,13 +115,30 @@ class MetaTool:
             )
         return self._validator
 
+    def input_schema_in(self, profile: str) -> dict[str, Any]:
+        """The ``inputSchema`` as ``tools/list`` lists it in ``profile``, made once per profile.
+
+        ``arguments`` (the proxies') is JSON text in :data:`TEXT_ARGUMENTS_PROFILES`; then
+        the profile's own rewrite (:func:`~mcp_bridge.schemas.profiles.convert_schema`).
+        The call reads either form (:mod:`mcp_bridge.toolcall.meta_tools`).
+        """
+        schema = self._profiled.get(profile)
+        if schema is None:
+            schema = self.input_schema
+            if profile in TEXT_ARGUMENTS_PROFILES and "arguments" in schema["properties"]:
+                properties = {**schema["properties"], "arguments": _ARGUMENTS_AS_TEXT}
+                schema = {**schema, "properties": properties}
+            schema = self._profiled[profile] = convert_schema(schema, profile or "defs")
+        return schema
+
     def as_mcp(self, revision: str, profile: str = "") -> dict[str, Any]:
-        """The ``Tool`` object of ``tools/list`` (``title`` in ``annotations`` for 2025-03-26)."""
+        """The ``Tool`` object of ``tools/list`` (``title`` in ``annotations`` for 2025-03-26),
+        its ``inputSchema`` written in ``profile`` (:meth:`input_schema_in`)."""
         tool: dict[str, Any] = {"name": self.name}
         if supports_titles_and_output(revision):
             tool["title"] = self.title
         tool["description"] = self.description
-        tool["inputSchema"] = self.input_schema
+        tool["inputSchema"] = self.input_schema_in(profile)
         if supports_titles_and_output(revision):
             tool["annotations"] = self.annotations
         else:
@@ -129,14 +158,21 @@ _ARGUMENTS_ARGUMENT = {
     ),
     "anyOf": [{"type": "object"}, {"type": "string"}],
 }
+#: ``arguments`` where no free-form object is allowed (:data:`TEXT_ARGUMENTS_PROFILES`).
+_ARGUMENTS_AS_TEXT = {
+    "type": "string",
+    "description": (
+        "The tool's arguments as a JSON object in text, as its inputSchema describes them "
+        "(e.g. '{\"id\": 3}'); '{}' for none."
+    ),
+}
 
 _PROXY_TEXTS = {
     READ_ONLY: (
         "Call a read-only tool",
         (
             "Run a read-only tool (readOnlyHint: true) found with {search} by its name, with its "
-            "arguments. The result is that tool's own result. Tools that change data are refused: "
-            "use {write} or {destructive}."
+            "arguments. The result is that tool's own result. Tools that change data are refused"
         ),
     ),
     WRITE: (
@@ -145,7 +181,7 @@ _PROXY_TEXTS = {
             "Run a tool found with {search} that adds or changes data without destroying any "
             "(destructiveHint: false), or a read-only one, by its name, with its arguments. The "
             "result is that tool's own result. Destructive tools (deletes, full replacements) are "
-            "refused: use {destructive}."
+            "refused"
         ),
     ),
     DESTRUCTIVE: (
@@ -159,7 +195,16 @@ _PROXY_TEXTS = {
 }
 
 
-def _search_tool() -> MetaTool:
+def proxies_named(levels: frozenset[int] | set[int]) -> str:
+    """The names of the proxies of ``levels``, as a sentence's list: ``"a, b or c"``."""
+    names = [PROXIES[level] for level in sorted(levels)]
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def _search_tool(levels: frozenset[int]) -> MetaTool:
+    proxies = (
+        f" Call a found tool by its name, or through {proxies_named(levels)}." if levels else ""
+    )
     return MetaTool(
         name=SEARCH_TOOL,
         title="Search the tools",
@@ -167,9 +212,10 @@ def _search_tool() -> MetaTool:
             "This API has more tools than can be listed. Find the ones for a task: describe "
             "it in plain words or keywords ('cancel an order', 'which invoices are overdue'). "
             "Returns the best matches with everything needed to call them (name, "
-            "description, annotations, inputSchema) and how many more matched. An empty "
-            "query returns an overview of the API's resources and tools. Call a found tool "
-            f"by its name, or through {CALL_READ_ONLY} / {CALL_WRITE} / {CALL_DESTRUCTIVE}."
+            "description, annotations, inputSchema) and how many more matched. Or browse: "
+            "an empty query returns an overview of the API's areas and resources with their "
+            "operations; give one of them as 'resource' (with the empty query) for what it "
+            "holds, and 'page' for the next page of a long answer." + proxies
         ),
         input_schema={
             "type": "object",
@@ -177,8 +223,8 @@ def _search_tool() -> MetaTool:
                 "query": {
                     "type": "string",
                     "description": (
-                        "What you want to do, in plain words or keywords; empty for an "
-                        f"overview (at most {MAX_QUERY_CHARS} characters)."
+                        "What you want to do, in plain words or keywords; empty to browse "
+                        f"(at most {MAX_QUERY_CHARS} characters)."
                     ),
                 },
                 "limit": {
@@ -187,6 +233,17 @@ def _search_tool() -> MetaTool:
                         f"How many tools to return: default {DEFAULT_LIMIT}, at most "
                         f"{MAX_LIMIT} (a larger number is taken as {MAX_LIMIT})."
                     ),
+                },
+                "resource": {
+                    "type": "string",
+                    "description": (
+                        "Browse, with an empty query: an area (ending in '/') or a resource, "
+                        "as an earlier overview named it. Leave it out to search."
+                    ),
+                },
+                "page": {
+                    "type": "integer",
+                    "description": "Browse: which page of the overview or of the resource (from 1).",
                 },
             },
             "required": ["query"],
@@ -224,13 +281,17 @@ def _describe_tool() -> MetaTool:
     )
 
 
-def _proxy(level: int, accepted: list[Tool]) -> MetaTool:
+def _proxy(level: int, accepted: list[Tool], levels: frozenset[int]) -> MetaTool:
     title, description = _PROXY_TEXTS[level]
-    names = {"search": SEARCH_TOOL, "write": CALL_WRITE, "destructive": CALL_DESTRUCTIVE}
+    description = description.format(search=SEARCH_TOOL)
+    riskier = {other for other in levels if other > level}
+    if level < DESTRUCTIVE:
+        # Name only the proxies this caller is offered: none, when it may run nothing riskier.
+        description += f": use {proxies_named(riskier)}." if riskier else "."
     return MetaTool(
         name=PROXIES[level],
         title=title,
-        description=description.format(**names),
+        description=description,
         input_schema={
             "type": "object",
             "properties": {"name": _NAME_ARGUMENT, "arguments": _ARGUMENTS_ARGUMENT},
@@ -249,16 +310,30 @@ def _proxy(level: int, accepted: list[Tool]) -> MetaTool:
     )
 
 
-def meta_tools(tools: list[Tool]) -> list[MetaTool]:
+def levels_of(tools: Iterable[Tool]) -> frozenset[int]:
+    """The levels of risk that ``tools`` have: the proxies a caller who may use them is offered."""
+    return frozenset(risk_of(tool) for tool in tools)
+
+
+def meta_tools(tools: list[Tool], offered: frozenset[int] | None = None) -> list[MetaTool]:
     """The meta-tools of a group in search mode: search, describe, and the proxy of each
-    level of risk that some tool of the group has (a proxy with nothing to run is left out)."""
-    levels = {risk_of(tool) for tool in tools}
+    level of risk that some tool of the group has (a proxy with nothing to run is left out).
+
+    Args:
+        tools: the group's tools.
+        offered: the levels of the tools a caller may use (:func:`levels_of` its visible
+            tools), when it may use fewer than all: only their proxies are listed, and the
+            texts name no other. ``None``: every level the group has.
+    """
+    levels = levels_of(tools)
+    if offered is not None:
+        levels &= offered
     proxies = [
-        _proxy(level, [t for t in tools if risk_of(t) <= level])
+        _proxy(level, [t for t in tools if risk_of(t) <= level], levels)
         for level in (READ_ONLY, WRITE, DESTRUCTIVE)
         if level in levels
     ]
-    return [_search_tool(), _describe_tool(), *proxies]
+    return [_search_tool(levels), _describe_tool(), *proxies]
 
 
 def search_listing(group: str, tools: list[Tool]) -> list[Tool | MetaTool]:

@@ -42,7 +42,15 @@ from mcp_bridge.base.protocol import (
 )
 
 #: Methods whose target is mirrored in the ``Mcp-Name`` header, and the param that holds it.
-NAME_BEARING_PARAMS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAME_BEARING_PARAMS = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    # The Tasks extension (SEP-2663, "Streamable HTTP: Routing Headers"): Mcp-Name is the task id.
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
 
 _BASE64_SENTINEL = re.compile(r"^=\?base64\?(?P<payload>.*)\?=$")
 

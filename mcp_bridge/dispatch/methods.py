@@ -46,9 +46,13 @@ from mcp_bridge.base.protocol import (
     supports_titles_and_output,
 )
 from mcp_bridge.dispatch.envelope import check_envelope
+from mcp_bridge.tasks import methods as tasks
+from mcp_bridge.tasks.negotiation import DISCOVER_EXTENSIONS, declares_tasks, missing_capability
+from mcp_bridge.tasks.policy import policy_of
 from mcp_bridge.toolcall import executor, meta_tools
 from mcp_bridge.toolcall.visibility import listed_tools, varies_by_caller, visible_tool_names
 from mcp_bridge.toolset.registry import ToolSet
+from mcp_bridge.tracing import traced_request
 
 
 @dataclass(slots=True)
@@ -90,6 +94,7 @@ def echoed_id(message: Any) -> str | int | None:
     return request_id
 
 
+@traced_request  # its server span (mcp_bridge.tracing); the function itself without [otel]
 def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
     """Handle one JSON-RPC message.
 
@@ -155,6 +160,7 @@ def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
         return {"jsonrpc": "2.0", "id": request_id, "error": exc.as_error()}
     if modern:
         # "input_required" when a tools/call asks its client first (mcp_bridge.confirmation)
+        # A CreateTaskResult says "task" (mcp_bridge.tasks); every other result is complete.
         result = {**result, "resultType": result.get("resultType", "complete")}
         result["_meta"] = {**result.get("_meta", {}), SERVER_INFO_META_KEY: _server_info(call)}
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
@@ -236,10 +242,14 @@ def _cache_scope(call: Call) -> str:
     return "private" if settings.USE_I18N and len(settings.LANGUAGES) > 1 else "public"
 
 
+#: What server/discover declares: the features, and the Tasks extension (mcp_bridge.tasks).
+DISCOVER_CAPABILITIES: dict[str, Any] = {**SERVER_CAPABILITIES, "extensions": DISCOVER_EXTENSIONS}
+
+
 def _discover(params: dict[str, Any], call: Call) -> dict[str, Any]:
     result: dict[str, Any] = {
         "supportedVersions": list(SUPPORTED_REVISIONS),
-        "capabilities": SERVER_CAPABILITIES,
+        "capabilities": DISCOVER_CAPABILITIES,
     }
     if instructions := _instructions(call):
         result["instructions"] = instructions
@@ -301,11 +311,36 @@ def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
     # (mcp_bridge.toolcall.meta_tools), else the tool itself, its signals and its errors
     # (mcp_bridge.toolcall.executor). A group in direct mode has no meta-tool: every call goes
     # straight to the executor.
+    #
+    # A 2026-07-28 request that declares the Tasks extension goes to mcp_bridge.tasks, which
+    # may answer a task; a tool served only as a task refuses the others (-32021).
     profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
     meta = call.toolset.meta_tool(params.get("name"))
     if meta is not None:
+        if call.modern and declares_tasks(params):  # a call proxy's tool may become a task
+            return meta_tools.answer(
+                meta, params, call.toolset, call.request, call.revision, profile, tasks.call_tool
+            )
         return meta_tools.answer(meta, params, call.toolset, call.request, call.revision, profile)
+    if call.modern:
+        if declares_tasks(params):
+            return tasks.call_tool(params, call.toolset, call.request, call.revision, profile)
+        tool = call.toolset.by_name.get(params.get("name"))  # type: ignore[arg-type]
+        if tool is not None and tool.method.source.metadata and policy_of(tool).required:
+            raise missing_capability(f"the tool {tool.name!r}, served only as a task,")
     return executor.call_tool(params, call.toolset, call.request, call.revision, profile)
+
+
+def _task_method(method: str, handler: Any) -> Any:
+    """``tasks/get``, ``tasks/update``, ``tasks/cancel``: only for a request that declares the
+    Tasks extension (-32021 otherwise), answered by :mod:`mcp_bridge.tasks.methods`."""
+
+    def handle(params: dict[str, Any], call: Call) -> dict[str, Any]:
+        if not declares_tasks(params):
+            raise missing_capability(method)
+        return handler(params, call.toolset, call.request)
+
+    return handle
 
 
 def _empty_listing(key: str) -> Any:
@@ -364,4 +399,7 @@ _MODERN_HANDLERS = {
     "tools/list": _tools_list,
     "tools/call": _tools_call,
     **_EMPTY_LISTINGS,
+    "tasks/get": _task_method("tasks/get", tasks.get_task),
+    "tasks/update": _task_method("tasks/update", tasks.update_task),
+    "tasks/cancel": _task_method("tasks/cancel", tasks.cancel_task),
 }

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote
@@ -105,6 +106,8 @@ def to_json_schema(schema: Any) -> Any:
                 converted[key] = to_json_schema(value)
         elif key in SUBSCHEMA_LIST_KEYWORDS:
             branches = [to_json_schema(item) for item in value]
+            if key in ("oneOf", "anyOf"):
+                branches = _distinct(branches)
             pinned = None
             if key in ("oneOf", "anyOf") and isinstance(discriminator, Mapping):
                 pinned = _pin_discriminator(branches, discriminator)
@@ -118,6 +121,8 @@ def to_json_schema(schema: Any) -> Any:
                 converted[key] = branches
         elif key in SUBSCHEMA_MAP_KEYWORDS:
             converted[key] = {name: to_json_schema(sub) for name, sub in value.items()}
+        elif key == "type" and isinstance(value, list):
+            converted[key] = list(dict.fromkeys(value))  # each type once (2020-12 §6.1.1)
         else:
             converted[key] = copy.deepcopy(value)
 
@@ -171,16 +176,60 @@ def _pin_discriminator(branches: list[Any], discriminator: Mapping[str, Any]) ->
     return pinned
 
 
+def _distinct(branches: list[Any]) -> list[Any]:
+    """``branches`` without the repeats of a branch (the same JSON), first ones kept.
+
+    drf-spectacular under ``OAS_VERSION`` 3.1 appends ``{"type": "null"}`` to a ``oneOf``
+    each time it applies a nullable field's meta, and an extension that maps the field itself
+    gets the meta twice: ``oneOf: [<ref>, {"type": "null"}, {"type": "null"}]``, which as a
+    ``oneOf`` refuses ``null`` (two branches match it). The bridge makes such a ``oneOf`` an
+    ``anyOf``, where a repeat only costs size; a ``oneOf`` that stays (a discriminated union,
+    whose branches differ by their pin) has none."""
+    seen: set[str] = set()
+    kept = []
+    for branch in branches:
+        key = _canonical_json(branch)
+        if key not in seen:
+            seen.add(key)
+            kept.append(branch)
+    return kept
+
+
+def _canonical_json(value: Any) -> str:
+    try:
+        return json.dumps(value, sort_keys=True, cls=JSONEncoder)
+    except (TypeError, ValueError):  # not JSON at all: never the same as another branch
+        return f"id:{id(value)}"
+
+
+def _accepts_null_as_branch(schema: Any) -> bool:
+    """Whether one branch of ``schema``'s ``anyOf``/``oneOf`` is ``null`` itself
+    (``{"type": "null"}``, ``{"enum": [null]}``, ``{"const": null}``)."""
+    for key in ("anyOf", "oneOf"):
+        for branch in schema.get(key) or ():
+            if isinstance(branch, Mapping) and (
+                branch.get("type") == "null"
+                or branch.get("enum") == [None]
+                or ("const" in branch and branch["const"] is None)
+            ):
+                return True
+    return False
+
+
 def allow_null(schema: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``schema`` that also accepts ``null`` (type union, enum member or ``anyOf``)."""
     return _make_nullable(copy.deepcopy(schema))
 
 
 def _make_nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (changed in place or wrapped) that also accepts ``null``, which it names once:
+    a type list gains ``"null"`` only if it lacks it, an ``enum`` ``None`` likewise, and a
+    composition that already has a null branch (OpenAPI 3.1's ``oneOf: [<ref>, {"type":
+    "null"}]``) is left as it is."""
     if "type" in schema:
         types = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-        if "null" not in types:
-            schema["type"] = [*types, "null"]
+        types = list(dict.fromkeys(types))
+        schema["type"] = [*types, "null"] if "null" not in types else types
         if "enum" in schema and None not in schema["enum"]:
             schema["enum"] = [*schema["enum"], None]
         return schema
@@ -188,10 +237,14 @@ def _make_nullable(schema: dict[str, Any]) -> dict[str, Any]:
         if None not in schema["enum"]:
             schema["enum"] = [*schema["enum"], None]
         return schema
+    if _accepts_null_as_branch(schema):
+        return schema
     outer = {k: v for k, v in schema.items() if k in _ANNOTATION_KEYWORDS}
     inner = {k: v for k, v in schema.items() if k not in _ANNOTATION_KEYWORDS}
     if not inner:  # an empty schema already accepts null
         return schema
+    if set(inner) == {"anyOf"} and isinstance(inner["anyOf"], list):  # one more branch
+        return {"anyOf": [*inner["anyOf"], {"type": "null"}], **outer}
     return {"anyOf": [inner, {"type": "null"}], **outer}
 
 

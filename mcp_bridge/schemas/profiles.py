@@ -439,6 +439,8 @@ class _Converter:
                 converted[key] = self.node(value, stack)
             elif key in _SUBSCHEMA_LIST and isinstance(value, list):
                 converted[key] = [self.node(item, stack) for item in value]
+                if key == "anyOf":  # inlined, two references may be the same branch
+                    converted[key] = _distinct(converted[key])
             elif key in _SUBSCHEMA_MAP and isinstance(value, Mapping):
                 converted[key] = {name: self.node(sub, stack) for name, sub in value.items()}
             else:
@@ -756,8 +758,15 @@ def _flatten_any_of(branches: list[Any]) -> list[Any]:
             flat.extend(_flatten_any_of(branch["anyOf"]))
         else:
             flat.append(branch)
+    return _distinct(flat)
+
+
+def _distinct(branches: list[Any]) -> list[Any]:
+    """``branches`` without repeats (the same values, :func:`_same`), first ones kept: an
+    ``anyOf`` made nullable beside drf-spectacular's ``NullEnum`` reference holds
+    ``{"type": "null"}`` twice once the reference is inlined."""
     unique: list[Any] = []
-    for branch in flat:
+    for branch in branches:
         if not any(_same(branch, seen) for seen in unique):
             unique.append(branch)
     return unique

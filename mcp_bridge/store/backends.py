@@ -7,12 +7,16 @@
 A stored build is a pickle: whoever can write the store can run code in the processes that
 load from it, so the file store refuses a directory that every user may write to
 (:meth:`FileBuildStore.check_trusted`), and :func:`find_store_problems` names every store that
-cannot be used (``mcp_bridge.E140``-``E142``, ``W140``, ``W141``).
+cannot be used (``mcp_bridge.E140``-``E143``, ``W140``, ``W141``), and
+:func:`find_lock_problems` a lock backend that cannot be made (``E144``, ``E244``). Each build
+is also signed (:mod:`mcp_bridge.store.codec`): a process loads only what a holder of its
+``SECRET_KEY`` wrote.
 """
 
 from __future__ import annotations
 
 import getpass
+import importlib
 import json
 import os
 import tempfile
@@ -27,8 +31,9 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 
-from mcp_bridge.base.conf import BUILD_STORE_DEFAULTS, bridge_settings
+from mcp_bridge.base.conf import BUILD_STORE_DEFAULTS, SettingError, bridge_settings
 from mcp_bridge.base.errors import Problem
+from mcp_bridge.locking import get_lock_backend
 
 
 def store_settings() -> dict[str, Any] | None:
@@ -193,8 +198,57 @@ _UNSHARED_CACHES = (
 )
 
 
+#: Django's cache backends that import a client library on first use, and that library (with the
+#: extra of this package or the distribution that brings it).
+_CACHE_LIBRARIES = {
+    "django.core.cache.backends.redis.RedisCache": ("redis", '"django-mcp-bridge[redis]"'),
+    "django.core.cache.backends.memcached.PyMemcacheCache": ("pymemcache", "pymemcache"),
+    "django.core.cache.backends.memcached.PyLibMCCache": ("pylibmc", "pylibmc"),
+}
+
+
+def _missing_library(backend: str) -> tuple[str, str, str] | None:
+    """``(library, what to install, the ImportError)`` when ``backend`` needs a library that
+    cannot be imported (Django imports it at the first use of the cache, not at start-up)."""
+    needed = _CACHE_LIBRARIES.get(backend)
+    if needed is None:
+        return None
+    try:
+        importlib.import_module(needed[0])
+    except ImportError as exc:
+        return needed[0], needed[1], str(exc)
+    return None
+
+
+def find_lock_problems() -> list[Problem]:
+    """``LOCK_BACKEND`` can be made: ``mcp_bridge.E244`` (its path cannot be imported), ``E144``
+    (it cannot be made: a ``RedisLockBackend`` without redis-py), which would otherwise fail at
+    its first use, when a build's lease is taken or a ``@locked`` operation runs."""
+    try:
+        path, _ = bridge_settings.LOCK_BACKEND, bridge_settings.LOCK_OPTIONS
+    except ImproperlyConfigured:
+        return []  # reported by check_setup with the rest of MCP_BRIDGE
+    try:
+        get_lock_backend()
+    except SettingError as exc:  # the path cannot be imported
+        return [Problem(exc.check_id, str(exc), exc.hint)]
+    except Exception as exc:  # noqa: BLE001 -- whatever the backend's constructor raises
+        return [
+            Problem(
+                "mcp_bridge.E144",
+                f'MCP_BRIDGE["LOCK_BACKEND"] ({path}) cannot be made with LOCK_OPTIONS: {exc}',
+                "Install what it names (redis-py for RedisLockBackend: pip install "
+                '"django-mcp-bridge[redis]"), fix LOCK_OPTIONS, or use the default '
+                '"mcp_bridge.locking.FileLockBackend" (the processes of one machine).',
+            )
+        ]
+    return []
+
+
 def find_store_problems() -> list[Problem]:
     """The build store can be used: ``mcp_bridge.E140`` (a cache alias that does not exist),
+    ``E143`` (a cache whose client library cannot be imported: redis-py for Django's
+    ``RedisCache``),
     ``E141`` (a directory that cannot be made, written nor read), ``E142`` (one no process may
     load from: anyone may write it), ``W141`` (one that can be read, not written: a deploy
     step's), ``W140`` (a cache that no other process shares, so
@@ -217,6 +271,19 @@ def find_store_problems() -> list[Problem]:
                 )
             ]
         backend = settings.CACHES[alias].get("BACKEND", "")
+        missing = _missing_library(backend)
+        if missing is not None:
+            library, install, error = missing
+            return [
+                Problem(
+                    "mcp_bridge.E143",
+                    f'MCP_BRIDGE["BUILD_STORE"] keeps builds in the {alias!r} cache, a {backend}, '
+                    f"which needs {library}, and {library} cannot be imported ({error}): no build "
+                    "can be stored or loaded, and `manage.py mcp_build` fails.",
+                    f"pip install {install}, or use the file store "
+                    '(MCP_BRIDGE["BUILD_STORE"] = {"BACKEND": "files"}).',
+                )
+            ]
         if backend in _UNSHARED_CACHES:
             return [
                 Problem(

@@ -22,20 +22,84 @@ from django.core.exceptions import ImproperlyConfigured
 from mcp_bridge.build.openapi import UrlIndex
 from mcp_bridge.locking import Lease, get_lock_backend
 from mcp_bridge.store.backends import BuildStore, get_build_store, store_settings
-from mcp_bridge.store.codec import StaleBuild, dumps, loads
+from mcp_bridge.store.codec import StaleBuild, UntrustedBuild, dumps, loads
 from mcp_bridge.store.keys import BuildKey, build_key
 
 logger = logging.getLogger("mcp_bridge.store")
 
 
-def load(store: BuildStore, key: BuildKey, index: UrlIndex) -> Any:
-    """The build stored under ``key``, or ``None`` (absent, stale or unreadable: logged)."""
+class NotABuild(Exception):
+    """Stored bytes that unpickle to something other than a build."""
+
+
+#: (key name, what was wrong) already logged in this process: a bad stored build is reported
+#: once, however often it is met.
+_reported: set[tuple[str, str]] = set()
+
+
+def _report_once(key: BuildKey, store: BuildStore, problem: str, reason: Any) -> None:
+    if (key.name, problem) not in _reported:
+        _reported.add((key.name, problem))
+        logger.warning(
+            "The stored build %s in %s cannot be read: %s; building it again.",
+            key.name,
+            store.describe(),
+            reason,
+        )
+
+
+#: Store or lock failures already logged in this process, by (what failed, where).
+_failures: set[tuple[str, str]] = set()
+
+
+def _check_id(exc: BaseException, during: str) -> str | None:
+    """The system check that reports such a failure ahead of time, if one does."""
+    if isinstance(exc, ImportError):
+        return "mcp_bridge.E143" if during != "lock" else "mcp_bridge.E144"
+    if isinstance(exc, ImproperlyConfigured) and during == "lock":
+        return getattr(exc, "check_id", "mcp_bridge.E144")
+    if isinstance(exc, PermissionError) and during == "read":
+        return "mcp_bridge.E142"
+    if isinstance(exc, OSError):
+        return "mcp_bridge.E141"
+    return None
+
+
+def _failed_once(what: str, where: str, exc: BaseException, during: str, outcome: str) -> None:
+    """Log a failing store or lock backend in one line, once per process: it fails the same way
+    for every group (an unwritable directory, a library missing), and a traceback per group and
+    process buries the one fact that matters."""
+    if (what, where) in _failures:
+        logger.debug("%s %s failed again: %s", what, where, exc)
+        return
+    _failures.add((what, where))
+    check_id = _check_id(exc, during)
+    logger.warning(
+        "%s %s failed (%s: %s): %s. Logged once per process%s.",
+        what,
+        where,
+        type(exc).__name__,
+        exc,
+        outcome,
+        f"; `manage.py check` reports it as {check_id}" if check_id else "",
+    )
+
+
+def load(
+    store: BuildStore, key: BuildKey, index: UrlIndex, accept: tuple[type, ...] = (object,)
+) -> Any:
+    """The build stored under ``key``, or ``None`` (absent, stale, unsigned, not an instance of
+    ``accept`` or unreadable: logged)."""
     start = time.perf_counter()
     try:
         data = store.get(key.name)
         if data is None:
             return None
         found = loads(data, index)
+        if not isinstance(found, accept):
+            raise NotABuild(
+                f"it holds a {type(found).__module__}.{type(found).__qualname__}, not a build"
+            )
         # What an operator looks for to tell that a worker loaded rather than built.
         logger.info(
             "Loaded the build %s from %s (%.1f KiB) in %.0f ms.",
@@ -47,7 +111,17 @@ def load(store: BuildStore, key: BuildKey, index: UrlIndex) -> Any:
         return found
     except StaleBuild as exc:
         logger.info("The stored build %s is not used: %s.", key.name, exc)
-    except Exception:  # the store failed, or the bytes are not a build: build instead
+    except (UntrustedBuild, NotABuild) as exc:
+        _report_once(key, store, type(exc).__name__, exc)
+    except (OSError, ImportError) as exc:  # the store itself fails: the same for every group
+        _failed_once(
+            "Reading the build store",
+            store.describe(),
+            exc,
+            "read",
+            "each group is built by the process that needs it",
+        )
+    except Exception:  # the bytes are not a build: build instead
         logger.warning(
             "The stored build %s in %s cannot be read; building it instead.",
             key.name,
@@ -71,6 +145,15 @@ def save(store: BuildStore, key: BuildKey, build: Any, index: UrlIndex) -> int |
         return None
     try:
         store.put(key.name, data)
+    except (OSError, ImportError) as exc:  # the store itself fails: the same for every group
+        _failed_once(
+            "Writing to the build store",
+            store.describe(),
+            exc,
+            "write",
+            "no build is stored, and each process builds every group itself",
+        )
+        return None
     except Exception:
         logger.warning(
             "The build %s cannot be written to %s.", key.name, store.describe(), exc_info=True
@@ -85,18 +168,20 @@ def load_or_build(
     urlconf: Any,
     index: UrlIndex,
     build: Callable[[], Any],
+    accept: tuple[type, ...] = (object,),
 ) -> Any:
     """The group/version's tool set (or its :class:`ToolSetError`), from the store when it
     has it, else from ``build()``, stored for the other processes.
 
     ``build`` is the registry's build of the group, which returns the tool set or the
-    error. See the module's docstring for the lease that makes one process build a key
+    error; ``accept``, the classes of what it returns: stored bytes that unpickle to anything
+    else are not a build (logged once, built again). See the module's docstring for the lease that makes one process build a key
     while the others wait.
     """
     try:
         store = get_build_store()
         options = store_settings()
-    except ImproperlyConfigured:  # wrong settings: the build names them (E081, E201-E284)
+    except ImproperlyConfigured:  # wrong settings: the build names them (E081, E201-E295)
         return build()
     try:
         key = build_key(group, version, urlconf, index) if store is not None else None
@@ -105,14 +190,14 @@ def load_or_build(
         return build()
     if store is None or options is None or key is None:
         return build()
-    found = load(store, key, index)
+    found = load(store, key, index, accept)
     if found is not None:
         return found
     lease = _acquire(key, options)
     if lease is None:  # the builder took too long, or the lock backend failed: build here
         return build()
     try:
-        found = load(store, key, index)  # another process built it while this one waited
+        found = load(store, key, index, accept)  # another process built it while it waited
         if found is None:
             start = time.perf_counter()
             found = build()
@@ -134,6 +219,15 @@ def load_or_build(
 def _acquire(key: BuildKey, options: dict[str, Any]) -> Lease | None:
     try:
         lease = get_lock_backend().acquire(key.lock, timeout=options["LEASE"], wait=options["WAIT"])
+    except (OSError, ImportError, ImproperlyConfigured) as exc:  # the same for every group
+        _failed_once(
+            "Taking a build lock of",
+            "LOCK_BACKEND",
+            exc,
+            "lock",
+            "each process builds without it, and stores nothing",
+        )
+        return None
     except Exception:
         logger.warning(
             "The build lock %s cannot be taken; building without it.", key.lock, exc_info=True

@@ -12,6 +12,15 @@ operation) packed, one ``bytes`` object each, until a call reads it
 :class:`~mcp_bridge.base.errors.ToolSetError`, so that it is refused from the store as from a
 build, with the same problems.
 
+**Signed.** A stored build is a pickle, and unpickling runs code: whoever could write the store
+(its directory, its Redis key) could run code in every process that loads from it. So each build
+is signed with an HMAC-SHA256 keyed on the project's ``SECRET_KEY`` (Django's
+``salted_hmac``, with a salt of its own), and :func:`loads` unpickles nothing whose signature
+does not verify with ``SECRET_KEY`` or one of ``SECRET_KEY_FALLBACKS`` (so that a key rotated
+the way Django documents still loads the builds of the previous key until they are replaced):
+it raises :class:`UntrustedBuild`, and the process builds the group itself. The bytes are
+``MAGIC``, the 32-byte signature, then the compressed pickle.
+
 **View classes.** A class is stored by its import path, as pickle stores classes, when that
 path leads back to it. A view class made at run time (``@api_view``'s ``WrappedAPIView``, a
 viewset made by a factory) has no such path: it is stored by the URL pattern that routes to
@@ -28,11 +37,19 @@ import sys
 import zlib
 from typing import Any
 
+from django.conf import settings
+from django.utils.crypto import constant_time_compare, salted_hmac
+
 from mcp_bridge.build.openapi import UrlIndex
 from mcp_bridge.store import packing
 
 #: The layout of a stored build; a change of it changes every key.
-FORMAT = 2  # 2: the cold parts of tools, methods and operations packed (store.packing)
+FORMAT = 3  # 2: the cold parts of tools, methods and operations packed (store.packing); 3: signed
+#: What every stored build starts with, before its signature.
+MAGIC = b"mcp_bridge build\n"
+#: The salt of the signature's key (``salted_hmac``): a key of its own, derived from SECRET_KEY.
+_SALT = "mcp_bridge.store.codec.build"
+_SIGNATURE_SIZE = 32  # SHA-256
 #: zlib level of a stored build: its pages repeat the same ``$defs`` over and over, so the
 #: fastest level already shrinks them many times.
 _COMPRESSION_LEVEL = 1
@@ -40,6 +57,43 @@ _COMPRESSION_LEVEL = 1
 
 class StaleBuild(Exception):
     """A stored build that does not fit this process (a view class it names is gone)."""
+
+
+class UntrustedBuild(Exception):
+    """Stored bytes whose signature does not verify with this project's ``SECRET_KEY`` (nor a
+    fallback): tampered with, written by another project or key, or not a build at all. They are
+    never unpickled."""
+
+
+def _signature(data: bytes, secret: Any = None) -> bytes:
+    return salted_hmac(_SALT, data, secret=secret, algorithm="sha256").digest()
+
+
+def sign(data: bytes) -> bytes:
+    """``data`` (a compressed pickle) with :data:`MAGIC` and its signature in front."""
+    return MAGIC + _signature(data) + data
+
+
+def verified(stored: bytes) -> bytes:
+    """The compressed pickle of signed bytes, once its signature verifies with ``SECRET_KEY``
+    or one of ``SECRET_KEY_FALLBACKS``.
+
+    Raises:
+        UntrustedBuild: it does not.
+    """
+    if not stored.startswith(MAGIC):
+        raise UntrustedBuild(
+            "it is not a signed build (written by another version, or not a build)"
+        )
+    start = len(MAGIC)
+    signature, data = stored[start : start + _SIGNATURE_SIZE], stored[start + _SIGNATURE_SIZE :]
+    for secret in (settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", ())):
+        if constant_time_compare(signature, _signature(data, secret)):
+            return data
+    raise UntrustedBuild(
+        "its signature does not verify with SECRET_KEY or SECRET_KEY_FALLBACKS (tampered with, "
+        "or written by a process with another SECRET_KEY)"
+    )
 
 
 def _importable(cls: type) -> bool:
@@ -190,7 +244,7 @@ def dumps(build: Any, index: UrlIndex) -> bytes:
     # The values that several tools' packed fields share stay one object each once unpacked.
     with packing.sharing(packed):
         _Pickler(buffer, routes).dump((FORMAT, build))
-    return zlib.compress(buffer.getvalue(), _COMPRESSION_LEVEL)
+    return sign(zlib.compress(buffer.getvalue(), _COMPRESSION_LEVEL))
 
 
 def _to_oldest_generation() -> None:
@@ -216,8 +270,10 @@ def loads(data: bytes, index: UrlIndex) -> Any:
     """The tool set or :class:`ToolSetError` of :func:`dumps`, its view classes this process's.
 
     Raises:
+        UntrustedBuild: its signature does not verify (nothing is unpickled).
         StaleBuild: it names a view that this process's URLconf does not route to.
     """
+    data = verified(data)
     views: dict[str, type] = {}
     for regex, cls in index.api_path_regexes:
         views.setdefault(regex, cls)

@@ -64,6 +64,7 @@ _UNKEYED_BRIDGE_SETTINGS = frozenset(
         "LOCK_BACKEND",
         "LOCK_OPTIONS",
         "CACHE_ALIAS",
+        "FILTER_TOOLS_LIST_TIMEOUT",
         "ALLOWED_ORIGINS",
         "MAX_BODY_BYTES",
         "MAX_JSON_DEPTH",
@@ -72,6 +73,12 @@ _UNKEYED_BRIDGE_SETTINGS = frozenset(
         "CONFIRM_WITHOUT_ELICITATION",
         "CONFIRM_TTL",
         "CONFIRM_CACHE",
+        # Tasks run tools of the build; none changes a tool.
+        "TASK_ENGINE",
+        "TASK_CACHE_ALIAS",
+        "TASK_TTL_MS",
+        "TASK_POLL_INTERVAL_MS",
+        "TASK_LEASE_SECONDS",
     }
 )
 #: How deep :func:`canonical` follows the attributes of settings values.

@@ -41,6 +41,7 @@ from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivere
 from mcp_bridge.toolcall.context import BatchMember, request_state
 from mcp_bridge.toolcall.results import ToolCallFailed, error_of, exception_result, refusal_result
 from mcp_bridge.toolcall.routing import OperationNotFound
+from mcp_bridge.tracing import traced_failure
 
 #: One record per failed tool call; faulty signal receivers are reported here too.
 logger = logging.getLogger("mcp_bridge.calls")
@@ -184,6 +185,7 @@ class ToolCall:
         if failure is not exc:
             raise failure from exc
 
+    @traced_failure  # the stage, on the request's server span (mcp_bridge.tracing)
     def _report_failure(
         self, stage: str, error: dict[str, Any], exception: BaseException | None
     ) -> None:

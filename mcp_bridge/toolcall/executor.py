@@ -41,7 +41,9 @@ The results (MCP spec 2025-11-25, "Tools" → "Tool Result"; their shapes are bu
   (:mod:`mcp_bridge.toolcall.files`);
 * anything else, or an exception: ``{"content": [{"type": "text", "text":
   '{"code": <HTTP status>, "message": ..., "data": {"status": ..., "detail": ...}}'}],
-  "isError": true}``. Exception details (class, message, traceback) are added
+  "isError": true}``;
+* every result made from the view's response carries its HTTP status in
+  ``_meta["mcp-bridge/status"]``. Exception details (class, message, traceback) are added
   to ``data`` only when ``DEBUG`` is true.
 
 An unknown tool, ``params`` of the wrong shape, and invalid arguments before 2025-11-25
@@ -83,10 +85,12 @@ from mcp_bridge.toolcall.results import (
     success_result,
     tool_error_result,
     view_error_result,
+    with_status,
 )
 from mcp_bridge.toolcall.routing import resolve_operation
 from mcp_bridge.toolcall.uploads import UploadedFile, UploadRefused, uploaded_file
 from mcp_bridge.toolset.registry import ToolSet
+from mcp_bridge.tracing import traced_argument_check
 
 #: Exceptions in the view that reads a confirmation's target: the question goes without its name.
 logger = logging.getLogger("mcp_bridge.executor")
@@ -169,6 +173,7 @@ def find_tool(toolset: ToolSet, name: Any) -> Tool:
     return tool
 
 
+@traced_argument_check  # names the server span after the tool; a span of its own
 def checked_arguments(
     tool: Tool, arguments: Any, revision: str, profile: str = DEFS
 ) -> dict[str, Any]:
@@ -412,7 +417,14 @@ def response_result(
     tool: Tool, response: HttpResponseBase, request: HttpRequest, revision: str
 ) -> dict[str, Any]:
     """The ``CallToolResult`` of the view's ``response`` to ``request`` (see the module
-    docstring), with ``structuredContent`` as decoded data."""
+    docstring), with ``structuredContent`` as decoded data and the response's HTTP status in
+    ``_meta`` (:func:`~mcp_bridge.toolcall.results.with_status`)."""
+    return with_status(_result_of(tool, response, request, revision), response.status_code)
+
+
+def _result_of(
+    tool: Tool, response: HttpResponseBase, request: HttpRequest, revision: str
+) -> dict[str, Any]:
     status = response.status_code
     if 200 <= status < 300 and is_file_response(response):
         return file_result(tool.name, response, request.build_absolute_uri())

@@ -22,9 +22,12 @@ from asgiref.sync import async_to_sync, iscoroutinefunction
 from django.core.handlers.base import BaseHandler
 from django.http import HttpRequest, HttpResponseBase
 
+from mcp_bridge.tracing import traced_view
+
 _atomic_handler = BaseHandler()
 
 
+@traced_view  # a span the view's own spans nest under (mcp_bridge.tracing)
 def call_view(request: HttpRequest) -> HttpResponseBase:
     """Call the view ``request.resolver_match`` resolved to, with the request and the
     path's arguments; return its response.

@@ -7,8 +7,8 @@ name) goes straight to :func:`mcp_bridge.toolcall.executor.call_tool`. The meta-
 
 * ``search_tools``: the best matches of a query (:mod:`mcp_bridge.discovery.index`), each
   with what a call needs, under ``SEARCH_RESULT_TOKENS`` (:func:`search_answer`); an empty
-  query, an overview of the group under :data:`~mcp_bridge.discovery.modes.OVERVIEW_TOKENS`
-  (:func:`overview_answer`);
+  query browses the group (:mod:`mcp_bridge.discovery.browse`), a page at a time under
+  :data:`~mcp_bridge.discovery.metatools.OVERVIEW_TOKENS` (:func:`browse_answer`);
 * ``describe_tool``: one tool's full definition;
 * the call proxies: the found tool's own ``tools/call``, run by the executor exactly as
   when it is called by name (argument validation, ``pre_tool_call`` and the other signals
@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest
 
-from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.conf import STRICT, bridge_settings
 from mcp_bridge.base.encoding import dumps
 from mcp_bridge.base.limits import shorten
 from mcp_bridge.base.protocol import (
@@ -42,10 +43,9 @@ from mcp_bridge.base.protocol import (
 )
 from mcp_bridge.base.tokens import estimate_tokens
 from mcp_bridge.build.tools import Tool
+from mcp_bridge.discovery.browse import Shape, build_shape
 from mcp_bridge.discovery.metatools import (
-    CALL_DESTRUCTIVE,
     CALL_READ_ONLY,
-    CALL_WRITE,
     DEFAULT_LIMIT,
     DESCRIBE_TOOL,
     MAX_LIMIT,
@@ -54,11 +54,13 @@ from mcp_bridge.discovery.metatools import (
     PROXIES,
     SEARCH_TOOL,
     MetaTool,
+    proxies_named,
     risk_of,
 )
+from mcp_bridge.schemas.profiles import without_optional_nulls
 from mcp_bridge.toolcall import executor
 from mcp_bridge.toolcall.results import ToolCallFailed, success_result, tool_error_result
-from mcp_bridge.toolcall.visibility import visible_tool_names
+from mcp_bridge.toolcall.visibility import offered_levels, visible_tool_names
 from mcp_bridge.toolset.registry import ToolSet
 
 #: The characters of an argument's description in a compact entry.
@@ -76,6 +78,7 @@ def answer(
     mcp_request: HttpRequest,
     revision: str,
     profile: str,
+    call: Callable[..., dict[str, Any]] = executor.call_tool,
 ) -> dict[str, Any]:
     """Answer a ``tools/call`` of the meta-tool ``meta`` (dispatch found it by the call's name).
 
@@ -99,12 +102,12 @@ def answer(
     """
     visible = visible_tool_names(toolset, mcp_request)
     try:
-        arguments = _checked_arguments(meta, params.get("arguments"), revision)
+        arguments = _checked_arguments(meta, params.get("arguments"), revision, profile)
     except ToolCallFailed as failed:
         return failed.answer()
     if meta.level is not None:
         return proxied_call(
-            meta, arguments, toolset, mcp_request, revision, profile, visible, params
+            meta, arguments, toolset, mcp_request, revision, profile, visible, params, call
         )
     if meta.name == SEARCH_TOOL:
         # The language transport negotiated for the tool texts (endpoint.negotiated_language).
@@ -114,8 +117,14 @@ def answer(
     return describe_tool(arguments["name"], toolset, revision, profile, visible)
 
 
-def _checked_arguments(meta: MetaTool, arguments: Any, revision: str) -> dict[str, Any]:
-    """The meta-tool's arguments, checked against its ``inputSchema``.
+def _checked_arguments(
+    meta: MetaTool, arguments: Any, revision: str, profile: str = ""
+) -> dict[str, Any]:
+    """The meta-tool's arguments, checked against its exact ``inputSchema``.
+
+    Through a ``strict`` endpoint, which lists every property as required and the optional
+    ones nullable, ``null`` for an optional argument is read as "left out", as for a real
+    tool (:func:`~mcp_bridge.schemas.profiles.without_optional_nulls`).
 
     Raises:
         ToolCallFailed: what refuses them, as the executor refuses a real tool's: an
@@ -123,6 +132,8 @@ def _checked_arguments(meta: MetaTool, arguments: Any, revision: str) -> dict[st
             -32602 error for ``arguments`` that are no object.
     """
     arguments = executor.arguments_object(arguments)
+    if profile == STRICT:
+        arguments = without_optional_nulls(meta.input_schema, arguments)
     errors = []
     for error in meta.validator.iter_errors(arguments):
         if error.validator == "required" and not error.path:
@@ -163,6 +174,7 @@ def proxied_call(
     profile: str,
     visible: frozenset[str] | None,
     params: dict[str, Any] | None = None,
+    call: Callable[..., dict[str, Any]] = executor.call_tool,
 ) -> dict[str, Any]:
     """Run the real tool ``arguments["name"]`` with ``arguments["arguments"]`` through
     ``proxy``: the executor's very call, its result unchanged. The proxy call's ``_meta``,
@@ -201,9 +213,9 @@ def proxied_call(
             )
     # The same call as by name: validation, signals, caching, locks, permissions, output,
     # confirmation.
-    call = {key: value for key, value in (params or {}).items() if key in _FORWARDED}
-    call["name"], call["arguments"] = name, tool_arguments
-    return executor.call_tool(call, toolset, mcp_request, revision, profile)
+    forwarded = {key: value for key, value in (params or {}).items() if key in _FORWARDED}
+    forwarded["name"], forwarded["arguments"] = name, tool_arguments
+    return call(forwarded, toolset, mcp_request, revision, profile)
 
 
 #: What a proxy call hands on to the real tool's call: the 2026-07-28 envelope and the answers
@@ -246,7 +258,8 @@ def search_tools(
     visible: frozenset[str] | None,
     language: str | None = None,
 ) -> dict[str, Any]:
-    """``search_tools``: refuse an over-long query, clamp the limit, then answer."""
+    """``search_tools``: refuse an over-long query, clamp the limit, then search; an empty
+    query browses (:func:`browse_answer`)."""
     query = arguments["query"]
     if len(query) > MAX_QUERY_CHARS:
         return _refusal(
@@ -254,15 +267,25 @@ def search_tools(
             hint="Describe the task in a sentence, or give a few keywords.",
             limit=MAX_QUERY_CHARS,
         )
+    if not query.strip():
+        return browse_answer(
+            toolset, visible, language, arguments.get("resource"), arguments.get("page")
+        )
     limit = arguments.get("limit")
     asked = DEFAULT_LIMIT if limit is None else limit
     clamped = min(max(asked, 1), MAX_LIMIT)
-    if not query.strip():
-        return _text_result(overview_answer(toolset, visible, language))
     answer = search_answer(query, clamped, toolset, revision, profile, visible, language)
     if clamped != asked:
         answer["limit"] = f"{asked} is out of range: {clamped} used (1 to {MAX_LIMIT})."
     return _text_result(answer)
+
+
+def _calling_hint(toolset: ToolSet, visible: frozenset[str] | None) -> str:
+    """How to call a found tool: by its name, or through the proxies this caller is offered."""
+    offered = offered_levels(toolset, visible)
+    if not offered:
+        return "Call a tool by its name."
+    return f"Call a tool by its name, or with {proxies_named(offered)}."
 
 
 def search_answer(
@@ -274,61 +297,75 @@ def search_answer(
     visible: frozenset[str] | None,
     language: str | None = None,
 ) -> dict[str, Any]:
-    """The answer to a non-empty query: at most ``limit`` tools, best first, under
-    ``SEARCH_RESULT_TOKENS``.
+    """The answer to a non-empty query: ``limit`` tools whenever that many match, best
+    first, under ``SEARCH_RESULT_TOKENS``.
 
     Each tool comes whole (name, title, description, annotations, ``inputSchema``) while
-    it fits, else compactly (its arguments one level deep, with their types and whether
-    each is required; ``describe_tool`` gives the full schema). ``more`` counts the tools
-    that matched but are not in the answer.
+    it fits; else compactly (its arguments one level deep, with their types and whether
+    each is required); else briefly (name, title, one line, its required arguments). The
+    brief entries of the tools ranked after a tool are kept room for before it is given
+    whole or compactly, so a big tool never cuts off the smaller ones after it; the brief
+    entries themselves always go in. ``describe_tool`` gives a shortened tool's full
+    schema. ``more`` counts the tools that matched but are not in the answer.
     """
     ranked, matched = toolset.index(language).search(query, visible, limit)
     # The budget holds the whole answer: the tools, and what is said around them.
     budget = bridge_settings.SEARCH_RESULT_TOKENS - _FRAME_TOKENS
+    forms = [_entries(toolset, name, revision, profile) for name, _ in ranked]
+    # Room kept for the brief entries of the tools after each one (+ 1: the comma).
+    after = [0] * (len(forms) + 1)
+    for position in range(len(forms) - 1, -1, -1):
+        after[position] = after[position + 1] + forms[position][5] + 1
     used = 0
     entries: list[dict[str, Any]] = []
-    for name, _ in ranked:
-        full, full_tokens, compact, compact_tokens = _entries(toolset, name, revision, profile)
-        if used + full_tokens + 1 <= budget:  # + 1: the comma between two tools
+    shortened = False
+    for position, (full, full_tokens, compact, compact_tokens, brief, brief_tokens) in enumerate(
+        forms
+    ):
+        room = budget - used - after[position + 1]
+        if full_tokens + 1 <= room:
             entries.append(full)
             used += full_tokens + 1
-        elif used + compact_tokens + 1 <= budget:
+        elif compact_tokens + 1 <= room:
             entries.append(compact)
             used += compact_tokens + 1
+            shortened = True
         else:
-            break
+            entries.append(brief)
+            used += brief_tokens + 1
+            shortened = True
     answer: dict[str, Any] = {"tools": entries, "more": matched - len(entries)}
     if not entries:
-        answer["hint"] = (
-            "No tool matches. Try other words, or an empty query for an overview."
-            if not matched
-            else "The matching tools do not fit the answer's budget: call describe_tool."
-        )
+        answer["hint"] = "No tool matches. Try other words, or an empty query to browse."
     else:
-        answer["hint"] = (
-            f"Call a tool by its name, or with {CALL_READ_ONLY}, {CALL_WRITE} or "
-            f"{CALL_DESTRUCTIVE}; a tool with 'arguments' instead of 'inputSchema' is "
-            f"described in full by {DESCRIBE_TOOL}."
-        )
+        answer["hint"] = _calling_hint(toolset, visible)
+        if shortened:
+            answer["hint"] += (
+                f" A tool given with 'arguments' or 'required' instead of 'inputSchema' is "
+                f"described in full by {DESCRIBE_TOOL}."
+            )
     return answer
 
 
 def _entries(
     toolset: ToolSet, name: str, revision: str, profile: str
-) -> tuple[dict[str, Any], int, dict[str, Any], int]:
-    """A tool's full and compact search entries and their estimated tokens, made once per
-    tool set, revision and profile."""
+) -> tuple[dict[str, Any], int, dict[str, Any], int, dict[str, Any], int]:
+    """A tool's full, compact and brief search entries and their estimated tokens, made
+    once per tool set, revision and profile."""
     key = (name, revision, profile)
     cached = toolset.search_entries.get(key)
     if cached is None:
         tool = toolset.by_name[name]
         full = {k: v for k, v in tool.as_mcp(revision, profile).items() if k != "outputSchema"}
         compact = compact_entry(tool, full)
+        brief = brief_entry(tool)
         cached = toolset.search_entries[key] = (
             full,
             estimate_tokens(dumps(full)),
             compact,
             estimate_tokens(dumps(compact)),
+            brief,
+            estimate_tokens(dumps(brief)),
         )
     return cached
 
@@ -356,6 +393,24 @@ def compact_entry(tool: Tool, full: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
+def brief_entry(tool: Tool) -> dict[str, Any]:
+    """A tool in a few words: its name, title, the first line of its description (at most
+    :data:`COMPACT_DESCRIPTION_CHARS` characters), and its required arguments with their
+    types; ``describe_tool`` gives the rest."""
+    entry: dict[str, Any] = {"name": tool.name, "title": tool.title}
+    line = next(
+        (line.strip() for line in (tool.description or "").splitlines() if line.strip()), ""
+    )
+    if line and line != tool.title:
+        entry["description"] = shorten(line, COMPACT_DESCRIPTION_CHARS)
+    properties = tool.input_schema.get("properties", {})
+    entry["required"] = {
+        argument: type_label(properties.get(argument))
+        for argument in tool.input_schema.get("required", ())
+    }
+    return entry
+
+
 def type_label(schema: Any) -> str:
     """A short type name of a schema: ``"string"``, ``"array of integer"``, ``"object"``,
     ``"string or null"``."""
@@ -379,51 +434,144 @@ def type_label(schema: Any) -> str:
     return "any"
 
 
-def overview_answer(
-    toolset: ToolSet, visible: frozenset[str] | None, language: str | None = None
-) -> dict[str, Any]:
-    """The answer to an empty query: the group's resources and their tools, under
-    :data:`~mcp_bridge.discovery.modes.OVERVIEW_TOKENS`.
+# --- Browse -------------------------------------------------------------------------------------
 
-    Names and titles while they fit; else names only; else each resource's kinds of
-    operation. ``more_resources`` counts the resources left out.
+
+def shape_of(toolset: ToolSet, language: str | None) -> Shape:
+    """The group's :class:`~mcp_bridge.discovery.browse.Shape` for a caller of ``language``
+    (the search index's resources, in that language), made once per tool set and language."""
+    key = ("shape", language)
+    shape = toolset.search_entries.get(key)
+    if shape is None:
+        shape = toolset.search_entries[key] = build_shape(toolset.tools, toolset.index(language))
+    return shape
+
+
+def _pages(items: list[dict[str, Any]], budget: int) -> list[list[dict[str, Any]]]:
+    """``items`` cut into pages of at most ``budget`` estimated tokens (an item bigger than
+    that is a page of its own)."""
+    pages: list[list[dict[str, Any]]] = [[]]
+    used = 0
+    for item in items:
+        cost = estimate_tokens(dumps(item)) + 1
+        if pages[-1] and used + cost > budget:
+            pages.append([])
+            used = 0
+        pages[-1].append(item)
+        used += cost
+    return pages
+
+
+def browse_answer(
+    toolset: ToolSet,
+    visible: frozenset[str] | None,
+    language: str | None = None,
+    resource: str | None = None,
+    page: int | None = None,
+) -> dict[str, Any]:
+    """The answer to an empty query: a page of the group's overview, of an area, or of one
+    resource's tools, each page under :data:`~mcp_bridge.discovery.metatools.OVERVIEW_TOKENS`,
+    with only the tools the caller may see.
+
+    * no ``resource``: the group's resources with their operations when they fit one page;
+      else, for a group with areas, its areas (``"dcim/"``) with their resources' names; else
+      the resources' names when they fit one page; else the areas with their resources'
+      counts; a group without areas: the resources' names, paged;
+    * an area: its resources with their operations when they fit one page, else their names,
+      paged;
+    * a resource: its tools, each briefly (:func:`brief_entry`), paged.
+
+    An unknown area or resource, or a page past the last, is refused with ``isError``
+    naming what exists.
     """
-    index = toolset.index(language)  # the search's own: one index per caller's language
-    resources = []
-    for label, documents in index.resources.items():
-        names = [index.names[doc] for doc in documents]
-        if visible is not None:
-            names = [name for name in names if name in visible]
-        if names:
-            resources.append((label, names, sorted({index.kinds[doc] for doc in documents})))
-    total = sum(len(names) for _, names, _ in resources)
-    head = {
-        "group": toolset.group,
-        "tools": total,
-        "hint": f"Search with words to get tools with their schemas: {SEARCH_TOOL}(query=...).",
-    }
-    by_name = toolset.by_name
-    shapes = (
-        lambda label, names, kinds: {
-            "resource": label,
-            "tools": {name: by_name[name].title for name in names},
-        },
-        lambda label, names, kinds: {"resource": label, "tools": names},
-        lambda label, names, kinds: {"resource": label, "kinds": kinds, "tools": len(names)},
-    )
-    budget = OVERVIEW_TOKENS - estimate_tokens(dumps(head))
-    for shape in shapes:
-        listed, used = [], 0
-        for label, names, kinds in resources:
-            item = shape(label, names, kinds)
-            cost = estimate_tokens(dumps(item)) + 1
-            if used + cost > budget:
-                break
-            listed.append(item)
-            used += cost
-        if len(listed) == len(resources) or shape is shapes[-1]:
-            answer = {**head, "resources": listed}
-            if len(listed) < len(resources):
-                answer["more_resources"] = len(resources) - len(listed)
-            return answer
-    raise AssertionError("unreachable: the last shape always answers")
+    shape = shape_of(toolset, language)
+
+    def seen(names: tuple[str, ...]) -> list[int]:
+        return [i for i, name in enumerate(names) if visible is None or name in visible]
+
+    def described(label: str) -> dict[str, Any] | None:
+        item = shape.resources[label]
+        shown = seen(item.tools)
+        if not shown:
+            return None
+        operations = list(dict.fromkeys(item.operations[i] for i in shown))
+        return {"resource": label, "operations": operations}
+
+    head: dict[str, Any] = {"group": toolset.group}
+    room = OVERVIEW_TOKENS - _FRAME_TOKENS
+    to_resource = "See a resource's tools with search_tools(query='', resource='<resource>')."
+
+    def fits(items: list[Any]) -> bool:
+        return estimate_tokens(dumps(items)) <= room - estimate_tokens(dumps(head))
+
+    def resources_of(labels: Any) -> list[Any]:
+        # With their operations when they fit one page, else their names (one call less
+        # to reach a resource than pages of operations would cost).
+        listed = [entry for label in labels if (entry := described(label))]
+        return listed if fits(listed) else [entry["resource"] for entry in listed]
+
+    if resource is None or resource == "":
+        key, hint = "resources", to_resource
+        items = resources_of(shape.resources)
+        if shape.areas and not (items and isinstance(items[0], dict)):
+            # The areas with their resources' names; else the names alone when they fit one
+            # page; else the areas with a count of their resources.
+            areas = []
+            for area, labels in shape.areas.items():
+                shown = [label for label in labels if seen(shape.resources[label].tools)]
+                if shown:
+                    areas.append({"area": area, "resources": shown})
+            if fits(areas) or not fits(items):
+                key, items = "areas", areas
+                if not fits(areas):
+                    items = [{"area": i["area"], "resources": len(i["resources"])} for i in areas]
+                hint = (
+                    "Browse an area with search_tools(query='', resource='<area>/'), or go "
+                    "straight to a resource with resource='<resource>'."
+                )
+    elif resource in shape.areas:
+        head["area"] = resource
+        key, hint = "resources", to_resource
+        items = resources_of(shape.areas[resource])
+    elif resource in shape.resources:
+        item = shape.resources[resource]
+        head["resource"] = resource
+        items = [brief_entry(toolset.by_name[item.tools[i]]) for i in seen(item.tools)]
+        key = "tools"
+        hint = f"{_calling_hint(toolset, visible)} Its full definition: {DESCRIBE_TOOL}(name=...)."
+        if not items:
+            return _unknown_resource(resource, shape, visible)
+    else:
+        return _unknown_resource(resource, shape, visible)
+    pages = _pages(items, OVERVIEW_TOKENS - _FRAME_TOKENS - estimate_tokens(dumps(head)))
+    number = 1 if page is None else page
+    if not 1 <= number <= len(pages):
+        return _refusal(
+            f"Page {number} does not exist: there are {len(pages)}.",
+            hint="Pages are numbered from 1.",
+            pages=len(pages),
+        )
+    answer: dict[str, Any] = {**head, key: pages[number - 1]}
+    if len(pages) > 1:
+        answer["page"] = number
+        answer["pages"] = len(pages)
+        if number < len(pages):
+            hint += f" More on page={number + 1}."
+    answer["hint"] = hint
+    return _text_result(answer)
+
+
+def _unknown_resource(
+    resource: str, shape: Shape, visible: frozenset[str] | None
+) -> dict[str, Any]:
+    known = [
+        label
+        for label, item in shape.resources.items()
+        if visible is None or any(name in visible for name in item.tools)
+    ]
+    names = [*shape.areas, *known]
+    closest = difflib.get_close_matches(str(resource), names, n=SUGGESTIONS, cutoff=0.5)
+    message = f"Unknown area or resource: {shorten(repr(resource))}."
+    if closest:
+        message += f" The closest are: {', '.join(closest)}."
+    return _refusal(message + " An empty query without 'resource' lists them.", closest=closest)

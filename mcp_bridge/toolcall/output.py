@@ -63,6 +63,7 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import dumps_readable, loads
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.toolcall.results import applied_write_result, tool_error_result
+from mcp_bridge.tracing import traced_output_check
 
 logger = logging.getLogger("mcp_bridge.executor")
 
@@ -83,6 +84,7 @@ REMEDIES = (
 )
 
 
+@traced_output_check  # a span of its own (mcp_bridge.tracing)
 def output_errors(tool: Tool, data: Any, text: str, revision: str) -> list[ValidationError]:
     """The mismatches of the structured content of ``data`` (whose JSON text is ``text``)
     with the tool's ``outputSchema`` for ``revision``; empty when it conforms or there is none."""

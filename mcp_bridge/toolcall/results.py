@@ -9,6 +9,8 @@ with it, and it imports only the shared base.
 * a success: :func:`success_result`, ``{"content": [{"type": "text", "text": <JSON>}],
   "structuredContent": ..., "isError": false}`` (``structuredContent`` only where the
   revision and the tool send one);
+* the HTTP status of the view's response, on every result made from one
+  (:func:`with_status`): ``"_meta": {"mcp-bridge/status": 201}``;
 * a file: :func:`file_content_result`, an ``image`` block or an embedded ``resource``;
 * an error: :func:`tool_error_result`, ``{"content": [{"type": "text", "text":
   '{"code": ..., "message": ..., "data": {...}}'}], "isError": true}``, for a view's
@@ -38,6 +40,10 @@ from mcp_bridge.base.protocol import JsonRpcError
 
 #: The ``structuredContent`` of a result that sends none.
 _NONE: Any = object()
+#: The ``_meta`` key of a result made from a view's response: that response's HTTP status
+#: (an ``int``, 200 to 599), as the REST API would have answered (MCP spec, "Overview" →
+#: "_meta": a prefix of our own, outside the reserved ``mcp``/``modelcontextprotocol`` ones).
+STATUS_META_KEY = "mcp-bridge/status"
 
 
 class ToolCallFailed(Exception):
@@ -90,6 +96,14 @@ def success_result(text: str, structured_content: Any = _NONE) -> dict[str, Any]
     if structured_content is not _NONE:
         result["structuredContent"] = structured_content
     result["isError"] = False
+    return result
+
+
+def with_status(result: dict[str, Any], status: int) -> dict[str, Any]:
+    """``result``, a ``CallToolResult`` made from a view's response, with that response's
+    HTTP ``status`` in ``_meta`` (:data:`STATUS_META_KEY`): what a person trying the tool
+    reads first (the tool explorer shows it), and what a log of the calls can keep."""
+    result["_meta"] = {STATUS_META_KEY: status}
     return result
 
 

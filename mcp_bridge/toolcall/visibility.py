@@ -20,10 +20,16 @@ them, without running the view:
   ``TokenHasScope``, ``TokenHasReadWriteScope`` and the like read ``request.auth``;
 * CSRF is not checked (``SessionAuthentication`` checks it for writes): the list tells what a
   caller may use with a well-formed request, and the explorer's ``GET`` carries no token;
-* a refusal (``NotAuthenticated``, ``PermissionDenied``, any DRF ``APIException``, Django's
-  ``Http404`` or ``PermissionDenied``) hides the tool; any other exception is the check's
-  own bug: the tool stays listed (the view remains the authority on the call) and the
-  exception is logged once per tool and exception class, on ``mcp_bridge.visibility``.
+* only a **denial** hides the tool: DRF's ``NotAuthenticated``, ``AuthenticationFailed`` or
+  ``PermissionDenied``, or Django's ``PermissionDenied`` (what ``check_permissions`` raises
+  when a permission answers ``False``). Any other exception means "cannot tell": a check
+  asked without a body or an object cannot always decide (a permission that reads a parent id
+  from ``request.data`` and raises ``ParseError`` when it is missing, one that calls
+  ``get_object()`` and meets ``Http404`` or an ``AssertionError``), so the tool stays listed
+  and its view decides on each call. It is logged once per tool and exception class, on
+  ``mcp_bridge.visibility``: one line for a DRF ``APIException``, ``Http404`` or the
+  ``AssertionError`` of ``get_object()``, with the traceback for anything else (most likely a
+  bug of the check).
 
 The list is a courtesy, never the authority: a ``tools/call`` of a tool hidden from the
 caller runs the view as before, which refuses it (an ``isError`` result with 401 or 403).
@@ -38,16 +44,48 @@ compositions) share one evaluation per set of authentication and permission clas
 method; every other tool is asked on its own. One caller's authentication is run once per set
 of authentication classes. Callers with the same outcome get the very same ``frozenset`` object,
 which the dispatcher keys its encoded pages on.
+
+**A caller's outcome is cached** (:func:`visible_tool_names`), in the cache
+``MCP_BRIDGE["CACHE_ALIAS"]`` names, for ``FILTER_TOOLS_LIST_TIMEOUT`` seconds (``0``: never).
+Its key is a digest of what the request carries that identifies the caller, so that a cached
+outcome costs no authentication and no query:
+
+* the MCP request's headers and cookies (``Authorization``, a session cookie, a tenant header),
+  but those that change with each message and identify nobody (:data:`_VOLATILE_HEADERS`), the
+  client's address, ``REMOTE_USER``, and DRF's forced authentication (``mcp_stdio --user``);
+* the group's checks (the tools each decides, the views' authentication and permission
+  classes);
+* the generation of :data:`mcp_bridge.caching.TOOL_LISTS_TAG`, which the bridge renews when
+  what permissions read of a caller changes, and again once its transaction commits: a user saved (not a
+  login's ``last_login``) or deleted, a user's groups or permissions, a group's permissions, a
+  group or permission deleted, a DRF token or an OAuth access token saved (its scopes) or
+  deleted. ``invalidate_tags(TOOL_LISTS_TAG)`` renews it too, for what the bridge cannot
+  see.
+
+So a user added to a group, a permission granted or withdrawn, another token or other scopes
+are seen on the next request; what the bridge cannot see (a row of the application's own that a
+permission class reads, a project membership, a change made with ``QuerySet.update()``, which
+sends no signal) is seen within ``FILTER_TOOLS_LIST_TIMEOUT`` seconds, or at once after
+``invalidate_tags(TOOL_LISTS_TAG)`` (``@invalidates(TOOL_LISTS_TAG)`` on the view that changes
+it). A stale outcome never lets a call run: the list is a courtesy, and
+every ``tools/call`` (a proxy meta-tool's too) runs the view, with its authentication and
+permissions, as REST does.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
+from django.core.cache import caches
 from django.core.exceptions import PermissionDenied
+from django.db.models.signals import m2m_changed, post_delete, post_save
+from django.dispatch import receiver
 from django.http import Http404, HttpRequest
 from rest_framework import exceptions, permissions
 from rest_framework.request import ForcedAuthentication, Request
@@ -56,7 +94,13 @@ from rest_framework.views import APIView
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.build.tools import Tool
-from mcp_bridge.discovery.metatools import MetaTool
+from mcp_bridge.caching import (
+    TOOL_LISTS_TAG,
+    invalidate_tags,
+    invalidate_tags_on_commit,
+    tool_lists_generation,
+)
+from mcp_bridge.discovery.metatools import MetaTool, levels_of, meta_tools
 from mcp_bridge.toolcall import identity
 from mcp_bridge.toolcall.plan import request_plan, view_request
 from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_url_index
@@ -72,10 +116,41 @@ _CALLER_ONLY_PERMISSIONS = frozenset(
         permissions.IsAuthenticatedOrReadOnly,
     }
 )
-#: The exceptions with which a view refuses a request before its handler runs.
-_REFUSALS = (exceptions.APIException, Http404, PermissionDenied)
+#: The exceptions with which a view denies a caller before its handler runs: they hide a tool.
+_DENIALS = (
+    exceptions.NotAuthenticated,
+    exceptions.AuthenticationFailed,
+    exceptions.PermissionDenied,
+    PermissionDenied,
+)
+#: What a check asked without a body or an object raises when it cannot tell (a ParseError of a
+#: missing parent id, a NotFound, the AssertionError of ``get_object()`` called without the URL's
+#: keyword argument): the tool is listed, logged in one line.
+_UNDECIDED = (exceptions.APIException, Http404, AssertionError)
+#: Request headers (``META`` names) that change with each message and identify nobody: left
+#: out of the key of a caller's cached outcome.
+_VOLATILE_HEADERS = frozenset(
+    {
+        "CONTENT_LENGTH",
+        "CONTENT_TYPE",
+        "HTTP_CONTENT_LENGTH",
+        "HTTP_CONTENT_TYPE",
+        "HTTP_ACCEPT",
+        "HTTP_ACCEPT_ENCODING",
+        "HTTP_CONNECTION",
+        "HTTP_MCP_SESSION_ID",
+        "HTTP_MCP_PROTOCOL_VERSION",
+        "HTTP_LAST_EVENT_ID",
+        "HTTP_TRACEPARENT",
+        "HTTP_TRACESTATE",
+        "HTTP_BAGGAGE",
+        "HTTP_X_REQUEST_ID",
+        "HTTP_X_AMZN_TRACE_ID",
+        "HTTP_USER_AGENT",
+    }
+)
 #: (tool name, exception class) already logged: a broken permission is reported once.
-_logged: set[tuple[str, type]] = set()
+_logged: set[Any] = set()
 
 
 def filters_group(group: str) -> bool:
@@ -117,7 +192,124 @@ def visible_tool_names(toolset: ToolSet, http_request: HttpRequest) -> frozenset
     if not plan.checks:
         return None
     evaluation = _Evaluation(http_request)
-    return plan.visible(tuple(evaluation.passes(check) for check in plan.checks))
+    timeout = bridge_settings.FILTER_TOOLS_LIST_TIMEOUT
+    key = _outcome_key(plan, evaluation) if timeout else None
+    if key is not None:
+        stored = _cached(key)
+        if isinstance(stored, str) and len(stored) == len(plan.checks):
+            return plan.visible_of_marks(stored)
+    outcome = tuple(evaluation.passes(check) for check in plan.checks)
+    if key is not None:
+        _store(key, "".join("1" if passed else "0" for passed in outcome), timeout)
+    return plan.visible(outcome)
+
+
+def _outcome_key(plan: VisibilityPlan, evaluation: _Evaluation) -> str | None:
+    """The cache key of the caller's outcome (see the module docstring), or ``None`` when it
+    cannot be made (the cache fails: evaluated, uncached). Made from what the request carries,
+    without authenticating it: no query is made for a cached outcome."""
+    http_request = evaluation.http_request
+    try:
+        generation = tool_lists_generation()
+    except Exception:  # the cache is down: evaluated without it
+        if _first(("cache", "generation")):
+            logger.warning("The cached tool lists cannot be read; evaluating.", exc_info=True)
+        return None
+    meta = http_request.META
+    carried = sorted(
+        (name, str(value))
+        for name, value in meta.items()
+        if (name.startswith("HTTP_") and name not in _VOLATILE_HEADERS)
+        or name in ("REMOTE_ADDR", "REMOTE_USER")
+    )
+    attributes = http_request.__dict__
+    forced = [
+        _described(attributes.get("_force_auth_user")),
+        _described(attributes.get("_force_auth_token")),
+    ]
+    material = json.dumps([plan.fingerprint, generation, carried, forced], default=str)
+    return "mcp_bridge:visible:" + hashlib.sha256(material.encode()).hexdigest()
+
+
+def _described(value: Any) -> Any:
+    if value is None:
+        return None
+    return [type(value).__qualname__, getattr(value, "pk", None), str(value)]
+
+
+#: The models whose changes can change what a caller may see, by ``app_label.model_name``:
+#: the user model, groups, permissions, DRF tokens, OAuth access tokens. A change of one of
+#: them (or of a many-to-many relation of one: a user's groups, a group's permissions) renews
+#: the generation of :data:`~mcp_bridge.caching.TOOL_LISTS_TAG` once the transaction commits.
+_IDENTITY_MODELS = frozenset(
+    {"auth.group", "auth.permission", "authtoken.token", "oauth2_provider.accesstoken"}
+)
+
+
+def _identifies(model: Any) -> bool:
+    meta = getattr(model, "_meta", None)
+    if meta is None:
+        return False
+    return meta.label_lower in _IDENTITY_MODELS or meta.label_lower == _user_model_label()
+
+
+def _user_model_label() -> str:
+    return str(settings.AUTH_USER_MODEL).lower()
+
+
+def _renew() -> None:
+    """Renew the generation now and once the transaction commits: a request that read the
+    rows before the commit cannot keep its outcome under the new generation."""
+    invalidate_tags(TOOL_LISTS_TAG)
+    invalidate_tags_on_commit(TOOL_LISTS_TAG)
+
+
+@receiver(post_save, dispatch_uid="mcp_bridge.visibility.saved")
+def _on_saved(sender: Any, update_fields: Any = None, **kwargs: Any) -> None:
+    # A login only writes last_login: nothing a permission reads.
+    if update_fields is not None and set(update_fields) <= {"last_login"}:
+        return
+    if _identifies(sender):
+        _renew()
+
+
+@receiver(post_delete, dispatch_uid="mcp_bridge.visibility.deleted")
+def _on_deleted(sender: Any, **kwargs: Any) -> None:
+    if _identifies(sender):
+        _renew()
+
+
+@receiver(m2m_changed, dispatch_uid="mcp_bridge.visibility.related")
+def _on_related(sender: Any, instance: Any, action: str, **kwargs: Any) -> None:
+    if action.startswith("post_") and (
+        _identifies(type(instance)) or _identifies(kwargs.get("model"))
+    ):
+        _renew()
+
+
+def _cached(key: str) -> Any:
+    try:
+        return caches[bridge_settings.CACHE_ALIAS].get(key)
+    except Exception:  # the cache is down: evaluated without it
+        if _first(("cache", "get")):
+            logger.warning("The cached tool lists cannot be read; evaluating.", exc_info=True)
+        return None
+
+
+def _store(key: str, value: str, timeout: float) -> None:
+    try:
+        caches[bridge_settings.CACHE_ALIAS].set(key, value, timeout)
+    except Exception:
+        if _first(("cache", "set")):
+            logger.warning("The tool list of a caller cannot be cached.", exc_info=True)
+
+
+def _first(key: Any) -> bool:
+    """Whether ``key`` is logged for the first time in this process."""
+    if key in _logged:
+        return False
+    _logged.add(key)
+    return True
 
 
 def varies_by_caller(toolset: ToolSet, http_request: HttpRequest) -> bool:
@@ -125,21 +317,58 @@ def varies_by_caller(toolset: ToolSet, http_request: HttpRequest) -> bool:
     return filters_group(toolset.group) and bool(plan_of(toolset, http_request).checks)
 
 
+def offered_levels(toolset: ToolSet, visible: frozenset[str] | None) -> frozenset[int]:
+    """The levels of risk of the tools a caller who may see ``visible`` (all for ``None``)
+    may use: the call proxies it is offered (:func:`~mcp_bridge.discovery.metatools.meta_tools`)
+    and that answers name to it; made once per tool set and outcome."""
+    key = ("offered levels", visible)
+    levels = toolset.search_entries.get(key)
+    if levels is None:
+        tools = (
+            toolset.tools
+            if visible is None
+            else [tool for tool in toolset.tools if tool.name in visible]
+        )
+        levels = toolset.search_entries[key] = levels_of(tools)
+    return levels
+
+
 def listed_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool | MetaTool]:
     """What ``tools/list`` holds for a caller who may see ``visible`` (all for ``None``): the
     tool set's listing (every tool, or in search mode the pinned tools and the discovery
     meta-tools, which every caller gets: they only reach what the caller may see), in list
-    order; made once per outcome."""
+    order; made once per outcome.
+
+    In search mode a caller is offered only the call proxies of the levels of risk of the
+    tools it may use (an anonymous caller who may run no write tool gets no
+    ``call_write_tool``), and the meta-tools' texts name no other proxy.
+    """
     listing = toolset.listed_tools()
     if visible is None:
         return listing
     plan: VisibilityPlan = toolset.visibility
     tools = plan.lists.get(visible)
     if tools is None:
-        tools = plan.lists[visible] = [
-            tool for tool in listing if isinstance(tool, MetaTool) or tool.name in visible
+        listed: list[Tool | MetaTool] = [
+            tool for tool in listing if not isinstance(tool, MetaTool) and tool.name in visible
         ]
+        if toolset.discovery.search:
+            offered = offered_levels(toolset, visible)
+            if offered == offered_levels(toolset, None):
+                listed += [tool for tool in listing if isinstance(tool, MetaTool)]
+            else:
+                listed += meta_tools(toolset.tools, offered)
+        tools = plan.lists[visible] = listed
     return tools
+
+
+def visible_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool]:
+    """Every tool of ``toolset`` a caller who may see ``visible`` (all for ``None``) may use,
+    in the tool set's order, whatever the discovery mode: what search mode's meta-tools
+    reach, and what the explorer browses."""
+    if visible is None:
+        return list(toolset.tools)
+    return [tool for tool in toolset.tools if tool.name in visible]
 
 
 @dataclass
@@ -171,14 +400,26 @@ class VisibilityPlan:
     Attributes:
         always: tools listed for every caller.
         checks: the evaluations; a caller's outcome is one boolean per check.
+        fingerprint: a digest of the checks (the tools each decides, its view's authentication
+            and permission classes), in the key of a caller's cached outcome.
         outcomes: the visible names of each outcome met so far (``None``: every tool).
         lists: the listed tools of each visible set met so far.
+        marks: the visible names of each cached outcome met so far (:meth:`visible_of_marks`).
     """
 
     always: frozenset[str]
     checks: list[Check]
+    fingerprint: str = ""
     outcomes: dict[tuple[bool, ...], frozenset[str] | None] = field(default_factory=dict)
     lists: dict[frozenset[str], list[Tool | MetaTool]] = field(default_factory=dict)
+    marks: dict[str, tuple[frozenset[str] | None]] = field(default_factory=dict)
+
+    def visible_of_marks(self, marks: str) -> frozenset[str] | None:
+        """:meth:`visible` of an outcome as it is cached: ``"1"`` or ``"0"`` per check."""
+        known = self.marks.get(marks)
+        if known is None:
+            known = self.marks[marks] = (self.visible(tuple(mark == "1" for mark in marks)),)
+        return known[0]
 
     def visible(self, outcome: tuple[bool, ...]) -> frozenset[str] | None:
         if outcome in self.outcomes:
@@ -232,7 +473,28 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
         )
         for key, tools in groups.items()
     ]
-    return VisibilityPlan(always=frozenset(always), checks=checks)
+    described = []
+    for check in checks:
+        checked: Any = check.tool.method.source.view_class
+        described.append(
+            [
+                sorted(check.names),
+                _names(checked.authentication_classes),
+                _names(checked.permission_classes),
+            ]
+        )
+    digest = hashlib.sha256(
+        json.dumps([toolset.group, toolset.version, described], default=str).encode()
+    ).hexdigest()
+    return VisibilityPlan(
+        always=frozenset(always),
+        checks=checks,
+        fingerprint=digest,
+    )
+
+
+def _names(classes: Any) -> list[str]:
+    return [f"{getattr(c, '__module__', '')}.{getattr(c, '__qualname__', c)!s}" for c in classes]
 
 
 def _callbacks(group: str, http_request: HttpRequest) -> dict[tuple[type, str, str], Any]:
@@ -291,8 +553,22 @@ class _Evaluation:
             view, request = self._view_and_request(check)
             self._authenticate(check, view, request)
             view.check_permissions(request)
-        except _REFUSALS:
+        except _DENIALS:
             return False
+        except _UNDECIDED as exc:
+            # Asked without a body or an object, the check cannot tell: the view decides.
+            if (tool.name, type(exc)) not in _logged:
+                _logged.add((tool.name, type(exc)))
+                logger.info(
+                    "Cannot tell whether tool %r (%s) is visible to a caller without a call: its "
+                    "view-level checks raised %s (%s) when asked without a body or an object; the "
+                    "tool is listed, and its view decides on each call.",
+                    tool.name,
+                    tool.method.source.view_label,
+                    type(exc).__name__,
+                    exc,
+                )
+            return True
         except Exception as exc:
             if (tool.name, type(exc)) not in _logged:
                 _logged.add((tool.name, type(exc)))
@@ -310,20 +586,27 @@ class _Evaluation:
             identity.restore(self.http_request)
         return True
 
-    def _caller_passes(self, check: Check, classes: tuple[Any, ...]) -> bool:
-        """DRF's own caller-only permissions, asked with the caller's user and the method."""
+    def identity(self, check: Check) -> tuple[Any, Any, Any] | Exception:
+        """``(authenticator, user, auth)`` of the caller with the authentication classes of
+        ``check``'s view, or the exception with which they refused it; once per set of
+        classes. The caller of this method restores the MCP request's identity."""
         key = tuple(_authentication_classes(check, self.http_request))
         known = self.authenticated.get(key)
         if known is None:
             request = self._request(check)
             try:
                 request.user  # noqa: B018 -- DRF authenticates on first access
-            except Exception as exc:
-                self.authenticated[key] = exc
-                raise
-            # Private DRF API, Request._authenticator: see _authenticate.
-            authenticator = request._authenticator  # type: ignore[attr-defined]
-            known = self.authenticated[key] = (authenticator, request.user, request.auth)
+            except Exception as exc:  # noqa: BLE001 -- raised by the check that asks
+                known = self.authenticated[key] = exc
+            else:
+                # Private DRF API, Request._authenticator: see _authenticate.
+                authenticator = request._authenticator  # type: ignore[attr-defined]
+                known = self.authenticated[key] = (authenticator, request.user, request.auth)
+        return known
+
+    def _caller_passes(self, check: Check, classes: tuple[Any, ...]) -> bool:
+        """DRF's own caller-only permissions, asked with the caller's user and the method."""
+        known = self.identity(check)
         if isinstance(known, Exception):
             raise known
         probe = _Probe(check.tool.method.source.method, known[1], known[2])

@@ -471,6 +471,7 @@ def _build_once(
                     urlconf,
                     get_url_index(urlconf),
                     lambda: build_toolset(group, version, urlconf),
+                    accept=(ToolSet, ToolSetError),
                 )
             _toolsets[key] = cached
         return cached

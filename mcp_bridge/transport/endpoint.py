@@ -15,7 +15,9 @@ refusal in one place (:func:`answers_in_json`), as DRF's ``handle_exception`` an
 
 * a foreign ``Origin``: 403 (:mod:`mcp_bridge.transport.security`);
 * a protected group's endpoint without an accepted credential: 401/403 with a
-  ``WWW-Authenticate`` challenge (:mod:`mcp_bridge.transport.authorization`);
+  ``WWW-Authenticate`` challenge (:mod:`mcp_bridge.transport.authorization`); for a browser
+  that wants the tool explorer, with a page that offers to sign in
+  (:class:`~mcp_bridge.transport.explorer.SignInNeeded`);
 * ``GET``, ``DELETE`` or any method but ``POST``: 405 with ``Allow: POST`` (the server
   offers no server-initiated stream and issues no sessions), except a browser's ``GET``
   preferring ``text/html``, answered with the tool explorer page
@@ -119,7 +121,7 @@ from mcp_bridge.transport.authorization import authorize
 from mcp_bridge.transport.batch import handle_batch
 from mcp_bridge.transport.bodies import BodyRefused, check_depth, decode_message, read_body
 from mcp_bridge.transport.compression import json_answer
-from mcp_bridge.transport.explorer import explorer_page, wants_explorer
+from mcp_bridge.transport.explorer import SignInNeeded, explorer_page, wants_explorer
 from mcp_bridge.transport.security import origin_allowed
 
 logger = logging.getLogger("mcp_bridge.transport")
@@ -249,7 +251,14 @@ def refuse(request: HttpRequest, group: str) -> AnswerFormat:
             f"Forbidden: Origin {request.headers['Origin']!r} is not allowed to use this endpoint.",
             403,
         )
-    authorize(request, group)  # MCP authorization, before any JSON-RPC handling
+    try:
+        authorize(request, group)  # MCP authorization, before any JSON-RPC handling
+    except Refused as refusal:
+        if refusal.status in (401, 403) and wants_explorer(request):
+            # A browser at a protected group's page: the same status and challenge, with a
+            # page that offers to sign in rather than JSON-RPC.
+            raise SignInNeeded(refusal, request, group) from None
+        raise
     if request.method != "POST":
         if wants_explorer(request):
             return "html"
@@ -491,7 +500,7 @@ def misconfigured(exc: ImproperlyConfigured) -> HttpResponse:
     ``ImproperlyConfigured`` (an invalid ``MCP_BRIDGE``, raised on the first access of a
     setting) would otherwise reach Django, which answers its HTML error page: a client
     cannot read that. ``error.data.problems`` lists the check ids (E080, E081, each wrong
-    key's own E201-E284: :func:`mcp_bridge.build.preflight.configuration_problems`), with
+    key's own E201-E295: :func:`mcp_bridge.build.preflight.configuration_problems`), with
     the key (``"setting": 'MCP_BRIDGE["MAX_BODY_BYTES"]'``) of each that has one, and the
     message names the key and check id of the :class:`~mcp_bridge.base.conf.SettingError`
     raised: a key's name is no secret, and it tells the operator what to fix. The value, the

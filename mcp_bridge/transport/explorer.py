@@ -8,47 +8,69 @@ answers a browser's ``GET`` with 405. With ``MCP_BRIDGE["EXPLORER"]`` on (the de
 template ``mcp_bridge/explorer.html`` (a project may override it, as DRF's
 ``rest_framework/api.html``):
 
-* the endpoint's URL, and for each schema profile its URL (``?schema=``), its size in tokens
-  (estimated) and copy-paste configurations for Claude Code, VS Code, the MCP Inspector and
-  the Python SDK;
-* each tool the viewer may use (:func:`mcp_bridge.toolcall.visibility.visible_tool_names`, the
-  filter of ``tools/list``), in the viewer's language (``Accept-Language``, as ``tools/list``
-  negotiates it), with its title, description, annotations, an arguments table and the raw
-  ``inputSchema``/``outputSchema`` (in the profile of ``?schema=``, as on the endpoint);
+* every tool the viewer may use, in direct and in search mode alike
+  (:func:`mcp_bridge.toolcall.visibility.visible_tool_names`, the filter of ``tools/list`` and
+  of the meta-tools, and :func:`~mcp_bridge.toolcall.visibility.visible_tools`), grouped by
+  resource as the search's overview groups them (the group's search index), in the viewer's
+  language (``Accept-Language``, as ``tools/list`` negotiates it), each with its REST
+  operation (HTTP method and path), title, description, annotations, an arguments table and
+  the raw ``inputSchema``/``outputSchema`` (in the profile of ``?schema=``, as on the
+  endpoint); in search mode, also the meta-tools MCP clients list;
 * a search box over the tools (a client-side filter of names, titles and descriptions);
 * a "Try it" form per tool, made from its ``inputSchema``, which posts a real ``tools/call``
   to the endpoint with the browser's session cookie and CSRF token, as DRF's browsable API
-  does, and shows the ``CallToolResult`` (``isError`` results as errors).
+  does, and shows the result: the view's HTTP status (``_meta["mcp-bridge/status"]``), the
+  operation's method and path, and the ``structuredContent`` (else the text) pretty-printed;
+* after the tools, folded: the endpoint's schema profiles (``?schema=``), their sizes in
+  tokens (estimated) and copy-paste configurations for Claude Code, VS Code, the MCP
+  Inspector and the Python SDK.
 
 The page asks for the same authorization as the endpoint: the transport runs its origin and
 authorization checks first (:func:`mcp_bridge.transport.endpoint.refuse`), and a protected
-group's page needs the same credential. The page loads nothing from other sites (its CSS and
-script are inline).
+group's page needs the same credential. A browser without one gets, with the same status and
+``WWW-Authenticate`` challenge, a page that offers to sign in (:class:`SignInNeeded`,
+:func:`sign_in_url`: the project's ``LOGIN_URL``, or DRF's ``rest_framework.urls`` login)
+rather than the JSON-RPC error. The page loads nothing from other sites (its CSS and script
+are inline) and forbids framing itself (``X-Frame-Options: DENY`` and CSP
+``frame-ancestors 'none'``, set on the response whatever the project's middleware).
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
+from django.shortcuts import resolve_url
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, render_to_string
+from django.urls import NoReverseMatch, Resolver404, resolve, reverse
 
 from mcp_bridge.base.conf import PROFILES, bridge_settings
 from mcp_bridge.base.encoding import dumps, dumps_data, dumps_readable
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS
+from mcp_bridge.build.tools import Tool
 from mcp_bridge.confirmation.policy import asks_confirmation
 from mcp_bridge.schemas.profiles import QUERY_PARAMETER, ProfileError, profile_from_request
-from mcp_bridge.toolcall.visibility import listed_tools, visible_tool_names
-from mcp_bridge.toolset.registry import ToolSet
+from mcp_bridge.toolcall.results import STATUS_META_KEY
+from mcp_bridge.toolcall.visibility import listed_tools, visible_tool_names, visible_tools
+from mcp_bridge.toolset.registry import ToolSet, active_urlconf
+from mcp_bridge.transport.answers import Refused
 
 TEMPLATE = "mcp_bridge/explorer.html"
 #: The revision the page shows the tools in, and its "Try it" calls speak: the newest of the
 #: handshake era, which every current client and the page's own script send without an envelope.
 REVISION = HANDSHAKE_REVISIONS[-1]
 _ANSWER_TYPES = ["text/html", "application/json", "text/event-stream"]
+#: The anti-framing headers of every page the explorer sends: nobody may frame it (a page
+#: whose buttons run tools as the signed-in user is a clickjacking target).
+FRAMING_HEADERS = {"X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'"}
+#: The resource of the tools the search index puts in none (none is left out of the page).
+OTHER_RESOURCE = "other"
 _ANNOTATION_LABELS = {
     "readOnlyHint": "read-only",
     "destructiveHint": "destructive",
@@ -89,19 +111,38 @@ def wants_explorer(request: HttpRequest) -> bool:
 def explorer_page(request: HttpRequest, toolset: ToolSet) -> HttpResponse:
     """The explorer page of ``toolset`` (already in the viewer's language) for the viewer of ``request``."""
     visible = visible_tool_names(toolset, request)
-    tools = listed_tools(toolset, visible)
+    listed = listed_tools(toolset, visible)  # what an MCP client's tools/list holds
+    tools = visible_tools(toolset, visible)  # what the viewer may use, in either mode
+    profile = _shown_profile(request)
     endpoint = request.build_absolute_uri(request.path)
     name = f"{bridge_settings.SERVER_NAME}-{toolset.group}"
+    user = getattr(request, "user", None)
+    search = bool(toolset.discovery.search)
     context = {
         "group": toolset.group,
         "version": toolset.version,
         "endpoint": endpoint,
         "revision": REVISION,
         "tool_count": len(tools),
-        "total_count": len(toolset.tools),
-        "profiles": [_profile(endpoint, name, profile, tools) for profile in _offered_profiles()],
-        "tools": [_tool(tool.as_mcp(REVISION, _shown_profile(request))) for tool in tools],
-        "user": getattr(request, "user", None),
+        "search_mode": search,
+        "resources": [
+            {
+                "label": label,
+                "tools": [_tool(tool.as_mcp(REVISION, profile), tool) for tool in members],
+            }
+            for label, members in _by_resource(
+                toolset, tools, getattr(request, "LANGUAGE_CODE", None)
+            )
+        ],
+        # In search mode, what clients list besides the pinned tools: the discovery meta-tools.
+        "meta_tools": [
+            _tool(tool.as_mcp(REVISION, profile), None)
+            for tool in listed
+            if search and not isinstance(tool, Tool)
+        ],
+        "profiles": [_profile(endpoint, name, each, listed) for each in _offered_profiles()],
+        "user": user,
+        "sign_in_url": None if getattr(user, "is_authenticated", False) else sign_in_url(request),
         # What the page's script reads, written by Django's json_script filter (escaped so that
         # no value can end the <script> element).
         "script_config": {
@@ -110,23 +151,104 @@ def explorer_page(request: HttpRequest, toolset: ToolSet) -> HttpResponse:
             "revision": REVISION,
             # The tools a person confirms (mcp_bridge.confirmation): their "Try it" speaks
             # 2026-07-28, whose InputRequiredResult the page shows as a question.
-            "asking": _asking(tools, toolset),
+            "asking": _asking(tools, listed, toolset),
+            "statusKey": STATUS_META_KEY,
         },
     }
     response = HttpResponse(render_to_string(TEMPLATE, context, request=request))
+    return _private(response)
+
+
+class SignInNeeded(Refused):
+    """A browser's ``GET`` of a protected group's page without a credential the endpoint
+    accepts: the refusal of :func:`~mcp_bridge.transport.authorization.authorize` (its status,
+    401 or 403, and its ``WWW-Authenticate`` challenge), answered with a page that offers to
+    sign in (:func:`sign_in_url`) instead of the JSON-RPC error."""
+
+    def __init__(self, refusal: Refused, request: HttpRequest, group: str) -> None:
+        super().__init__(
+            refusal.code, refusal.message, refusal.status, refusal.data, headers=refusal.headers
+        )
+        self.request = request
+        self.group = group
+
+    def answer(self) -> HttpResponse:
+        user = getattr(self.request, "user", None)
+        context = {
+            "group": self.group,
+            "refused": True,
+            "user": user,
+            "sign_in_url": sign_in_url(self.request),
+            "endpoint": self.request.build_absolute_uri(self.request.path),
+            "revision": REVISION,
+        }
+        response = HttpResponse(
+            render_to_string(TEMPLATE, context, request=self.request), status=self.status
+        )
+        for name, value in self.headers.items():
+            response[name] = value
+        return _private(response)
+
+
+def sign_in_url(request: HttpRequest) -> str | None:
+    """Where the viewer of ``request`` signs in, with ``next`` back to this page: the project's
+    ``LOGIN_URL`` (a URL or a URL name) when the URLconf serves it or it is on another site,
+    else the login view of DRF's ``rest_framework.urls`` when the URLconf includes it (under
+    its ``rest_framework`` namespace); ``None`` when neither."""
+    urlconf = active_urlconf(request)
+    login = resolve_url(settings.LOGIN_URL)
+    parts = urlsplit(login)
+    if not parts.netloc:
+        try:
+            resolve(parts.path, urlconf=urlconf)
+        except Resolver404:
+            login = ""
+    if not login:
+        try:
+            login = reverse("rest_framework:login", urlconf=urlconf)
+        except NoReverseMatch:
+            return None
+    return str(redirect_to_login(request.get_full_path(), login)["Location"])
+
+
+def _private(response: HttpResponse) -> HttpResponse:
+    """``response`` (a page of the explorer) kept from shared caches and from frames."""
     # The page lists what this viewer may use, in this viewer's language.
     response["Cache-Control"] = "private, no-cache"
     response["Vary"] = "Accept, Cookie, Authorization"
+    # Set here, not left to XFrameOptionsMiddleware (which keeps a value already set): the
+    # project may not use it, or allow SAMEORIGIN for its own pages.
+    for name, value in FRAMING_HEADERS.items():
+        response[name] = value
     return response
 
 
-def _asking(tools: list[Any], toolset: ToolSet) -> list[str]:
-    """The listed tools whose calls a person confirms, and, when there are any in the group,
-    the call proxies of search mode, which hand the question on."""
+def _asking(tools: list[Tool], listed: list[Any], toolset: ToolSet) -> list[str]:
+    """The shown tools whose calls a person confirms, and, when there are any in the group,
+    the call proxies of search mode (among the ``listed`` meta-tools), which hand the
+    question on."""
     asking = [tool.name for tool in toolset.tools if asks_confirmation(tool, toolset.group)]
-    listed = {tool.name for tool in tools}
-    proxies = [tool.name for tool in tools if getattr(tool, "level", None) is not None]
-    return [name for name in asking if name in listed] + (proxies if asking else [])
+    shown = {tool.name for tool in tools}
+    proxies = [tool.name for tool in listed if getattr(tool, "level", None) is not None]
+    return [name for name in asking if name in shown] + (proxies if asking else [])
+
+
+def _by_resource(
+    toolset: ToolSet, tools: list[Tool], language: str | None
+) -> list[tuple[str, list[Tool]]]:
+    """``tools`` grouped by resource, as the search's overview groups the group's tools (the
+    search index of the caller's language), in its order; a tool it puts in no resource goes
+    under :data:`OTHER_RESOURCE`, so that none is left out."""
+    index = toolset.index(language)
+    left = {tool.name: tool for tool in tools}
+    groups = []
+    for label, documents in index.resources.items():
+        members = [left.pop(index.names[doc]) for doc in documents if index.names[doc] in left]
+        if members:
+            groups.append((str(label), members))
+    if left:
+        groups.append((OTHER_RESOURCE, list(left.values())))
+    return groups
 
 
 def _shown_profile(request: HttpRequest) -> str:
@@ -191,8 +313,9 @@ def _pretty(value: Any) -> str:
     return dumps_readable(value)
 
 
-def _tool(listed: dict[str, Any]) -> dict[str, Any]:
-    """What the template shows of one tool, from its ``tools/list`` object."""
+def _tool(listed: dict[str, Any], tool: Tool | None) -> dict[str, Any]:
+    """What the template shows of one tool, from its ``tools/list`` object and, for a tool of
+    the API (not a meta-tool), its REST operation."""
     schema = listed["inputSchema"]
     required = set(schema.get("required", ()))
     arguments = [
@@ -210,8 +333,15 @@ def _tool(listed: dict[str, Any]) -> dict[str, Any]:
         "arguments": arguments,
         "input_schema": _pretty(schema),
         "output_schema": _pretty(listed["outputSchema"]) if "outputSchema" in listed else None,
+        "http_method": tool.method.source.method if tool is not None else "",
+        "path": tool.method.source.path if tool is not None else "",
         "search": " ".join(
-            (listed["name"], listed.get("title", ""), listed.get("description", ""))
+            (
+                listed["name"],
+                listed.get("title", ""),
+                listed.get("description", ""),
+                tool.method.source.path if tool is not None else "",
+            )
         ).lower(),
     }
 

@@ -225,11 +225,7 @@ def answer_problem(endpoint: EndpointPath, answer: Answer, rest_prefix: str) -> 
     """E090 or E091 for an answer that is not the endpoint's (see the module docstring)."""
     response = answer.response
     status = response.status_code
-    exempt = (
-        f"Exempt {_prefix(endpoint.path)} from that middleware the way the API's own prefix "
-        f"({rest_prefix}) is exempt: DRF authenticates inside the view, and so does the MCP "
-        f"endpoint (see {RECIPE})."
-    )
+    exempt = exemption_hint(_prefix(endpoint.path), rest_prefix)
     if 300 <= status < 400:
         location = response.get("Location", "")
         return Problem(
@@ -285,6 +281,54 @@ def find_unanswered_endpoints(
 
 
 def rest_prefix(paths: list[str]) -> str:
-    """The first path segment the operations share (``/api/``), or a stand-in."""
-    prefixes = {_prefix(path) for path in paths}
-    return prefixes.pop() if len(prefixes) == 1 else "e.g. /api/"
+    """The leading path segments every operation shares, up to the first parameter
+    (``/api/v2/`` of ``/api/v2/findings/`` and ``/api/v2/tests/{id}/``), or a stand-in."""
+    common: list[str] | None = None
+    for path in paths:
+        segments = []
+        for segment in path.strip("/").split("/"):
+            if not segment or "{" in segment:
+                break
+            segments.append(segment)
+        segments = segments[:-1] if segments == path.strip("/").split("/") else segments
+        if common is None:
+            common = segments
+        else:
+            size = 0
+            while size < min(len(common), len(segments)) and common[size] == segments[size]:
+                size += 1
+            common = common[:size]
+    if not common:
+        return "e.g. /api/"
+    return "/" + "/".join(common) + "/"
+
+
+def urlconf_route(prefix: str) -> str | None:
+    """The route of the ROOT_URLCONF's top-level pattern that leads to ``prefix`` (``'^api/v2/'``
+    of a ``re_path``, ``'api/'`` of a ``path``), as written there, or ``None``."""
+    if not prefix.startswith("/"):
+        return None
+    try:
+        patterns = get_resolver().url_patterns
+    except Exception:  # noqa: BLE001 -- a URLconf that cannot load: E007 says so elsewhere
+        return None
+    for pattern in patterns:
+        if hasattr(pattern, "url_patterns") and pattern.pattern.match(prefix[1:]):
+            return str(pattern.pattern)
+    return None
+
+
+def exemption_hint(mcp_prefix: str, rest: str) -> str:
+    """What to add to a login-required middleware's exemptions (E090, E091): the MCP prefix
+    beside the API's, in both styles such lists use."""
+    route = urlconf_route(rest)
+    routed = f" The URLconf routes the API with {route!r}." if route else ""
+    known = not rest.startswith("e.g.")
+    rest_path = rest if known else "/api/"
+    return (
+        f"Exempt {mcp_prefix} from that middleware the way the API's own prefix ({rest}) is "
+        f"exempt: DRF authenticates inside the view, and so does the MCP endpoint.{routed} A list "
+        f'of path prefixes takes "{mcp_prefix}" beside "{rest_path}"; a list of regexes matched '
+        f'against the path without its leading slash takes r"^{mcp_prefix[1:]}" beside '
+        f'r"^{rest_path[1:]}" (see {RECIPE}).'
+    )

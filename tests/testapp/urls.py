@@ -66,3 +66,18 @@ urlpatterns += [
     path("mrtr/capabilities/", mrtr_views.capabilities_tool),
     path("mrtr/archive/", mrtr_views.archive_tool),
 ]
+
+# Issue 35's tools that become MCP tasks (tests/test_tasks.py, the conformance tasks-* scenarios).
+from tests.testapp import task_views
+
+urlpatterns += [
+    path("tasks/greet/", task_views.greet),
+    path("tasks/compute/", task_views.slow_compute),
+    path("tasks/failing/", task_views.failing_job),
+    path("tasks/crash/", task_views.protocol_error_job),
+    path("tasks/crashes/<str:job_id>/", task_views.crash_status),
+    path("tasks/exports/", task_views.export_start),
+    path("tasks/exports/<str:job_id>/", task_views.export_status),
+    path("tasks/exports/<str:job_id>/result/", task_views.export_result),
+    path("tasks/audit/", task_views.audit_report),
+]

@@ -60,6 +60,7 @@ from mcp_bridge.discovery.metatools import search_listing
 from mcp_bridge.discovery.modes import listing_size
 from mcp_bridge.management.probe import Skipped, probe_toolset
 from mcp_bridge.schemas.profiles import PROFILES, QUERY_PARAMETER
+from mcp_bridge.tasks.policy import TaskPolicy, policy_of
 from mcp_bridge.toolset.registry import (
     UnknownEndpoint,
     check_groups,
@@ -69,6 +70,19 @@ from mcp_bridge.toolset.registry import (
 )
 from mcp_bridge.transport.endpoint import mcp_endpoint
 from mcp_bridge.transport.reach import endpoint_paths
+
+
+def task_note(policy: TaskPolicy) -> str:
+    """What a listed tool may become for a client that declares the Tasks extension
+    (docs/tasks.md): every tool's ``202 Accepted`` with a ``Location`` becomes a job task, so
+    only the tools whose policy says more, or less, are marked."""
+    if policy.mode == "run":
+        return "  [task: run" + (", required]" if policy.required else "]")
+    if policy.mode == "job" or policy.job_status is not None:
+        return "  [task: job" + (", required]" if policy.required else "]")
+    if policy.mode == "never":
+        return "  [task: never]"
+    return "  [task: required]" if policy.required else ""
 
 
 class Command(BaseCommand):
@@ -177,7 +191,10 @@ class Command(BaseCommand):
                 )
                 for tool, built in zip(tools, toolset.tools, strict=True):
                     why = " + ".join(str(reason) for reason in built.method.source.membership)
-                    self.stdout.write(f"    {tool['name']:32} {tool.get('title', ''):40} via {why}")
+                    self.stdout.write(
+                        f"    {tool['name']:32} {tool.get('title', ''):40} via {why}"
+                        f"{task_note(policy_of(built))}"
+                    )
         if options["json"]:
             value = next(iter(listing.values())) if len(listing) == 1 else listing
             self.stdout.write(dumps_readable(value))

@@ -1,0 +1,105 @@
+"""Stored builds are signed: nothing is unpickled unless its signature verifies.
+
+A stored build is a pickle (mcp_bridge.store.codec), so whoever can write the store could run
+code in every process that loads from it. Each case writes bytes into a real store (files,
+LocMem and a real Redis, through ``configured_store``), forgets the tool sets as a new process
+would, and shows that the group is built again (and answers), that the bad bytes are logged
+once, and that a pickle that would run code never runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import zlib
+
+import pytest
+
+from mcp_bridge.store import backends, builds, codec, keys
+from mcp_bridge.toolset import registry
+from tests.mcp_client import McpClient
+from tests.test_store import _forget, _never_built, configured_store  # noqa: F401 -- fixture
+
+# Every test runs on each store of configured_store: files, LocMem and Redis.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("configured_store")]
+
+#: Set when the pickle below is unpickled: what an attacker's code would do.
+ran: list[str] = []
+
+
+def _attack() -> str:
+    ran.append("code ran")
+    return "pwned"
+
+
+class _Payload:
+    def __reduce__(self):
+        return (_attack, ())
+
+
+def _stored() -> tuple[backends.BuildStore, str]:
+    store = backends.get_build_store()
+    assert store is not None
+    return store, keys.build_key("catalog", None, None, registry.get_url_index()).name
+
+
+def _rebuilt(monkeypatch, caplog) -> list[str]:
+    """Load catalog as a new process, counting builds; the warnings logged."""
+    _forget()
+    builds._reported.clear()  # what this process logged already (once per key and problem)
+    built = []
+    build = registry._build
+    monkeypatch.setattr(registry, "_build", lambda *a: built.append(1) or build(*a))
+    with caplog.at_level(logging.WARNING, logger="mcp_bridge.store"):
+        assert registry.get_toolset("catalog").by_name
+        _forget()
+        registry.get_toolset("catalog")  # the rebuilt one was stored: loaded now
+    assert built == [1]
+    assert McpClient(path="/mcp/catalog/").list_tools()
+    return [r.getMessage() for r in caplog.records if r.name == "mcp_bridge.store"]
+
+
+def test_a_tampered_build_is_not_loaded(monkeypatch, caplog):
+    registry.get_toolset("catalog")
+    store, name = _stored()
+    data = bytearray(store.get(name))
+    data[-10] ^= 0xFF  # one byte of the compressed pickle
+    store.put(name, bytes(data))
+    logged = _rebuilt(monkeypatch, caplog)
+    assert len(logged) == 1 and "signature does not verify" in logged[0]
+
+
+@pytest.mark.parametrize("signed", [False, True], ids=["unsigned", "forged-signature"])
+def test_a_foreign_pickle_is_never_unpickled(monkeypatch, caplog, signed):
+    registry.get_toolset("catalog")
+    store, name = _stored()
+    evil = zlib.compress(pickle.dumps((codec.FORMAT, _Payload())))
+    store.put(name, codec.MAGIC + b"\0" * 32 + evil if signed else evil)
+    ran.clear()
+    logged = _rebuilt(monkeypatch, caplog)
+    assert ran == []
+    assert len(logged) == 1 and "cannot be read" in logged[0]
+
+
+def test_a_build_signed_with_another_key_is_rebuilt_and_a_fallback_key_is_accepted(
+    settings, monkeypatch, caplog
+):
+    settings.SECRET_KEY = "the-key-of-last-year-" * 3
+    registry.get_toolset("catalog")
+    settings.SECRET_KEY = "the-key-of-this-year-" * 3
+    settings.SECRET_KEY_FALLBACKS = ["the-key-of-last-year-" * 3]
+    _forget()
+    monkeypatch.setattr(registry, "_build", _never_built)
+    assert registry.get_toolset("catalog").by_name  # loaded: verified with the fallback
+    monkeypatch.undo()
+    settings.SECRET_KEY_FALLBACKS = []
+    logged = _rebuilt(monkeypatch, caplog)
+    assert len(logged) == 1 and "SECRET_KEY" in logged[0]
+
+
+def test_a_signed_pickle_that_is_not_a_build_is_rebuilt(monkeypatch, caplog):
+    registry.get_toolset("catalog")
+    store, name = _stored()
+    store.put(name, codec.sign(zlib.compress(pickle.dumps((codec.FORMAT, {"not": "a build"})))))
+    logged = _rebuilt(monkeypatch, caplog)
+    assert len(logged) == 1 and "not a build" in logged[0] and "builtins.dict" in logged[0]

@@ -1,0 +1,78 @@
+"""The conformance suite's ``tasks-*`` scenarios (@modelcontextprotocol/conformance
+0.2.0-alpha.12, the Tasks extension SEP-2663) against the test app's ``tasks`` group, whose
+fixture tools they call: ``greet``, ``slow_compute``, ``failing_job`` and
+``protocol_error_job`` (tests/testapp/task_views.py).
+
+Each scenario runs on its own; those that cannot pass are listed, with the reason, in
+tests/conformance/expected-failures-2026-07-28.yml, and this test fails when one of them
+starts passing (the suite's baseline check) or another one fails.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.test_real_peers import BASELINES, PEERS, node_bin, run_node  # noqa: F401
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+SCENARIOS = (
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-status-notifications",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+)
+
+
+#: The checks that fail in the scenarios the baseline lists for one failing check: every other
+#: check of theirs passes.
+ONLY_FAILING = {
+    "tasks-dispatch-and-envelope": {"tasks-result-type-complete-on-non-task-responses"},
+    "tasks-request-headers": {"tasks-headers-tolerate-mcp-method-on-tools-call"},
+}
+
+
+@pytest.fixture
+def tasks_server(live_server, settings):
+    settings.ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]"]
+    return live_server.url
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_tasks_scenario(node_bin, tasks_server, tmp_path, scenario):  # noqa: F811
+    out = tmp_path / "out"
+    proc = run_node(
+        node_bin,
+        [
+            str(PEERS / "conformance-alpha" / "dist" / "index.js"),
+            "server",
+            "--url",
+            f"{tasks_server}/mcp/tasks/",
+            "--scenario",
+            scenario,
+            "--expected-failures",
+            str(BASELINES / "expected-failures-2026-07-28.yml"),
+            "-o",
+            str(out),
+        ],
+        tmp_path,
+    )
+    checks = [c for f in out.glob("*/checks.json") for c in json.loads(f.read_text())]
+    summary = [(c["id"], c["status"], c.get("errorMessage")) for c in checks]
+    assert proc.returncode == 0, (summary, proc.stdout[-4000:], proc.stderr[-2000:])
+    assert checks, proc.stdout[-2000:]
+    # Every message the server sent, tasks included, is valid for the 2026-07-28 wire schema.
+    wire = [c for c in checks if c["id"] == "wire-schema-valid"]
+    assert all(c["status"] == "SUCCESS" for c in wire), wire
+    failing = {c["id"] for c in checks if c["status"] in ("FAILURE", "WARNING")}
+    if scenario in ONLY_FAILING:
+        assert failing == ONLY_FAILING[scenario], summary
+        assert len(checks) - len(failing) >= 3, summary
