@@ -4,7 +4,8 @@
 ``bash bench/run`` sets everything up first. ``BENCH_QUICK=1``: a tenth of the samples.
 ``instructions`` (instruction counts under valgrind, ~6 minutes), ``scale`` (groups of 1,000
 and 5,000 operations, ~5 minutes), ``discovery`` (search mode of big groups, ~15 minutes) and
-``coldstart`` (a fresh process per case, ~10 minutes) run only when named.
+``coldstart`` (a fresh process per case, ~10 minutes) and ``confirmation`` (a person's
+confirmation, both requests, under valgrind, ~3 minutes) run only when named.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from importlib.metadata import version
 from bench import lib
 
 ALL = ("call_overhead", "peer", "listing", "throughput")
-ON_REQUEST = ("instructions", "scale", "discovery", "coldstart", "tracing")
+ON_REQUEST = ("instructions", "scale", "discovery", "coldstart", "confirmation", "tracing")
 
 
 def machine() -> str:

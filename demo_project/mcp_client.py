@@ -10,6 +10,10 @@ Examples (with ``manage.py runserver`` running and the demo data loaded)::
         --token customer0000000000000000000000000000demo call orders_retrieve '{"id": 2}'
     python demo_project/mcp_client.py http://127.0.0.1:8000/mcp/backoffice/ --login call shop_stats
 
+A tool that asks a person to confirm (the backoffice's destructive tools, docs/confirmation.md)
+shows its question here and reads the answer from the terminal; ``--yes`` or ``--no`` answers
+every question without asking.
+
 ``--login`` signs in with OAuth (docs/authorization.md) as the SDK's
 ``OAuthClientProvider`` does it: discovery from the 401, dynamic client
 registration, the browser for the login and consent pages, a callback on a
@@ -37,7 +41,7 @@ from typing import Any, ClassVar, Literal
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
-from mcp import Client, MCPError
+from mcp import Client, MCPError, types
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.streamable_http import streamable_http_client
@@ -153,6 +157,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "(default) tries server/discover first and falls back to it",
     )
     parser.add_argument("--lang", help="preferred language, sent as Accept-Language (e.g. uk, de)")
+    answers = parser.add_mutually_exclusive_group()
+    answers.add_argument(
+        "--yes", dest="answer", action="store_const", const=True, help="accept every form"
+    )
+    answers.add_argument(
+        "--no", dest="answer", action="store_const", const=False, help="decline every form"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("list", help="print the name and title of every tool")
     call = commands.add_parser("call", help="call a tool and print its result")
@@ -202,6 +213,41 @@ async def call_tool(client: Client, name: str, arguments: dict[str, Any]) -> boo
             print(getattr(block, "text", None) or f"<{block.type} content>")
     print(f"isError: {str(result.is_error).lower()}")
     return result.is_error
+
+
+def form_answerer(preset: bool | None) -> Any:
+    """The elicitation callback: show a server's form (``elicitation/create``, form mode) on the
+    terminal and read the person's answer, field by field; ``preset`` answers a yes/no form
+    without asking (``--yes``, ``--no``)."""
+
+    async def answer(context: Any, params: Any) -> types.ElicitResult:
+        print(f"\n{params.message}", file=sys.stderr)
+        schema = getattr(params, "requested_schema", None) or {}
+        content: dict[str, Any] = {}
+        for name, field in schema.get("properties", {}).items():
+            label = field.get("title") or name
+            if field.get("type") == "boolean":
+                if preset is not None:
+                    value: Any = preset
+                else:
+                    reply = await asyncio.to_thread(input, f"{label} [y/N]: ")
+                    value = reply.strip().lower() in ("y", "yes", "j", "ja", "т", "так")
+                print(f"{label}: {'yes' if value else 'no'}", file=sys.stderr)
+            else:
+                reply = await asyncio.to_thread(input, f"{label}: ")
+                value = float(reply) if field.get("type") in ("number", "integer") else reply
+                if field.get("type") == "integer":
+                    value = int(value)
+            content[name] = value
+        if preset is False or (
+            content
+            and not any(v is True for v in content.values())
+            and all(isinstance(v, bool) for v in content.values())
+        ):
+            return types.ElicitResult(action="decline")
+        return types.ElicitResult(action="accept", content=content)
+
+    return answer
 
 
 class MemoryTokenStorage:
@@ -297,7 +343,12 @@ async def talk(args: argparse.Namespace, headers: dict[str, str], auth: Any) -> 
     async with httpx2.AsyncClient(headers=headers, auth=auth, timeout=TIMEOUT) as http_client:
         transport = streamable_http_client(args.url, http_client=http_client)
         tasks = TasksExtension(on_status=_print_status)
-        async with Client(transport, mode=args.mode, extensions=[tasks]) as client:
+        async with Client(
+            transport,
+            mode=args.mode,
+            extensions=[tasks],
+            elicitation_callback=form_answerer(args.answer),
+        ) as client:
             if args.command == "list":
                 await list_tools(client)
                 return 0

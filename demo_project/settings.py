@@ -183,6 +183,11 @@ MCP_BRIDGE = {
     # one of the demo's static DRF tokens; catalog stays public.
     "OAUTH_GROUPS": {"backoffice": ["backoffice"], "orders": ["orders"]},
     "OAUTH_AUTHORIZATION_SERVERS": ["/o"],
+    # A person confirms the backoffice's destructive tools (products_destroy, products_update)
+    # before their view runs: the client shows the form (docs/confirmation.md; mcp_client.py
+    # asks on the terminal). The demo's one process records used confirmations in its own cache;
+    # a deployment points CONFIRM_CACHE at Redis.
+    "CONFIRM": {"backoffice": "destructive"},
     "INSTRUCTIONS": (
         "Tools of a small online shop. Products are identified by their slug, categories, "
         "tags and orders by their id. Prices are decimal strings in EUR. Search the catalog "

@@ -15,7 +15,7 @@ tiers.
 settings and walk the URLconf once, without generating any schema:
 
 * :func:`check_setup`: the schema class and ``MCP_BRIDGE`` (``E080``; ``E081``, and each
-  wrong key's own id, ``E201``-``E282``, from :mod:`mcp_bridge.base.conf`, through
+  wrong key's own id, ``E201``-``E295``, from :mod:`mcp_bridge.base.conf`, through
   :mod:`mcp_bridge.build.preflight`), reported once, then the decorators' tags and the
   endpoint's inclusion (``W080``-``W084``, :mod:`mcp_bridge.diagnostics`);
 * :func:`check_membership`: the ``MCP_BRIDGE["GROUPS"]`` rules and names (``E050``, ``W050``, ``W051``,
@@ -195,6 +195,10 @@ CHECK_IDS = {
     "mcp_bridge.E264": "MCP_BRIDGE['SEARCH_RESULT_TOKENS'] is not an int >= 1",
     "mcp_bridge.E265": "MCP_BRIDGE['SEARCH_SYNONYMS'] is not a {group: {word: [synonyms]}} dict",
     "mcp_bridge.E271": "MCP_BRIDGE['BUILD_STORE'] is not None or a dict of known keys with sane values",
+    "mcp_bridge.E272": "MCP_BRIDGE['CONFIRM'] is not a {group: rule} dict",
+    "mcp_bridge.E273": "MCP_BRIDGE['CONFIRM_WITHOUT_ELICITATION'] is not a bool or {group: bool}",
+    "mcp_bridge.E274": "MCP_BRIDGE['CONFIRM_TTL'] is not an int >= 1",
+    "mcp_bridge.E275": "MCP_BRIDGE['CONFIRM_CACHE'] is not a key of settings.CACHES",
     "mcp_bridge.E281": "MCP_BRIDGE['TRACE_ARGUMENTS'] is not True or False",
     "mcp_bridge.E282": "MCP_BRIDGE['TRACE_ENDUSER'] is not None, 'id' or 'pseudo'",
     "mcp_bridge.E291": "MCP_BRIDGE['TASK_ENGINE'] is not 'thread' or 'django_tasks'",
@@ -210,7 +214,7 @@ _MEMBERSHIP_IDS = {"mcp_bridge.E050", "mcp_bridge.W050", "mcp_bridge.W051"}
 
 @checks.register(checks.Tags.urls, TAG)
 def check_setup(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """The setup, with every command: E080, E081, E201-E271 alone when one stops every group
+    """The setup, with every command: E080, E081, E201-E295 alone when one stops every group
     (each group would only fail again, with the same cause), else W080-W084."""
     return _messages(configuration_problems() or find_setup_problems(mcp_endpoint))
 
@@ -223,7 +227,7 @@ def check_membership(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
     try:
         bridge_settings.validate()
     except ImproperlyConfigured:
-        return []  # check_setup reports it (E081, E201-E271)
+        return []  # check_setup reports it (E081, E201-E295)
     try:
         index = get_url_index()
     except Exception as exc:  # noqa: BLE001 -- the URLconf or a view class failed to load
@@ -253,7 +257,7 @@ def check_visibility_and_explorer(
     try:
         bridge_settings.validate()
     except ImproperlyConfigured:
-        return []  # check_setup reports it (E081, E201-E271)
+        return []  # check_setup reports it (E081, E201-E295)
     try:
         groups = get_groups()
     except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007
@@ -268,7 +272,7 @@ def check_discovery(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
     try:
         bridge_settings.validate()
         groups = set(get_groups())
-    except Exception:  # noqa: BLE001 -- check_setup (E081, E201-E271) or check_membership (E007) says it
+    except Exception:  # noqa: BLE001 -- check_setup (E081, E201-E295) or check_membership (E007) says it
         return []
     return _messages(find_setting_problems(groups))
 
@@ -304,7 +308,7 @@ def check_build_store(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
 def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Build the tools of every group/version and report what stops them (a deployment check)."""
     if configuration_problems():
-        return []  # E080, E081, E201-E271 stop every group: check_setup says it once
+        return []  # E080, E081, E201-E295 stop every group: check_setup says it once
     try:
         groups = get_groups()
     except Exception as exc:  # noqa: BLE001 -- the URLconf or a view class failed to load
@@ -337,7 +341,7 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
 def check_endpoint_answers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Send each endpoint an ``initialize`` through the whole middleware stack (E090, E091)."""
     if configuration_problems():
-        return []  # E080, E081, E201-E271: no endpoint answers; check_setup says why
+        return []  # E080, E081, E201-E295: no endpoint answers; check_setup says why
     try:
         groups = get_groups()
     except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007

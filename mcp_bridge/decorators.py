@@ -169,6 +169,8 @@ def mcp_tool(
     open_world: bool | None = None,
     output_schema: bool | None = None,
     pinned: bool | None = None,
+    confirm: bool | None = None,
+    confirm_message: str | None = None,
     task: str | None = None,
     task_required: bool | None = None,
     job_status: Callable[..., Any] | None = None,
@@ -201,6 +203,14 @@ def mcp_tool(
         pinned: ``True`` keeps the tool in the ``tools/list`` of every group it is in when
             that group is in search mode (``MCP_BRIDGE["DISCOVERY"]``, docs/discovery.md);
             ``False`` unpins what ``@api_group(..., pinned=True)`` on its class pinned.
+        confirm: ``True``: a person confirms every call of the tool before its view runs
+            (Multi Round-Trip Requests, docs/confirmation.md); ``False``: never, whatever
+            ``MCP_BRIDGE["CONFIRM"]`` says for its group; ``None``: as that setting says.
+        confirm_message: the question the person reads instead of the bridge's, a text
+            (``gettext_lazy`` for translations) with the placeholders ``%(title)s`` (the
+            tool's title), ``%(target)s`` (the object's name, when the bridge could read it),
+            ``%(id)s`` (the value that identifies it) and ``%(lookup)s`` (that value's name,
+            ``"id"`` or the lookup path parameter's).
         task: how a call of a client that declares the Tasks extension may become a task
             (docs/tasks.md): ``"run"`` runs the view in the background on the task engine
             (``MCP_BRIDGE["TASK_ENGINE"]``) and answers a task at once; ``"job"`` expects
@@ -236,6 +246,10 @@ def mcp_tool(
         changes["output_schema"] = output_schema
     if pinned is not None:
         changes["pinned"] = pinned
+    if confirm is not None:
+        changes["confirm"] = confirm
+    if confirm_message is not None:
+        changes["confirm_message"] = confirm_message
     if task is not None:
         if task not in ("run", "job", "never"):
             raise TypeError(
@@ -277,7 +291,8 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
     Returns:
         ``{"groups": tuple[str, ...], "name": str | None, "title": str | None,
         "annotations": dict[str, bool], "output_schema": bool | None,
-        "pinned": bool | None, "pinned_in": tuple[str, ...]}``, with ``"task"``,
+        "pinned": bool | None, "pinned_in": tuple[str, ...], "confirm": bool | None,
+        "confirm_message": str | None}``, with ``"task"``,
         ``"task_required"`` and ``"job_status"`` when one of them is set; the operation's own
         values win.
     """
@@ -296,6 +311,8 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         "pinned_in": tuple(
             dict.fromkeys((*on_class.get("pinned_in", ()), *on_handler.get("pinned_in", ())))
         ),
+        "confirm": on_handler.get("confirm", on_class.get("confirm")),
+        "confirm_message": on_handler.get("confirm_message", on_class.get("confirm_message")),
         # Only when set (docs/tasks.md): most operations have no task policy.
         **{
             key: on_handler.get(key, on_class.get(key))

@@ -83,6 +83,10 @@ Extra keyword arguments:
     The ``CallToolResult`` dict about to be sent; receivers must not change it.
 ``status``
     The HTTP status of the view's response (200, 201, 204...).
+``confirmation``
+    How a person's confirmation of the call went (docs/confirmation.md): ``"confirmed"``,
+    ``"unconfirmed"`` (the tool asks, and its group lets a client that cannot ask call it
+    without), or ``None`` when the tool asks for none.
 ``cached``
     ``True`` when :func:`~mcp_bridge.caching.cached` answered and the view did
     not run.
@@ -103,9 +107,20 @@ Extra keyword arguments:
 ``stage``
     Where the call stopped: ``"lookup"`` (no such tool, or ``params`` of the
     wrong shape), ``"arguments"`` (they do not match the ``inputSchema``),
-    ``"refused"`` (by a :data:`pre_tool_call` receiver) or ``"execution"`` (the
+    ``"refused"`` (by a :data:`pre_tool_call` receiver), ``"input_required"`` (the
+    call answered an ``InputRequiredResult``: a person's confirmation, or the view's own
+    questions; ``error["code"]`` is ``None``), ``"confirmation"`` (stopped before its view
+    by the confirmation step: declined, a client that cannot ask, a ``requestState`` that
+    cannot be used) or ``"execution"`` (the
     view answered with a non-2xx status or raised, something around it
     raised, or its result broke the ``outputSchema``).
+``confirmation``
+    How a person's confirmation of the call went, for audit logs: ``"asked"`` (the form was
+    sent), ``"declined"``, ``"cancelled"``, ``"unavailable"`` (the client cannot ask),
+    ``"expired"``, ``"replayed"`` (the state was used before), ``"tampered"``,
+    ``"other_call"``, ``"other_caller"`` (a ``requestState`` refused for that reason),
+    ``"refused"`` (malformed ``inputResponses``), ``"confirmed"`` or ``"unconfirmed"``
+    (the view ran and failed); ``None`` when the call involved no confirmation.
 ``exception``
     The exception behind the error, or ``None`` when there was none (an error
     response, invalid arguments).

@@ -511,3 +511,62 @@ def test_the_page_writes_the_schemas_in_the_asked_profile(demo):
     assert portable.status_code == 200
     # The portable profile has no $ref at all (docs/tools.md, "Schema profiles").
     assert "&quot;$ref&quot;" in defs and "&quot;$ref&quot;" not in portable.content.decode()
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_in_chromium_try_it_asks_the_same_question_before_a_destructive_call(
+    browser, live_server, settings, capsys
+):
+    """Issue 36: with the backoffice's destructive tools asking, "Try it" shows the question of
+    the InputRequiredResult in the page; declined, nothing changes; confirmed, the call runs."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from demo_project.shop.models import Product
+
+    call_command("load_demo_data", verbosity=0)
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "CONFIRM": {"backoffice": "destructive"}}
+    client = Client()
+    client.force_login(User.objects.get(username="alice"))
+    browser.get(f"{live_server.url}/mcp/backoffice/")
+    browser.add_cookie(
+        {"name": "sessionid", "value": client.cookies["sessionid"].value, "path": "/"}
+    )
+    browser.get(f"{live_server.url}/mcp/backoffice/")
+    article = browser.find_element(By.ID, "tool-products_destroy")
+
+    def asked() -> str:
+        article.find_element(By.CSS_SELECTOR, "details.try > summary").click() if not (
+            article.find_element(By.CSS_SELECTOR, "details.try").get_attribute("open")
+        ) else None
+        field = article.find_element(By.ID, "arg-products_destroy-slug")
+        field.clear()
+        field.send_keys("arc-led-desk-lamp")
+        article.find_element(By.CSS_SELECTOR, "form.try-form button[type=submit]").click()
+        question = WebDriverWait(browser, 20).until(
+            lambda _: article.find_element(By.CSS_SELECTOR, ".question-message")
+        )
+        return question.text
+
+    question = asked()
+    assert re.fullmatch(
+        r"Delete a product 'Arc LED desk lamp' \(id \d+\)\? This cannot be undone\.", question
+    ), question
+    article.find_element(By.CSS_SELECTOR, ".question-decline").click()
+    result = article.find_element(By.CSS_SELECTOR, ".result")
+    WebDriverWait(browser, 20).until(lambda _: result.is_displayed() and result.text.strip())
+    assert (
+        "nothing was changed" in result.text
+        and Product.objects.filter(slug="arc-led-desk-lamp").exists()
+    )
+
+    asked()
+    box = article.find_element(By.CSS_SELECTOR, ".question input[type=checkbox]")
+    box.click()
+    _screenshot(browser, "confirmation", capsys)
+    article.find_element(By.CSS_SELECTOR, ".question-accept").click()
+    WebDriverWait(browser, 20).until(
+        lambda _: result.is_displayed() and '"isError": false' in result.text
+    )
+    assert not Product.objects.filter(slug="arc-led-desk-lamp").exists()

@@ -32,7 +32,7 @@ from django.dispatch import Signal
 
 import mcp_bridge
 import mcp_bridge.management.commands
-from mcp_bridge import caching, locking, signals, tools
+from mcp_bridge import caching, confirmation, locking, signals, tools
 from mcp_bridge.base.conf import BUILD_STORE_DEFAULTS, DEFAULTS
 
 REPO = Path(__file__).resolve().parent.parent
@@ -49,6 +49,7 @@ PAGES["README.md"] = (REPO / "README.md").read_text()
 PUBLIC = {
     "mcp_bridge": (mcp_bridge.__all__, "## `mcp_bridge`: "),
     "mcp_bridge.caching": (caching.__all__, "## `mcp_bridge.caching`: "),
+    "mcp_bridge.confirmation": (confirmation.__all__, "## `mcp_bridge.confirmation`: "),
     "mcp_bridge.locking": (locking.__all__, "## `mcp_bridge.locking`: "),
     "mcp_bridge.signals": (signals.__all__, "## `mcp_bridge.signals`: "),
     "mcp_bridge.tools": (tools.__all__, "## The `Tool` a signal carries"),

@@ -6,7 +6,7 @@ An attribute of :data:`bridge_settings` is looked up on first access and kept
 works in tests without patching.
 
 Every key is one :class:`Setting` of :data:`SETTINGS`: its default, its validator, the id of
-the system check of a wrong value (its own, ``mcp_bridge.E201``-``E282``) and that check's
+the system check of a wrong value (its own, ``mcp_bridge.E201``-``E295``) and that check's
 hint; :data:`DEFAULTS` and :data:`VALIDATORS` are made from them, as django-cors-headers checks
 each of its settings. An unknown key or a wrong value raises :class:`SettingError` (an
 :class:`~django.core.exceptions.ImproperlyConfigured` that names the key and its check id) on
@@ -656,6 +656,38 @@ def _resource_origin(name: str, value: Any) -> None:
     )
 
 
+def _confirm(name: str, value: Any) -> None:
+    rules = ("destructive", "writes", "never")
+
+    def rule(value: Any) -> bool:
+        if isinstance(value, str):
+            return value in rules
+        return isinstance(value, (list, tuple)) and all(isinstance(n, str) for n in value)
+
+    if isinstance(value, dict) and all(
+        isinstance(group, str) and rule(r) for group, r in value.items()
+    ):
+        return
+    raise ImproperlyConfigured(
+        f'settings.MCP_BRIDGE[{name!r}] is {value!r}; use a dict from group name (or "*" for '
+        f"the other groups) to one of {rules} or a list of tool names, e.g. "
+        '{"backoffice": "destructive", "orders": ["orders_cancel"]}.'
+    )
+
+
+def _flag_by_group(name: str, value: Any) -> None:
+    if isinstance(value, bool):
+        return
+    if not isinstance(value, dict) or not all(
+        isinstance(group, str) and isinstance(flag, bool) for group, flag in value.items()
+    ):
+        raise ImproperlyConfigured(
+            f"settings.MCP_BRIDGE[{name!r}] is {value!r}; use True, False, or a dict of group "
+            'names (or "*" for the other groups) to True/False, e.g. {"backoffice": True} '
+            "(groups not named: False)."
+        )
+
+
 @dataclass(frozen=True)
 class Setting:
     """One key of ``MCP_BRIDGE``, with everything that goes with it.
@@ -924,6 +956,34 @@ SETTINGS: dict[str, Setting] = {
         _synonyms,
         "mcp_bridge.E265",
         "Project words for the search ranking. See docs/discovery.md.",
+    ),
+    # Confirmation of calls (mcp_bridge.confirmation): E272-E279.
+    "CONFIRM": Setting(
+        {},
+        _confirm,
+        "mcp_bridge.E272",
+        "Which tools of each group a person confirms before their view runs. "
+        "See docs/confirmation.md.",
+    ),
+    "CONFIRM_WITHOUT_ELICITATION": Setting(
+        False,
+        _flag_by_group,
+        "mcp_bridge.E273",
+        "Whether clients that cannot ask a person may call, unconfirmed, the tools that ask. "
+        "See docs/confirmation.md.",
+    ),
+    "CONFIRM_TTL": Setting(
+        300,
+        _positive_int,
+        "mcp_bridge.E274",
+        "How many seconds a requestState stays valid. See docs/confirmation.md.",
+    ),
+    "CONFIRM_CACHE": Setting(
+        "default",
+        _cache_alias,
+        "mcp_bridge.E275",
+        "The settings.CACHES alias that records used confirmations (shared by every worker "
+        "and machine: Redis in production). See docs/confirmation.md.",
     ),
     # Tasks (mcp_bridge.tasks): E291-E299.
     "TASK_ENGINE": Setting(

@@ -5,7 +5,7 @@
     subclass): drf-spectacular's generator cannot run, whatever the view.
 ``mcp_bridge.E081``
     ``settings.MCP_BRIDGE`` is not a dict, or has an unknown key (:mod:`mcp_bridge.base.conf`).
-``mcp_bridge.E201``-``E271``
+``mcp_bridge.E201``-``E295``
     A key of ``settings.MCP_BRIDGE`` has a wrong value: each key its own id, with its hint
     (:data:`mcp_bridge.base.conf.SETTINGS`).
 ``mcp_bridge.W085``
@@ -89,7 +89,7 @@ def reported_by_checks() -> Iterator[None]:
 
 
 def configuration_problems() -> list[Problem]:
-    """The settings that stop every group (E080; E081 and each wrong key's own id, E201-E271);
+    """The settings that stop every group (E080; E081 and each wrong key's own id, E201-E295);
     empty when none does."""
     # Every fault of MCP_BRIDGE, where a read of any setting raises the first.
     problems = bridge_settings.problems()

@@ -159,6 +159,7 @@ def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
     except JsonRpcError as exc:
         return {"jsonrpc": "2.0", "id": request_id, "error": exc.as_error()}
     if modern:
+        # "input_required" when a tools/call asks its client first (mcp_bridge.confirmation)
         # A CreateTaskResult says "task" (mcp_bridge.tasks); every other result is complete.
         result = {**result, "resultType": result.get("resultType", "complete")}
         result["_meta"] = {**result.get("_meta", {}), SERVER_INFO_META_KEY: _server_info(call)}

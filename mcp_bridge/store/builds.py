@@ -181,7 +181,7 @@ def load_or_build(
     try:
         store = get_build_store()
         options = store_settings()
-    except ImproperlyConfigured:  # wrong settings: the build names them (E081, E201-E271)
+    except ImproperlyConfigured:  # wrong settings: the build names them (E081, E201-E295)
         return build()
     try:
         key = build_key(group, version, urlconf, index) if store is not None else None

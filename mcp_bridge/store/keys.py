@@ -69,6 +69,10 @@ _UNKEYED_BRIDGE_SETTINGS = frozenset(
         "MAX_BODY_BYTES",
         "MAX_JSON_DEPTH",
         "MAX_BATCH_SIZE",
+        "CONFIRM",
+        "CONFIRM_WITHOUT_ELICITATION",
+        "CONFIRM_TTL",
+        "CONFIRM_CACHE",
         # Tasks run tools of the build; none changes a tool.
         "TASK_ENGINE",
         "TASK_CACHE_ALIAS",

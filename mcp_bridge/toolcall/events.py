@@ -36,6 +36,7 @@ from mcp_bridge.base.limits import shorten
 from mcp_bridge.base.protocol import MESSAGE_CHARS
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.caching import is_cache_hit
+from mcp_bridge.confirmation.step import Ask, Stop
 from mcp_bridge.signals import post_tool_call, pre_tool_call, tool_call_delivered, tool_call_failed
 from mcp_bridge.toolcall.context import BatchMember, request_state
 from mcp_bridge.toolcall.results import ToolCallFailed, error_of, exception_result, refusal_result
@@ -63,9 +64,21 @@ class ToolCall:
         response: the view's response, once it has run.
         result: the ``CallToolResult`` made of it.
         batch: the :class:`BatchMember` it is in a JSON-RPC batch, else ``None``.
+        confirmation: how a person's confirmation went (:mod:`mcp_bridge.confirmation.step`:
+            ``"asked"``, ``"confirmed"``, ``"declined"``...), else ``None``.
     """
 
-    __slots__ = ("arguments", "batch", "name", "request", "response", "result", "revision", "tool")
+    __slots__ = (
+        "arguments",
+        "batch",
+        "confirmation",
+        "name",
+        "request",
+        "response",
+        "result",
+        "revision",
+        "tool",
+    )
 
     def __init__(self, name: Any, arguments: Any, request: HttpRequest, revision: str) -> None:
         self.name = name
@@ -76,6 +89,7 @@ class ToolCall:
         self.response: HttpResponseBase | None = None
         self.result: dict[str, Any] | None = None
         self.batch: BatchMember | None = request_state(request).batch
+        self.confirmation: str | None = None
 
     def __enter__(self) -> Self:
         return self
@@ -124,6 +138,7 @@ class ToolCall:
                 result=result,
                 status=status,
                 cached=cached,
+                confirmation=self.confirmation,
             )
         if not cached and (tool_call_delivered.receivers or self.batch is not None):
             request_state(self.request).deliveries.append(
@@ -190,6 +205,8 @@ class ToolCall:
             )
         else:
             level = logging.ERROR if isinstance(code, int) and code >= 500 else logging.WARNING
+            if stage == "input_required":
+                level = logging.INFO  # the call waits for its client's answers: no fault
             # Both may quote the client's values: bounded in the log as in the answer
             # (mcp_bridge.base.limits).
             logger.log(
@@ -213,6 +230,7 @@ class ToolCall:
             error=error,
             stage=stage,
             exception=exception,
+            confirmation=self.confirmation,
         )
 
 
@@ -228,6 +246,12 @@ def failure_of(exc: Exception, call: ToolCall) -> ToolCallFailed:
     """
     if isinstance(exc, ToolCallFailed):
         return exc
+    if isinstance(exc, Ask):
+        call.confirmation = exc.outcome
+        return ToolCallFailed("input_required", result=exc.result)
+    if isinstance(exc, Stop):
+        call.confirmation = exc.outcome
+        return ToolCallFailed("confirmation", error=exc.error, result=exc.result)
     not_found = isinstance(exc, OperationNotFound)
     if not_found:
         # The client's value, as REST's 404 for the same path: django.request logs those as warnings.

@@ -54,6 +54,7 @@ on with an ``isError`` result (SEP-1303).
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
@@ -70,6 +71,8 @@ from mcp_bridge.base.protocol import (
     validation_errors_are_tool_results,
 )
 from mcp_bridge.build.tools import Tool
+from mcp_bridge.confirmation.inputs import INPUT_REQUIRED_STATUS, attach_inputs
+from mcp_bridge.confirmation.step import prepare, view_asked
 from mcp_bridge.schemas.profiles import without_optional_nulls
 from mcp_bridge.toolcall import events
 from mcp_bridge.toolcall.files import file_result, is_file_response
@@ -88,6 +91,9 @@ from mcp_bridge.toolcall.routing import resolve_operation
 from mcp_bridge.toolcall.uploads import UploadedFile, UploadRefused, uploaded_file
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.tracing import traced_argument_check
+
+#: Exceptions in the view that reads a confirmation's target: the question goes without its name.
+logger = logging.getLogger("mcp_bridge.executor")
 
 
 def call_tool(
@@ -118,8 +124,23 @@ def call_tool(
             arguments = call.arguments = checked_arguments(tool, call.arguments, revision, profile)
             call.send_pre_tool_call()
             files = uploaded_files(tool, arguments, revision)
+            # Whether a person must confirm first, or this is the retry that confirms
+            # (mcp_bridge.confirmation): it raises to ask, and to stop the call.
+            round_ = prepare(tool, arguments, params, mcp_request, revision, toolset, read_target)
+            call.confirmation = round_.outcome
             request = build_request(tool, arguments, mcp_request, files)
+            attach_inputs(request, round_.inputs)
             response = call.response = call_view(request)
+            if response.status_code == INPUT_REQUIRED_STATUS:  # the view may ask for input
+                view_asked(
+                    getattr(response, "data", None),
+                    round_,
+                    tool,
+                    arguments,
+                    mcp_request,
+                    toolset.group,
+                    toolset.version,
+                )
             result = call.result = response_result(tool, response, request, revision)
         return encoded_result(tool, result, revision)
     except Exception as exc:  # noqa: BLE001 -- every failure is answered (ToolCallFailed.answer)
@@ -339,6 +360,40 @@ def build_request(
         source.method,
     )
     return request
+
+
+def read_target(
+    toolset: ToolSet, tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest
+) -> Any:
+    """The object the call of ``tool`` acts on, for the question of its confirmation
+    (:mod:`mcp_bridge.confirmation.forms`): the data of the group's ``GET`` tool at the same
+    path, run through the normal pipeline as the caller, without the tool-call signals (it is
+    no call of the client's). ``None`` when the group has no such tool, or the view does not
+    answer 200 (a caller who may not read it)."""
+    source = tool.method.source
+    reader = next(
+        (
+            t
+            for t in toolset.tools
+            if t.method.source.path == source.path and t.method.source.method == "GET"
+        ),
+        None,
+    )
+    if reader is None:
+        return None
+    path_arguments = {
+        p.name: arguments[p.name]
+        for p in reader.method.params
+        if p.location == "path" and p.name in arguments
+    }
+    try:
+        response = call_view(build_request(reader, path_arguments, mcp_request))
+    except Exception:  # the question is asked without the object's name
+        logger.warning("Tool %r: reading the object to confirm raised.", tool.name, exc_info=True)
+        return None
+    if response.status_code != 200:
+        return None
+    return _response_data(response)
 
 
 def _response_data(response: HttpResponseBase) -> Any:

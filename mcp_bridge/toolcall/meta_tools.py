@@ -106,7 +106,9 @@ def answer(
     except ToolCallFailed as failed:
         return failed.answer()
     if meta.level is not None:
-        return proxied_call(meta, arguments, toolset, mcp_request, revision, profile, visible, call)
+        return proxied_call(
+            meta, arguments, toolset, mcp_request, revision, profile, visible, params, call
+        )
     if meta.name == SEARCH_TOOL:
         # The language transport negotiated for the tool texts (endpoint.negotiated_language).
         language = getattr(mcp_request, "LANGUAGE_CODE", None)
@@ -171,10 +173,13 @@ def proxied_call(
     revision: str,
     profile: str,
     visible: frozenset[str] | None,
+    params: dict[str, Any] | None = None,
     call: Callable[..., dict[str, Any]] = executor.call_tool,
 ) -> dict[str, Any]:
     """Run the real tool ``arguments["name"]`` with ``arguments["arguments"]`` through
-    ``proxy``: the executor's very call, its result unchanged.
+    ``proxy``: the executor's very call, its result unchanged. The proxy call's ``_meta``,
+    ``inputResponses`` and ``requestState`` (``params``) go with it, so that a tool that asks
+    (:mod:`mcp_bridge.confirmation`) asks exactly as when it is called by name.
 
     Refused with ``isError`` (nothing runs): an unknown or invisible name (naming the
     closest visible names), a tool riskier than the proxy (naming the proxy to use), or
@@ -206,10 +211,16 @@ def proxied_call(
                 f'Invalid arguments for tool {proxy.name!r}: "arguments" is text, but not a JSON object.',
                 hint='Send the tool\'s arguments as an object, e.g. {"id": 3}.',
             )
-    # The same call as by name: validation, signals, caching, locks, permissions, output.
-    return call(
-        {"name": name, "arguments": tool_arguments}, toolset, mcp_request, revision, profile
-    )
+    # The same call as by name: validation, signals, caching, locks, permissions, output,
+    # confirmation.
+    forwarded = {key: value for key, value in (params or {}).items() if key in _FORWARDED}
+    forwarded["name"], forwarded["arguments"] = name, tool_arguments
+    return call(forwarded, toolset, mcp_request, revision, profile)
+
+
+#: What a proxy call hands on to the real tool's call: the 2026-07-28 envelope and the answers
+#: of Multi Round-Trip Requests.
+_FORWARDED = ("_meta", "inputResponses", "requestState")
 
 
 def unknown_tool(name: Any, toolset: ToolSet, visible: frozenset[str] | None) -> dict[str, Any]:

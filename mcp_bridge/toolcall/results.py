@@ -187,7 +187,15 @@ def applied_write_result(
 
 
 def error_of(result: dict[str, Any]) -> dict[str, Any]:
-    """The ``{"code", "message", "data"}`` object of an ``isError`` result (its text block)."""
+    """The ``{"code", "message", "data"}`` object of an ``isError`` result (its text block);
+    for an ``InputRequiredResult``, ``code`` ``None`` and the keys of its requests."""
+    if result.get("resultType") == "input_required":
+        keys = sorted(result.get("inputRequests") or {})
+        return {
+            "code": None,
+            "message": f"Input required from the client: {', '.join(keys) or 'requestState only'}",
+            "data": {"inputRequests": keys},
+        }
     try:
         error = json.loads(result["content"][0]["text"])
     except (KeyError, IndexError, TypeError, ValueError):

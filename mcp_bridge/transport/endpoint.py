@@ -500,7 +500,7 @@ def misconfigured(exc: ImproperlyConfigured) -> HttpResponse:
     ``ImproperlyConfigured`` (an invalid ``MCP_BRIDGE``, raised on the first access of a
     setting) would otherwise reach Django, which answers its HTML error page: a client
     cannot read that. ``error.data.problems`` lists the check ids (E080, E081, each wrong
-    key's own E201-E271: :func:`mcp_bridge.build.preflight.configuration_problems`), with
+    key's own E201-E295: :func:`mcp_bridge.build.preflight.configuration_problems`), with
     the key (``"setting": 'MCP_BRIDGE["MAX_BODY_BYTES"]'``) of each that has one, and the
     message names the key and check id of the :class:`~mcp_bridge.base.conf.SettingError`
     raised: a key's name is no secret, and it tells the operator what to fix. The value, the

@@ -54,6 +54,7 @@ from mcp_bridge.base.encoding import dumps, dumps_data, dumps_readable
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS
 from mcp_bridge.build.tools import Tool
+from mcp_bridge.confirmation.policy import asks_confirmation
 from mcp_bridge.schemas.profiles import QUERY_PARAMETER, ProfileError, profile_from_request
 from mcp_bridge.toolcall.results import STATUS_META_KEY
 from mcp_bridge.toolcall.visibility import listed_tools, visible_tool_names, visible_tools
@@ -148,6 +149,9 @@ def explorer_page(request: HttpRequest, toolset: ToolSet) -> HttpResponse:
             "endpoint": endpoint,
             "csrfToken": get_token(request),
             "revision": REVISION,
+            # The tools a person confirms (mcp_bridge.confirmation): their "Try it" speaks
+            # 2026-07-28, whose InputRequiredResult the page shows as a question.
+            "asking": _asking(tools, listed, toolset),
             "statusKey": STATUS_META_KEY,
         },
     }
@@ -217,6 +221,16 @@ def _private(response: HttpResponse) -> HttpResponse:
     for name, value in FRAMING_HEADERS.items():
         response[name] = value
     return response
+
+
+def _asking(tools: list[Tool], listed: list[Any], toolset: ToolSet) -> list[str]:
+    """The shown tools whose calls a person confirms, and, when there are any in the group,
+    the call proxies of search mode (among the ``listed`` meta-tools), which hand the
+    question on."""
+    asking = [tool.name for tool in toolset.tools if asks_confirmation(tool, toolset.group)]
+    shown = {tool.name for tool in tools}
+    proxies = [tool.name for tool in listed if getattr(tool, "level", None) is not None]
+    return [name for name in asking if name in shown] + (proxies if asking else [])
 
 
 def _by_resource(

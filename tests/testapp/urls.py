@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import SimpleRouter
 
-from tests.testapp import pattern_views, results_views, views
+from tests.testapp import mrtr_views, pattern_views, results_views, views
 
 router = SimpleRouter()
 router.register("members", views.MemberViewSet, basename="members")
@@ -52,6 +52,19 @@ urlpatterns += [
     path("results/export/", results_views.export),
     path("results/whoami/", results_views.whoami),
     *ledger_router.urls,
+]
+
+# Issue 36: the conformance suite's input-required fixture tools (tests/testapp/mrtr_views.py).
+urlpatterns += [
+    path("mrtr/elicitation/", mrtr_views.elicitation_tool),
+    path("mrtr/sampling/", mrtr_views.sampling_tool),
+    path("mrtr/list-roots/", mrtr_views.list_roots_tool),
+    path("mrtr/request-state/", mrtr_views.request_state_tool),
+    path("mrtr/tampered-state/", mrtr_views.tampered_state_tool),
+    path("mrtr/multiple-inputs/", mrtr_views.multiple_inputs_tool),
+    path("mrtr/multi-round/", mrtr_views.multi_round_tool),
+    path("mrtr/capabilities/", mrtr_views.capabilities_tool),
+    path("mrtr/archive/", mrtr_views.archive_tool),
 ]
 
 # Issue 35's tools that become MCP tasks (tests/test_tasks.py, the conformance tasks-* scenarios).
