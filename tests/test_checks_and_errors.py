@@ -34,6 +34,7 @@ from mcp_bridge.checks import (
     check_endpoint_answers,
     check_membership,
     check_setup,
+    check_tasks,
     check_tool_sets,
     check_visibility_and_explorer,
 )
@@ -175,6 +176,7 @@ def test_every_check_is_registered_by_mcp_bridge_checks():
         check_tool_sets,
         check_endpoint_answers,
         check_visibility_and_explorer,
+        check_tasks,
     }
     assert {check.__module__ for check in ours} == {"mcp_bridge.checks"}
     assert all(TAG in check.tags for check in ours)

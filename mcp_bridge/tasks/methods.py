@@ -22,29 +22,25 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponseBase
 from rest_framework.exceptions import APIException
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.limits import shorten
 from mcp_bridge.base.protocol import INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError
 from mcp_bridge.build.tools import Tool
+from mcp_bridge.confirmation.policy import asks_confirmation
 from mcp_bridge.tasks import jobs, records, runs
 from mcp_bridge.tasks.callers import Caller, caller_of
 from mcp_bridge.tasks.policy import JOB, NEVER, RUN, policy_of
 from mcp_bridge.tasks.records import TaskRecord
-from mcp_bridge.toolcall import events
-from mcp_bridge.toolcall.executor import (
-    build_request,
-    checked_arguments,
-    encoded_result,
-    find_tool,
-    response_result,
-)
 from mcp_bridge.toolcall.executor import (
     call_tool as synchronous_call,
 )
-from mcp_bridge.toolcall.invocation import call_view
+from mcp_bridge.toolcall.executor import (
+    checked_arguments,
+    find_tool,
+)
 from mcp_bridge.toolcall.results import ToolCallFailed
 from mcp_bridge.toolset.registry import ToolSet
 
@@ -59,7 +55,9 @@ def call_tool(
     if tool is None:
         return synchronous_call(params, toolset, mcp_request, revision, profile)
     policy = policy_of(tool)
-    if policy.mode == RUN:
+    # A tool a person confirms runs here, after the confirmation, never in the background: the
+    # question and its single-use requestState belong to this request (docs/tasks.md, limits).
+    if policy.mode == RUN and not asks_confirmation(tool, toolset.group):
         return _start_run(tool, params, toolset, mcp_request, revision, profile)
     if policy.mode == NEVER:
         return synchronous_call(params, toolset, mcp_request, revision, profile)
@@ -132,35 +130,27 @@ def _start_run(
 def _call_watching_for_a_job(
     params: dict[str, Any], toolset: ToolSet, mcp_request: HttpRequest, revision: str, profile: str
 ) -> dict[str, Any]:
-    # The executor's steps (mcp_bridge.toolcall.executor.call_tool), with one more look at the
-    # view's response: a 202 Accepted with a Location starts a job task.
-    call = events.ToolCall(params.get("name"), params.get("arguments"), mcp_request, revision)
-    try:
-        with call:
-            tool = call.tool = find_tool(toolset, call.name)
-            arguments = call.arguments = checked_arguments(tool, call.arguments, revision, profile)
-            call.send_pre_tool_call()
-            request = build_request(tool, arguments, mcp_request)
-            response = call.response = call_view(request)
-            result = call.result = response_result(tool, response, request, revision)
+    # The executor's very call (confirmation, uploads, signals, errors), with one more look at
+    # the view's response: a 202 Accepted with a Location starts a job task.
+    def job_task(tool: Tool, response: HttpResponseBase) -> dict[str, Any] | None:
         location = jobs.job_location(response, policy_of(tool))
         if location is None:
-            return encoded_result(tool, result, revision)
-    except Exception as exc:  # noqa: BLE001 -- every failure is answered (ToolCallFailed.answer)
-        return events.failure_of(exc, call).answer()
-    # The view authenticated the caller, and wrote the user back to the MCP request
-    # (mcp_bridge.toolcall.identity): the job is theirs.
-    user = getattr(mcp_request, "user", None)
-    caller = (
-        Caller(f"user:{user.pk}", user)
-        if user is not None and getattr(user, "is_authenticated", False)
-        else Caller("anonymous", None)
-    )
-    record = _new_record(tool, JOB, caller, toolset, mcp_request, revision, profile)
-    record.job_url = location
-    record.status_message = "The job is accepted."
-    records.save(record)
-    return created(record)
+            return None
+        # The view authenticated the caller, and wrote the user back to the MCP request
+        # (mcp_bridge.toolcall.identity): the job is theirs.
+        user = getattr(mcp_request, "user", None)
+        caller = (
+            Caller(f"user:{user.pk}", user)
+            if user is not None and getattr(user, "is_authenticated", False)
+            else Caller("anonymous", None)
+        )
+        record = _new_record(tool, JOB, caller, toolset, mcp_request, revision, profile)
+        record.job_url = location
+        record.status_message = "The job is accepted."
+        records.save(record)
+        return created(record)
+
+    return synchronous_call(params, toolset, mcp_request, revision, profile, job_task)
 
 
 def created(record: TaskRecord) -> dict[str, Any]:

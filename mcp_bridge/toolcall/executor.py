@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
@@ -102,11 +103,17 @@ def call_tool(
     mcp_request: HttpRequest,
     revision: str,
     profile: str = DEFS,
+    answer_instead: Callable[[Tool, HttpResponseBase], dict[str, Any] | None] | None = None,
 ) -> dict[str, Any]:
     """Answer the ``tools/call`` of ``params`` (``name``, ``arguments``) on ``toolset``.
 
     ``profile`` is the schema profile of the endpoint (``?schema=``): with ``strict``, a
     ``null`` for an optional argument means "left out" (:func:`checked_arguments`).
+
+    ``answer_instead`` looks at the view's response once the call is over (its signals sent):
+    what it returns, unless ``None``, is the answer instead of the tool's result. The Tasks
+    extension (:mod:`mcp_bridge.tasks`) answers a task for a view's ``202 Accepted`` job this
+    way, so that such a call takes every step of this one (confirmation, uploads included).
 
     Returns:
         The ``CallToolResult``: the view's, or an ``isError`` result for any failure
@@ -142,6 +149,10 @@ def call_tool(
                     toolset.version,
                 )
             result = call.result = response_result(tool, response, request, revision)
+        if answer_instead is not None:
+            instead = answer_instead(tool, response)
+            if instead is not None:
+                return instead
         return encoded_result(tool, result, revision)
     except Exception as exc:  # noqa: BLE001 -- every failure is answered (ToolCallFailed.answer)
         return events.failure_of(exc, call).answer()
