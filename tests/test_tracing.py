@@ -2,8 +2,8 @@
 
 A real server over real HTTP: pytest-django's ``LiveServer`` started after
 ``opentelemetry-instrumentation-django`` put its middleware in, so every request has the HTTP
-server span a project that runs the Django instrumentation has; the database connection of the
-test database is instrumented by ``opentelemetry-instrumentation-sqlite3``. The official MCP
+server span a project that runs the Django instrumentation has; the test database's connections
+(SQLite or PostgreSQL) are instrumented by ``opentelemetry-instrumentation-dbapi``. The official MCP
 client (``mcp`` 2.x) drives the calls that need a session and a client span (it injects
 ``traceparent`` into ``params._meta`` itself, SEP-414); ``tests/mcp_client.py`` posts what the
 official client cannot send (a batch, a revision of its choosing, a request without
@@ -27,11 +27,12 @@ import anyio
 import httpx2
 import pytest
 from django.db import connections
+from django.db.backends.signals import connection_created
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from opentelemetry import metrics, trace
+from opentelemetry.instrumentation import dbapi
 from opentelemetry.instrumentation.django import DjangoInstrumentor
-from opentelemetry.instrumentation.sqlite3 import SQLite3Instrumentor
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import HistogramDataPoint, InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -49,7 +50,7 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parent.parent
 DJANGO_SCOPE = "opentelemetry.instrumentation.django"
-SQLITE_SCOPE = "opentelemetry.instrumentation.sqlite3"
+DB_SCOPE = "opentelemetry.instrumentation.dbapi"
 #: A client's trace context, as a W3C traceparent (trace id, parent span id, sampled).
 TRACE_ID, PARENT_ID = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
 
@@ -93,18 +94,28 @@ def server(django_db_setup, django_db_blocker):
 
 @pytest.fixture
 def demo(server, transactional_db):
-    """The demo rows, and the test database's connection traced by the sqlite3
-    instrumentation: the in-memory database is shared with the server's thread through that
-    one connection (which cannot be reopened), so the instrumentation wraps the connection."""
+    """The demo rows, and every database connection traced by OpenTelemetry's DB-API
+    instrumentation, on SQLite and PostgreSQL alike: the connections opened from now on (the
+    live server's thread opens its own on PostgreSQL) and the one already open (SQLite's
+    in-memory test database is shared with the server's thread through it, and cannot be
+    reopened)."""
     from django.core.management import call_command
 
     call_command("load_demo_data", verbosity=0)
+
+    def traced(sender: Any, connection: Any, **kwargs: Any) -> None:
+        connection.connection = dbapi.instrument_connection(
+            DB_SCOPE, connection.connection, connection.vendor
+        )
+
+    connection_created.connect(traced, weak=False)
     connection = connections["default"]
     connection.ensure_connection()
     raw = connection.connection
-    connection.connection = SQLite3Instrumentor.instrument_connection(raw)
+    traced(None, connection)
     SPANS.clear()
     yield
+    connection_created.disconnect(traced)
     connection.connection = raw
 
 
@@ -219,7 +230,7 @@ def test_a_tool_call_is_a_server_span_under_the_client_s_with_its_stages(server,
     assert view.attributes["http.request.method"] == "GET"
     assert view.attributes["http.response.status_code"] == 200
     assert view.attributes["code.function.name"].endswith("CategoryViewSet.list")
-    queries = [s for s in children(spans, view) if s.instrumentation_scope.name == SQLITE_SCOPE]
+    queries = [s for s in children(spans, view) if s.instrumentation_scope.name == DB_SCOPE]
     assert queries, [s.name for s in children(spans, view)]
     assert all(
         q.kind is SpanKind.CLIENT and q.context.trace_id == span.context.trace_id for q in queries
@@ -476,7 +487,7 @@ def test_the_cache_lookup_and_the_lock_wait_are_stages_of_the_view(server, demo)
         [view] = [s for s in children(spans, span) if s.name == "view"]
         [lookup] = [s for s in children(spans, view) if s.name == "cache lookup"]
         lookups.append(lookup.attributes[names.CACHE_HIT])
-        queries = [s for s in children(spans, view) if s.instrumentation_scope.name == SQLITE_SCOPE]
+        queries = [s for s in children(spans, view) if s.instrumentation_scope.name == DB_SCOPE]
         assert bool(queries) is (span is miss)  # the hit runs no query
     assert lookups == [False, True]
 
