@@ -370,3 +370,28 @@ def test_a_job_without_delete_cannot_be_cancelled_and_says_so():
     assert "error" not in client.send("tasks/cancel", {"taskId": created["taskId"]})
     record = records.load(created["taskId"])
     assert record.status == "working" and "does not accept DELETE" in record.status_message
+
+
+@pytest.mark.parametrize(
+    "tool,arguments",
+    [("slow_compute", {"seconds": 0, "label": "x"}), ("export_start", {"steps": 3})],
+)
+def test_a_tool_a_person_confirms_asks_a_tasks_client_first_and_never_runs_unasked(
+    users, settings, tool, arguments
+):
+    # The Tasks path is the executor's call: the confirmation (mcp_bridge.confirmation) asks
+    # before any view runs, for a run tool and for a job tool alike; nothing starts unasked.
+    alice, _ = users
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "CONFIRM": {"tasks": [tool]}}
+    mcp = McpClient(None, "/mcp/tasks/", MODERN, Authorization=f"Token {alice}")
+    meta = declaring()
+    meta[CLIENT_CAPABILITIES_META] = {
+        **meta[CLIENT_CAPABILITIES_META],
+        "elicitation": {"form": {}},
+    }
+    asked = mcp.request("tools/call", tool_call(tool, arguments), meta=meta).json()["result"]
+    assert asked["resultType"] == "input_required", asked
+    assert "taskId" not in asked
+    # A client that declares tasks but cannot ask a person is refused; nothing runs.
+    refused = TaskClient(alice).call(tool, arguments)["result"]
+    assert refused["isError"] is True and "taskId" not in refused, refused
