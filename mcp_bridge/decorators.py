@@ -173,6 +173,7 @@ def mcp_tool(
     confirm_message: str | None = None,
     task: str | None = None,
     task_required: bool | None = None,
+    task_after: float | None = None,
     job_status: Callable[..., Any] | None = None,
 ) -> Callable[[F], F]:
     """Set the MCP tool name, title and annotations of one operation.
@@ -219,6 +220,10 @@ def mcp_tool(
             ``"never"`` keeps every call synchronous, a ``202`` included.
         task_required: ``True``: the tool is served only as a task; a client that does not
             declare the Tasks extension gets error -32021 instead of a synchronous run.
+        task_after: for ``task="run"``, the seconds the call waits for its run before it
+            answers with the task (default ``0``: at once). A run done sooner answers with its
+            result, and a view that asks for input sooner asks in the call itself, so that
+            the question comes before the task is created.
         job_status: for a ``"job"``, the rule that reads the job's answer instead of the
             default one: a callable ``(response, data) -> JobState`` (:class:`mcp_bridge.tasks.JobState`).
 
@@ -259,6 +264,17 @@ def mcp_tool(
         changes["task"] = task
     if task_required is not None:
         changes["task_required"] = task_required
+    if task_after is not None:
+        if (
+            isinstance(task_after, bool)
+            or not isinstance(task_after, (int, float))
+            or not (0 <= task_after <= 60)
+        ):
+            raise TypeError(
+                f"mcp_tool(task_after={task_after!r}): give the seconds (0 to 60) a call waits "
+                "for its run before it answers with the task."
+            )
+        changes["task_after"] = task_after
     if job_status is not None:
         if not callable(job_status):
             raise TypeError(
@@ -292,8 +308,8 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         ``{"groups": tuple[str, ...], "name": str | None, "title": str | None,
         "annotations": dict[str, bool], "output_schema": bool | None,
         "pinned": bool | None, "pinned_in": tuple[str, ...], "confirm": bool | None,
-        "confirm_message": str | None}``, with ``"task"``,
-        ``"task_required"`` and ``"job_status"`` when one of them is set; the operation's own
+        "confirm_message": str | None}``, with ``"task"``, ``"task_required"``,
+        ``"task_after"`` and ``"job_status"`` when one of them is set; the operation's own
         values win.
     """
     on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
@@ -316,7 +332,7 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         # Only when set (docs/tasks.md): most operations have no task policy.
         **{
             key: on_handler.get(key, on_class.get(key))
-            for key in ("task", "task_required", "job_status")
+            for key in ("task", "task_required", "task_after", "job_status")
             if key in on_handler or key in on_class
         },
     }

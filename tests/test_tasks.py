@@ -206,7 +206,7 @@ def test_tasks_update_of_a_task_that_asked_nothing_says_so():
     error = client.send("tasks/update", {"taskId": created["taskId"], "inputResponses": {}})[
         "error"
     ]
-    assert error["code"] == -32602 and "asked for no input" in error["message"]
+    assert error["code"] == -32602 and "never asked for input" in error["message"]
 
 
 def test_cancelling_a_job_deletes_it_and_a_terminal_task_stays(users):

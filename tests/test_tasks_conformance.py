@@ -35,7 +35,6 @@ SCENARIOS = (
 #: The checks that fail in the scenarios the baseline lists for one failing check: every other
 #: check of theirs passes.
 ONLY_FAILING = {
-    "tasks-dispatch-and-envelope": {"tasks-result-type-complete-on-non-task-responses"},
     "tasks-request-headers": {"tasks-headers-tolerate-mcp-method-on-tools-call"},
 }
 

@@ -81,8 +81,9 @@ from mcp_bridge.decorators import GROUP_NAME_PATTERN
 #: The keys of one rule.
 RULE_KEYS = ("path", "path_regex", "namespace", "app_name", "view", "methods")
 #: The keys of a ``"tasks"`` rule beside the rule's own: how its operations may become MCP
-#: tasks (docs/tasks.md): ``"task"`` (``"run"``, ``"job"`` or ``"never"``) and ``"required"``.
-TASK_RULE_KEYS = ("task", "required")
+#: tasks (docs/tasks.md): ``"task"`` (``"run"``, ``"job"`` or ``"never"``), ``"required"`` and
+#: ``"after"`` (the seconds a ``"run"`` call waits for its run before it answers a task).
+TASK_RULE_KEYS = ("task", "required", "after")
 TASK_MODES = ("run", "job", "never")
 #: The keys of one group's entry. ``pin`` rules pick, among the group's operations, those
 #: that stay in ``tools/list`` when the group is in search mode (docs/discovery.md).
@@ -420,6 +421,9 @@ def _compile(rule: Rule, spec: Any) -> None:
             )
         if not isinstance(spec.get("required", False), bool):
             raise ValueError("'required' must be True or False.")
+        after = spec.get("after", 0)
+        if isinstance(after, bool) or not isinstance(after, (int, float)) or not 0 <= after <= 60:
+            raise ValueError("'after' must be a number of seconds from 0 to 60.")
         spec = {key: value for key, value in spec.items() if key not in TASK_RULE_KEYS}
     if not spec:
         raise ValueError("an empty rule would match every operation; give at least one key.")

@@ -143,7 +143,7 @@ def prepare(
     capabilities = meta.get(CLIENT_CAPABILITIES_META_KEY) if isinstance(meta, Mapping) else None
     if not isinstance(capabilities, Mapping):
         capabilities = {}
-    responses = _responses(params)
+    responses = checked_responses(params)
     token = params.get("requestState")
     if not asks and token is None:  # nearly every call: nothing to confirm, no state
         return Round(Inputs(responses, None, capabilities))
@@ -251,7 +251,7 @@ def input_required(requests: dict[str, Any], state: str) -> dict[str, Any]:
     return {"resultType": "input_required", "inputRequests": requests, "requestState": state}
 
 
-def _responses(params: Mapping[str, Any]) -> Mapping[str, Any]:
+def checked_responses(params: Mapping[str, Any]) -> Mapping[str, Any]:
     """``inputResponses``, checked: an object of objects (SEP-2322, "Error handling").
 
     Raises:

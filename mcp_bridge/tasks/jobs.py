@@ -16,7 +16,6 @@ and the task says so in its status message.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -26,12 +25,11 @@ from django.http import HttpRequest, HttpResponseBase
 from django.urls import Resolver404
 
 from mcp_bridge.base.encoding import dumps, dumps_data
-from mcp_bridge.base.media import is_json_media_type
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.tasks import records
 from mcp_bridge.tasks.policy import JobState, TaskPolicy, default_job_status
 from mcp_bridge.tasks.records import TaskRecord
-from mcp_bridge.toolcall.executor import encoded_result, response_result
+from mcp_bridge.toolcall.executor import encoded_result, response_data, response_result
 from mcp_bridge.toolcall.identity import ViewRequest
 from mcp_bridge.toolcall.invocation import call_view
 from mcp_bridge.toolcall.plan import request_plan, view_request
@@ -69,23 +67,6 @@ def _request(tool: Tool, mcp_request: HttpRequest, method: str, url: str) -> Vie
     return request
 
 
-def _data(response: HttpResponseBase) -> Any:
-    if hasattr(response, "data"):
-        return response.data
-    if hasattr(response, "render") and not getattr(response, "is_rendered", True):
-        response.render()
-    content = getattr(response, "content", b"")
-    if not content:
-        return None
-    text = content.decode(response.charset or "utf-8", errors="replace")
-    if is_json_media_type(response.get("Content-Type", "")):
-        try:
-            return json.loads(text)
-        except ValueError:
-            pass
-    return text
-
-
 def poll(
     record: TaskRecord, tool: Tool, toolset: ToolSet, policy: TaskPolicy, mcp_request: HttpRequest
 ) -> TaskRecord:
@@ -97,7 +78,7 @@ def poll(
         response = call_view(request)
     except Resolver404:
         return _finish_error(record, 404, "The job's URL no longer leads to a view.")
-    data = _data(response)
+    data = response_data(response)
     rule = policy.job_status or default_job_status
     state = rule(response, data)
     if state.status == "working":
@@ -158,7 +139,7 @@ def _read_result(
     if serving is not None:
         result = response_result(serving, response, request, record.revision)
         return dumps(encoded_result(serving, result, record.revision))
-    data = _data(response)
+    data = response_data(response)
     if not 200 <= response.status_code < 300:
         return dumps(
             view_error_result(

@@ -6,20 +6,29 @@ declares the extension; every other request never reaches this module. A call be
 
 * **run**: the tool's policy is ``"run"`` (:mod:`mcp_bridge.tasks.policy`): its arguments are
   checked and its caller authenticated now, the task is stored, and the task engine runs the
-  view (:mod:`mcp_bridge.tasks.runs`). The answer is the ``CreateTaskResult`` at once. The
-  tool-call signals are sent by the run, in the worker, as for a synchronous call.
+  view (:mod:`mcp_bridge.tasks.runs`). The answer is the ``CreateTaskResult``, at once or, for
+  a policy with ``after``, once that many seconds passed without the run answering: a run that
+  is done sooner answers with its result, one that asks for input sooner with the
+  ``InputRequiredResult`` (the questions come before the task, as the extension recommends),
+  and no task remains of either. The tool-call signals are sent by the run, in the worker, as
+  for a synchronous call.
 * **job**: the view ran as for any call, answered ``202 Accepted`` with a ``Location``, and its
   policy is not ``"never"``: the task is bound to that job URL (:mod:`mcp_bridge.tasks.jobs`).
   The signals were sent for that call: it succeeded in starting the job.
 
-Anything else answers exactly as the executor does. The errors (JSON-RPC -32602) name what is
-wrong: an unknown, foreign or expired task id (the first two alike, so that an id of another
-caller's task tells nothing), and a ``tasks/update`` of a task that asked for no input.
+Anything else answers exactly as the executor does. A run that asks for input waits in
+``input_required``; ``tasks/update`` keeps the answers to its questions and, once every question
+of the round is answered, resumes the run (:func:`update_task`). The errors (JSON-RPC -32602)
+name what is wrong: an unknown, foreign or expired task id (the first two alike, so that an id
+of another caller's task tells nothing), and a ``tasks/update`` of a task that never asked for
+input.
 """
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase
@@ -27,12 +36,18 @@ from rest_framework.exceptions import APIException
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.limits import shorten
-from mcp_bridge.base.protocol import INTERNAL_ERROR, INVALID_PARAMS, JsonRpcError
+from mcp_bridge.base.protocol import (
+    CLIENT_CAPABILITIES_META_KEY,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    JsonRpcError,
+)
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.confirmation.policy import asks_confirmation
+from mcp_bridge.confirmation.step import Stop, checked_responses
 from mcp_bridge.tasks import jobs, records, runs
 from mcp_bridge.tasks.callers import Caller, caller_of
-from mcp_bridge.tasks.policy import JOB, NEVER, RUN, policy_of
+from mcp_bridge.tasks.policy import JOB, NEVER, RUN, TaskPolicy, policy_of
 from mcp_bridge.tasks.records import TaskRecord
 from mcp_bridge.toolcall.executor import (
     call_tool as synchronous_call,
@@ -58,7 +73,7 @@ def call_tool(
     # A tool a person confirms runs here, after the confirmation, never in the background: the
     # question and its single-use requestState belong to this request (docs/tasks.md, limits).
     if policy.mode == RUN and not asks_confirmation(tool, toolset.group):
-        return _start_run(tool, params, toolset, mcp_request, revision, profile)
+        return _start_run(tool, policy, params, toolset, mcp_request, revision, profile)
     if policy.mode == NEVER:
         return synchronous_call(params, toolset, mcp_request, revision, profile)
     return _call_watching_for_a_job(params, toolset, mcp_request, revision, profile)
@@ -95,6 +110,7 @@ def _new_record(
 
 def _start_run(
     tool: Tool,
+    policy: TaskPolicy,
     params: dict[str, Any],
     toolset: ToolSet,
     mcp_request: HttpRequest,
@@ -112,6 +128,7 @@ def _start_run(
     record.arguments = arguments
     record.user_pk = caller.user.pk if caller.user is not None else None
     record.status_message = "Queued."
+    _carry_round(record, params)
     records.save(record)
     try:
         runs.enqueue(record)
@@ -124,7 +141,64 @@ def _start_run(
             error={"code": INTERNAL_ERROR, "message": shorten(message)},
         )
         raise JsonRpcError(INTERNAL_ERROR, f"Internal error: {shorten(message)}") from exc
+    if policy.after > 0:
+        return _await_run(record, policy.after)
     return created(record)
+
+
+def _carry_round(record: TaskRecord, params: dict[str, Any]) -> None:
+    """Give the run what the call brings for its view's questions: the client's capabilities
+    (what the view may ask for), and on a retry the answers and the signed ``requestState``
+    (checked by the run, as the executor checks them on any call).
+
+    Raises:
+        JsonRpcError: -32602, ``inputResponses`` or ``requestState`` of the wrong shape.
+    """
+    meta = params.get("_meta")
+    capabilities = meta.get(CLIENT_CAPABILITIES_META_KEY) if isinstance(meta, Mapping) else None
+    record.capabilities = dict(capabilities) if isinstance(capabilities, Mapping) else {}
+    try:
+        responses = checked_responses(params)
+    except Stop as stop:
+        assert stop.error is not None
+        raise stop.error from None
+    if "inputResponses" in params:
+        record.input_responses = dict(responses)
+    state = params.get("requestState")
+    if state is not None and not isinstance(state, str):
+        raise JsonRpcError(INVALID_PARAMS, 'Invalid params: "requestState" must be a string.')
+    record.request_state = state
+
+
+#: How often a call that waits for its run reads the task's state, in seconds.
+AWAIT_STEP_SECONDS = 0.05
+
+
+def _await_run(record: TaskRecord, after: float) -> dict[str, Any]:
+    """Wait up to ``after`` seconds for the run: its result, or the question it asks first,
+    answers the call itself (and the task, never shown, is forgotten); else the task."""
+    deadline = time.monotonic() + after
+    while True:
+        current = records.load(record.id) or record
+        if current.status == records.COMPLETED and current.result is not None:
+            records.delete(record.id)
+            result: dict[str, Any] = json.loads(current.result)
+            return result
+        if current.status == records.FAILED and current.error is not None:
+            records.delete(record.id)
+            error = current.error
+            raise JsonRpcError(error["code"], error["message"], data=error.get("data"))
+        if current.status == records.INPUT_REQUIRED and current.round == 1:
+            records.delete(record.id)
+            return {
+                "resultType": "input_required",
+                "inputRequests": current.input_requests,
+                "requestState": current.request_state,
+            }
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return created(current)
+        time.sleep(min(AWAIT_STEP_SECONDS, remaining))
 
 
 def _call_watching_for_a_job(
@@ -204,30 +278,59 @@ def _own_task(
 
 
 def get_task(params: dict[str, Any], toolset: ToolSet, mcp_request: HttpRequest) -> dict[str, Any]:
-    """``tasks/get``: the task's state; a working job's URL is read once, as this caller."""
+    """``tasks/get``: the task's state; a working job's URL is read once, as this caller; a
+    task waiting for input lists the questions still unanswered."""
     record, tool = _own_task(params, toolset, mcp_request)
+    if record.status == records.INPUT_REQUIRED:
+        return record.as_task(records.pending_requests(record))
     if not record.terminal:
         if record.kind == RUN:
             record = runs.lease_expired(record)
         elif record.kind == JOB:
             record = jobs.poll(record, tool, toolset, policy_of(tool), mcp_request)
-    return record.as_task()
+    return record.as_task({})
 
 
 def update_task(
     params: dict[str, Any], toolset: ToolSet, mcp_request: HttpRequest
 ) -> dict[str, Any]:
-    """``tasks/update``: this server's tasks never ask for input, so there is nothing to update."""
+    """``tasks/update``: keep the answers to the questions the task is waiting for, and resume
+    its run once every question of the round is answered; an empty acknowledgement.
+
+    As the extension says, an answer under a key that is not outstanding (unknown, answered
+    before, of an earlier round) is ignored, and a task that is no longer waiting acknowledges
+    and ignores the update. Only a task that never asked anything refuses it (-32602).
+    """
     record, _tool = _own_task(params, toolset, mcp_request)
-    if not isinstance(params.get("inputResponses"), dict):
+    responses = params.get("inputResponses")
+    if not isinstance(responses, dict) or not all(
+        isinstance(response, dict) for response in responses.values()
+    ):
         raise JsonRpcError(
-            INVALID_PARAMS, 'Invalid params: tasks/update needs "inputResponses", an object.'
+            INVALID_PARAMS,
+            'Invalid params: tasks/update needs "inputResponses", an object {key: response} '
+            "whose keys are those of the task's inputRequests (tasks/get) and whose values are "
+            "objects (an ElicitResult, CreateMessageResult or ListRootsResult).",
         )
-    raise JsonRpcError(
-        INVALID_PARAMS,
-        f"Task {shorten(repr(record.id))} asked for no input (it is {record.status}): "
-        "tasks/update answers a task in input_required. Poll it with tasks/get.",
-    )
+    if record.round == 0:
+        raise JsonRpcError(
+            INVALID_PARAMS,
+            f"Task {shorten(repr(record.id))} never asked for input (it is {record.status}): "
+            "tasks/update answers the inputRequests of a task in input_required. Poll it with "
+            "tasks/get.",
+        )
+    if record.status != records.INPUT_REQUIRED:
+        return {}
+    if records.save_answers(record, responses) and records.claim_resume(record):
+        try:
+            runs.resume(record)
+        except Exception as exc:
+            raise JsonRpcError(
+                INTERNAL_ERROR,
+                f"Internal error: the task engine {bridge_settings.TASK_ENGINE!r} could not "
+                f"resume the task: {shorten(str(exc))}",
+            ) from exc
+    return {}
 
 
 def cancel_task(
@@ -246,7 +349,13 @@ def cancel_task(
     if record.kind == JOB:
         jobs.cancel(record, tool, mcp_request)
         return {}
-    if record.started_at is None:
+    if record.status == records.INPUT_REQUIRED:
+        records.finish(
+            record,
+            records.CANCELLED,
+            status_message="Cancelled while it waited for input: the run does not resume.",
+        )
+    elif record.started_at is None:
         records.finish(record, records.CANCELLED, status_message="Cancelled before it ran.")
     else:
         records.finish(

@@ -1,8 +1,9 @@
 """Which calls may become tasks: the task policy of a tool, and the rule that reads a job.
 
-A tool's policy comes from ``@mcp_tool(task=..., task_required=..., job_status=...)`` on its
-view or action, else from the first ``"tasks"`` rule of its group in ``MCP_BRIDGE["GROUPS"]``
-that matches it (``{"path": ..., "view": ..., "methods": ..., "task": "run"}``), else the
+A tool's policy comes from ``@mcp_tool(task=..., task_required=..., task_after=...,
+job_status=...)`` on its view or action, else from the first ``"tasks"`` rule of its group in
+``MCP_BRIDGE["GROUPS"]`` that matches it (``{"path": ..., "methods": ..., "task": "run",
+"after": 2}``), else the
 default: a ``202 Accepted`` with a ``Location`` becomes a job task, every other answer is the
 synchronous result (docs/tasks.md, "Which calls become tasks").
 
@@ -35,11 +36,16 @@ class TaskPolicy:
             ``Location`` becomes a job task).
         required: the tool is served only as a task (-32021 to a client without the extension).
         job_status: the rule that reads the job's answer (:func:`default_job_status`).
+        after: for :data:`RUN`, how many seconds the ``tools/call`` waits for its run before
+            it answers with the task: a run done by then answers with its result, and one
+            that asks for input by then asks in the call itself (an ``InputRequiredResult``,
+            Multi Round-Trip Requests) before any task is created. ``0``: the task at once.
     """
 
     mode: str | None = None
     required: bool = False
     job_status: Callable[[HttpResponseBase, Any], JobState] | None = None
+    after: float = 0.0
 
     @property
     def may_become_task(self) -> bool:
@@ -56,13 +62,15 @@ def policy_of(tool: Tool) -> TaskPolicy:
     mode = metadata.get("task")
     required = metadata.get("task_required")
     job_status = metadata.get("job_status")
+    after = metadata.get("task_after")
     rule = _rule_of(source)
     if rule is not None:
         mode = rule.get("task") if mode is None else mode
         required = rule.get("required") if required is None else required
+        after = rule.get("after") if after is None else after
     if mode is None and not required and job_status is None:
         return DEFAULT_POLICY
-    return TaskPolicy(mode, bool(required), job_status)
+    return TaskPolicy(mode, bool(required), job_status, float(after or 0))
 
 
 def _rule_of(source: Any) -> dict[str, Any] | None:

@@ -13,6 +13,10 @@ cookie or password that proved it (docs/tasks.md, "Who may see a task").
 * A terminal status (``completed``, ``failed``, ``cancelled``) is written once: the first
   writer wins (:func:`finish`, with the cache's atomic ``add``), so a run that ends while its
   task is being cancelled cannot overwrite the cancellation, nor the reverse.
+* A task that asks for input (``input_required``) keeps its questions in the record, one
+  *round* at a time, and each answer under a key of its own (:func:`save_answers`), so that two
+  ``tasks/update`` that answer two questions at once both count; the update that completes a
+  round claims its resumption once (:func:`claim_resume`, the cache's atomic ``add`` again).
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ TOMBSTONE_SECONDS = 86_400
 
 _PREFIX = "mcp_bridge:task:"
 _END = ":end"
+_ANSWER = ":answer:"
+_RESUME = ":resume:"
 
 
 def new_task_id() -> str:
@@ -76,6 +82,15 @@ class TaskRecord:
         progress: the job's progress (0-100), when it tells.
         started_at, lease_until: a run's start and its worker's lease.
         cancel_requested: ``tasks/cancel`` came while it was working.
+        capabilities: the client capabilities the ``tools/call`` declared (what a question of
+            the view may ask for).
+        round: how many times the run asked for input; the questions of round ``n`` are
+            ``"<n>.<key>"`` in ``inputRequests``, so that no key is ever used twice in a task.
+        input_requests: the questions of the current round, under the view's own keys.
+        request_state: the signed ``requestState`` the round's answers go back with (never
+            shown in a ``tasks/get``: the extension's tasks carry no ``requestState``).
+        input_responses: the answers the ``tools/call`` itself brought (a retry that answered
+            a question before the task was created), for the run's first round.
     """
 
     id: str
@@ -104,6 +119,11 @@ class TaskRecord:
     started_at: float | None = None
     lease_until: float | None = None
     cancel_requested: bool = False
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    round: int = 0
+    input_requests: dict[str, Any] | None = None
+    request_state: str | None = None
+    input_responses: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -114,8 +134,10 @@ class TaskRecord:
     def expired(self) -> bool:
         return time.time() > self.created_at + self.ttl_ms / 1000
 
-    def as_task(self) -> dict[str, Any]:
-        """The ``Task`` (``DetailedTask``) object: the result or error of a terminal task."""
+    def as_task(self, pending: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The ``Task`` object; with ``pending`` (the questions still unanswered, from
+        :func:`pending_requests`), the ``DetailedTask`` of ``tasks/get``: the result or error
+        of a terminal task, the ``inputRequests`` of one waiting for input."""
         task: dict[str, Any] = {
             "taskId": self.id,
             "status": self.status,
@@ -130,7 +152,13 @@ class TaskRecord:
             task["result"] = EncodedJSON(self.result)
         if self.status == FAILED and self.error is not None:
             task["error"] = self.error
+        if self.status == INPUT_REQUIRED and pending is not None:
+            task["inputRequests"] = pending
         return task
+
+    def task_key(self, key: str) -> str:
+        """The ``inputRequests`` key of the view's question ``key`` in the current round."""
+        return f"{self.round}.{key}"
 
 
 def _iso(moment: float) -> str:
@@ -202,5 +230,54 @@ def update(record: TaskRecord, **changes: Any) -> TaskRecord:
 
 
 def delete(task_id: str) -> None:
-    """Forget a task (the tombstone of an expired one, when it is polled)."""
+    """Forget a task (the tombstone of an expired one, when it is polled; a run that answered
+    its ``tools/call`` itself). Its answers expire with their own timeout."""
     _cache().delete_many([_PREFIX + task_id, _PREFIX + task_id + _END])
+
+
+# --- Questions and answers ----------------------------------------------------------------------
+
+
+def _answer_key(record: TaskRecord, key: str) -> str:
+    return f"{_PREFIX}{record.id}{_ANSWER}{record.round}:{key}"
+
+
+def pending_requests(record: TaskRecord) -> dict[str, Any]:
+    """The questions of the current round that no ``tasks/update`` answered yet, under their
+    task keys (``"<round>.<key>"``)."""
+    questions = record.input_requests or {}
+    answered = _cache().get_many([_answer_key(record, key) for key in questions])
+    return {
+        record.task_key(key): request
+        for key, request in questions.items()
+        if _answer_key(record, key) not in answered
+    }
+
+
+def save_answers(record: TaskRecord, responses: dict[str, Any]) -> bool:
+    """Keep the answers of ``responses`` that answer a question of the current round (by its
+    task key); ignore every other key, as the extension says (unknown, answered before, of an
+    earlier round). Returns whether every question of the round is answered now."""
+    questions = record.input_requests or {}
+    by_task_key = {record.task_key(key): key for key in questions}
+    fresh = {
+        _answer_key(record, by_task_key[task_key]): json.dumps(response)
+        for task_key, response in responses.items()
+        if task_key in by_task_key
+    }
+    if fresh:
+        _cache().set_many(fresh, _timeout(record))
+    return not pending_requests(record)
+
+
+def answers(record: TaskRecord) -> dict[str, Any]:
+    """The answers of the current round, under the view's own keys."""
+    keys = {_answer_key(record, key): key for key in record.input_requests or {}}
+    found = _cache().get_many(list(keys))
+    return {keys[cache_key]: json.loads(raw) for cache_key, raw in found.items()}
+
+
+def claim_resume(record: TaskRecord) -> bool:
+    """Whether this caller is the one that resumes the task after its current round (once per
+    round, whichever ``tasks/update`` completed it)."""
+    return bool(_cache().add(f"{_PREFIX}{record.id}{_RESUME}{record.round}", 1, _timeout(record)))

@@ -18,6 +18,13 @@ to the engine of ``MCP_BRIDGE["TASK_ENGINE"]``:
 DRF's forced authentication of that user), and stores the result. While it runs, a heartbeat
 renews its lease every third of ``TASK_LEASE_SECONDS``; a worker killed mid-run stops renewing
 it, and the next poll after the lease expired finds the task ``failed`` (:func:`lease_expired`).
+
+A view that asks for input (:class:`mcp_bridge.InputRequired`, or the confirmation of a tool a
+person confirms) ends its run with an ``InputRequiredResult``: the task is ``input_required``
+with the view's questions, and holds no worker while it waits. The ``tasks/update`` that
+answers the last question enqueues the run again (:func:`resume`); the view runs once more with
+the answers and its verified state, exactly as on a ``tools/call`` retry (Multi Round-Trip
+Requests), and may ask again.
 """
 
 from __future__ import annotations
@@ -35,7 +42,8 @@ from django.db import close_old_connections
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import dumps
 from mcp_bridge.base.errors import Problem
-from mcp_bridge.base.protocol import INTERNAL_ERROR, JsonRpcError
+from mcp_bridge.base.limits import shorten
+from mcp_bridge.base.protocol import CLIENT_CAPABILITIES_META_KEY, INTERNAL_ERROR, JsonRpcError
 from mcp_bridge.tasks import records
 from mcp_bridge.tasks.callers import ANONYMOUS, run_request, user_of
 from mcp_bridge.tasks.records import TaskRecord
@@ -76,10 +84,11 @@ def _run_in_thread(task_id: str) -> None:
 
 
 def run(task_id: str) -> None:
-    """Run the task ``task_id`` in this worker, once: a task that is terminal already (cancelled
-    before it ran), expired or unknown is left alone."""
+    """Run the task ``task_id`` in this worker, once per round: a task that is terminal
+    already (cancelled before it ran), waits for input, expired or unknown is left alone."""
     record = records.load(task_id)
-    if record is None or record.terminal or record.expired:
+    # A task waiting for input runs when its answers resume it, never before.
+    if record is None or record.status != records.WORKING or record.expired:
         return
     if record.cancel_requested:
         records.finish(record, records.CANCELLED, status_message="Cancelled before it ran.")
@@ -123,7 +132,7 @@ def _run(record: TaskRecord) -> None:
         records.finish(record, records.COMPLETED, status_message=message, result=dumps(result))
         return
     request = run_request(record.host, record.scheme, user)
-    params = {"name": record.tool, "arguments": record.arguments or {}}
+    params = _call_params(record)
     try:
         toolset = get_toolset(record.group, record.version, record.language)
         result = executor.call_tool(params, toolset, request, record.revision, record.profile)
@@ -138,6 +147,10 @@ def _run(record: TaskRecord) -> None:
         }
         records.finish(record, records.FAILED, status_message=error["message"], error=error)
         return
+    if result.get("resultType") == "input_required":
+        _ask(record, result)
+        events.deliver_pending(request)
+        return
     message = "Done." if not result.get("isError") else "Done: the tool answered with an error."
     decided = records.finish(
         record, records.COMPLETED, status_message=message, result=dumps(result)
@@ -149,10 +162,81 @@ def _run(record: TaskRecord) -> None:
         events.forget_pending(request)
 
 
+def _call_params(record: TaskRecord) -> dict[str, Any]:
+    """The ``tools/call`` params of this round of the run: the tool, its checked arguments,
+    the client's capabilities, and after a question its answers and the signed state."""
+    params: dict[str, Any] = {
+        "name": record.tool,
+        "arguments": record.arguments or {},
+        "_meta": {CLIENT_CAPABILITIES_META_KEY: record.capabilities},
+    }
+    if record.round:
+        params["inputResponses"] = records.answers(record)
+    elif record.input_responses is not None:
+        params["inputResponses"] = record.input_responses
+    if record.request_state is not None:
+        params["requestState"] = record.request_state
+    return params
+
+
+def _ask(record: TaskRecord, result: dict[str, Any]) -> None:
+    """The run asked for input: the task waits in ``input_required`` for this new round's
+    answers, holding no lease (no worker runs it while it waits)."""
+    requests = result.get("inputRequests") or {}
+    records.update(
+        record,
+        status=records.INPUT_REQUIRED,
+        status_message=_waiting_message(requests),
+        round=record.round + 1,
+        input_requests=requests,
+        request_state=result.get("requestState"),
+        input_responses=None,
+        lease_until=None,
+    )
+
+
+def _waiting_message(requests: dict[str, Any]) -> str:
+    texts = [
+        str((request.get("params") or {}).get("message") or "")
+        for request in requests.values()
+        if isinstance(request, dict)
+    ]
+    texts = [text for text in texts if text]
+    questions = f"{len(requests)} question" + ("s" if len(requests) != 1 else "")
+    detail = f": {texts[0]}" if len(texts) == 1 else ""
+    return shorten(f"Waiting for input ({questions}){detail}. Answer with tasks/update.")
+
+
+def resume(record: TaskRecord) -> None:
+    """Run the task again with the answers of its round (the ``tasks/update`` that answered
+    the last question calls it, once per round).
+
+    Raises:
+        Exception: what :func:`enqueue` raises; the task is then ``failed``, saying so.
+    """
+    record = records.update(
+        record, status=records.WORKING, status_message="Answered: the run resumes."
+    )
+    if record.terminal:
+        return
+    try:
+        enqueue(record)
+    except Exception as exc:
+        message = (
+            f"The task engine {bridge_settings.TASK_ENGINE!r} could not resume the task: {exc}"
+        )
+        error = {"code": INTERNAL_ERROR, "message": shorten(message)}
+        records.finish(record, records.FAILED, status_message=shorten(message), error=error)
+        raise
+
+
 def lease_expired(record: TaskRecord) -> TaskRecord:
     """A run task whose worker's lease expired becomes ``failed``, saying that the view may
     have committed its writes before the worker stopped. Returns the stored record."""
-    if record.terminal or record.lease_until is None or time.time() <= record.lease_until:
+    # Only a working run holds a lease: one waiting for input runs nowhere.
+    if record.status != records.WORKING or record.lease_until is None:
+        return record
+    if time.time() <= record.lease_until:
         return record
     message = (
         f"The worker running this task stopped before it finished (its lease of "

@@ -404,10 +404,12 @@ def read_target(
         return None
     if response.status_code != 200:
         return None
-    return _response_data(response)
+    return response_data(response)
 
 
-def _response_data(response: HttpResponseBase) -> Any:
+def response_data(response: HttpResponseBase) -> Any:
+    """The data of a view's response: DRF's ``response.data``, else the decoded JSON of its
+    body, else its text (``None`` for an empty body)."""
     if hasattr(response, "data"):
         return response.data
     if hasattr(response, "render") and not getattr(response, "is_rendered", True):
@@ -439,7 +441,7 @@ def _result_of(
     status = response.status_code
     if 200 <= status < 300 and is_file_response(response):
         return file_result(tool.name, response, request.build_absolute_uri())
-    data = _response_data(response)
+    data = response_data(response)
     if not 200 <= status < 300:
         return view_error_result(status, response.reason_phrase, data, response.get("Retry-After"))
     text = dumps_data(data)

@@ -9,6 +9,11 @@
   answers ``303 See Other`` to the result when done, and serves ``DELETE``.
 * ``audit_report``: a run task whose view needs the ``auth.view_user`` permission, for the
   permission withdrawn before the background run.
+* Run tasks that ask for input (:class:`mcp_bridge.InputRequired`), the conformance fixtures
+  of ``tasks-mrtr-input`` and ``tasks-mrtr-composition``: ``confirm_delete`` asks a person to
+  confirm a file's deletion, ``multi_input`` asks two questions at once, and
+  ``test_tool_with_task`` asks a name before its task is created (``task_after``), then greets
+  slowly in the background.
 
 Job state lives in the ``default`` cache, which every server process of a test shares.
 """
@@ -27,6 +32,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.response import Response
 
 from mcp_bridge import api_group, mcp_tool
+from mcp_bridge.confirmation import InputRequired, elicitation, input_responses
 from mcp_bridge.tasks import JobState
 
 
@@ -200,3 +206,96 @@ def audit_report(request):
     data.is_valid(raise_exception=True)
     time.sleep(data.validated_data["seconds"])
     return Response({"label": f"audited by {request.user.username}", "seconds": 0})
+
+
+# --- Run tasks that ask for input -----------------------------------------------------------------
+
+
+class FileInput(serializers.Serializer):
+    filename = serializers.CharField(max_length=200)
+
+
+class FileDeletion(serializers.Serializer):
+    filename = serializers.CharField()
+    deleted = serializers.BooleanField()
+
+
+class Introduction(serializers.Serializer):
+    name = serializers.CharField()
+    confirmed = serializers.BooleanField()
+
+
+def _file_key(filename: str) -> str:
+    return f"tests:tasks:file:{filename}"
+
+
+def _accepted(answer) -> dict:
+    """The ``content`` of an accepted ``ElicitResult``, else ``{}``."""
+    if isinstance(answer, dict) and answer.get("action") == "accept":
+        content = answer.get("content")
+        return content if isinstance(content, dict) else {}
+    return {}
+
+
+@api_group("tasks")
+@mcp_tool(name="confirm_delete", task="run", destructive=True)
+@extend_schema(request=FileInput, responses=FileDeletion)
+@api_view(["POST"])
+def confirm_delete(request):
+    """Deletes a file once a person has confirmed it."""
+    data = FileInput(data=request.data)
+    data.is_valid(raise_exception=True)
+    filename = data.validated_data["filename"]
+    answer = input_responses(request).get("confirm")
+    if answer is None:
+        raise InputRequired(
+            {
+                "confirm": elicitation(
+                    f"Delete {filename}? This cannot be undone.",
+                    {"confirm": {"type": "boolean", "title": "Delete the file"}},
+                )
+            }
+        )
+    deleted = _accepted(answer).get("confirm") is True
+    if deleted:
+        cache.delete(_file_key(filename))
+    return Response({"filename": filename, "deleted": deleted})
+
+
+@api_group("tasks")
+@mcp_tool(name="multi_input", task="run")
+@extend_schema(request=None, responses=Introduction)
+@api_view(["POST"])
+def multi_input(request):
+    """Asks two questions at once: a name, and a confirmation."""
+    answers = input_responses(request)
+    name_answer, confirm_answer = answers.get("name"), answers.get("confirm")
+    if name_answer is None or confirm_answer is None:
+        raise InputRequired(
+            {
+                "name": elicitation("What is your name?", {"name": {"type": "string"}}),
+                "confirm": elicitation("Go ahead?", {"confirm": {"type": "boolean"}}),
+            }
+        )
+    name = _accepted(name_answer).get("name")
+    return Response(
+        {
+            "name": name if isinstance(name, str) else "",
+            "confirmed": _accepted(confirm_answer).get("confirm") is True,
+        }
+    )
+
+
+@api_group("tasks")
+@mcp_tool(name="test_tool_with_task", task="run", task_required=True, task_after=1)
+@extend_schema(request=None, responses=OpenApiTypes.STR)
+@api_view(["POST"])
+def greet_slowly(request):
+    """Asks for a name first, then greets after two seconds of work."""
+    name = _accepted(input_responses(request).get("user_name")).get("name")
+    if not isinstance(name, str):
+        raise InputRequired(
+            {"user_name": elicitation("What is your name?", {"name": {"type": "string"}})}
+        )
+    time.sleep(2)
+    return Response(f"Hello, {name}!")

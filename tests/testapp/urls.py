@@ -80,4 +80,7 @@ urlpatterns += [
     path("tasks/exports/<str:job_id>/", task_views.export_status),
     path("tasks/exports/<str:job_id>/result/", task_views.export_result),
     path("tasks/audit/", task_views.audit_report),
+    path("tasks/files/delete/", task_views.confirm_delete),
+    path("tasks/introductions/", task_views.multi_input),
+    path("tasks/greetings/slow/", task_views.greet_slowly),
 ]

@@ -77,7 +77,8 @@ def task_note(policy: TaskPolicy) -> str:
     (docs/tasks.md): every tool's ``202 Accepted`` with a ``Location`` becomes a job task, so
     only the tools whose policy says more, or less, are marked."""
     if policy.mode == "run":
-        return "  [task: run" + (", required]" if policy.required else "]")
+        after = f", after {policy.after:g} s" if policy.after else ""
+        return "  [task: run" + after + (", required]" if policy.required else "]")
     if policy.mode == "job" or policy.job_status is not None:
         return "  [task: job" + (", required]" if policy.required else "]")
     if policy.mode == "never":
