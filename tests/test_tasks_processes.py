@@ -11,7 +11,9 @@ Shown with the official MCP Python client (and the raw client for the other serv
   view's writes may have been applied;
 * another user's ``tasks/get``;
 * a cancelled job, and a run cancelled before the worker took it;
-* a permission withdrawn before the background run.
+* a permission withdrawn before the background run;
+* a run that asks for input in the worker, answered through the other server, and resumed by
+  the worker.
 """
 
 from __future__ import annotations
@@ -189,7 +191,7 @@ class Raw:
 
     def send(self, method: str, params: dict) -> dict:
         meta = envelope(MODERN)
-        meta[CLIENT_CAPABILITIES_META] = {"extensions": {EXTENSION: {}}}
+        meta[CLIENT_CAPABILITIES_META] = {"elicitation": {}, "extensions": {EXTENSION: {}}}
         headers = {"Mcp-Name": params["taskId"]} if "taskId" in params else {}
         return self.mcp.request(method, params, meta=meta, **headers).json()
 
@@ -297,3 +299,26 @@ def test_a_permission_withdrawn_before_the_background_run_is_refused(site):
     task = alice.until(created["taskId"], ("completed", "failed"))
     assert task["status"] == "completed" and task["result"]["isError"] is True
     assert json.loads(task["result"]["content"][0]["text"])["code"] == 403
+
+
+def test_a_question_asked_in_the_worker_is_answered_through_the_other_server(site):
+    first, second = Raw(site.urls[0], site.tokens[0]), Raw(site.urls[1], site.tokens[0])
+    created = first.send("tools/call", tool_call("multi_input", {}))["result"]
+    waiting = second.until(created["taskId"], ("input_required",))
+    assert sorted(waiting["inputRequests"]) == ["1.confirm", "1.name"]
+    first.send(
+        "tasks/update",
+        {
+            "taskId": created["taskId"],
+            "inputResponses": {"1.name": {"action": "accept", "content": {"name": "Ada"}}},
+        },
+    )
+    second.send(
+        "tasks/update",
+        {
+            "taskId": created["taskId"],
+            "inputResponses": {"1.confirm": {"action": "accept", "content": {"confirm": True}}},
+        },
+    )
+    task = first.until(created["taskId"], ("completed", "failed"))
+    assert task["result"]["structuredContent"] == {"name": "Ada", "confirmed": True}
