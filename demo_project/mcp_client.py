@@ -44,6 +44,7 @@ import httpx2
 from mcp import Client, MCPError, types
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
+from mcp.client.session import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import (
     AuthorizationCodeResult,
@@ -52,6 +53,7 @@ from mcp.shared.auth import (
     OAuthToken,
 )
 from mcp_types import CallToolResult, Request, RequestParams, Result
+from pydantic import TypeAdapter
 
 # --- The Tasks extension (SEP-2663) for the SDK's Client ------------------------------------
 
@@ -78,6 +80,16 @@ class GetTaskRequest(Request[TaskParams, Literal["tasks/get"]]):
     name_param: ClassVar[str | None] = "taskId"
 
 
+class UpdateTaskParams(RequestParams):
+    task_id: str
+    input_responses: dict[str, Any]
+
+
+class UpdateTaskRequest(Request[UpdateTaskParams, Literal["tasks/update"]]):
+    method: Literal["tasks/update"] = "tasks/update"
+    name_param: ClassVar[str | None] = "taskId"
+
+
 class CancelTaskRequest(Request[TaskParams, Literal["tasks/cancel"]]):
     method: Literal["tasks/cancel"] = "tasks/cancel"
     name_param: ClassVar[str | None] = "taskId"
@@ -92,10 +104,19 @@ class DetailedTask(Result):
     poll_interval_ms: int | None = None
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
+    input_requests: dict[str, Any] | None = None
+
+
+#: Reads a task's ``inputRequests`` as the SDK's own request models, and writes the answers.
+INPUT_REQUESTS = TypeAdapter(types.InputRequests)
+INPUT_RESPONSES = TypeAdapter(types.InputResponses)
 
 
 class TasksExtension(ClientExtension):
-    """Declare the Tasks extension and poll the tasks a server answers with.
+    """Declare the Tasks extension and poll the tasks a server answers with; a task that asks
+    for input (``input_required``) is answered with ``tasks/update``, through the client's own
+    callbacks (the elicitation callback shows a form), as the SDK answers an
+    ``InputRequiredResult``.
 
     Args:
         on_status: called with each ``tasks/get`` answer (e.g. to show progress).
@@ -127,11 +148,33 @@ class TasksExtension(ClientExtension):
             if self.on_status is not None:
                 self.on_status(task)
             interval = (task.poll_interval_ms or interval * 1000) / 1000
+            if task.status == "input_required" and task.input_requests:
+                await self.answer(created.task_id, task.input_requests, ctx)
+                continue
             if task.status == "completed" and task.result is not None:
                 return CallToolResult.model_validate(task.result)
             if task.status in ("failed", "cancelled"):
                 error = task.error or {"code": -32603, "message": f"The task was {task.status}."}
                 raise MCPError(error["code"], error["message"], error.get("data"))
+
+    async def answer(self, task_id: str, requests: dict[str, Any], ctx: ClaimContext) -> None:
+        """Answer each question of the task through the client's callbacks, in one update (a
+        key answered before is ignored by the server, so a repeated poll does no harm)."""
+        session = ctx.session
+        responses: dict[str, Any] = {}
+        for key, request in INPUT_REQUESTS.validate_python(requests).items():
+            context = ClientRequestContext(session=session, request_id=key, meta=None)
+            response = await session.dispatch_input_request(context, request)
+            if isinstance(response, types.ErrorData):
+                raise MCPError(response.code, response.message, response.data)
+            responses[key] = response
+        answers = INPUT_RESPONSES.dump_python(
+            responses, by_alias=True, exclude_none=True, mode="json"
+        )
+        await session.send_request(
+            UpdateTaskRequest(params=UpdateTaskParams(task_id=task_id, input_responses=answers)),
+            Result,
+        )
 
 
 # The SDK's own defaults: a server may keep a response stream open for a long time.

@@ -35,6 +35,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types import ElicitResult
 
 from demo_project.mcp_client import TasksExtension
 from tests.mcp_client import CLIENT_CAPABILITIES_META, MODERN, McpClient, envelope, tool_call
@@ -206,15 +207,19 @@ class Raw:
         return _wait_for(reached, timeout, f"task {task_id} to be {statuses}")
 
 
-def official_call(url: str, token: str, name: str, arguments: dict[str, Any]) -> tuple[Any, list]:
-    """A ``tools/call`` with the official client and its tasks extension (the polls counted)."""
+def official_call(
+    url: str, token: str, name: str, arguments: dict[str, Any], **callbacks: Any
+) -> tuple[Any, list]:
+    """A ``tools/call`` with the official client and its tasks extension (the polls counted);
+    ``callbacks`` go to the client (``elicitation_callback=``...)."""
     polls: list[str] = []
 
     async def go():
         headers = {"Authorization": f"Token {token}"}
         async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
             transport = streamable_http_client(f"{url}/mcp/tasks/", http_client=http)
-            async with Client(transport, extensions=[TasksExtension(polls=polls)]) as client:
+            extensions = [TasksExtension(polls=polls)]
+            async with Client(transport, extensions=extensions, **callbacks) as client:
                 return await client.call_tool(name, arguments)
 
     return anyio.run(go), polls
@@ -322,3 +327,22 @@ def test_a_question_asked_in_the_worker_is_answered_through_the_other_server(sit
     )
     task = first.until(created["taskId"], ("completed", "failed"))
     assert task["result"]["structuredContent"] == {"name": "Ada", "confirmed": True}
+
+
+def test_the_official_client_answers_a_tasks_question_with_its_elicitation_callback(site):
+    asked: list[str] = []
+
+    async def confirm(context, params):
+        asked.append(params.message)
+        return ElicitResult(action="accept", content={"confirm": True})
+
+    result, polls = official_call(
+        site.urls[0],
+        site.tokens[0],
+        "confirm_delete",
+        {"filename": "official.csv"},
+        elicitation_callback=confirm,
+    )
+    assert asked == ["Delete official.csv? This cannot be undone."]
+    assert "input_required" in polls and polls[-1] == "completed"
+    assert result.structured_content == {"filename": "official.csv", "deleted": True}
