@@ -253,3 +253,17 @@ def test_the_record_keeps_the_capabilities_and_the_signed_state_never_shown(user
     record = records.load(task_id)
     assert record is not None and record.round == 1 and record.request_state
     assert record.capabilities == {"elicitation": {}, "extensions": {EXTENSION: {}}}
+
+
+def test_a_wait_out_of_range_is_refused_where_it_is_set():
+    from mcp_bridge import mcp_tool
+    from mcp_bridge.build.membership import compile_rules
+
+    for wrong in (-1, 61, "2", True):
+        with pytest.raises(TypeError, match="task_after"):
+            mcp_tool(task="run", task_after=wrong)
+        membership = compile_rules(
+            {"tasks": {"tasks": [{"path": "/x/", "task": "run", "after": wrong}]}}
+        )
+        (problem,) = membership.problems["tasks"]
+        assert problem.id == "mcp_bridge.E050" and "'after'" in problem.msg
