@@ -148,8 +148,10 @@ def _run(record: TaskRecord) -> None:
         records.finish(record, records.FAILED, status_message=error["message"], error=error)
         return
     if result.get("resultType") == "input_required":
-        _ask(record, result)
-        events.deliver_pending(request)
+        if _ask(record, result):
+            events.deliver_pending(request)  # the question is the client's on its next poll
+        else:
+            events.forget_pending(request)  # cancelled meanwhile: nobody will read it
         return
     message = "Done." if not result.get("isError") else "Done: the tool answered with an error."
     decided = records.finish(
@@ -179,11 +181,12 @@ def _call_params(record: TaskRecord) -> dict[str, Any]:
     return params
 
 
-def _ask(record: TaskRecord, result: dict[str, Any]) -> None:
+def _ask(record: TaskRecord, result: dict[str, Any]) -> bool:
     """The run asked for input: the task waits in ``input_required`` for this new round's
-    answers, holding no lease (no worker runs it while it waits)."""
+    answers, holding no lease (no worker runs it while it waits). Returns ``False`` when the
+    task was made terminal meanwhile (cancelled), and the question is dropped."""
     requests = result.get("inputRequests") or {}
-    records.update(
+    stored = records.update(
         record,
         status=records.INPUT_REQUIRED,
         status_message=_waiting_message(requests),
@@ -193,6 +196,7 @@ def _ask(record: TaskRecord, result: dict[str, Any]) -> None:
         input_responses=None,
         lease_until=None,
     )
+    return not stored.terminal
 
 
 def _waiting_message(requests: dict[str, Any]) -> str:
