@@ -10,6 +10,7 @@ composition). The fixture tools are in tests/testapp/task_views.py; the conforma
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -267,3 +268,48 @@ def test_a_wait_out_of_range_is_refused_where_it_is_set():
         )
         (problem,) = membership.problems["tasks"]
         assert problem.id == "mcp_bridge.E050" and "'after'" in problem.msg
+
+
+def confirming(settings, tool: str) -> None:
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "CONFIRM": {"tasks": [tool]}}
+
+
+def test_a_tool_a_person_confirms_asks_before_its_task_and_runs_in_the_background(users, settings):
+    alice, _ = users
+    confirming(settings, "slow_compute")
+    client = AskingClient(alice)
+    asked = client.call("slow_compute", {"seconds": 1, "label": "confirmed"})["result"]
+    assert asked["resultType"] == "input_required" and "taskId" not in asked
+    (key,) = asked["inputRequests"]
+    retry = {
+        "name": "slow_compute",
+        "arguments": {"seconds": 1, "label": "confirmed"},
+        "inputResponses": {key: accept(confirm=True)},
+        "requestState": asked["requestState"],
+    }
+    created = client.send("tools/call", retry)["result"]
+    assert created["resultType"] == "task"
+    done = client.until_done(created["taskId"])
+    assert done["result"]["structuredContent"] == {"label": "confirmed", "seconds": 1}
+    # The confirmation is used once: the same answer again is refused, and nothing runs.
+    replay = client.send("tools/call", retry)
+    refused = replay.get("error") or client.until_done(replay["result"]["taskId"])["error"]
+    assert refused["code"] == -32602
+
+
+def test_a_confirmation_asked_late_is_the_tasks_first_question(users, settings, monkeypatch):
+    from mcp_bridge.tasks import methods
+
+    alice, _ = users
+    confirming(settings, "slow_compute")
+    monkeypatch.setattr(methods, "QUESTION_WAIT_SECONDS", 0)  # an engine slower than the wait
+    client = AskingClient(alice)
+    created = client.call("slow_compute", {"seconds": 0, "label": "late"})["result"]
+    assert created["resultType"] == "task"
+    waiting = client.until_status(created["taskId"], "input_required")
+    (key,) = waiting["inputRequests"]
+    assert key.startswith("1.") and waiting["inputRequests"][key]["method"] == "elicitation/create"
+    client.update(created["taskId"], {key: {"action": "decline"}})
+    done = client.until_done(created["taskId"])
+    assert done["result"]["isError"] is True  # declined: the view never ran
+    assert json.loads(done["result"]["content"][0]["text"])["data"]["changed"] is False

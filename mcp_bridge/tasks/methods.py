@@ -10,8 +10,9 @@ declares the extension; every other request never reaches this module. A call be
   a policy with ``after``, once that many seconds passed without the run answering: a run that
   is done sooner answers with its result, one that asks for input sooner with the
   ``InputRequiredResult`` (the questions come before the task, as the extension recommends),
-  and no task remains of either. The tool-call signals are sent by the run, in the worker, as
-  for a synchronous call.
+  and no task remains of either. The first call of a tool a person confirms waits for its
+  question that way. The tool-call signals are sent by the run, in the worker, as for a
+  synchronous call.
 * **job**: the view ran as for any call, answered ``202 Accepted`` with a ``Location``, and its
   policy is not ``"never"``: the task is bound to that job URL (:mod:`mcp_bridge.tasks.jobs`).
   The signals were sent for that call: it succeeded in starting the job.
@@ -70,9 +71,7 @@ def call_tool(
     if tool is None:
         return synchronous_call(params, toolset, mcp_request, revision, profile)
     policy = policy_of(tool)
-    # A tool a person confirms runs here, after the confirmation, never in the background: the
-    # question and its single-use requestState belong to this request (docs/tasks.md, limits).
-    if policy.mode == RUN and not asks_confirmation(tool, toolset.group):
+    if policy.mode == RUN:
         return _start_run(tool, policy, params, toolset, mcp_request, revision, profile)
     if policy.mode == NEVER:
         return synchronous_call(params, toolset, mcp_request, revision, profile)
@@ -141,8 +140,14 @@ def _start_run(
             error={"code": INTERNAL_ERROR, "message": shorten(message)},
         )
         raise JsonRpcError(INTERNAL_ERROR, f"Internal error: {shorten(message)}") from exc
-    if policy.after > 0:
-        return _await_run(record, policy.after)
+    after = policy.after
+    if "requestState" not in params and asks_confirmation(tool, toolset.group):
+        # A person confirms before the work starts: the run asks before its view, so the call
+        # waits for that question and asks it itself, before any task exists, as the extension
+        # recommends. Only a late engine makes it the task's first question instead.
+        after = max(after, QUESTION_WAIT_SECONDS)
+    if after > 0:
+        return _await_run(record, after)
     return created(record)
 
 
@@ -172,6 +177,10 @@ def _carry_round(record: TaskRecord, params: dict[str, Any]) -> None:
 
 #: How often a call that waits for its run reads the task's state, in seconds.
 AWAIT_STEP_SECONDS = 0.05
+
+#: How long the first call of a tool a person confirms waits for its run to ask, in seconds:
+#: the time the task engine takes to start a run (a database worker polls every second or so).
+QUESTION_WAIT_SECONDS = 5.0
 
 
 def _await_run(record: TaskRecord, after: float) -> dict[str, Any]:
