@@ -34,6 +34,7 @@ from rest_framework.response import Response
 from mcp_bridge import api_group, mcp_tool
 from mcp_bridge.confirmation import InputRequired, elicitation, input_responses
 from mcp_bridge.tasks import JobState
+from tests.testapp.mrtr_views import _accepted
 
 
 class GreetInput(serializers.Serializer):
@@ -227,14 +228,6 @@ class Introduction(serializers.Serializer):
 
 def _file_key(filename: str) -> str:
     return f"tests:tasks:file:{filename}"
-
-
-def _accepted(answer) -> dict:
-    """The ``content`` of an accepted ``ElicitResult``, else ``{}``."""
-    if isinstance(answer, dict) and answer.get("action") == "accept":
-        content = answer.get("content")
-        return content if isinstance(content, dict) else {}
-    return {}
 
 
 @api_group("tasks")
