@@ -28,7 +28,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 from bench import instructions, lib
 
@@ -130,44 +129,14 @@ def _child(kind: str, n: int) -> None:
         send()
 
 
-def _start(kind: str, n: int, scratch: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={scratch}/callgrind.{kind}.{n}.out",
-            sys.executable,
-            "-m",
-            "bench.tasks",
-            "--child",
-            kind,
-            str(n),
-        ],
-        cwd=lib.ROOT,
-        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(lib.ROOT)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def _start(kind: str, n: int, out_file: str) -> subprocess.Popen[str]:
+    return lib.callgrind("bench.tasks", ["--child", kind, n], out_file)
 
 
 def per_request(*kinds: str) -> dict[str, float]:
     """Instructions of one request of each of ``kinds`` (:data:`KINDS`), as
-    :func:`bench.instructions.per_request` counts them; every count runs at once (an
-    instruction count does not depend on what else the machine does)."""
-    few, many = instructions.FEW, instructions.MANY
-    with tempfile.TemporaryDirectory() as scratch:
-        started = {
-            kind: (_start(kind, many, scratch), _start(kind, few, scratch)) for kind in kinds
-        }
-        return {
-            kind: (
-                instructions._collected(more, f"{kind} x{many}")
-                - instructions._collected(fewer, f"{kind} x{few}")
-            )
-            / (many - few)
-            for kind, (more, fewer) in started.items()
-        }
+    :func:`bench.instructions.per_request` counts them; every count runs at once."""
+    return lib.per_request(_start, kinds, instructions.FEW, instructions.MANY)
 
 
 def run() -> str:
