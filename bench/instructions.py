@@ -56,6 +56,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable, Mapping
 
 from bench import lib
 
@@ -90,11 +91,16 @@ def _child(kind: str, view: str, n: int) -> None:
     if kind.startswith(_URL_PREFIX):
         _resolve_child(lib.IN_PROCESS_PATHS[kind.removeprefix(_URL_PREFIX)], n)
         return
-    senders = lib.in_process_senders(view)
+    measure(lib.in_process_senders(view), kind, n)
 
-    # Every kind warms up, whichever is measured: the process then holds what a server
-    # worker serving all of them holds (the tool set, the URL index), and the garbage
-    # collector walks the same heap on every side.
+
+def measure(senders: Mapping[str, Callable[[], object]], kind: str, n: int) -> None:
+    """Inside valgrind: every one of ``senders`` :data:`WARM_UP` times, the heap frozen, then
+    ``n`` requests of ``senders[kind]``.
+
+    Every kind warms up, whichever is measured: the process then holds what a server worker
+    serving all of them holds (the tool set, the URL index), and the garbage collector walks
+    the same heap on every side."""
     for _ in range(WARM_UP):
         for warm in senders.values():
             warm()
