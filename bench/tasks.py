@@ -207,6 +207,10 @@ TREE_KINDS = ("undeclared", "declared")
 #: Counts per figure of the ``trees`` mode, the median reported (a count moves by up to ~15k
 #: instructions per request between runs, a quarter of the 1 % being measured).
 TREE_REPEATS = 3
+#: Requests of the two counted processes of a ``trees`` figure: fewer than benchmark 5's, so that
+#: three repeats of eight processes fit a busy 2-core host (80 requests still put a process's
+#: ±0.5M-instruction noise at about 0.1 % of a tiny call).
+TREE_COUNTS = (20, 100)
 
 
 def _tree_senders() -> dict[str, Callable[[], None]]:
@@ -240,11 +244,13 @@ def trees_counts(before: str, after: str, repeats: int = TREE_REPEATS) -> str:
         tree, kind = key
         return lib.callgrind("bench.tasks", ["--tree-child", roots[tree], kind, n], out_file)
 
+    few, many = TREE_COUNTS
     counted: dict[tuple[str, str], list[float]] = {key: [] for key in keys}
     for repeat in range(repeats):
         lib.log(f"tasks trees: repeat {repeat + 1} of {repeats}, {len(keys) * 2} processes")
-        for key, value in lib.per_request(start, keys, instructions.FEW, instructions.MANY).items():
+        for key, value in lib.per_request(start, keys, few, many).items():
             counted[key].append(value)
+            lib.log(f"tasks trees: {key[0]} {key[1]}: {value:,.0f} instructions per request")
     rows = []
     for kind in TREE_KINDS:
         before_k, after_k = (statistics.median(counted[tree, kind]) for tree in roots)
@@ -266,8 +272,8 @@ def trees_counts(before: str, after: str, repeats: int = TREE_REPEATS) -> str:
         ["2026-07-28 item_detail, no task rule", "before", "after", "delta", "target", "ranges"],
         rows,
         f"before: {roots['before']}; after: {roots['after']} (their mcp_bridge, this checkout's "
-        f"bench site). Per request = (count of {instructions.MANY} - count of {instructions.FEW}) / "
-        f"{instructions.MANY - instructions.FEW}, after {instructions.WARM_UP} of both kinds; "
+        f"bench site). Per request = (count of {many} - count of {few}) / {many - few}, after "
+        f"{instructions.WARM_UP} of both kinds; "
         f"PYTHONHASHSEED=0; the median of {repeats} counts.",
     )
 
