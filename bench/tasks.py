@@ -161,7 +161,8 @@ def per_request(*kinds: str) -> dict[str, float]:
     return lib.per_request(_start, kinds, instructions.FEW, instructions.MANY)
 
 
-def counts() -> str:
+def run() -> str:
+    """The ``counts`` mode (the default): every kind of :data:`KINDS`, one count each."""
     counted = per_request(*KINDS)
     run_only = counted["create_run"] - counted["create"]
     whole = counted["create_run"] + counted["get"]
@@ -194,8 +195,8 @@ def counts() -> str:
         "What an MCP task costs (callgrind, k instructions per request, 2026-07-28)",
         ["what", "k instr", "× synchronous"],
         rows,
-        "Each earlier poll of a working task costs about one tasks/get (a job's also one GET of its URL). "
-        "Polls at the default 2 s interval: ceil(duration / 2 s).",
+        "Each earlier poll of a working task costs about one tasks/get (a job's also one GET of its URL); "
+        "how many polls a job takes: python -m bench.tasks polls.",
     )
 
 
@@ -371,7 +372,7 @@ def polls(rounds: int = 3) -> str:
     )
 
 
-MODES = {"counts": counts, "trees": trees_counts, "polls": polls}
+MODES = {"counts": run, "trees": trees_counts, "polls": polls}
 
 
 if __name__ == "__main__":
