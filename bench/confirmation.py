@@ -26,7 +26,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from typing import Any
 
 from bench import instructions, lib
@@ -119,30 +118,13 @@ def _child(kind: str, n: int) -> None:
 
 
 def _start(kind: str, n: int, out_file: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out_file}"]
-        + [sys.executable, "-m", "bench.confirmation", "--child", kind, str(n)],
-        cwd=lib.ROOT,
-        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(lib.ROOT)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return lib.callgrind("bench.confirmation", ["--child", kind, n], out_file)
 
 
 def counted() -> dict[str, float]:
     """Instructions per request of every kind: the six counted processes run side by side
-    (a count does not depend on what else the machine does)."""
-    with tempfile.TemporaryDirectory() as scratch:
-        started = {
-            (kind, n): _start(kind, n, f"{scratch}/callgrind.{kind}.{n}.out")
-            for kind in KINDS
-            for n in (FEW, MANY)
-        }
-        counts = {
-            key: instructions._collected(p, f"{key[0]} x{key[1]}") for key, p in started.items()
-        }
-    return {kind: (counts[kind, MANY] - counts[kind, FEW]) / (MANY - FEW) for kind in KINDS}
+    (:func:`bench.lib.per_request`)."""
+    return lib.per_request(_start, KINDS, FEW, MANY)
 
 
 def run() -> str:

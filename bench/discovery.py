@@ -29,7 +29,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from typing import Any
 
@@ -375,39 +374,17 @@ def _instructions_child(kind: str, n: int) -> None:
         send()
 
 
-def _count(kind: str, scratch: str, n: int) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={scratch}/callgrind.{kind}.{n}.out",
-            sys.executable,
-            "-m",
-            "bench.discovery",
-            "--instructions-child",
-            kind,
-            str(n),
-        ],
-        cwd=lib.ROOT,
-        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(lib.ROOT)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def _count(kind: str, n: int, out_file: str) -> subprocess.Popen[str]:
+    return lib.callgrind("bench.discovery", ["--instructions-child", kind, n], out_file)
 
 
 def instructions() -> str:
-    from bench.instructions import _collected
-
     if shutil.which("valgrind") is None:
         return "Proxied-call instruction counts skipped: valgrind is not installed.\n"
     per_call = {}
     for kind in ("direct", "proxied"):
         lib.log(f"discovery instructions: {kind} tools/call, {FEW} and {MANY} under callgrind")
-        with tempfile.TemporaryDirectory() as scratch:
-            few, many = _count(kind, scratch, FEW), _count(kind, scratch, MANY)
-            counts = (_collected(many, f"{kind} x{MANY}"), _collected(few, f"{kind} x{FEW}"))
-        per_call[kind] = (counts[0] - counts[1]) / (MANY - FEW)
+        per_call[kind] = lib.per_request(_count, [kind], FEW, MANY)[kind]
     ratio = per_call["proxied"] / per_call["direct"]
     return lib.table(
         "8d. A proxied call against the same call by name (callgrind, in process)",

@@ -52,12 +52,11 @@ from __future__ import annotations
 
 import gc
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
+from collections.abc import Callable, Mapping
 
 from bench import lib
 
@@ -72,7 +71,6 @@ FLOOR_TARGET = 1.01
 #: to ~15k instructions per request between runs (where glibc's malloc finds memory), about
 #: as much as the 1 % a target leaves the tiny call.
 REPEATS = max(1, int(os.environ.get("BENCH_INSTRUCTIONS_REPEATS", "1")))
-_COLLECTED = re.compile(r"Collected : (\d+)")
 
 
 #: The kinds whose URL is resolved alone (:func:`per_resolution`), prefixed in the child's
@@ -93,11 +91,16 @@ def _child(kind: str, view: str, n: int) -> None:
     if kind.startswith(_URL_PREFIX):
         _resolve_child(lib.IN_PROCESS_PATHS[kind.removeprefix(_URL_PREFIX)], n)
         return
-    senders = lib.in_process_senders(view)
+    measure(lib.in_process_senders(view), kind, n)
 
-    # Every kind warms up, whichever is measured: the process then holds what a server
-    # worker serving all of them holds (the tool set, the URL index), and the garbage
-    # collector walks the same heap on every side.
+
+def measure(senders: Mapping[str, Callable[[], object]], kind: str, n: int) -> None:
+    """Inside valgrind: every one of ``senders`` :data:`WARM_UP` times, the heap frozen, then
+    ``n`` requests of ``senders[kind]``.
+
+    Every kind warms up, whichever is measured: the process then holds what a server worker
+    serving all of them holds (the tool set, the URL index), and the garbage collector walks
+    the same heap on every side."""
     for _ in range(WARM_UP):
         for warm in senders.values():
             warm()
@@ -124,12 +127,6 @@ def _resolve_child(path: str, n: int) -> None:
         resolver.resolve(path)
 
 
-def _start(kind: str, view: str, n: int, scratch: str) -> subprocess.Popen[str]:
-    """One child process under callgrind, started (the two counts of a measure run side by
-    side: instruction counts do not depend on what else the machine does)."""
-    return start_child(kind, view, n, f"{scratch}/callgrind.{n}.out")
-
-
 def start_child(
     kind: str,
     view: str,
@@ -139,50 +136,24 @@ def start_child(
     python_options: tuple[str, ...] = (),
     valgrind_options: tuple[str, ...] = (),
 ) -> subprocess.Popen[str]:
-    """The child of :func:`_child` under callgrind, writing its counts to ``out_file``
-    (``bench.functions`` runs it with the interpreter's perf trampolines on)."""
-    return subprocess.Popen(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            *valgrind_options,
-            f"--callgrind-out-file={out_file}",
-            sys.executable,
-            *python_options,
-            "-m",
-            "bench.instructions",
-            "--child",
-            kind,
-            view,
-            str(n),
-        ],
-        cwd=lib.ROOT,
-        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(lib.ROOT)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+    """The child of :func:`_child` under callgrind (:func:`bench.lib.callgrind`), writing its
+    counts to ``out_file`` (``bench.functions`` runs it with the interpreter's perf
+    trampolines on)."""
+    return lib.callgrind(
+        "bench.instructions",
+        ["--child", kind, view, n],
+        out_file,
+        python_options=python_options,
+        valgrind_options=valgrind_options,
     )
 
 
-def _collected(process: subprocess.Popen[str], what: str) -> int:
-    """The instructions of one whole child process (valgrind's "Collected" total)."""
-    _, stderr = process.communicate()
-    if process.returncode != 0:
-        raise SystemExit(f"{what} failed under valgrind:\n{stderr[-3000:]}")
-    found = _COLLECTED.findall(stderr)
-    if not found:
-        raise SystemExit(f"valgrind printed no instruction count for {what}:\n{stderr[-3000:]}")
-    return int(found[-1])
-
-
 def per_request(kind: str, view: str, few: int = FEW, many: int = MANY) -> float:
-    with tempfile.TemporaryDirectory() as scratch:
-        fewer, more = _start(kind, view, few, scratch), _start(kind, view, many, scratch)
-        counts = (
-            _collected(more, f"{kind} {view} x{many}"),
-            _collected(fewer, f"{kind} {view} x{few}"),
-        )
-    return (counts[0] - counts[1]) / (many - few)
+    """Instructions of one request of ``kind`` for ``view`` (:func:`bench.lib.per_request`)."""
+    counted = lib.per_request(
+        lambda key, n, out_file: start_child(key, view, n, out_file), [kind], few, many
+    )
+    return counted[kind]
 
 
 def per_resolution(kind: str) -> float:

@@ -1,4 +1,4 @@
-"""Helpers of the benchmarks: servers, timed requests, statistics and tables.
+"""Helpers of the benchmarks: servers, timed requests, instruction counts, statistics and tables.
 
 Everything talks to 127.0.0.1 only, and every loop is bounded by a count.
 """
@@ -8,17 +8,19 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 BENCH_DIR = Path(__file__).resolve().parent
 ROOT = BENCH_DIR.parent
@@ -301,6 +303,78 @@ def interleaved(requests: Sequence[Request], n: int, warmup: int = 20) -> dict[s
             if round_ >= warmup:
                 samples[request.label].append(elapsed)
     return samples
+
+
+# --- instruction counts -------------------------------------------------------------
+
+_COLLECTED = re.compile(r"Collected : (\d+)")
+_Key = TypeVar("_Key", bound=Hashable)
+
+
+def callgrind(
+    module: str,
+    args: Sequence[str | int],
+    out_file: str,
+    *,
+    python_options: Sequence[str] = (),
+    valgrind_options: Sequence[str] = (),
+) -> subprocess.Popen[str]:
+    """``python [python_options] -m module args`` under valgrind's callgrind, started in this
+    checkout and not waited for (:func:`collected` waits). Its counts go to ``out_file``; it
+    runs with ``PYTHONHASHSEED=0``, so the same code counts the same twice."""
+    return subprocess.Popen(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            *valgrind_options,
+            f"--callgrind-out-file={out_file}",
+            sys.executable,
+            *python_options,
+            "-m",
+            module,
+            *map(str, args),
+        ],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def collected(process: subprocess.Popen[str], what: str) -> int:
+    """The instructions of one whole process of :func:`callgrind` (valgrind's "Collected"
+    total), once it has ended. Raises ``SystemExit`` with the end of its stderr when it failed
+    or printed no count."""
+    _, stderr = process.communicate()
+    if process.returncode != 0:
+        raise SystemExit(f"{what} failed under valgrind:\n{stderr[-3000:]}")
+    found = _COLLECTED.findall(stderr)
+    if not found:
+        raise SystemExit(f"valgrind printed no instruction count for {what}:\n{stderr[-3000:]}")
+    return int(found[-1])
+
+
+def per_request(
+    start: Callable[[_Key, int, str], subprocess.Popen[str]],
+    keys: Iterable[_Key],
+    few: int,
+    many: int,
+) -> dict[_Key, float]:
+    """Instructions of one request of each of ``keys``: ``start(key, n, out_file)`` starts a
+    process (:func:`callgrind`) that makes ``n`` requests after its warm-up. Both processes of
+    every key run at once (an instruction count does not depend on what else the machine
+    does); ``(count of many - count of few) / (many - few)`` cancels start-up and warm-up out."""
+    with tempfile.TemporaryDirectory() as scratch:
+        started = {
+            key: tuple(start(key, n, f"{scratch}/callgrind.{index}.{n}.out") for n in (few, many))
+            for index, key in enumerate(keys)
+        }
+        return {
+            key: (collected(more, f"{key} x{many}") - collected(fewer, f"{key} x{few}"))
+            / (many - few)
+            for key, (fewer, more) in started.items()
+        }
 
 
 # --- statistics and tables ----------------------------------------------------------

@@ -22,11 +22,9 @@ No other instrumentation runs (no Django HTTP span): what is counted is the brid
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from typing import Any
 
 from bench import instructions, lib
@@ -92,36 +90,13 @@ def _child(mode: str, n: int) -> None:
     assert ENABLED is (mode != "without"), (mode, ENABLED)
 
 
-def _start(mode: str, n: int, scratch: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            f"--callgrind-out-file={scratch}/callgrind.{mode}.{n}.out",
-            sys.executable,
-            "-m",
-            "bench.tracing",
-            "--child",
-            mode,
-            str(n),
-        ],
-        cwd=lib.ROOT,
-        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(lib.ROOT)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+def _start(mode: str, n: int, out_file: str) -> subprocess.Popen[str]:
+    return lib.callgrind("bench.tracing", ["--child", mode, n], out_file)
 
 
 def per_request(mode: str) -> float:
-    few, many = instructions.FEW, instructions.MANY
-    with tempfile.TemporaryDirectory() as scratch:
-        fewer, more = _start(mode, few, scratch), _start(mode, many, scratch)
-        counts = (
-            instructions._collected(more, f"{mode} x{many}"),
-            instructions._collected(fewer, f"{mode} x{few}"),
-        )
-    return (counts[0] - counts[1]) / (many - few)
+    """Instructions of one tiny ``tools/call`` with OpenTelemetry as ``mode`` has it."""
+    return lib.per_request(_start, [mode], instructions.FEW, instructions.MANY)[mode]
 
 
 def run(modes: list[str] | None = None) -> str:

@@ -3,26 +3,28 @@
 ``PYTHONPATH=. bench/.venv/bin/python -m bench.trees <before-dir> <after-dir> [tiny|list]``
 
 Each directory holds an ``mcp_bridge`` package (``git archive <commit> mcp_bridge | tar -x -C
-<dir>``), put first on ``sys.path`` of its processes. The count is
+<dir>``), put first on ``sys.path`` of its processes (:func:`use_tree`); the bench site, its
+settings and this harness are this checkout's, the same for both. The count is
 :mod:`bench.instructions`'s (callgrind, ``PYTHONHASHSEED=0``, Django's test client, both kinds
 warmed up in every process), per request = (count after ``MANY`` requests - count after
-``FEW``) / (``MANY - FEW``); the six processes run at once. Used for issue 12's figures in
-``docs/benchmarks.md``.
+``FEW``) / (``MANY - FEW``); the six processes run at once. ``bench.tasks trees`` counts the
+2026-07-28 calls of the Tasks extension the same way.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
-import tempfile
+
+from bench import lib
 
 FEW, MANY = 20, 100
-_COLLECTED = re.compile(r"Collected : (\d+)")
 
 
-def _child(root: str, view: str, kind: str, n: int) -> None:
+def use_tree(root: str) -> None:
+    """Put ``root``'s ``mcp_bridge`` first on ``sys.path`` and set Django up with the bench
+    site's settings. Raises ``AssertionError`` when another ``mcp_bridge`` is imported."""
     sys.path.insert(0, root)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.site.settings")
     import django
@@ -31,8 +33,10 @@ def _child(root: str, view: str, kind: str, n: int) -> None:
     import mcp_bridge
 
     assert mcp_bridge.__file__.startswith(root), mcp_bridge.__file__
-    from bench import lib
 
+
+def _child(root: str, view: str, kind: str, n: int) -> None:
+    use_tree(root)
     senders = lib.in_process_senders(view)
     mcp, rest = senders["mcp"], senders["rest"]
     for _ in range(30):
@@ -44,41 +48,17 @@ def _child(root: str, view: str, kind: str, n: int) -> None:
 
 
 def main(before: str, after: str, view: str = "list") -> None:
-    runs = [
-        (label, root, kind)
-        for label, root, kind in (
-            ("before", before, "mcp"),
-            ("after", after, "mcp"),
-            ("REST", after, "rest"),
-        )
-    ]
-    processes = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        for label, root, kind in runs:
-            for n in (FEW, MANY):
-                processes[label, n] = subprocess.Popen(
-                    [
-                        "valgrind",
-                        "--tool=callgrind",
-                        f"--callgrind-out-file={scratch}/{label}.{n}.out",
-                        sys.executable,
-                        "-m",
-                        "bench.trees",
-                        "--child",
-                        os.path.abspath(root),
-                        view,
-                        kind,
-                        str(n),
-                    ],
-                    env={**os.environ, "PYTHONHASHSEED": "0"},
-                    stderr=subprocess.PIPE,
-                    text=True,
-                )
-        counts = {}
-        for key, process in processes.items():
-            _, stderr = process.communicate()
-            counts[key] = int(_COLLECTED.findall(stderr)[-1])
-    per = {label: (counts[label, MANY] - counts[label, FEW]) / (MANY - FEW) for label, _, _ in runs}
+    runs = {
+        "before": (os.path.abspath(before), "mcp"),
+        "after": (os.path.abspath(after), "mcp"),
+        "REST": (os.path.abspath(after), "rest"),
+    }
+
+    def start(label: str, n: int, out_file: str) -> subprocess.Popen[str]:
+        root, kind = runs[label]
+        return lib.callgrind("bench.trees", ["--child", root, view, kind, n], out_file)
+
+    per = lib.per_request(start, runs, FEW, MANY)
     for label, value in per.items():
         print(f"{view} {label}: {value:,.0f} instructions per request")
     print(
