@@ -164,17 +164,21 @@ class Tool:
     # What the view's request of a call is made of, worked out on the first call
     # (mcp_bridge.toolcall.plan, which owns it; the build never reads it).
     _request_plan: Any = field(repr=False, compare=False, default=None, init=False)
+    # How a call of the tool may become an MCP task, worked out on its first call
+    # (mcp_bridge.tasks.policy, which owns it; the build never reads it).
+    _task_policy: Any = field(repr=False, compare=False, default=None, init=False)
 
     def __getstate__(self) -> dict[str, Any]:
         """The state a pickled copy keeps (the build store's, say): everything but what is
         made again on first use: the compiled validators (compiled code), the request plan
-        (remade on the first call) and the profiled output schemas, which are keyed by the
-        identity of an object that an unpickled copy does not share."""
+        and the task policy (remade on the first call) and the profiled output schemas, which
+        are keyed by the identity of an object that an unpickled copy does not share."""
         state = self.__dict__.copy()
         state["_input_validator"] = None
         state["_output_validators"] = {}
         state["_profiled_outputs"] = {}
         state["_request_plan"] = None
+        state["_task_policy"] = None
         # One object per distinct set (there are four), stored once instead of once per tool.
         state["generated"] = _GENERATED.setdefault(self.generated, self.generated)
         return state

@@ -56,7 +56,15 @@ DEFAULT_POLICY = TaskPolicy()
 
 
 def policy_of(tool: Tool) -> TaskPolicy:
-    """The task policy of ``tool``: its decorator's, else its ``GROUPS`` rule's, else the default."""
+    """The task policy of ``tool``: its decorator's, else its ``GROUPS`` rule's, else the
+    default. Worked out once per tool: a change of settings builds new tools."""
+    policy: TaskPolicy | None = tool._task_policy
+    if policy is None:
+        policy = tool._task_policy = _decide(tool)
+    return policy
+
+
+def _decide(tool: Tool) -> TaskPolicy:
     source = tool.method.source
     metadata = source.metadata
     mode = metadata.get("task")
