@@ -20,7 +20,7 @@ from importlib.metadata import version
 from bench import lib
 
 ALL = ("call_overhead", "peer", "listing", "throughput")
-ON_REQUEST = ("instructions", "scale", "discovery", "coldstart", "confirmation", "tracing")
+ON_REQUEST = ("instructions", "scale", "discovery", "coldstart", "confirmation", "tracing", "tasks")
 
 
 def machine() -> str:
