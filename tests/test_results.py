@@ -228,6 +228,24 @@ def test_a_streamed_file_within_and_over_the_limit(results, settings):
 # --- One problem, one message -------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("revision", ["2025-06-18", "2025-11-25", "2026-07-28"])
+@pytest.mark.parametrize(
+    ("path", "tool"), [("/cases/results/motd/", "motd"), ("/cases/results/banner/", "banner")]
+)
+def test_a_text_response_is_its_text_as_a_rest_client_reads_it(results, revision, path, tool):
+    # A plain Django HttpResponse of text (not DRF's Response): a REST client reads the bare
+    # body, so the tool's text block is that body, neither JSON-quoted nor escaped, and with no
+    # outputSchema there is no structuredContent to repeat it.
+    results.revision = revision
+    body = Client().get(path).content.decode()
+    listed = {entry["name"]: entry for entry in results.list_tools()}[tool]
+    assert "outputSchema" not in listed
+    result = results.call(tool)
+    assert result["isError"] is False
+    assert result["content"] == [{"type": "text", "text": body}]
+    assert "structuredContent" not in result
+
+
 def test_an_argument_error_asserted_twice_is_listed_once():
     schema = {
         "type": "object",

@@ -37,6 +37,9 @@ The results (MCP spec 2025-11-25, "Tools" → "Tool Result"; their shapes are bu
   against that schema first (:mod:`mcp_bridge.toolcall.output`, per
   ``MCP_BRIDGE["OUTPUT_VALIDATION"]``: a mismatch of a read becomes an
   ``isError`` result naming it; a write that was applied says so);
+* 2xx text of a plain Django response (``text/plain``, HTML, CSV) with no ``outputSchema``:
+  ``{"content": [{"type": "text", "text": <the body>}], "isError": false}``, the body as a
+  REST client reads it;
 * 2xx file or binary responses: an ``image`` or embedded ``resource`` block
   (:mod:`mcp_bridge.toolcall.files`);
 * anything else, or an exception: ``{"content": [{"type": "text", "text":
@@ -444,6 +447,10 @@ def _result_of(
     data = response_data(response)
     if not 200 <= status < 300:
         return view_error_result(status, response.reason_phrase, data, response.get("Retry-After"))
+    if tool.result_schema is None and _is_plain_text(response, data):
+        # A REST client reads this body as it is: the text block is the same, not a JSON string
+        # of it, and a string repeated as structuredContent would tell a client nothing more.
+        return success_result(data)
     text = dumps_data(data)
     if not _sends_structured_content(tool, data, revision):
         return success_result(text)
@@ -452,6 +459,16 @@ def _result_of(
     if mismatch is not None:
         return mismatch
     return success_result(text, tool.structured_content(data, revision))
+
+
+def _is_plain_text(response: HttpResponseBase, data: Any) -> bool:
+    """``data`` is the body of a plain Django response (not DRF's ``Response``) in a text
+    media type other than JSON: ``text/plain``, HTML, CSV."""
+    return (
+        isinstance(data, str)
+        and not hasattr(response, "data")
+        and not is_json_media_type(response.get("Content-Type", ""))
+    )
 
 
 def _sends_structured_content(tool: Tool, data: Any, revision: str) -> bool:

@@ -15,7 +15,7 @@ import io
 import uuid
 
 from django.contrib.auth.models import User
-from django.http import FileResponse, StreamingHttpResponse
+from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.types import OpenApiTypes
@@ -196,6 +196,22 @@ def export(request):
     size = int(request.query_params.get("size", 1000))
     chunks = (b"x" * min(100, size - start) for start in range(0, size, 100))
     return StreamingHttpResponse(chunks, content_type="application/octet-stream")
+
+
+@api_group("results")
+@extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR})
+@api_view(["GET"])
+def motd(request):
+    """The message of the day, as plain text (a Django ``HttpResponse``, not DRF's)."""
+    return HttpResponse('Closed on "Monday".\nOpen 9-17.', content_type="text/plain; charset=utf-8")
+
+
+@api_group("results")
+@extend_schema(responses={(200, "text/html"): OpenApiTypes.STR})
+@api_view(["GET"])
+def banner(request):
+    """The banner, as an HTML fragment."""
+    return HttpResponse("<b>Sale</b> &amp; more", content_type="text/html")
 
 
 class WhoSerializer(serializers.Serializer):

@@ -50,6 +50,8 @@ urlpatterns += [
     path("results/logo/", results_views.logo),
     path("results/invoice/", results_views.invoice),
     path("results/export/", results_views.export),
+    path("results/motd/", results_views.motd),
+    path("results/banner/", results_views.banner),
     path("results/whoami/", results_views.whoami),
     *ledger_router.urls,
 ]
