@@ -334,7 +334,10 @@ def test_a_groups_tasks_rule_makes_a_tool_a_run_task_and_mcp_tools_shows_it(sett
     client = TaskClient()
     created = client.call("greet", {"name": "rule"})["result"]
     assert created["resultType"] == "task"
-    assert client.until_done(created["taskId"])["result"]["structuredContent"] == "Hello, rule!"
+    result = client.until_done(created["taskId"])["result"]
+    # A text view's result from the worker is its bare text, as from a synchronous call.
+    assert result["content"] == [{"type": "text", "text": "Hello, rule!"}]
+    assert "structuredContent" not in result
     out = StringIO()
     call_command("mcp_tools", "tasks", stdout=out)
     line = next(line for line in out.getvalue().splitlines() if line.strip().startswith("greet"))

@@ -1,7 +1,7 @@
 """Tools that become MCP tasks (issue 35, tests/test_tasks.py and the conformance suite's
 ``tasks-*`` scenarios): the group ``tasks``.
 
-* The conformance fixtures: ``greet`` (synchronous), ``slow_compute`` (a run task),
+* The conformance fixtures: ``greet`` (synchronous, plain text), ``slow_compute`` (a run task),
   ``failing_job`` (a run task that is served only as a task, whose view fails after a second)
   and ``protocol_error_job`` (a job whose status rule reports a protocol-level failure).
 * An export job (``POST exports/`` answers ``202 Accepted`` with a ``Location``): each read of
@@ -24,6 +24,7 @@ import secrets
 import time
 
 from django.core.cache import cache
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -68,12 +69,13 @@ class ExportResult(serializers.Serializer):
 
 @api_group("tasks")
 @mcp_tool(name="greet")
-@extend_schema(request=GreetInput, responses=OpenApiTypes.STR)
+@extend_schema(request=GreetInput, responses={(200, "text/plain"): OpenApiTypes.STR})
 @api_view(["POST"])
 def greet(request):
+    # Plain text, as the suite's fixture answers: the tool's text block is the bare greeting.
     data = GreetInput(data=request.data)
     data.is_valid(raise_exception=True)
-    return Response(f"Hello, {data.validated_data['name']}!")
+    return HttpResponse(f"Hello, {data.validated_data['name']}!", content_type="text/plain")
 
 
 @api_group("tasks")
