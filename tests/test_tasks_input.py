@@ -47,6 +47,12 @@ class AskingClient(TaskClient):
             time.sleep(0.05)
         raise AssertionError(f"task {task_id} never reached {status}: {task}")
 
+    def asked_to_delete(self, filename: str) -> str:
+        """The id of a ``confirm_delete`` task of ``filename``, once it waits for the answer."""
+        task_id = self.call("confirm_delete", {"filename": filename})["result"]["taskId"]
+        self.until_status(task_id, "input_required")
+        return task_id
+
 
 def accept(**content) -> dict:
     return {"action": "accept", "content": content}
@@ -81,8 +87,7 @@ def test_a_declined_question_reaches_the_view_which_decides(users):
     alice, _ = users
     cache.set("tests:tasks:file:keep.csv", "rows", 600)
     client = AskingClient(alice)
-    task_id = client.call("confirm_delete", {"filename": "keep.csv"})["result"]["taskId"]
-    client.until_status(task_id, "input_required")
+    task_id = client.asked_to_delete("keep.csv")
     client.update(task_id, {"1.confirm": {"action": "decline"}})
     done = client.until_done(task_id)
     assert done["result"]["structuredContent"] == {"filename": "keep.csv", "deleted": False}
@@ -138,8 +143,7 @@ def test_the_run_resumes_once_however_many_updates_complete_its_round(users):
 
 def test_an_input_task_is_its_callers_alone(users):
     alice, bob = users
-    task_id = AskingClient(alice).call("confirm_delete", {"filename": "a.csv"})["result"]["taskId"]
-    AskingClient(alice).until_status(task_id, "input_required")
+    task_id = AskingClient(alice).asked_to_delete("a.csv")
     foreign = AskingClient(bob).update(task_id, {"1.confirm": accept(confirm=True)})
     assert foreign["error"]["code"] == -32602 and "no task" in foreign["error"]["message"]
     assert AskingClient(alice).get(task_id)["result"]["status"] == "input_required"
@@ -149,8 +153,7 @@ def test_a_task_waiting_for_input_can_be_cancelled(users):
     alice, _ = users
     cache.set("tests:tasks:file:b.csv", "rows", 600)
     client = AskingClient(alice)
-    task_id = client.call("confirm_delete", {"filename": "b.csv"})["result"]["taskId"]
-    client.until_status(task_id, "input_required")
+    task_id = client.asked_to_delete("b.csv")
     assert client.send("tasks/cancel", {"taskId": task_id})["result"]["resultType"] == "complete"
     cancelled = client.get(task_id)["result"]
     assert cancelled["status"] == "cancelled" and "inputRequests" not in cancelled
@@ -164,8 +167,7 @@ def test_a_task_waiting_for_input_can_be_cancelled(users):
 def test_malformed_answers_are_refused_and_keep_the_question(users):
     alice, _ = users
     client = AskingClient(alice)
-    task_id = client.call("confirm_delete", {"filename": "c.csv"})["result"]["taskId"]
-    client.until_status(task_id, "input_required")
+    task_id = client.asked_to_delete("c.csv")
     for bad in (None, [], {"1.confirm": True}):
         error = client.update(task_id, bad)["error"]
         assert error["code"] == -32602 and "inputResponses" in error["message"]
@@ -249,8 +251,7 @@ def test_mcp_tools_shows_the_wait(capsys):
 def test_the_record_keeps_the_capabilities_and_the_signed_state_never_shown(users):
     alice, _ = users
     client = AskingClient(alice)
-    task_id = client.call("confirm_delete", {"filename": "e.csv"})["result"]["taskId"]
-    client.until_status(task_id, "input_required")
+    task_id = client.asked_to_delete("e.csv")
     record = records.load(task_id)
     assert record is not None and record.round == 1 and record.request_state
     assert record.capabilities == {"elicitation": {}, "extensions": {EXTENSION: {}}}
