@@ -177,6 +177,9 @@ def test_a_read_is_the_tool_call_and_the_rest_get(work, revision):
         {"uri": uri, "mimeType": "application/json", "text": call["content"][0]["text"]}
     ]
     assert json.loads(contents[0]["text"]) == rest.json()
+    if revision == MODERN:  # SEP-2549: an object is neither reused nor shared
+        result = read(c, uri)["result"]
+        assert (result["ttlMs"], result["cacheScope"]) == (0, "private")
 
 
 def test_a_file_is_a_blob_with_its_media_type(work):

@@ -391,7 +391,13 @@ def _resource_listing(key: str, method: str, *, direct: bool) -> Any:
 
 def _resource_read(params: dict[str, Any], call: Call) -> dict[str, Any]:
     profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
-    return resources.read_resource(params, call.toolset, call.request, call.revision, profile)
+    result = resources.read_resource(params, call.toolset, call.request, call.revision, profile)
+    if call.modern:
+        # SEP-2549: the API's data may change at any moment, and what a caller reads depends
+        # on who asks (the view's queryset, its permissions): never reused, never shared.
+        result["ttlMs"] = 0
+        result["cacheScope"] = "private"
+    return result
 
 
 def _complete(params: dict[str, Any], call: Call) -> dict[str, Any]:
