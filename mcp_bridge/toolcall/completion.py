@@ -15,7 +15,7 @@ for ``{id}`` of ``/projects/{project}/tasks/{id}/``, its ``{project}`` taken fro
 * the values are those of the view's own ``filter_queryset(get_queryset())`` (so a customer
   is offered only what the view would list for them), on the model field the argument looks
   up (the detail view's ``lookup_field``: a slug, an id), that start with ``value``
-  (case-insensitive), in order, distinct: one bounded query (``LIMIT 101``), whatever the size
+  (case-insensitive), in order, each once: one bounded query (``LIMIT 101``), whatever the size
   of the table. At most 100 values are answered (the specification's cap), with
   ``hasMore`` when there are more.
 
@@ -135,13 +135,14 @@ def suggestions(
         return []  # the view refuses the caller: nothing to suggest
     if queryset is None:
         return []
+    # No DISTINCT: it makes the database gather every match before the LIMIT; a lookup field
+    # names one object (a join may repeat it, which the dict below folds).
     rows = (
         queryset.filter(**{f"{field}__istartswith": prefix})
         .order_by(field)
-        .values_list(field, flat=True)
-        .distinct()[: MAX_VALUES + 1]
+        .values_list(field, flat=True)[: MAX_VALUES + 1]
     )
-    return [str(row) for row in rows if row is not None]
+    return list(dict.fromkeys(str(row) for row in rows if row is not None))
 
 
 def _list_tool(toolset: ToolSet, collection: str) -> Tool | None:
