@@ -27,7 +27,6 @@ gets none either: an API group publishes no prompts, so no prompt argument has v
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -40,8 +39,6 @@ from mcp_bridge.build.resources import ResourceTemplate, typed
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.toolcall.executor import build_request
 from mcp_bridge.toolset.registry import ToolSet
-
-logger = logging.getLogger("mcp_bridge.completion")
 
 #: MCP spec, "Completion" → "Completion Results": at most 100 values per answer.
 MAX_VALUES = 100
