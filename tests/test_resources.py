@@ -443,3 +443,42 @@ def test_official_client_lists_completes_and_reads_as_each_identity(
             else:
                 assert status == 401 and outcomes[project] == (-32000, 401)
                 assert outcomes[project + " call"]["code"] == 401
+
+
+# --- The decorator ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["no scheme {id}", "drf://x/{a b}", "drf://x/{id", 3])
+def test_mcp_tool_refuses_a_resource_that_is_no_template(value):
+    from mcp_bridge import mcp_tool
+
+    with pytest.raises(TypeError, match="resource="):
+        mcp_tool(resource=value)
+
+
+def test_a_template_that_does_not_name_the_path_arguments_is_no_resource(work):
+    from mcp_bridge.build.resources import resource_of
+    from mcp_bridge.toolset.registry import get_toolset
+
+    toolset = get_toolset("work")
+    tool = toolset.by_name["work_tasks_retrieve"]
+    metadata = tool.method.source.metadata
+    try:
+        metadata["resource"] = "drf://tasks/{number}"  # {project} is missing
+        assert resource_of("work", tool) is None
+        metadata["resource"] = "drf://p/{project}/t/{number}"
+        assert resource_of("work", tool).match("drf://p/apollo/t/7") == {
+            "project": "apollo",
+            "number": 7,
+        }
+    finally:
+        del metadata["resource"]
+
+
+def test_a_value_is_percent_decoded_and_expanded_back(work):
+    from mcp_bridge.build.resources import resource_of
+    from mcp_bridge.toolset.registry import get_toolset
+
+    template = resource_of("work", get_toolset("work").by_name["work_projects_retrieve"])
+    assert template.match(PROJECT.replace("{slug}", "a%20b")) == {"slug": "a b"}
+    assert template.uri({"slug": "a b/c"}) == PROJECT.replace("{slug}", "a%20b%2Fc")
