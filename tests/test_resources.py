@@ -482,3 +482,19 @@ def test_a_value_is_percent_decoded_and_expanded_back(work):
     template = resource_of("work", get_toolset("work").by_name["work_projects_retrieve"])
     assert template.match(PROJECT.replace("{slug}", "a%20b")) == {"slug": "a b"}
     assert template.uri({"slug": "a b/c"}) == PROJECT.replace("{slug}", "a%20b%2Fc")
+
+
+# --- The explorer -------------------------------------------------------------------------------
+
+
+def test_the_explorer_shows_the_templates_the_viewer_may_read(work):
+    from django.test import Client
+
+    browser = "text/html,application/xhtml+xml"
+    anonymous = Client().get("/mcp/work/", headers={"Accept": browser}).content.decode()
+    staff = Client()
+    staff.force_login(User.objects.get(username="alice"))
+    page = staff.get("/mcp/work/", headers={"Accept": browser}).content.decode()
+    assert f'data-template="{TASK}"' in page and 'name="project"' in page
+    assert 'method: "resources/read"' in page
+    assert "data-template=" not in anonymous

@@ -141,6 +141,18 @@ def explorer_page(request: HttpRequest, toolset: ToolSet) -> HttpResponse:
             if search and not isinstance(tool, Tool)
         ],
         "profiles": [_profile(endpoint, name, each, listed) for each in _offered_profiles()],
+        # The resources the viewer may read (docs/resources.md), each with a form to read one.
+        "resource_templates": [
+            {
+                "uri_template": resource.uri_template,
+                "name": resource.name,
+                "title": resource.tool.title,
+                "variables": list(resource.variables),
+                "mime_type": resource.mime_type,
+            }
+            for resource in toolset.resources()
+            if visible is None or resource.name in visible
+        ],
         "user": user,
         "sign_in_url": None if getattr(user, "is_authenticated", False) else sign_in_url(request),
         # What the page's script reads, written by Django's json_script filter (escaped so that
