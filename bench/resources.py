@@ -1,7 +1,8 @@
 """Resources (docs/resources.md): what a ``resources/read`` costs against the ``tools/call`` it
 runs, and how long a ``completion/complete`` takes on a table of 100,000 rows.
 
-``python -m bench.resources`` (with ``PYTHONPATH`` at the checkout, after ``bench/seed.py``).
+``bash bench/run resources`` (or ``python -m bench.resources`` with ``PYTHONPATH`` at the
+checkout, after ``bench/seed.py``), ~5 minutes.
 
 1. **Instructions** of one ``resources/read`` of ``drf://bench/api/items/3`` and of one
    ``tools/call`` of ``item_detail`` with ``{"id": 3}``, counted under callgrind as benchmark 5
