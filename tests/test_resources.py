@@ -498,3 +498,8 @@ def test_the_explorer_shows_the_templates_the_viewer_may_read(work):
     assert f'data-template="{TASK}"' in page and 'name="project"' in page
     assert 'method: "resources/read"' in page
     assert "data-template=" not in anonymous
+
+
+def test_a_read_needs_a_uri(work):
+    error = client("bob").request("resources/read", {}).json()["error"]
+    assert error["code"] == -32602 and '"uri"' in error["message"]
