@@ -843,7 +843,9 @@ def _class_doc(view: Any, handler: Any, operation: dict[str, Any], shared: bool)
     return class_doc
 
 
-def update_fields(view: Any, inspector: Any) -> dict[str, dict[str, Any]]:
+def update_fields(
+    view: Any, inspector: Any, left_out: list[tuple[str, str]] | None = None
+) -> dict[str, dict[str, Any]]:
     """The OpenAPI schema of every field the view's serializer writes on an update: the
     serializer as REST builds it for a ``PUT``/``PATCH``, with an object to update.
 
@@ -854,6 +856,12 @@ def update_fields(view: Any, inspector: Any) -> dict[str, dict[str, Any]]:
     update: ``get_extra_kwargs``/``get_fields`` reading ``self.instance``) is then missing
     from the ``PUT`` request, which REST accepts. The object is an unsaved instance of the
     view's model; ``{}`` when the view has no model or its serializer cannot be made so.
+
+    A field drf-spectacular maps to ``None`` in the request direction (a writable nested
+    serializer whose own fields are all read-only: there is nothing of it to write) is left
+    out, as drf-spectacular leaves it out of its request components. A field it cannot map,
+    or maps to something that is not a schema, is left out too, and ``(name, why)`` is
+    appended to ``left_out``: it costs that field, never the tool.
     """
     try:
         model = view_model(view)
@@ -879,7 +887,15 @@ def update_fields(view: Any, inspector: Any) -> dict[str, dict[str, Any]]:
             # field, as its own request components map it.
             schema = inspector._map_serializer_field(serializer_field, "request")
             meta = inspector._get_serializer_field_meta(serializer_field, "request")
-        except Exception:  # noqa: BLE001, S112 - a field drf-spectacular cannot map is left out
+        except Exception as exc:  # noqa: BLE001 - the project's field code can raise anything
+            if left_out is not None:
+                left_out.append((name, f"drf-spectacular cannot map it: {type(exc).__name__}: {exc}"))
+            continue
+        if schema is None:  # nothing of it is written (all its own fields are read-only)
+            continue
+        if not isinstance(schema, dict) or not isinstance(meta, dict):
+            if left_out is not None:
+                left_out.append((name, f"drf-spectacular maps it to {schema!r}, not a schema"))
             continue
         schemas[name] = {**schema, **{k: v for k, v in meta.items() if k != "readOnly"}}
     return schemas
