@@ -10,7 +10,10 @@ and a field the bridge cannot describe costs that field, never the tool or the g
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from django.core.management import call_command
 from django.test import Client
 from django.urls import include, path
 from drf_spectacular.drainage import GENERATOR_STATS
@@ -66,6 +69,14 @@ def bridge(settings):
 def test_a_nested_serializer_with_only_read_only_fields_keeps_the_update_tools(bridge):
     toolset = get_toolset("configs")
     assert {"config_update", "config_partial_update", "config_create"} <= set(toolset.by_name)
+
+
+def test_mcp_tools_validate_passes_on_the_group(bridge):
+    # SystemCheckError (exit status 1) on any error of any group's full build.
+    call_command("mcp_tools", "configs", validate=True, stdout=io.StringIO(), stderr=io.StringIO())
+    out = io.StringIO()
+    call_command("mcp_tools", "configs", stdout=out)
+    assert "config_partial_update" in out.getvalue()
 
 
 def test_the_update_tools_list_and_call(bridge):
