@@ -13,6 +13,7 @@ import gettext
 import importlib.util
 import io
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -160,3 +161,31 @@ def test_the_sdist_holds_every_tracked_file(sdist_names):
     expected = {n for n in files if not n.startswith((".git", ".github/"))}
     missing = expected - sdist_names
     assert not missing, f"tracked files missing from the sdist (MANIFEST.in): {sorted(missing)}"
+
+
+def test_the_test_suite_collects_from_the_unpacked_sdist(dist_dir, tmp_path):
+    """A packager's first step: every test module of the sdist imports, from the sdist's own
+    files (its mcp_bridge, tests, demo project and bench), without the repository."""
+    with tarfile.open(dist_dir / f"{STEM}.tar.gz") as archive:
+        archive.extractall(tmp_path, filter="data")
+    unpacked = tmp_path / STEM
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+        cwd=unpacked,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+    assert collected.returncode == 0, collected.stdout[-3000:] + collected.stderr[-3000:]
+    assert re.search(r"^\d+ tests collected", collected.stdout, flags=re.MULTILINE)
+    # The tests ran against the sdist's package, not the checkout's.
+    imported = subprocess.run(
+        [sys.executable, "-c", "import mcp_bridge; print(mcp_bridge.__file__)"],
+        cwd=unpacked,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert Path(imported.stdout.strip()).is_relative_to(unpacked)
