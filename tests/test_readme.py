@@ -13,19 +13,45 @@ import tomllib
 from pathlib import Path
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text()
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
 
 
-def test_step_1_installs_from_a_clone_or_a_wheel_of_this_distribution():
+def test_step_1_installs_from_pypi_a_clone_or_a_wheel_of_this_distribution():
     step = README.split("**1. Install and include.**")[1].split("**2.")[0]
     wheel = f"{PROJECT['name'].replace('-', '_')}-{PROJECT['version']}-py3-none-any.whl"
+    assert f"pip install {PROJECT['name']}\n" in step
     assert "pip wheel --no-deps -w dist ./django-mcp-bridge" in step
     assert f"pip install dist/{wheel}" in step
-    assert f"pip install {PROJECT['name']}" in step  # kept for when it is published
-    assert "not on PyPI yet" in step
+
+
+def test_the_versions_the_readme_names_are_those_tested_and_declared():
+    """The README's Python and Django versions are the classifiers of pyproject.toml and the
+    versions the test workflow's matrix runs (its product and its include entries)."""
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "test.yml").read_text())
+    matrix = workflow["jobs"]["test"]["strategy"]["matrix"]
+    pythons = {*matrix["python"], *(entry["python"] for entry in matrix.get("include", []))}
+    djangos = {*matrix["django"], *(entry["django"] for entry in matrix.get("include", []))}
+    classifiers = PROJECT["classifiers"]
+    declared_pythons = {
+        c.rsplit(" :: ", 1)[1]
+        for c in classifiers
+        if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)
+    }
+    declared_djangos = {
+        c.rsplit(" :: ", 1)[1]
+        for c in classifiers
+        if re.fullmatch(r"Framework :: Django :: \d+\.\d+", c)
+    }
+    assert pythons == declared_pythons
+    assert djangos == declared_djangos
+    newest = max(pythons, key=lambda v: tuple(map(int, v.split("."))))
+    assert f"Python {PROJECT['requires-python'].removeprefix('>=')}–{newest}" in README
+    names = sorted(djangos, key=lambda v: tuple(map(int, v.split("."))))
+    assert f"Django {', '.join(names[:-1])} and {names[-1]}" in README
 
 
 @pytest.mark.slow
