@@ -580,10 +580,8 @@ def test_mcp_build_refuses_a_directory_the_servers_would_not_load_from(settings,
 def test_mcp_build_says_that_prune_is_for_the_file_store(settings, tmp_path):
     settings.CACHES = {
         **settings.CACHES,
-        "shared": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-            "LOCATION": str(tmp_path / "cache"),
-        },
+        # Refused before anything is built or written: no Redis server is reached.
+        "shared": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL},
     }
     settings.MCP_BRIDGE = {"BUILD_STORE": {"BACKEND": "cache", "CACHE_ALIAS": "shared"}}
     with pytest.raises(CommandError, match="--prune deletes the file store's files"):
