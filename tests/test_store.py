@@ -19,7 +19,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import uuid
 from pathlib import Path
 from types import ModuleType
 
@@ -39,7 +38,7 @@ from mcp_bridge.locking import get_lock_backend
 from mcp_bridge.store import backends, codec, keys, packing
 from mcp_bridge.toolset import registry
 from tests.mcp_client import McpClient
-from tests.services import REDIS_URL, require_redis
+from tests.services import REDIS_URL, redis_prefix, require_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.django_db
@@ -71,7 +70,7 @@ def _forget() -> None:
 @pytest.fixture(params=["files", "locmem", "redis"])
 def configured_store(request, settings, tmp_path):
     """A build store of each kind, empty, used by the registry."""
-    prefix = f"mcp-bridge-tests-store-{uuid.uuid4().hex}"
+    prefix = redis_prefix("store")
     if request.param == "files":
         _configure(settings, tmp_path)
     else:
