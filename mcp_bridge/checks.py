@@ -28,7 +28,7 @@ settings and walk the URLconf once, without generating any schema:
   :mod:`mcp_bridge.transport.explorer`);
 * :func:`check_discovery`: ``DISCOVERY`` and ``SEARCH_SYNONYMS`` name existing groups
   (``W101``, :mod:`mcp_bridge.discovery.modes`);
-* :func:`check_build_store`: the store of shared builds (``E140``-``E144``, ``W140``, ``W141``,
+* :func:`check_build_store`: the store of shared builds (``E140``-``E144``, ``E320``, ``W140``, ``W141``,
   :mod:`mcp_bridge.store.builds`);
 * :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
   ``W001``, ``W002``, :mod:`mcp_bridge.build.translation`).
@@ -154,6 +154,7 @@ CHECK_IDS = {
     "mcp_bridge.E144": "LOCK_BACKEND cannot be made (RedisLockBackend without redis-py, or LOCK_OPTIONS it refuses)",
     "mcp_bridge.W141": "the build store's directory can be read but not written (a store a deploy step filled)",
     "mcp_bridge.W140": "BUILD_STORE keeps builds in a cache no other process shares (LocMemCache, DummyCache)",
+    "mcp_bridge.E320": "BUILD_STORE keeps builds in a cache that would unpickle a stored value before its signature is checked (database, file, Memcached or an unknown backend)",
     # MCP tasks (mcp_bridge.tasks.runs, docs/tasks.md).
     "mcp_bridge.E150": "TASK_ENGINE is django_tasks, but neither django.tasks nor django-tasks is installed",
     "mcp_bridge.W150": "TASK_CACHE_ALIAS is a per-process cache while the task engine runs tasks in other processes",
@@ -300,7 +301,7 @@ def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
 
 @checks.register(TAG)
 def check_build_store(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """The build store of ``MCP_BRIDGE["BUILD_STORE"]`` can be used (E140-E143, W140, W141), and
+    """The build store of ``MCP_BRIDGE["BUILD_STORE"]`` can be used (E140-E143, E320, W140, W141), and
     the lock backend that leases its builds can be made (E144, E244)."""
     return _messages(find_store_problems() + find_lock_problems())
 
