@@ -104,7 +104,10 @@ def test_one_swap_or_one_edit_is_a_near_miss(settings, typo, meant):
 @pytest.mark.parametrize(
     "declared",
     [
-        {"api-v1": {"include": [{"path": "/cases/"}]}, "api-v2": {"include": [{"path": "/cases/"}]}},
+        {
+            "api-v1": {"include": [{"path": "/cases/"}]},
+            "api-v2": {"include": [{"path": "/cases/"}]},
+        },
         {"reports-v1": {"include": [{"path": "/cases/"}]}},  # "reports" exists: numbered apart
         {"ordr": {"include": [{"path": "/cases/"}]}},  # under five characters: too short to tell
     ],

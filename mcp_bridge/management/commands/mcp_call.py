@@ -23,13 +23,19 @@ from typing import Any
 from django.core import signals
 from django.core.management.base import BaseCommand, CommandError
 
+from mcp_bridge.base.conf import SettingError
 from mcp_bridge.base.encoding import dumps, dumps_readable
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import LATEST_HANDSHAKE_REVISION
 from mcp_bridge.build.translation import negotiate_language
 from mcp_bridge.management.commands.mcp_stdio import Command as StdioCommand
-from mcp_bridge.management.commands.mcp_stdio import _language_request, _StdioServer
+from mcp_bridge.management.commands.mcp_stdio import (
+    _language_request,
+    _refusal_text,
+    _StdioServer,
+)
 from mcp_bridge.toolcall.events import deliver_pending
+from mcp_bridge.toolset.guards import refuse_unknown_names
 from mcp_bridge.toolset.registry import (
     UnknownEndpoint,
     get_toolset,
@@ -86,8 +92,9 @@ class Command(BaseCommand):
             toolset = get_toolset(
                 group, api_version, negotiate_language(_language_request(language))
             )
-        except (UnknownEndpoint, ToolSetError) as exc:
-            raise CommandError(str(exc)) from exc
+            refuse_unknown_names(group)  # CONFIRM naming nothing: refused, as the endpoint does
+        except (UnknownEndpoint, ToolSetError, SettingError) as exc:
+            raise CommandError(_refusal_text(exc)) from exc
         server = _StdioServer(toolset, StdioCommand._user(user) if user else None, host)
         server.revision = LATEST_HANDSHAKE_REVISION
         message = {
