@@ -53,8 +53,8 @@ def unknown_groups(groups: Collection[str], *, guarded_only: bool = False) -> li
                 continue
             meant = closest(str(group), groups)
             consequence = (
-                " Its entry guards no group, and the group it was meant for may go unguarded: "
-                "every MCP endpoint refuses each request until it is fixed."
+                " The key guards access or confirmation, so a name that does not exist fails "
+                "closed: every MCP endpoint refuses each request until it is fixed."
                 if names.guards
                 else " Its entry applies to no group."
             )
@@ -118,8 +118,9 @@ def unknown_tools(
                     continue
                 meant = closest(tool, known)
                 consequence = (
-                    " The tool it was meant for may go unguarded: the group's MCP endpoints "
-                    "refuse each request until it is fixed."
+                    " The key guards access or confirmation, so a name that does not exist "
+                    "fails closed: the group's MCP endpoints refuse each request until it is "
+                    "fixed."
                     if names.guards
                     else ""
                 )
