@@ -77,7 +77,7 @@ def _lamp_exists() -> bool:
 
 @pytest.mark.django_db
 def test_yes_confirms_a_call_that_asks(shop):
-    status, out, err = run(
+    status, _, err = run(
         "backoffice", "products_destroy", json.dumps({"slug": LAMP}), "--user", "alice", "--yes"
     )
     assert status == 0, err
