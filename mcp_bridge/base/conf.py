@@ -14,7 +14,11 @@ every access, whichever setting is read: a typo must not be silently ignored, no
 value reach the code that uses it (a ``"1MB"`` compared with a body's length).
 :meth:`BridgeSettings.problems` lists every fault at once, for the system checks
 (:func:`mcp_bridge.build.preflight.configuration_problems`); a fault that is no one key's
-(``MCP_BRIDGE`` not a dict, an unknown key) is ``mcp_bridge.E081``.
+(``MCP_BRIDGE`` not a dict, an unknown key) is ``mcp_bridge.E081``. A key keyed by group names
+says so in its record (:class:`Names`), with the check of a group or tool it names that does not
+exist (:mod:`mcp_bridge.base.setting_names`): an error that closes the endpoints for the keys
+that guard access or confirmation (``CONFIRM``: ``mcp_bridge.E300``, ``E302``;
+``CONFIRM_WITHOUT_ELICITATION``: ``E301``; ``OAUTH_GROUPS``: ``E064``), a warning for the others.
 
 Keys and defaults:
 

@@ -35,7 +35,9 @@ refusal in one place (:func:`answers_in_json`), as DRF's ``handle_exception`` an
   profile gets 400;
 * the tool set of the group and version (404 for an unknown group or version, decided by
   :func:`mcp_bridge.toolset.registry.resolve_version` as for every management command; a
-  JSON-RPC 500 when it cannot be built);
+  JSON-RPC 500 when it cannot be built, and one naming the key while ``CONFIRM`` or
+  ``CONFIRM_WITHOUT_ELICITATION`` names a group or tool that does not exist:
+  :mod:`mcp_bridge.toolset.guards`);
 * the protocol revision, decided in :func:`protocol_revision` alone: without the
   header, 2025-03-26; an unsupported one goes to the stateless era, whose envelope
   check answers it with a 400.
