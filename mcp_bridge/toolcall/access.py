@@ -6,27 +6,32 @@ to someone the view would refuse: a customer must not read "Delete a product 'Ar
 confirmation's 428 where REST answers 403. :func:`refusal` runs the view's own checks on the
 call's request, through DRF's pipeline, without its handler:
 
-* what ``APIView.initial`` runs before a handler: the format suffix, content negotiation,
-  versioning, authentication and ``check_permissions``;
+* ``APIView.initial``, which DRF runs before a handler: the format suffix, content
+  negotiation, versioning, authentication, ``check_permissions`` and the throttles;
 * for a view that acts on one object (a ``GenericAPIView`` whose lookup is in the URL: a
   viewset's ``destroy``, a detail ``@action``), ``get_object()``, whose 404 and
   ``check_object_permissions`` are REST's.
 
 A refusal is answered by the view's ``handle_exception`` and ``finalize_response``: the status,
-``detail`` and headers REST gives (401 with ``WWW-Authenticate``, 403, 404). Throttles are left
-to the call itself, which counts once when it runs. A view that is no synchronous DRF
-``APIView`` (a plain Django view, adrf's async views) is not asked here: its call asks, and the
-view refuses after the person accepted, as before.
+``detail`` and headers REST gives (401 with ``WWW-Authenticate``, 403, 404, a throttle's 429).
+Like the read of the object for the question, this counts as a request for the view's
+throttles. Anything else these steps raise (an exception the view's handler does not answer) is
+logged on ``mcp_bridge.executor`` and the question is asked: the call itself meets it again if
+it is real. A view that is no synchronous DRF ``APIView`` (a plain Django view, adrf's async
+views) is not asked here: its call asks, and the view refuses after the person accepted.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction
 from django.http import HttpRequest, HttpResponseBase
 from rest_framework.generics import GenericAPIView
 from rest_framework.views import APIView
+
+logger = logging.getLogger("mcp_bridge.executor")
 
 
 def refusal(request: HttpRequest) -> HttpResponseBase | None:
@@ -47,24 +52,26 @@ def refusal(request: HttpRequest) -> HttpResponseBase | None:
         return None
     args, kwargs = match.args, match.kwargs
     view = _view(view_class, callback, request, args, kwargs)
-    # What APIView.dispatch does up to its handler, and initial() but for the throttles: DRF's
-    # overridable hooks, called in its order (tests/test_input_required.py fails if they change).
+    # What APIView.dispatch does up to its handler: DRF's overridable hooks, in its order, so
+    # that a view's own initial() (a tenant it sets, a check it adds) runs too
+    # (tests/test_input_required.py fails if they change).
     drf_request = view.initialize_request(request, *args, **kwargs)
     view.request = drf_request
     view.headers = view.default_response_headers
     try:
-        view.format_kwarg = view.get_format_suffix(**kwargs)
-        negotiated = view.perform_content_negotiation(drf_request)
-        drf_request.accepted_renderer, drf_request.accepted_media_type = negotiated
-        version, scheme = view.determine_version(drf_request, *args, **kwargs)
-        drf_request.version, drf_request.versioning_scheme = version, scheme
-        view.perform_authentication(drf_request)
-        view.check_permissions(drf_request)
-        if _acts_on_one_object(view):
-            view.get_object()  # its 404, and check_object_permissions
-    except Exception as exc:  # noqa: BLE001 -- the view's handler answers it, or raises it again
-        response = view.handle_exception(exc)
-        return view.finalize_response(drf_request, response, *args, **kwargs)
+        try:
+            view.initial(drf_request, *args, **kwargs)
+            if _acts_on_one_object(view):
+                view.get_object()  # its 404, and check_object_permissions
+        except Exception as exc:  # noqa: BLE001 -- the view's exception handler answers it
+            response = view.handle_exception(exc)  # or raises it again
+            return view.finalize_response(drf_request, response, *args, **kwargs)
+    except Exception:  # no refusal of the view's: the call itself will tell
+        logger.warning(
+            "Checking whether %s lets the caller through raised; the question is asked.",
+            view_class.__qualname__,
+            exc_info=True,
+        )
     return None
 
 

@@ -92,6 +92,7 @@ def _refusal(problems: list[Problem]) -> SettingError:
 
 @receiver(setting_changed)
 def _on_setting_changed(*, setting: str, **kwargs: Any) -> None:
-    if setting in ("MCP_BRIDGE", "ROOT_URLCONF"):
+    # The settings that change the groups or their tools' names.
+    if setting in ("MCP_BRIDGE", "ROOT_URLCONF", "REST_FRAMEWORK", "SPECTACULAR_SETTINGS"):
         with _lock:
             _clean.clear()
