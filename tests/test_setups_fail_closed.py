@@ -37,6 +37,7 @@ from django.urls import include, path
 from rest_framework import serializers, viewsets
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.decorators import action, api_view
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -121,6 +122,11 @@ class BookViewSet(viewsets.ModelViewSet):
     queryset = Author.objects.order_by("id")
     serializer_class = BookSerializer
     permission_classes = [AllowAny]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.headers.get("X-Inventory") and request.method != "GET":
+            raise PermissionDenied("Closed for the inventory.")
 
 
 class UnreachableDatabaseTokenAuthentication(TokenAuthentication):
@@ -293,6 +299,35 @@ def test_a_misspelt_confirm_without_elicitation_group_closes_every_endpoint(sett
         "CONFIRM_WITHOUT_ELICITATION",
         "mcp_bridge.E301",
     )
+
+
+def test_a_view_s_own_initial_refuses_before_the_question(settings, client):
+    book = Author.objects.create(name="Dune")
+    settings.MCP_BRIDGE = {"CONFIRM": {"library": "destructive"}}
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    }
+
+    def destroy(**headers):
+        mcp = McpClient(client, "/mcp/library/", revision="2026-07-28", **headers)
+        params = tool_call("books_destroy", {"id": book.pk})
+        return mcp.request("tools/call", params, meta=meta).json()["result"]
+
+    refused = destroy(**{"X-Inventory": "1"})
+    assert refused["isError"] is True and "inputRequests" not in refused
+    assert json.loads(refused["content"][0]["text"])["message"] == "Closed for the inventory."
+    asked = destroy()
+    assert asked["resultType"] == "input_required"
+    assert Author.objects.filter(pk=book.pk).exists()
+
+
+def test_a_star_list_of_confirm_names_a_tool_of_some_other_group(settings):
+    settings.MCP_BRIDGE = {"CONFIRM": {"*": ["note_create", "books_destory"]}}
+    errors = [m for m in check_tool_sets() if m.id == "mcp_bridge.E302"]
+    assert [
+        ("'books_destory'" in m.msg, "Did you mean 'books_destroy'?" in m.hint) for m in errors
+    ] == [(True, True)]
 
 
 # --- OAuth half set up ---------------------------------------------------------------------------------
