@@ -43,9 +43,9 @@ group that cannot be built (``E001``-``E005``, ``E010``, ``E020``-``E022``) with
 ``hint`` and the culprit view as ``obj``, each warning of a built tool set (``W010``,
 ``W020``-``W022``, ``W085``, ``W100``: a big group in direct mode; ``E100``: a tool named like a
 discovery meta-tool), and the tools that ``OMIT_OUTPUT_SCHEMA`` (``W040``) and ``CONFIRM``
-(``E302``) list that no version of their group has (:mod:`mcp_bridge.base.setting_names`). It is a deployment check because it costs as much as
-generating the API's schema: a broken group must not slow down or stop ``migrate`` and every
-other command. It still fails loudly: every request to the group's endpoint answers HTTP 500
+(``E302``) list that no version of their group has (:mod:`mcp_bridge.base.setting_names`). It
+is a deployment check because it costs as much as generating the API's schema: a broken group
+must not slow down or stop ``migrate`` and every other command. It still fails loudly: every request to the group's endpoint answers HTTP 500
 (system checks do not run under WSGI/ASGI), and ``mcp_tools --validate`` exits with status 1.
 
 :func:`check_endpoint_answers`, also a deployment check, sends each endpoint one
@@ -108,7 +108,7 @@ CHECK_IDS = {
     "mcp_bridge.E022": "PREPROCESSING_HOOKS leave a group none of its operations",
     "mcp_bridge.W021": "a PREPROCESSING_HOOKS entry drops some of a group's operations",
     "mcp_bridge.W022": "a PREPROCESSING_HOOKS entry rewrites paths of a group's operations (the tools keep the URL's paths)",
-    # OMIT_OUTPUT_SCHEMA (mcp_bridge.build.tools).
+    # OMIT_OUTPUT_SCHEMA (mcp_bridge.base.setting_names).
     "mcp_bridge.W040": "OMIT_OUTPUT_SCHEMA names a group or tool that does not exist",
     # Keys keyed by group names that name nothing (mcp_bridge.base.setting_names,
     # mcp_bridge.toolset.guards); E: the key guards confirmation, and the endpoints refuse.

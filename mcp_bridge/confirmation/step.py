@@ -8,7 +8,8 @@ tool's policy (:mod:`~mcp_bridge.confirmation.policy`) whether the call:
   (the answers, its verified state, the client's capabilities) and the outcome of its
   confirmation (``"confirmed"``, or ``"unconfirmed"`` for a client allowed without one);
 * must first be confirmed: :class:`Ask`, whose answer is the ``InputRequiredResult`` with the
-  form a person reads (:mod:`~mcp_bridge.confirmation.forms`);
+  form a person reads (:mod:`~mcp_bridge.confirmation.forms`), once the view's own checks let
+  the caller through (a caller it refuses gets its 401, 403 or 404, never the question);
 * stops without its view: :class:`Stop`, a JSON-RPC error for a ``requestState`` or
   ``inputResponses`` that cannot be used (:mod:`~mcp_bridge.confirmation.state`), an
   ``isError`` result for a declined form and for a client that cannot ask.
