@@ -35,7 +35,7 @@ from mcp_bridge.build import translation
 from mcp_bridge.checks import check_build_store
 from mcp_bridge.discovery.metatools import SEARCH_TOOL
 from mcp_bridge.locking import get_lock_backend
-from mcp_bridge.store import backends, codec, keys, packing
+from mcp_bridge.store import backends, builds, codec, keys, packing
 from mcp_bridge.toolset import registry
 from tests.mcp_client import McpClient
 from tests.services import REDIS_URL, redis_prefix, require_redis
@@ -58,6 +58,7 @@ def _configure(settings, tmp_path: Path, **build_store) -> Path:
     }
     registry.clear_cache()
     translation.clear_cache()
+    builds._reported.clear()  # a bad stored build is logged once per process and key
     return directory
 
 
