@@ -245,7 +245,8 @@ class CacheBuildStore(BuildStore):
             if timeout == 0:
                 client.delete(key)
             else:
-                client.set(key, data, ex=timeout)
+                # Django's backend timeout is a float of seconds (or None: never expires).
+                client.set(key, data, ex=None if timeout is None else int(timeout))
         else:
             cache.set(key, data, timeout=self.timeout)
 

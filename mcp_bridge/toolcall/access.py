@@ -61,7 +61,7 @@ def refusal(request: HttpRequest) -> HttpResponseBase | None:
     try:
         try:
             view.initial(drf_request, *args, **kwargs)
-            if _acts_on_one_object(view):
+            if isinstance(view, GenericAPIView) and _acts_on_one_object(view):
                 view.get_object()  # its 404, and check_object_permissions
         except Exception as exc:  # noqa: BLE001 -- the view's exception handler answers it
             response = view.handle_exception(exc)  # or raises it again
