@@ -363,7 +363,10 @@ FILE_TEXT = (
     "A file: its bytes in base64; or a data: URI (`data:<media type>;name=<file name>;base64,"
     '...`); or {"data": <base64>, "filename": ..., "mimeType": ...} ("text" instead '
     'of "data" for a text file); or an MCP embedded resource ({"type": "resource", '
-    '"resource": {"uri", "mimeType", "blob" or "text"}}).'
+    '"resource": {"uri", "mimeType", "blob" or "text"}}). Give the file name when you have '
+    'it ({"data": ..., "filename": "report.xml"}, or name= in the data: URI): the server may '
+    "check its extension. A file without a name is named after this argument and its media "
+    "type (bare base64 of an XML file: <argument>.xml)."
 )
 
 

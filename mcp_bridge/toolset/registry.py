@@ -159,6 +159,23 @@ class ToolSet:
     search_entries: dict[Any, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    _file_arguments: dict[str, tuple[str, ...]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    @property
+    def file_arguments(self) -> dict[str, tuple[str, ...]]:
+        """``{tool name: its file arguments}`` of the upload tools (a form body with a file
+        field, :mod:`mcp_bridge.toolcall.uploads`); empty when the group has none. The
+        endpoint reads a larger body for such a group (:mod:`mcp_bridge.transport.bodies`)."""
+        found = self._file_arguments
+        if found is None:
+            found = self._file_arguments = {
+                tool.name: files
+                for tool in self.tools
+                if (files := tuple(p.name for p in tool.method.params if p.file))
+            }
+        return found
 
     def __getstate__(self) -> dict[str, Any]:
         """What a stored build keeps (:mod:`mcp_bridge.store.builds`): everything but what
