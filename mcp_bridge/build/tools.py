@@ -51,6 +51,7 @@ from mcp_bridge.schemas.conversion import (
     collect_defs,
     input_transform,
     output_transform,
+    page_or_list,
     tolerant_output_transform,
 )
 from mcp_bridge.schemas.profiles import DEFS, convert_schema
@@ -375,6 +376,8 @@ def build_tool(
         transform = output_transform if form == "exact" else tolerant_output_transform
         outputs = shared_defs.setdefault(f"output-{form}", {})
         result_schema = collect_defs(method.result, components, transform, outputs)
+        if form != "exact":  # a paginator that pages only when asked answers the bare list
+            result_schema = page_or_list(result_schema)
         # The handshake era's wrapper around the same schema, sharing its $defs.
         inner = {key: value for key, value in result_schema.items() if key != "$defs"}
         declared_output_schema = {

@@ -193,13 +193,15 @@ class ToolCall:
         data = error.get("data")
         batch = "" if self.batch is None else f" ({self.batch})"
         extra = {"mcp_batch": self.batch, "mcp_tool": self.name}
-        if isinstance(data, dict) and data.get("applied") is True:
-            # A write the view committed (2xx) whose data breaks the outputSchema: not a
-            # failure. The mismatch itself is logged on mcp_bridge.executor (output.py).
+        if isinstance(data, dict) and isinstance(code, int) and 200 <= code < 300:
+            # A 2xx answer whose data breaks the outputSchema, sent with its data (a write the
+            # view committed says it was applied): not a failure. The mismatch itself is
+            # logged on mcp_bridge.executor (output.py).
             logger.info(
-                "Tool call %s%s was applied (HTTP %s); its data does not match the outputSchema.",
+                "Tool call %s%s was %s (HTTP %s); its data does not match the outputSchema.",
                 shorten(repr(self.name)),
                 batch,
+                "applied" if data.get("applied") is True else "answered",
                 code,
                 extra=extra,
             )

@@ -15,8 +15,9 @@ with it, and it imports only the shared base.
 * an error: :func:`tool_error_result`, ``{"content": [{"type": "text", "text":
   '{"code": ..., "message": ..., "data": {...}}'}], "isError": true}``, for a view's
   non-2xx answer (:func:`view_error_result`), a refusal by a ``pre_tool_call`` receiver
-  (:func:`refusal_result`), an exception (:func:`exception_result`) and a write that
-  was applied although its answer breaks the ``outputSchema`` (:func:`applied_write_result`);
+  (:func:`refusal_result`), an exception (:func:`exception_result`), and a 2xx answer
+  whose data breaks the ``outputSchema``, with that data (:func:`contradicted_result`; a
+  write says it was applied, :func:`applied_write_result`);
   :func:`error_of` reads the ``{"code", "message", "data"}`` object back.
 
 A call that stops before it has a result of its own raises :class:`ToolCallFailed`,
@@ -169,21 +170,37 @@ def applied_write_result(
     status: int, message: str, text: str, errors: list[dict[str, str]], hint: str
 ) -> dict[str, Any]:
     """The answer to a write that was carried out but whose data breaks the
-    ``outputSchema`` (:mod:`mcp_bridge.toolcall.output`): ``isError``, since clients refuse
-    such a result, yet saying that it was applied, with the data (JSON ``text``) in
-    ``data.result``."""
-    applied = (
+    ``outputSchema`` (:mod:`mcp_bridge.toolcall.output`): :func:`contradicted_result`, saying
+    that it was applied (``data.applied``), so that it is not repeated."""
+    return contradicted_result(status, message, text, errors, hint, applied=True)
+
+
+def contradicted_result(
+    status: int,
+    message: str,
+    text: str,
+    errors: list[dict[str, str]],
+    hint: str,
+    *,
+    applied: bool = False,
+) -> dict[str, Any]:
+    """The answer to a 2xx response whose data breaks the tool's ``outputSchema``
+    (:mod:`mcp_bridge.toolcall.output`): the data (JSON ``text``) in ``data.result``, as
+    the API sent it, and ``message``, the note of the contradiction. ``isError``, since
+    ``structuredContent`` must conform to a declared ``outputSchema`` and clients refuse
+    a success whose does not (MCP spec, "Tools → Output Schema"); an ``isError`` result
+    carries none, and clients read its text as it is."""
+    lead = (
         f"Applied: the operation was carried out (HTTP {status}); do not repeat it. Its data is "
-        f"in data.result. {message}"
+        "in data.result."
+        if applied
+        else f"The API answered HTTP {status}; its data is in data.result, as the API sent it."
     )
-    data = {
-        "status": status,
-        "applied": True,
-        "result": EncodedJSON(text),
-        "errors": errors,
-        "hint": hint,
-    }
-    return tool_error_result(status, applied, data)
+    data: dict[str, Any] = {"status": status}
+    if applied:
+        data["applied"] = True
+    data.update({"result": EncodedJSON(text), "errors": errors, "hint": hint})
+    return tool_error_result(status, f"{lead} {message}", data)
 
 
 def error_of(result: dict[str, Any]) -> dict[str, Any]:
