@@ -5,7 +5,6 @@ one message per problem. Views: tests/testapp/results_views.py (group ``results`
 from __future__ import annotations
 
 import base64
-import json
 from types import SimpleNamespace
 
 import pytest

@@ -325,3 +325,40 @@ def test_a_strict_client_sends_every_property_with_nulls(media):
     called = client.call("import_scan", {**ARGUMENTS, "minimum_severity": None, "file": value})
     assert not called.get("isError"), called
     assert (media / called["structuredContent"]["result"]["file"]).read_bytes() == REPORT
+
+
+# -- An upload view left on DRF's default parsers (JSON, form, multipart) -------------------------
+
+
+@pytest.mark.django_db
+def test_a_view_on_the_default_parsers_gets_its_file_as_a_rest_client_sends_it(media):
+    """drf-spectacular lists its JSON body first, the file a binary string that JSON cannot
+    carry ("The submitted data was not a file."); the view reads multipart too, so the call
+    sends that, and the file is a file argument."""
+    tool = get_toolset("uploads").by_name["attachment"]
+    assert "anyOf" in tool.input_schema["properties"]["file"] and not tool.method.warnings
+    rest = Client().post(
+        "/api/attachments/",
+        {"title": "scan", "tags": ["a", "b"], "file": _named("zap.xml", REPORT)},
+    )
+    assert rest.status_code == 201, rest.content
+    called = McpClient(Client(), "/mcp/uploads/").call(
+        "attachment", {"title": "scan", "tags": ["a", "b"], "file": b64(REPORT)}
+    )
+    assert not called.get("isError"), called
+    result = called["structuredContent"]["result"]
+    assert result == {**rest.json(), "file": "attachments/file.xml"}
+    assert (media / result["file"]).read_bytes() == REPORT
+
+
+def test_a_json_only_view_with_a_file_field_is_reported_naming_parser_classes(settings):
+    from mcp_bridge.checks import check_tool_sets
+
+    settings.ROOT_URLCONF = __name__
+    found = [m for m in check_tool_sets() if m.id == "mcp_bridge.W310"]
+    assert len(found) == 1, found
+    warning = found[0]
+    assert "json_only_attachment" in warning.msg and "'file'" in warning.msg
+    assert "The submitted data was not a file." in warning.msg
+    assert "parser_classes" in warning.msg and "MultiPartParser" in warning.hint
+    assert warning.obj is upload_views.JsonOnlyAttachmentView
