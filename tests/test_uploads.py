@@ -362,3 +362,15 @@ def test_a_json_only_view_with_a_file_field_is_reported_naming_parser_classes(se
     assert "The submitted data was not a file." in warning.msg
     assert "parser_classes" in warning.msg and "MultiPartParser" in warning.hint
     assert warning.obj is upload_views.JsonOnlyAttachmentView
+
+
+def test_a_body_a_middleware_has_read_already_is_read_again():
+    """``read_body`` reads the stream, past ``DATA_UPLOAD_MAX_MEMORY_SIZE``; a body that a
+    middleware read through ``request.body`` first is still there."""
+    from django.test import RequestFactory
+
+    from mcp_bridge.transport.bodies import read_body
+
+    request = RequestFactory().post("/mcp/uploads/", b'{"jsonrpc": "2.0"}', "application/json")
+    assert request.body == b'{"jsonrpc": "2.0"}'  # a middleware's look
+    assert read_body(request) == b'{"jsonrpc": "2.0"}'

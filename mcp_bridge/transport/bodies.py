@@ -147,9 +147,8 @@ def read_body(request: HttpRequest, limit: BodyLimit | None = None) -> bytes:
 def _stream_read(request: HttpRequest, size: int) -> bytes:
     """At most ``size`` bytes of the body, read from the request's stream: unlike
     ``request.body``, not bound by ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (the limits are the
-    endpoint's own). A body already read (a middleware asked for ``request.body``) is that."""
-    if hasattr(request, "_body"):  # HttpRequest.body keeps what it read there
-        return bytes(request._body[:size])
+    endpoint's own). A body a middleware read through ``request.body`` first is read again
+    (Django then streams it from what it kept)."""
     return request.read(size)
 
 
