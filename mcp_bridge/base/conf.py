@@ -59,9 +59,10 @@ Keys and defaults:
 ``OUTPUT_VALIDATION`` (``"error"``)
     What happens when the JSON form of a successful call's data does not match
     the tool's ``outputSchema``. For a read (GET/HEAD/OPTIONS): ``"error"``
-    answers ``isError`` ``{"code": 500, "message": <tool, path, schema part,
-    remedies>, "data": {"status": 500, "errors": [...]}}`` (the spec says
-    structured results MUST conform); ``"warn"`` logs on ``mcp_bridge.executor``
+    answers ``isError`` with the data and a note of the contradiction, ``{"code":
+    <its 2xx status>, "message": <tool, path, schema part>, "data": {"status": ...,
+    "result": <data>, "errors": [...], "hint": ...}}`` (the spec says structured
+    results MUST conform, so none is sent); ``"warn"`` logs on ``mcp_bridge.executor``
     and sends the result as if it matched. For a write that answered 2xx,
     ``"error"`` and ``"warn"`` both answer ``isError`` ``{"code": <its 2xx
     status>, "message": "Applied: ...", "data": {"status": ..., "applied":
@@ -72,7 +73,7 @@ Keys and defaults:
     with the departures real DRF answers make from it allowed (no ``required``, every
     property nullable, a decimal string or number, a plain string or choice or a list
     of them, integers also strings under DRF's ``COERCE_BIGINT_TO_STRING``, ``oneOf`` as
-    ``anyOf``; see
+    ``anyOf``, a paginated list's page or its bare list; see
     :func:`mcp_bridge.schemas.conversion.tolerant_output_transform`), so that a result REST
     gives is not refused for them and the schema still describes the shape.
     ``"exact"``: the schema as the OpenAPI says it. Results are validated against the
