@@ -311,6 +311,34 @@ def test_the_official_client_uploads_over_real_http(live_server, media):
     assert (media / stored["file"]).read_bytes() == REPORT
 
 
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_the_official_client_uploads_2_mib_over_real_http_with_the_defaults(
+    live_server, media, settings
+):
+    settings.MCP_BRIDGE = {}
+    report = _xml_of(2 * 1024 * 1024)
+
+    async def main():
+        async with (
+            httpx2.AsyncClient(timeout=60) as http,
+            OfficialClient(
+                streamable_http_client(f"{live_server.url}/mcp/uploads/", http_client=http),
+                mode="legacy",
+            ) as client,
+        ):
+            embedded = {
+                "type": "resource",
+                "resource": {"uri": "file:///scans/big.xml", "blob": b64(report)},
+            }
+            return await client.call_tool("import_scan", {**ARGUMENTS, "file": embedded})
+
+    result = anyio.run(main)
+    assert result.is_error is False, str(result)[:2000]
+    stored = result.structured_content["result"]
+    assert stored["size"] == len(report) and (media / stored["file"]).read_bytes() == report
+
+
 @pytest.mark.parametrize("profile", ["defs", "inline", "portable", "gemini", "strict"])
 def test_every_schema_profile_lists_the_upload_tool(profile):
     client = McpClient(Client(), f"/mcp/uploads/?schema={profile}")
