@@ -402,3 +402,23 @@ def test_a_body_a_middleware_has_read_already_is_read_again():
     request = RequestFactory().post("/mcp/uploads/", b'{"jsonrpc": "2.0"}', "application/json")
     assert request.body == b'{"jsonrpc": "2.0"}'  # a middleware's look
     assert read_body(request) == b'{"jsonrpc": "2.0"}'
+
+
+@pytest.mark.django_db
+def test_plain_fields_over_djangos_form_limit_are_refused_naming_it(settings):
+    """The view's multipart parser applies DATA_UPLOAD_MAX_MEMORY_SIZE to the plain fields (REST
+    answers 400): the call answers 413 naming that setting and its value, not a 500."""
+    settings.MCP_BRIDGE = {"MAX_BODY_BYTES": 100_000}
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    tags = ["x" * 150] * 20  # 3,000 bytes of plain fields
+    called = McpClient(Client(), "/mcp/uploads/").call(
+        "import_scan", {**ARGUMENTS, "tags": tags, "file": b64(REPORT)}
+    )
+    error = error_payload(called)
+    assert error["code"] == 413
+    assert error["data"] == {
+        "status": 413,
+        "setting": "DATA_UPLOAD_MAX_MEMORY_SIZE",
+        "limit": 1000,
+    }
+    assert "DATA_UPLOAD_MAX_MEMORY_SIZE (1000 bytes)" in error["message"]

@@ -27,6 +27,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from django.core import signals
+from django.core.exceptions import RequestDataTooBig
 from django.dispatch import Signal
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import Resolver404
@@ -260,6 +261,9 @@ def failure_of(exc: Exception, call: ToolCall) -> ToolCallFailed:
         exception_logger.warning(
             "Tool %r: the path parameters lead to no view of this operation (404).", call.name
         )
+    elif isinstance(exc, RequestDataTooBig):
+        # The client sent more than Django's parser takes: its fault, answered 413.
+        exception_logger.warning("Tool %r: %s", call.name, exc)
     elif isinstance(exc, Resolver404) and call.tool is not None:
         exception_logger.error(
             "Tool %r: path %r no longer resolves.", call.name, call.tool.method.source.path

@@ -34,6 +34,7 @@ from http import HTTPStatus
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from rest_framework.exceptions import APIException
 
 from mcp_bridge.base.encoding import EncodedJSON, dumps
@@ -152,8 +153,19 @@ def refusal_result(exc: APIException) -> dict[str, Any]:
 
 def exception_result(exc: BaseException, *, not_found: bool) -> dict[str, Any]:
     """The answer to an exception in or around the view: the client's 404 when
-    ``not_found`` (a path parameter that leads to no view), else a 500 whose ``data``
+    ``not_found`` (a path parameter that leads to no view); a 413 naming Django's
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE`` when the view's form parsing refused the plain fields
+    of an upload (``RequestDataTooBig``; REST answers 400); else a 500 whose ``data``
     names the exception (class, message, traceback) only when ``DEBUG`` is true."""
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return tool_error_result(
+            413,
+            f"The form fields besides the files are larger than Django's "
+            f"DATA_UPLOAD_MAX_MEMORY_SIZE ({limit} bytes), which the view's parser applies: "
+            "send less, or raise that setting.",
+            {"status": 413, "setting": "DATA_UPLOAD_MAX_MEMORY_SIZE", "limit": limit},
+        )
     if not_found:
         return tool_error_result(
             404, "Not Found", {"status": 404, "detail": {"detail": "Not found."}}
