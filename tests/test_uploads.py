@@ -134,10 +134,18 @@ def test_a_file_without_a_name_is_named_so_that_its_extension_is_accepted(
     assert result["file"] == stored and result["content_type"] == content_type
 
 
-def test_the_file_argument_says_how_to_send_a_file_name():
-    described = get_toolset("uploads").by_name["import_scan"].input_schema["properties"]["file"]
+def test_the_tool_and_its_file_argument_say_how_to_send_a_file_name():
+    tool = get_toolset("uploads").by_name["import_scan"]
+    described = tool.input_schema["properties"]["file"]
     assert '"filename": "report.xml"' in described["description"]
     assert "named after this argument" in described["description"]
+    assert tool.description.startswith("Import a scan report into an engagement.")
+    assert tool.description.endswith(
+        'Send each file (`file`) with its name, e.g. {"data": <base64>, "filename": '
+        '"report.xml"}: the application may check its extension.'
+    )
+    # Every upload tool says it, naming its own file arguments.
+    assert "(`attachment`)" in get_toolset("uploads").by_name["note"].description
 
 
 def test_names_and_media_types_of_unnamed_files():
