@@ -33,6 +33,7 @@ then refuses a message nested deeper than ``MAX_JSON_DEPTH`` (:func:`check_depth
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,7 +153,7 @@ def _stream_read(request: HttpRequest, size: int) -> bytes:
     return request.read(size)
 
 
-def file_characters(message: Any, files_of: Any) -> int:
+def file_characters(message: Any, files_of: Callable[[Any], tuple[str, ...]]) -> int:
     """How many characters of ``message`` (a decoded JSON-RPC message or batch) are the
     files of its ``tools/call`` requests: the strings of the arguments that ``files_of(name)``
     (the file argument names of a tool, empty for none) names, a call proxy's forwarded
