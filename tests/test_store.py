@@ -19,7 +19,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import uuid
 from pathlib import Path
 from types import ModuleType
 
@@ -39,7 +38,7 @@ from mcp_bridge.locking import get_lock_backend
 from mcp_bridge.store import backends, codec, keys, packing
 from mcp_bridge.toolset import registry
 from tests.mcp_client import McpClient
-from tests.services import REDIS_URL, require_redis
+from tests.services import REDIS_URL, redis_prefix, require_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.django_db
@@ -71,7 +70,7 @@ def _forget() -> None:
 @pytest.fixture(params=["files", "locmem", "redis"])
 def configured_store(request, settings, tmp_path):
     """A build store of each kind, empty, used by the registry."""
-    prefix = f"mcp-bridge-tests-store-{uuid.uuid4().hex}"
+    prefix = redis_prefix("store")
     if request.param == "files":
         _configure(settings, tmp_path)
     else:
@@ -580,10 +579,8 @@ def test_mcp_build_refuses_a_directory_the_servers_would_not_load_from(settings,
 def test_mcp_build_says_that_prune_is_for_the_file_store(settings, tmp_path):
     settings.CACHES = {
         **settings.CACHES,
-        "shared": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-            "LOCATION": str(tmp_path / "cache"),
-        },
+        # Refused before anything is built or written: no Redis server is reached.
+        "shared": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL},
     }
     settings.MCP_BRIDGE = {"BUILD_STORE": {"BACKEND": "cache", "CACHE_ALIAS": "shared"}}
     with pytest.raises(CommandError, match="--prune deletes the file store's files"):

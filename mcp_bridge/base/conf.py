@@ -14,7 +14,11 @@ every access, whichever setting is read: a typo must not be silently ignored, no
 value reach the code that uses it (a ``"1MB"`` compared with a body's length).
 :meth:`BridgeSettings.problems` lists every fault at once, for the system checks
 (:func:`mcp_bridge.build.preflight.configuration_problems`); a fault that is no one key's
-(``MCP_BRIDGE`` not a dict, an unknown key) is ``mcp_bridge.E081``.
+(``MCP_BRIDGE`` not a dict, an unknown key) is ``mcp_bridge.E081``. A key keyed by group names
+says so in its record (:class:`Names`), with the check of a group or tool it names that does not
+exist (:mod:`mcp_bridge.base.setting_names`): an error that closes the endpoints for the keys
+that guard access or confirmation (``CONFIRM``: ``mcp_bridge.E300``, ``E302``;
+``CONFIRM_WITHOUT_ELICITATION``: ``E301``; ``OAUTH_GROUPS``: ``E064``), a warning for the others.
 
 Keys and defaults:
 
@@ -693,6 +697,41 @@ def _flag_by_group(name: str, value: Any) -> None:
 
 
 @dataclass(frozen=True)
+class Names:
+    """What a key whose value is a dict keyed by group names names, and the checks of a name
+    that does not exist (:mod:`mcp_bridge.base.setting_names` finds them).
+
+    The groups are the dict's keys (``"*"`` apart, where it stands for every other group); with
+    ``tools_check``, an entry that is a list names tools of its group (of the other groups, for
+    ``"*"``).
+
+    Attributes:
+        check_id: the check of a group it names that has no view: an ``E`` id when the key
+            guards access or confirmation (a misspelt name would leave a group unguarded, so
+            ``check`` fails and every MCP endpoint refuses each request while it stands), a
+            ``W`` id otherwise.
+        tools_check: the check of a tool it lists that no version of its group has, or
+            ``None`` when it lists no tools. Tool names are known once the tools are built:
+            ``check --deploy`` and ``mcp_tools --validate`` report it, and for an ``E`` id the
+            group's endpoints refuse each request while it stands.
+        star: whether a ``"*"`` key stands for every group the dict does not name (else
+            ``"*"`` is a group name like any other, and names nothing).
+        found_by: the module that reports the key's names itself, when the generic check does
+            not (``OAUTH_GROUPS``, whose public entries are a warning of their own); ``None``.
+    """
+
+    check_id: str
+    tools_check: str | None = None
+    star: bool = False
+    found_by: str | None = None
+
+    @property
+    def guards(self) -> bool:
+        """Whether a name that does not exist is an error that closes the endpoints."""
+        return self.check_id.startswith("mcp_bridge.E")
+
+
+@dataclass(frozen=True)
 class Setting:
     """One key of ``MCP_BRIDGE``, with everything that goes with it.
 
@@ -703,12 +742,16 @@ class Setting:
         check_id: the system check of a wrong value; each key has its own
             (``mcp_bridge.E2xx``, never shared), so that a project's CI can tell them apart.
         hint: the check's hint: what the key does, where it is documented.
+        names: for a key keyed by group names, what it names and the checks of a name that
+            does not exist (:class:`Names`); ``None`` for the others. ``GROUPS`` declares
+            groups rather than naming them (its near-misses are ``mcp_bridge.W051``).
     """
 
     default: Any
     validate: Validator
     check_id: str
     hint: str
+    names: Names | None = None
 
 
 #: The check id of a fault of ``settings.MCP_BRIDGE`` that is no one key's: it is not a dict,
@@ -748,6 +791,7 @@ SETTINGS: dict[str, Setting] = {
         _instructions,
         "mcp_bridge.E204",
         f"The instructions of the initialize result, for every group or per group. {_SEE}",
+        names=Names("mcp_bridge.W300"),
     ),
     # The HTTP door (mcp_bridge.transport): E211-E219.
     "MAX_BODY_BYTES": Setting(
@@ -809,6 +853,7 @@ SETTINGS: dict[str, Setting] = {
         _flag_or_groups,
         "mcp_bridge.E224",
         f"Whether tools/list leaves out the tools a caller may not use. {_SEE}",
+        names=Names("mcp_bridge.W130"),
     ),
     "FILTER_TOOLS_LIST_TIMEOUT": Setting(
         60,
@@ -863,6 +908,7 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E236",
         "The tools that declare no outputSchema. "
         "See docs/tools.md#output-schemas-that-do-not-describe-the-data.",
+        names=Names("mcp_bridge.W040", tools_check="mcp_bridge.W040"),
     ),
     # A tool call (mcp_bridge.toolcall, mcp_bridge.caching, mcp_bridge.locking): E241-E249.
     "OUTPUT_VALIDATION": Setting(
@@ -910,6 +956,7 @@ SETTINGS: dict[str, Setting] = {
         _oauth_groups,
         "mcp_bridge.E251",
         "The protected groups and their scopes. See docs/authorization.md.",
+        names=Names("mcp_bridge.E064", found_by="mcp_bridge.transport.authorization"),
     ),
     "OAUTH_DEFAULT": Setting(
         None,
@@ -936,6 +983,7 @@ SETTINGS: dict[str, Setting] = {
         _discovery,
         "mcp_bridge.E261",
         "How tools/list presents a group: every tool, or search. See docs/discovery.md.",
+        names=Names("mcp_bridge.W101", star=True),
     ),
     "DISCOVERY_MAX_TOOLS": Setting(
         40,
@@ -960,6 +1008,7 @@ SETTINGS: dict[str, Setting] = {
         _synonyms,
         "mcp_bridge.E265",
         "Project words for the search ranking. See docs/discovery.md.",
+        names=Names("mcp_bridge.W101", star=True),
     ),
     # Confirmation of calls (mcp_bridge.confirmation): E272-E279.
     "CONFIRM": Setting(
@@ -968,6 +1017,7 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E272",
         "Which tools of each group a person confirms before their view runs. "
         "See docs/confirmation.md.",
+        names=Names("mcp_bridge.E300", tools_check="mcp_bridge.E302", star=True),
     ),
     "CONFIRM_WITHOUT_ELICITATION": Setting(
         False,
@@ -975,6 +1025,7 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E273",
         "Whether clients that cannot ask a person may call, unconfirmed, the tools that ask. "
         "See docs/confirmation.md.",
+        names=Names("mcp_bridge.E301", star=True),
     ),
     "CONFIRM_TTL": Setting(
         300,
@@ -1051,7 +1102,18 @@ DEFAULTS: dict[str, Any] = {name: setting.default for name, setting in SETTINGS.
 VALIDATORS: dict[str, Validator] = {name: setting.validate for name, setting in SETTINGS.items()}
 #: The key each check id of :data:`SETTINGS` reports on (``"mcp_bridge.E211"``:
 #: ``"MAX_BODY_BYTES"``), for the endpoint's error.
+#: A name that does not exist in a key that guards access or confirmation (``"mcp_bridge.E300"``:
+#: ``"CONFIRM"``) is one key's too.
 SETTING_OF_CHECK: dict[str, str] = {setting.check_id: name for name, setting in SETTINGS.items()}
+SETTING_OF_CHECK.update(
+    {
+        check_id: name
+        for name, setting in SETTINGS.items()
+        if setting.names is not None and setting.names.guards
+        for check_id in (setting.names.check_id, setting.names.tools_check)
+        if check_id is not None
+    }
+)
 
 
 class SettingError(ImproperlyConfigured):
@@ -1066,18 +1128,29 @@ class SettingError(ImproperlyConfigured):
             (``MCP_BRIDGE`` is not a dict, or has unknown keys: :data:`UNREADABLE`).
         check_id: the system check that reports it.
         hint: what to do about it (the check's hint).
+        fault: what is wrong with the key, in words that give away none of its value, for
+            the endpoint's answer without ``DEBUG``: ``"has a wrong value"``, or ``"names a
+            group or tool that does not exist"``.
     """
 
-    def __init__(self, message: str, setting: str | None, check_id: str, hint: str) -> None:
+    def __init__(
+        self,
+        message: str,
+        setting: str | None,
+        check_id: str,
+        hint: str,
+        fault: str = "has a wrong value",
+    ) -> None:
         super().__init__(message)
         self.setting = setting
         self.check_id = check_id
         self.hint = hint
+        self.fault = fault
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled by its own arguments (an exception crosses processes so, e.g. a test
         # runner's workers); Exception's default would call __init__ with the message alone.
-        return (type(self), (str(self), self.setting, self.check_id, self.hint))
+        return (type(self), (str(self), self.setting, self.check_id, self.hint, self.fault))
 
     @property
     def label(self) -> str:

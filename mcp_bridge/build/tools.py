@@ -37,7 +37,6 @@ from jsonschema import Draft202012Validator
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import EncodedJSON
-from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.build.facts import OperationFacts
 from mcp_bridge.build.openrpc import Method
@@ -427,32 +426,3 @@ def build_tool(
         annotations=method_annotations(method),
         method=method,
     )
-
-
-def find_omit_rule_problems(tool_names: dict[str, set[str]]) -> list[Problem]:
-    """``mcp_bridge.W040``: ``OMIT_OUTPUT_SCHEMA`` names a group that does not exist, or a
-    tool that no version of its group has (a typo would leave the schema declared).
-
-    Args:
-        tool_names: every group's tool names, all versions together
-            (:func:`mcp_bridge.checks.check_tool_sets` collects them from the built tool sets).
-    """
-    problems: list[Problem] = []
-    for group, rule in bridge_settings.OMIT_OUTPUT_SCHEMA.items():
-        if group not in tool_names:
-            unknown = [f"group {group!r}"]
-        else:
-            unknown = [
-                f"tool {name!r} of group {group!r}"
-                for name in ([] if rule is True else rule)
-                if name not in tool_names[group]
-            ]
-        problems.extend(
-            Problem(
-                "mcp_bridge.W040",
-                f'MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"] names {what}, which does not exist.',
-                "Use the names `manage.py mcp_tools` prints.",
-            )
-            for what in unknown
-        )
-    return problems

@@ -36,7 +36,9 @@ refusal in one place (:func:`answers_in_json`), as DRF's ``handle_exception`` an
   profile gets 400;
 * the tool set of the group and version (404 for an unknown group or version, decided by
   :func:`mcp_bridge.toolset.registry.resolve_version` as for every management command; a
-  JSON-RPC 500 when it cannot be built);
+  JSON-RPC 500 when it cannot be built, and one naming the key while ``CONFIRM`` or
+  ``CONFIRM_WITHOUT_ELICITATION`` names a group or tool that does not exist:
+  :mod:`mcp_bridge.toolset.guards`);
 * the protocol revision, decided in :func:`protocol_revision` alone: without the
   header, 2025-03-26; an unsupported one goes to the stateless era, whose envelope
   check answers it with a 400.
@@ -109,6 +111,7 @@ from mcp_bridge.schemas.profiles import (
     profile_from_request,
 )
 from mcp_bridge.toolcall.events import deliver_after_response, forget_pending
+from mcp_bridge.toolset.guards import refuse_unknown_names
 from mcp_bridge.toolset.registry import (
     ToolSet,
     UnknownEndpoint,
@@ -466,6 +469,8 @@ def read_toolset(
         Refused: 404 for an unknown group or version
             (:func:`~mcp_bridge.toolset.registry.resolve_version`), a JSON-RPC 500 (with
             ``message``'s ``id``) when it cannot be built.
+        SettingError: a key that guards access or confirmation names a group or tool that does
+            not exist (:func:`~mcp_bridge.toolset.guards.refuse_unknown_names`).
     """
     urlconf = active_urlconf(request)  # once per request: every cache below is keyed on it
     try:
@@ -473,7 +478,7 @@ def read_toolset(
     except UnknownEndpoint as exc:
         raise Refused(INVALID_REQUEST, str(exc), 404) from None
     try:
-        return get_toolset(group, resolved, language, urlconf)
+        toolset = get_toolset(group, resolved, language, urlconf)
     except ToolSetError as exc:
         logger.error("%s", exc)
         data = (
@@ -499,6 +504,10 @@ def read_toolset(
             500,
             request_id=echoed_id(message),
         ) from None
+    # CONFIRM and its kin naming nothing: a JSON 500 naming the key (answers_in_json), not a
+    # call that runs unguarded (mcp_bridge.toolset.guards).
+    refuse_unknown_names(group, urlconf)
+    return toolset
 
 
 def negotiated_language(request: HttpRequest) -> str:
@@ -542,7 +551,7 @@ def misconfigured(exc: ImproperlyConfigured) -> HttpResponse:
         message = f"{exc} ({exc.check_id})"
         if exc.setting is not None:
             public = (
-                f"this MCP endpoint is misconfigured: {exc.label} has a wrong value "
+                f"this MCP endpoint is misconfigured: {exc.label} {exc.fault} "
                 f"({exc.check_id}); see the server log, or run `manage.py check`."
             )
         # A fault found where the value is used, which no check sees (a LOCK_BACKEND that
