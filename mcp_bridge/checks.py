@@ -41,7 +41,7 @@ settings and walk the URLconf once, without generating any schema:
 (drf-spectacular's generation and the whole build pipeline) and reports each problem of a
 group that cannot be built (``E001``-``E005``, ``E010``, ``E020``-``E022``) with its
 ``hint`` and the culprit view as ``obj``, each warning of a built tool set (``W010``,
-``W020``-``W022``, ``W085``, ``W100``: a big group in direct mode; ``E100``: a tool named like a
+``W020``-``W022``, ``W310``, ``W085``, ``W100``: a big group in direct mode; ``E100``: a tool named like a
 discovery meta-tool), and the tools that ``OMIT_OUTPUT_SCHEMA`` (``W040``) and ``CONFIRM``
 (``E302``) list that no version of their group has (:mod:`mcp_bridge.base.setting_names`). It
 is a deployment check because it costs as much as generating the API's schema: a broken group
@@ -103,6 +103,7 @@ CHECK_IDS = {
     "mcp_bridge.E020": "a $ref of the group's OpenAPI document names no component",
     "mcp_bridge.E021": "a tool's schema holds a $ref that does not resolve inside the tool",
     "mcp_bridge.W020": "a tool requires a request body that it cannot send (the view parses neither JSON nor a form)",
+    "mcp_bridge.W310": "a file field in a request body the tool sends as JSON (the view reads no multipart, or the body has nested serializers)",
     "mcp_bridge.W023": "an @action that reads request.data itself (or whose code cannot be read) takes the viewset's serializer as arguments",
     "mcp_bridge.W024": "a field of a view's serializer cannot be described, and is left out of the tool's arguments",
     # What drf-spectacular's PREPROCESSING_HOOKS do to a group (mcp_bridge.toolset.registry).

@@ -42,7 +42,9 @@ Keys and defaults:
     drf-spectacular settings patched in while a group's schema is generated,
     on top of the project's ``SPECTACULAR_SETTINGS``.
 ``MAX_BODY_BYTES`` (``1_048_576``)
-    Largest accepted JSON-RPC request body, in bytes (413 above it).
+    Largest accepted JSON-RPC request body, in bytes, besides the file arguments of an
+    upload tool (413 above it); the endpoint of a group with upload tools also reads one
+    file of ``MAX_UPLOAD_BYTES`` in base64 (:mod:`mcp_bridge.transport.bodies`).
 ``MAX_JSON_DEPTH`` (``64``)
     Deepest nesting of arrays/objects a JSON-RPC message may have (-32600, HTTP 400
     beyond it; see :mod:`mcp_bridge.base.limits`): readers, validators and writers recurse.
@@ -61,9 +63,10 @@ Keys and defaults:
 ``OUTPUT_VALIDATION`` (``"error"``)
     What happens when the JSON form of a successful call's data does not match
     the tool's ``outputSchema``. For a read (GET/HEAD/OPTIONS): ``"error"``
-    answers ``isError`` ``{"code": 500, "message": <tool, path, schema part,
-    remedies>, "data": {"status": 500, "errors": [...]}}`` (the spec says
-    structured results MUST conform); ``"warn"`` logs on ``mcp_bridge.executor``
+    answers ``isError`` with the data and a note of the contradiction, ``{"code":
+    <its 2xx status>, "message": <tool, path, schema part>, "data": {"status": ...,
+    "result": <data>, "errors": [...], "hint": ...}}`` (the spec says structured
+    results MUST conform, so none is sent); ``"warn"`` logs on ``mcp_bridge.executor``
     and sends the result as if it matched. For a write that answered 2xx,
     ``"error"`` and ``"warn"`` both answer ``isError`` ``{"code": <its 2xx
     status>, "message": "Applied: ...", "data": {"status": ..., "applied":
@@ -74,7 +77,7 @@ Keys and defaults:
     with the departures real DRF answers make from it allowed (no ``required``, every
     property nullable, a decimal string or number, a plain string or choice or a list
     of them, integers also strings under DRF's ``COERCE_BIGINT_TO_STRING``, ``oneOf`` as
-    ``anyOf``; see
+    ``anyOf``, a paginated list's page or its bare list; see
     :func:`mcp_bridge.schemas.conversion.tolerant_output_transform`), so that a result REST
     gives is not refused for them and the schema still describes the shape.
     ``"exact"``: the schema as the OpenAPI says it. Results are validated against the
@@ -93,8 +96,9 @@ Keys and defaults:
 ``MAX_UPLOAD_BYTES`` (``5_242_880``)
     Largest file, in bytes, that one file argument of an upload tool (a multipart view)
     may carry, checked before the base64 is decoded; a larger one answers an ``isError``
-    result naming this setting (code 413). The whole MCP request is bounded by
-    ``MAX_BODY_BYTES`` first, and base64 is 4/3 of the bytes: raise both for large files.
+    result naming this setting (code 413). The endpoint of a group with upload tools reads
+    a body of ``MAX_BODY_BYTES`` plus one such file in base64, so this is the one setting to
+    raise for larger files.
 ``PORTABLE_TOOL_NAMES`` (``"warn"``)
     An explicit tool name that MCP allows but strict clients refuse (a dot, or more than
     64 characters; see :mod:`mcp_bridge.build.naming`): ``"warn"`` reports it as system check

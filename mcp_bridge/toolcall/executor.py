@@ -93,7 +93,13 @@ from mcp_bridge.toolcall.results import (
     with_status,
 )
 from mcp_bridge.toolcall.routing import resolve_operation
-from mcp_bridge.toolcall.uploads import UploadedFile, UploadRefused, uploaded_file
+from mcp_bridge.toolcall.uploads import (
+    RESOURCE_LINK,
+    UploadedFile,
+    UploadRefused,
+    is_resource_link,
+    uploaded_file,
+)
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.tracing import traced_argument_check
 
@@ -161,7 +167,11 @@ def call_tool(
                     toolset.group,
                     toolset.version,
                 )
-            result = call.result = response_result(tool, response, request, revision)
+            try:
+                result = call.result = response_result(tool, response, request, revision)
+            finally:
+                if files:  # as Django's handler closes a request's uploads (a temporary file)
+                    request.close()
         if answer_instead is not None:
             instead = answer_instead(tool, response)
             if instead is not None:
@@ -298,7 +308,10 @@ def _schema_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
             names = [str(error.path[0])] if error.path else [""]
         for name in names:
             where = "".join(f"[{p!r}]" for p in list(error.path)[1:])
-            if error.validator == "required" and not error.path:
+            if len(error.path) == 1 and is_resource_link(error.instance):
+                # A file argument's anyOf refuses it in words a model cannot act on.
+                message = RESOURCE_LINK
+            elif error.validator == "required" and not error.path:
                 message = "is required but missing"
             elif error.validator == "additionalProperties" and not error.path:
                 message = "is not an argument of this tool"

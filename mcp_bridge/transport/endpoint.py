@@ -28,7 +28,8 @@ refusal in one place (:func:`answers_in_json`), as DRF's ``handle_exception`` an
 
 :func:`read_exchange`: what the request carries, as an :class:`Exchange`:
 
-* the body, one JSON-RPC message: over ``MAX_BODY_BYTES`` 413, undelimited 411
+* the body, one JSON-RPC message: over ``MAX_BODY_BYTES`` 413 (with room for one file of
+  ``MAX_UPLOAD_BYTES`` on a group with upload tools), undelimited 411
   (:mod:`mcp_bridge.transport.bodies`), not JSON -32700;
 * ``?schema=<profile>``, how the tool schemas are written
   (:mod:`mcp_bridge.schemas.profiles`; also read by the OpenRPC document): an unknown
@@ -122,7 +123,15 @@ from mcp_bridge.toolset.registry import (
 from mcp_bridge.transport.answers import Refused, error_answer
 from mcp_bridge.transport.authorization import authorize
 from mcp_bridge.transport.batch import handle_batch
-from mcp_bridge.transport.bodies import BodyRefused, check_depth, decode_message, read_body
+from mcp_bridge.transport.bodies import (
+    BodyRefused,
+    body_limit,
+    check_depth,
+    check_message_size,
+    decode_message,
+    file_characters,
+    read_body,
+)
 from mcp_bridge.transport.compression import json_answer
 from mcp_bridge.transport.explorer import SignInNeeded, explorer_page, wants_explorer
 from mcp_bridge.transport.security import origin_allowed
@@ -291,15 +300,34 @@ def read_exchange(
     Raises:
         Refused: the first of them that cannot be read (see the module docstring).
     """
+    # The tool set first: whether the group has upload tools decides how much body is read.
+    # Its refusal (an unknown group, a build that fails) waits until the body has been read,
+    # as before: a body that is too large or not JSON is answered as such, and the 500 of a
+    # build carries the message's id.
+    toolset: ToolSet | None = None
+    deferred: Refused | None = None
     try:
-        body = read_body(request)
+        toolset = read_toolset(request, group, version, request.LANGUAGE_CODE)
+    except Refused as refusal:
+        deferred = refusal
+    limit = body_limit(takes_files=toolset is not None and bool(toolset.file_arguments))
+    try:
+        body = read_body(request, limit)
         message = decode_message(body)
+        if toolset is not None and limit.file:
+            uploads = toolset.file_arguments
+            files = file_characters(message, lambda name: uploads.get(name, ()))
+            check_message_size(body, files, limit)
     except BodyRefused as exc:
-        raise Refused(INVALID_REQUEST, exc.message, exc.status) from None
+        raise Refused(INVALID_REQUEST, exc.message, exc.status, exc.data) from None
     except JsonRpcError as exc:
         raise Refused(exc.code, exc.message, exc.http_status, exc.data) from None
     profile = read_profile(request)
-    toolset = read_toolset(request, group, version, request.LANGUAGE_CODE, message)
+    if deferred is not None:
+        if deferred.status == 500:
+            deferred.request_id = echoed_id(message)
+        raise deferred
+    assert toolset is not None
     call = Call(
         request=request,
         toolset=toolset,
