@@ -112,6 +112,8 @@ CHECK_IDS = {
     "mcp_bridge.W022": "a PREPROCESSING_HOOKS entry rewrites paths of a group's operations (the tools keep the URL's paths)",
     # OMIT_OUTPUT_SCHEMA (mcp_bridge.base.setting_names).
     "mcp_bridge.W040": "OMIT_OUTPUT_SCHEMA names a group or tool that does not exist",
+    # OMIT_RESOURCES (mcp_bridge.base.setting_names).
+    "mcp_bridge.W330": "OMIT_RESOURCES names a group or tool that does not exist",
     # Keys keyed by group names that name nothing (mcp_bridge.base.setting_names,
     # mcp_bridge.toolset.guards); E: the key guards confirmation, and the endpoints refuse.
     "mcp_bridge.E300": "CONFIRM names a group that has no view (every endpoint answers 500: fail closed)",

@@ -387,6 +387,7 @@ ENTRY: dict[str, object] = {
     "INSTRUCTIONS": "Search before you fetch.",
     "FILTER_TOOLS_LIST": False,
     "OMIT_OUTPUT_SCHEMA": True,
+    "OMIT_RESOURCES": True,
     "OAUTH_GROUPS": ["catalog"],
     "DISCOVERY": "search",
     "SEARCH_SYNONYMS": {"lamp": ["light"]},

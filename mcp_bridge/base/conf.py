@@ -1110,6 +1110,7 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E330",
         "The read operations that are not also resource templates: "
         '{"<group>": True} or {"<group>": ["tool", ...]}. See docs/resources.md.',
+        names=Names("mcp_bridge.W330", tools_check="mcp_bridge.W330"),
     ),
     "RESOURCE_SCHEME": Setting(
         "drf",
