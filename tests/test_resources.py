@@ -503,3 +503,20 @@ def test_the_explorer_shows_the_templates_the_viewer_may_read(work):
 def test_a_read_needs_a_uri(work):
     error = client("bob").request("resources/read", {}).json()["error"]
     assert error["code"] == -32602 and '"uri"' in error["message"]
+
+
+def test_the_demo_catalog_completes_slugs_and_reads_a_product(db):
+    call_command("load_demo_data", verbosity=0)
+    c = client(None, path="/mcp/catalog/")
+    template = "drf://catalog/api/products/{slug}"
+    values = complete(c, template, "slug", "walnut")["result"]["completion"]["values"]
+    assert values == ["walnut-touch-lamp"]
+    uri = template.replace("{slug}", values[0])
+    (content,) = read(c, uri)["result"]["contents"]
+    call = c.call("products_retrieve", {"slug": values[0]})
+    assert content == {
+        "uri": uri,
+        "mimeType": "application/json",
+        "text": call["content"][0]["text"],
+    }
+    assert read(c, template.replace("{slug}", "no-such-product"))["error"]["code"] == -32602
