@@ -101,6 +101,7 @@ WRONG: dict[str, list[object]] = {
     "TASK_LEASE_SECONDS": [0, "60"],
     "TRACE_ARGUMENTS": ["yes", 1],
     "TRACE_ENDUSER": [True, "username", "ID"],
+    "TRACE_LOG_CONTEXT": [1, "yes", 0],
 }
 
 #: Values the new validators must let through (a check that refuses a right value is worse
@@ -129,6 +130,7 @@ RIGHT: dict[str, list[object]] = {
     "OAUTH_AUTHORIZATION_SERVERS": [["/o", "https://auth.example.com/tenant"]],
     "OAUTH_RESOURCE_ORIGIN": ["https://api.example.com", "https://api.example.com/", None],
     "TRACE_ENDUSER": [None, "id", "pseudo"],
+    "TRACE_LOG_CONTEXT": [None, True, False],
 }
 
 
@@ -147,7 +149,8 @@ def test_defaults_and_validators_are_made_from_the_settings_records():
 def test_every_key_has_its_own_check_id_and_a_hint():
     ids = [setting.check_id for setting in SETTINGS.values()]
     assert [i for i in ids if ids.count(i) > 1] == [], "two keys share a check id"
-    assert all(re.fullmatch(r"mcp_bridge\.E2\d\d", i) for i in ids), ids
+    # E201-E295 by block, and TRACE_LOG_CONTEXT's E350.
+    assert all(re.fullmatch(r"mcp_bridge\.(E2\d\d|E350)", i) for i in ids), ids
     assert UNREADABLE not in ids  # E081 stays for what is no one key's fault
     assert set(ids) <= set(CHECK_IDS)
     assert SETTING_OF_CHECK == {setting.check_id: key for key, setting in SETTINGS.items()}
