@@ -156,6 +156,7 @@ print("installed" if installed else "left alone", hasattr(record, "mcp_tool_name
     [
         ("default", "left alone False"),  # the API installed, no SDK: nothing to add
         ("sdk", "installed True"),  # an SDK configured before Django's setup
+        ("later", "installed True"),  # an SDK set after it: the next request's look
         ("asked", "installed True"),  # TRACE_LOG_CONTEXT True, no SDK
         ("refused", "left alone False"),  # TRACE_LOG_CONTEXT False, an SDK
     ],
