@@ -103,6 +103,7 @@ CHECK_IDS = {
     "mcp_bridge.E021": "a tool's schema holds a $ref that does not resolve inside the tool",
     "mcp_bridge.W020": "a tool requires a request body that it cannot send (the view parses neither JSON nor a form)",
     "mcp_bridge.W023": "an @action that reads request.data itself (or whose code cannot be read) takes the viewset's serializer as arguments",
+    "mcp_bridge.W024": "a field of a view's serializer cannot be described, and is left out of the tool's arguments",
     # What drf-spectacular's PREPROCESSING_HOOKS do to a group (mcp_bridge.toolset.registry).
     "mcp_bridge.E022": "PREPROCESSING_HOOKS leave a group none of its operations",
     "mcp_bridge.W021": "a PREPROCESSING_HOOKS entry drops some of a group's operations",
