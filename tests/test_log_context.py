@@ -147,6 +147,19 @@ if case == "later":
     logging.makeLogRecord({"msg": "x"})
 record = logging.getLogger("mcp_bridge.calls").makeRecord("mcp_bridge.calls", 20, "f", 1, "m", (), None)
 print("installed" if installed else "left alone", hasattr(record, "mcp_tool_name"))
+if case == "asked":  # no SDK: the failed call's record still names its tool and group
+    import json
+    from django.test import Client
+    seen = []
+    class Kept(logging.Handler):
+        def emit(self, record):
+            seen.append((record.mcp_tool_name, record.mcp_group))
+    logging.getLogger("mcp_bridge.calls").addHandler(Kept())
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "category_tree", "arguments": {"nope": 1}}}
+    Client().post("/mcp/cases/", json.dumps(body), content_type="application/json",
+                  headers={"Accept": "application/json"})
+    print(seen)
 """
 
 
@@ -157,7 +170,7 @@ print("installed" if installed else "left alone", hasattr(record, "mcp_tool_name
         ("default", "left alone False"),  # the API installed, no SDK: nothing to add
         ("sdk", "installed True"),  # an SDK configured before Django's setup
         ("later", "installed True"),  # an SDK set after it: the next request's look
-        ("asked", "installed True"),  # TRACE_LOG_CONTEXT True, no SDK
+        ("asked", "installed True\n[('category_tree', 'cases')]"),  # TRACE_LOG_CONTEXT, no SDK
         ("refused", "left alone False"),  # TRACE_LOG_CONTEXT False, an SDK
     ],
 )
