@@ -1,7 +1,7 @@
 """Instructions per tiny ``tools/call`` with tracing: without the ``[otel]`` extra, with the API
 and no SDK, and with an SDK configured with a no-op exporter, counted side by side.
 
-``bash bench/run tracing`` (or ``python -m bench.tracing [without|api|sdk ...]``).
+``bash bench/run tracing`` (or ``python -m bench.tracing [without|api|noexport|sdk ...]``).
 
 Each figure is counted as :mod:`bench.instructions` counts the ``mcp`` kind of the ``tiny``
 view: one process under callgrind per count, warmed up, frozen, then ``n`` requests through
@@ -12,6 +12,9 @@ differ only in what OpenTelemetry they find:
   starts (a finder that answers ``ModuleNotFoundError``), as in an environment without the
   extra: :data:`mcp_bridge.tracing.ENABLED` is false, every hook is the function itself;
 * ``api``: ``opentelemetry-api`` (the extra) and no SDK: the API's no-op tracer and meter;
+* ``noexport``: the SDK's ``TracerProvider`` and ``MeterProvider`` set, with no span processor
+  and no metric reader (an SDK installed and set up, no exporter configured): every span is
+  made and sampled, handed to nothing;
 * ``sdk``: the SDK's ``TracerProvider`` (``SimpleSpanProcessor``, every span sampled) and
   ``MeterProvider`` (a ``PeriodicExportingMetricReader`` whose interval is longer than the
   run), both exporting to an exporter that discards what it gets: every span and data point
@@ -29,7 +32,7 @@ from typing import Any
 
 from bench import instructions, lib
 
-MODES = ("without", "api", "sdk")
+MODES = ("without", "api", "noexport", "sdk")
 VIEW = "tiny"
 
 
@@ -39,6 +42,16 @@ class _Absent:
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
         if name == "opentelemetry" or name.startswith("opentelemetry."):
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+def _configure_bare_sdk() -> None:
+    """The SDK's providers with no processor and no reader: an SDK without an exporter."""
+    from opentelemetry import metrics, trace
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.trace import TracerProvider
+
+    trace.set_tracer_provider(TracerProvider())
+    metrics.set_meter_provider(MeterProvider())
 
 
 def _configure_sdk() -> None:
@@ -84,6 +97,8 @@ def _child(mode: str, n: int) -> None:
         sys.meta_path.insert(0, _Absent())  # type: ignore[arg-type]
     elif mode == "sdk":
         _configure_sdk()
+    elif mode == "noexport":
+        _configure_bare_sdk()
     instructions._child("mcp", VIEW, n)
     from mcp_bridge.tracing import ENABLED
 
@@ -123,7 +138,8 @@ def run(modes: list[str] | None = None) -> str:
         f"Per request = (count of {instructions.MANY} requests - count of {instructions.FEW}) / "
         f"{instructions.MANY - instructions.FEW}, the {VIEW} view's tools/call, PYTHONHASHSEED=0. "
         "without: opentelemetry hidden from the import system (no [otel] extra); api: "
-        "opentelemetry-api, no SDK (no-op); sdk: TracerProvider with SimpleSpanProcessor and "
+        "opentelemetry-api, no SDK (no-op); noexport: the SDK's providers with no processor "
+        "and no reader; sdk: TracerProvider with SimpleSpanProcessor and "
         "MeterProvider with a periodic reader, both exporting to an exporter that discards.",
     )
 

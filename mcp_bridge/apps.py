@@ -10,8 +10,9 @@ class McpBridgeConfig(AppConfig):
         # Django's idiom: importing the checks module registers every check (mcp_bridge.checks
         # says which runs with every command and which with `check --deploy` only).
         from mcp_bridge import checks  # noqa: F401
-        from mcp_bridge.tracing import install_log_context
+        from mcp_bridge.tracing import prepare_tracing
 
-        # With the [otel] extra, the bridge's log records name their tool, group, request and
-        # trace (mcp_bridge.tracing.logs); without it, nothing.
-        install_log_context()
+        # With the [otel] extra and an SDK configured (or TRACE_LOG_CONTEXT), the bridge's log
+        # records name their tool, group, request and trace (mcp_bridge.tracing.logs);
+        # otherwise the process's log record factory is left alone.
+        prepare_tracing()

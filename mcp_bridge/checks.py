@@ -15,7 +15,7 @@ tiers.
 settings and walk the URLconf once, without generating any schema:
 
 * :func:`check_setup`: the schema class and ``MCP_BRIDGE`` (``E080``; ``E081``, and each
-  wrong key's own id, ``E201``-``E295``, from :mod:`mcp_bridge.base.conf`, through
+  wrong key's own id, ``E201``-``E295`` and ``E350``, from :mod:`mcp_bridge.base.conf`, through
   :mod:`mcp_bridge.build.preflight`), reported once, then the decorators' tags and the
   endpoint's inclusion (``W080``-``W084``, :mod:`mcp_bridge.diagnostics`);
 * :func:`check_membership`: the ``MCP_BRIDGE["GROUPS"]`` rules and names (``E050``, ``W050``, ``W051``,
@@ -213,6 +213,7 @@ CHECK_IDS = {
     "mcp_bridge.E275": "MCP_BRIDGE['CONFIRM_CACHE'] is not a key of settings.CACHES",
     "mcp_bridge.E281": "MCP_BRIDGE['TRACE_ARGUMENTS'] is not True or False",
     "mcp_bridge.E282": "MCP_BRIDGE['TRACE_ENDUSER'] is not None, 'id' or 'pseudo'",
+    "mcp_bridge.E350": "MCP_BRIDGE['TRACE_LOG_CONTEXT'] is not None, True or False",
     "mcp_bridge.E291": "MCP_BRIDGE['TASK_ENGINE'] is not 'thread' or 'django_tasks'",
     "mcp_bridge.E292": "MCP_BRIDGE['TASK_CACHE_ALIAS'] is not a key of settings.CACHES",
     "mcp_bridge.E293": "MCP_BRIDGE['TASK_TTL_MS'] is not an int >= 1000",

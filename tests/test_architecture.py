@@ -65,7 +65,7 @@ def test_tracing_has_arrived_and_is_described():
     and nothing in it imports OpenTelemetry but ``api.py`` (the optional extra)."""
     architecture = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
     modules = sorted(p.stem for p in (PACKAGE / "tracing").glob("*.py") if p.stem != "__init__")
-    assert modules == ["api", "context", "conventions", "logs", "metrics", "spans"]
+    assert modules == ["api", "context", "conventions", "logs", "metrics", "providers", "spans"]
     assert "reserved" not in (PACKAGE / "tracing" / "__init__.py").read_text(encoding="utf-8")
     for module in modules:
         assert f"`tracing/{module}.py`" in architecture, module

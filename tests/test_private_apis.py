@@ -19,6 +19,8 @@ from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ComponentRegistry, OpenApiGeneratorExtension
 from drf_spectacular.settings import spectacular_settings
+from opentelemetry import metrics, trace
+from opentelemetry.metrics import _internal as metrics_state
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -201,3 +203,12 @@ def test_response_headers_keep_a_lower_case_store() -> None:
     assert header(response, "content-type") == response["Content-Type"] == "application/json"
     assert header(response, "content-disposition") == "attachment; filename=a.pdf"
     assert header(response, "vary") is None and not response.has_header("Vary")
+
+
+def test_opentelemetry_global_providers_are_module_globals():
+    """mcp_bridge.tracing.providers: the global tracer and meter providers read without a
+    call, to tell in a few instructions whether one was set since the last look."""
+    assert trace._TRACER_PROVIDER is None or trace._TRACER_PROVIDER is trace.get_tracer_provider()
+    assert metrics_state._METER_PROVIDER is None or (
+        metrics_state._METER_PROVIDER is metrics.get_meter_provider()
+    )

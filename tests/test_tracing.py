@@ -577,3 +577,63 @@ def test_without_the_extra_nothing_is_imported_and_every_hook_is_the_function():
         timeout=120,
     )
     assert done.stdout.strip() == "untouched", done.stderr[-3000:]
+
+
+NOTHING_LISTENS = """
+import json
+import django
+django.setup()
+from django.test import Client
+from opentelemetry import context, trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.trace import NonRecordingSpan, NoOpTracer, ProxyTracer
+
+made = []
+
+def counted(owner, name):
+    real = getattr(owner, name)
+    def counting(*args, **kwargs):
+        made.append(name)
+        return real(*args, **kwargs)
+    setattr(owner, name, counting)
+
+counted(NonRecordingSpan, "__init__")
+for tracer in (ProxyTracer, NoOpTracer):
+    counted(tracer, "start_span")
+    counted(tracer, "start_as_current_span")
+counted(context, "attach")
+counted(trace, "set_span_in_context")
+
+def call():
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "category_tree", "arguments": {"name": "lamps"}}}
+    response = Client().post("/mcp/cases/", json.dumps(body), content_type="application/json",
+                             headers={"Accept": "application/json"})
+    assert json.loads(response.content)["result"]["isError"] is False, response.content
+
+call()
+call()
+print("untraced", sorted(set(made)))
+made.clear()
+trace.set_tracer_provider(TracerProvider())  # an SDK, set after the first requests
+call()
+print("traced", "start_span" in made, "attach" in made)
+"""
+
+
+def test_with_the_api_and_no_sdk_a_tool_call_makes_no_span():
+    """opentelemetry-api installed, no SDK configured (a fresh process: the global providers
+    are set once per process): a plain tool call makes no span object, starts none and attaches
+    no context. Once a provider is set, the next call is traced."""
+    done = subprocess.run(
+        [sys.executable, "-c", NOTHING_LISTENS],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"},
+        check=False,
+        timeout=120,
+    )
+    assert done.stdout.split("\n")[-3:-1] == ["untraced []", "traced True True"], (
+        done.stdout + done.stderr[-3000:]
+    )

@@ -6,7 +6,7 @@ An attribute of :data:`bridge_settings` is looked up on first access and kept
 works in tests without patching.
 
 Every key is one :class:`Setting` of :data:`SETTINGS`: its default, its validator, the id of
-the system check of a wrong value (its own, ``mcp_bridge.E201``-``E295``) and that check's
+the system check of a wrong value (its own, ``mcp_bridge.E201``-``E295``, ``E350``) and that check's
 hint; :data:`DEFAULTS` and :data:`VALIDATORS` are made from them, as django-cors-headers checks
 each of its settings. An unknown key or a wrong value raises :class:`SettingError` (an
 :class:`~django.core.exceptions.ImproperlyConfigured` that names the key and its check id) on
@@ -201,6 +201,11 @@ Tracing (:mod:`mcp_bridge.tracing`, with the ``[otel]`` extra; docs/tracing.md):
     nothing; ``"id"``, ``enduser.id``, the user's primary key; ``"pseudo"``,
     ``enduser.pseudo.id``, a keyed hash (HMAC-SHA256 with ``SECRET_KEY``) of it, the same for
     one user in every span.
+``TRACE_LOG_CONTEXT`` (``None``)
+    Whether the bridge wraps the process's log record factory so that its own records carry
+    the tool, group, request and trace (:mod:`mcp_bridge.tracing.logs`): ``None``, once an
+    OpenTelemetry SDK is configured (a tracer or meter provider that records, at startup or
+    later); ``True``, always; ``False``, never.
 
 MCP authorization (:mod:`mcp_bridge.transport.authorization`, docs/authorization.md):
 
@@ -362,6 +367,13 @@ def _flag(name: str, value: Any) -> None:
     if not isinstance(value, bool):
         raise ImproperlyConfigured(
             f"settings.MCP_BRIDGE[{name!r}] is {value!r}; use True or False."
+        )
+
+
+def _optional_flag(name: str, value: Any) -> None:
+    if value is not None and not isinstance(value, bool):
+        raise ImproperlyConfigured(
+            f"settings.MCP_BRIDGE[{name!r}] is {value!r}; use True, False or None (the default)."
         )
 
 
@@ -1132,6 +1144,14 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E282",
         'What the spans record of the caller: None (nothing), "id" (enduser.id, the user\'s '
         'primary key) or "pseudo" (enduser.pseudo.id, a keyed hash of it). See docs/tracing.md.',
+    ),
+    "TRACE_LOG_CONTEXT": Setting(
+        None,
+        _optional_flag,
+        "mcp_bridge.E350",
+        "Whether the bridge's log records carry its tool, group, request and trace: None (once "
+        "an OpenTelemetry SDK is configured), True (always, with the [otel] extra) or False "
+        "(never). See docs/tracing.md#logs.",
     ),
 }
 

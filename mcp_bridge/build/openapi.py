@@ -597,6 +597,30 @@ class GroupSchemaGenerator(SchemaGenerator):
         self.sources: list[OperationSource] = []
         #: ``mcp_bridge.W024``: the fields left out of an operation's arguments, and why.
         self.field_problems: list[Problem] = []
+        # update_fields() per (view class, serializer class), and the fields it left out.
+        self._updates: dict[tuple[Any, Any], tuple[dict[str, Any], list[tuple[str, str]]]] = {}
+
+    def _update_fields(
+        self, view: Any, inspector: Any
+    ) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
+        """:func:`update_fields` of ``view`` and the fields it left out, worked out once per
+        view class and serializer class: the ``PUT`` and the ``PATCH`` of one view make the
+        same serializer class with the same unsaved object, so they share it (building the
+        serializer and mapping each of its fields is most of what the pass costs)."""
+        try:
+            serializer_class = view.get_serializer_class()
+        # A view without one (an APIView), or one that reads the real request: update_fields
+        # meets the same and decides, uncached.
+        except Exception:  # noqa: BLE001
+            serializer_class = None
+        key = (type(view), serializer_class)
+        found = self._updates.get(key) if serializer_class is not None else None
+        if found is None:
+            left_out: list[tuple[str, str]] = []
+            found = (update_fields(view, inspector, left_out), left_out)
+            if serializer_class is not None:
+                self._updates[key] = found
+        return found
 
     # Private drf-spectacular API (SchemaGenerator._initialise_endpoints and, in parse(),
     # _get_paths_and_endpoints): overridden and called so that only the group's endpoints get
@@ -691,6 +715,7 @@ class GroupSchemaGenerator(SchemaGenerator):
         result: dict[str, Any] = {}
         self.sources = []
         self.field_problems = []
+        self._updates = {}
         for path, path_regex, method, view in endpoints:
             # Messages queued when the view was decorated, as SchemaGenerator.parse emits them.
             with add_trace_message(type(view)):
@@ -749,11 +774,10 @@ class GroupSchemaGenerator(SchemaGenerator):
                 # (tests/test_private_apis.py; without it test_results.py's probe test fails).
                 is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
                 left_out: list[tuple[str, str]] = []
-                updated = (
-                    update_fields(view, inspector, left_out)
-                    if not hand_written and method.upper() in ("PUT", "PATCH")
-                    else {}
-                )
+                if not hand_written and method.upper() in ("PUT", "PATCH"):
+                    updated, left_out = self._update_fields(view, inspector)
+                else:
+                    updated = {}
                 self.field_problems += [
                     _left_out_problem(view, method, path, name, why) for name, why in left_out
                 ]

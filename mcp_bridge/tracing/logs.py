@@ -1,9 +1,9 @@
 """The log records of the bridge say which tool, group, request and trace they belong to.
 
-:func:`install_log_context` (called by the app's ``ready()`` when the ``[otel]`` extra is
-installed) wraps the process's log record factory, keeping the one it finds, so that every
-record of a ``mcp_bridge`` logger (``mcp_bridge.calls``, ``mcp_bridge.executor``,
-``mcp_bridge.transport``, ...) carries, while an MCP request is answered:
+:func:`install_log_context` wraps the process's log record factory, keeping the one it finds,
+so that every record of a ``mcp_bridge`` logger (``mcp_bridge.calls``,
+``mcp_bridge.executor``, ``mcp_bridge.transport``, ...) carries, while an MCP request is
+answered:
 
 * ``mcp_method``: its ``mcp.method.name``;
 * ``mcp_tool_name``: the tool it calls (the real tool of a search-mode proxy), else ``""``;
@@ -17,6 +17,12 @@ Outside a request the ``mcp_*`` attributes are ``""``, so that a format string n
 works for every record of the bridge. Records of other loggers are left as they are. An OTLP
 log exporter (the SDK's ``LoggingHandler``) sends them as log attributes, with the trace
 context it reads itself.
+
+The factory is the process's, shared with every library: it is installed only where it has
+something to add (``MCP_BRIDGE["TRACE_LOG_CONTEXT"]``: by default once an OpenTelemetry SDK
+is configured, :mod:`mcp_bridge.tracing.providers`), and it never raises, whatever record the
+factory before it makes: ``logging.makeLogRecord`` (which structlog's formatter calls for every
+record) makes one with no name, and another library's factory may make anything.
 """
 
 from __future__ import annotations
@@ -31,27 +37,46 @@ from mcp_bridge.tracing.context import answering
 LOGGER_PREFIX = "mcp_bridge"
 _MARK = "_mcp_bridge_log_context"
 
+#: Whether this process's log records are stamped (read by
+#: :func:`mcp_bridge.tracing.providers.listeners`: the request being answered is then kept
+#: for the records, with or without spans).
+installed = False
+
 
 def install_log_context() -> None:
     """Stamp the bridge's log records (see the module docstring); once per process, and only
-    with the ``[otel]`` extra installed."""
+    with the ``[otel]`` extra installed. Whether the process asks for it is the caller's to
+    decide (:func:`mcp_bridge.tracing.providers.install_log_context_if_asked`)."""
+    global installed
     if not ENABLED:
         return
     previous = logging.getLogRecordFactory()
     if getattr(previous, _MARK, False):
+        installed = True
         return
 
     def stamped(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = previous(*args, **kwargs)
-        name = record.name
-        if name.startswith(LOGGER_PREFIX) and (
-            len(name) == len(LOGGER_PREFIX) or name[len(LOGGER_PREFIX)] == "."
-        ):
-            stamp(record)
+        try:
+            if _is_bridge_logger(getattr(record, "name", None)):
+                stamp(record)
+        except Exception:  # noqa: BLE001, S110 - a record not stamped beats a broken log
+            pass
         return record
 
     setattr(stamped, _MARK, True)
     logging.setLogRecordFactory(stamped)
+    installed = True
+
+
+def _is_bridge_logger(name: object) -> bool:
+    """``mcp_bridge`` or one of its children; ``None`` (``logging.makeLogRecord``) or any
+    other object a factory made is not."""
+    return (
+        isinstance(name, str)
+        and name.startswith(LOGGER_PREFIX)
+        and (len(name) == len(LOGGER_PREFIX) or name[len(LOGGER_PREFIX)] == ".")
+    )
 
 
 def stamp(record: logging.LogRecord) -> None:

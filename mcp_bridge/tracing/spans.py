@@ -3,7 +3,9 @@
 Each hook is a decorator put on the function of one step where that function is defined, so
 that the pipelines' code reads as before: spans wrap the steps, as the signals do, and never
 sit between them. Without the ``[otel]`` extra each returns the function unchanged
-(:data:`~mcp_bridge.tracing.api.ENABLED`).
+(:data:`~mcp_bridge.tracing.api.ENABLED`); with the API and nothing that listens (no SDK's
+provider, no log context: :mod:`mcp_bridge.tracing.providers`) each calls the function
+straight away, making no span and attaching no context.
 
 * :func:`traced_request` on dispatch's ``handle_message``: the **server span** of one MCP
   request or notification (each member of a batch its own), named ``{mcp.method.name}
@@ -66,6 +68,7 @@ from mcp_bridge.tracing.api import (
 )
 from mcp_bridge.tracing.context import Answering, answering, enter, leave
 from mcp_bridge.tracing.metrics import count_tool_error, record_operation
+from mcp_bridge.tracing.providers import Listeners, listeners, spans
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -95,12 +98,17 @@ def traced_request(handle: F) -> F:
         method = message.get("method") if isinstance(message, dict) else None
         if not isinstance(method, str) or call.every_tool:
             return handle(message, call)
-        return _answer(handle, method, message, call)
+        found = listeners()
+        if found is None:  # no SDK, no log context: the untraced path
+            return handle(message, call)
+        return _answer(handle, method, message, call, found)
 
     return cast(F, traced)
 
 
-def _answer(handle: Callable[..., Any], method: str, message: dict[str, Any], call: Any) -> Any:
+def _answer(
+    handle: Callable[..., Any], method: str, message: dict[str, Any], call: Any, found: Listeners
+) -> Any:
     params = message.get("params")
     if not isinstance(params, dict):
         params = {}
@@ -115,14 +123,19 @@ def _answer(handle: Callable[..., Any], method: str, message: dict[str, Any], ca
         if isinstance(name, str) and (name in toolset.by_name or toolset.meta_tool(name)):
             tool = name
             attributes[names.GEN_AI_TOOL_NAME] = name
-    parent, links = _parent(params.get("_meta"))
-    span = _tracer.start_span(
-        f"{method} {tool}" if tool else method,
-        context=parent,
-        kind=SpanKind.SERVER,
-        attributes=attributes,
-        links=links,
-    )
+    token = None
+    if found.spans:
+        parent, links = _parent(params.get("_meta"))
+        span = _tracer.start_span(
+            f"{method} {tool}" if tool else method,
+            context=parent,
+            kind=SpanKind.SERVER,
+            attributes=attributes,
+            links=links,
+        )
+        token = context.attach(trace.set_span_in_context(span, parent))
+    else:  # metrics or the log context alone: no span, no context
+        span = trace.INVALID_SPAN
     request = Answering(
         span,
         method,
@@ -130,7 +143,6 @@ def _answer(handle: Callable[..., Any], method: str, message: dict[str, Any], ca
         None if isinstance(request_id, bool) or request_id is None else str(request_id),
         tool,
     )
-    token = context.attach(trace.set_span_in_context(span, parent))
     entered = enter(request)
     error_type: str | None = None
     started = time.perf_counter()
@@ -144,17 +156,21 @@ def _answer(handle: Callable[..., Any], method: str, message: dict[str, Any], ca
     finally:
         seconds = time.perf_counter() - started
         leave(entered)
-        context.detach(token)
-        described = _described(request, call, error_type)
-        if span.is_recording():
-            span.set_attributes(described)
-            if request.request_id is not None:
-                span.set_attribute(names.JSONRPC_REQUEST_ID, request.request_id)
-            span.set_attributes(_enduser(call.request))
+        if token is not None:
+            context.detach(token)
+        recording = span.is_recording()
+        if recording or found.metrics:
+            described = _described(request, call, error_type)
+            if recording:
+                span.set_attributes(described)
+                if request.request_id is not None:
+                    span.set_attribute(names.JSONRPC_REQUEST_ID, request.request_id)
+                span.set_attributes(_enduser(call.request))
+            if found.metrics:
+                record_operation(seconds, described)
+                if error_type is not None and method == "tools/call":
+                    count_tool_error(request.tool, error_type, request.group)
         span.end()
-        record_operation(seconds, described)
-        if error_type is not None and method == "tools/call":
-            count_tool_error(request.tool, error_type, request.group)
 
 
 def _parent(meta: Any) -> tuple[Any, list[Any] | None]:
@@ -293,15 +309,16 @@ def _stage(
     gives its attributes, ``outcome(span, result)`` records how it ended (both only when the
     span records).
 
-    A stage's span is made only under a span that records (the MCP request's, or the HTTP
-    request's for a REST call to a ``@cached`` view): under a request that nothing samples, or
-    with no SDK at all, the stages cost one look at the current span instead of the API's
-    no-op spans.
+    A stage's span is made only when a tracer provider records
+    (:func:`~mcp_bridge.tracing.providers.spans`), and then only under a span that records (the
+    MCP request's, or the HTTP request's for a REST call to a ``@cached`` view): with no SDK, a
+    stage costs a look at the providers; under a request that nothing samples, a look at the
+    current span too.
     """
 
     @functools.wraps(func)
     def traced(*args: Any, **kwargs: Any) -> Any:
-        if not trace.get_current_span().is_recording():
+        if not spans() or not trace.get_current_span().is_recording():
             return func(*args, **kwargs)
         with _tracer.start_as_current_span(
             name, kind=SpanKind.INTERNAL, record_exception=False, set_status_on_exception=False
