@@ -816,3 +816,44 @@ def test_the_index_is_plain_data(db):
     assert toolset.search_indexes[None] is index  # kept on the tool set
     copied = pickle.loads(pickle.dumps(index))
     assert copied.search("delete a report") == index.search("delete a report")
+
+
+def test_a_tool_whose_resource_the_query_names_is_always_a_candidate():
+    # "rename a project" answered two import tools whose descriptions say "renamed", and the
+    # projects' updates were no candidates: "project" is in most tools' texts (not selective).
+    texts = [
+        _text(
+            f"projects_{kind}",
+            kind,
+            "projects",
+            ("resource", "project"),
+            ("path", "projects"),
+            path="/projects/{id}/",
+        )
+        for kind in ("list", "retrieve", "update", "destroy")
+    ]
+    texts += [
+        _text(
+            f"projects_{thing}_list",
+            "list",
+            thing,
+            ("resource", thing),
+            ("path", f"projects {thing}"),
+            ("description", f"The {thing} of a project."),
+        )
+        for thing in ("tasks", "labels", "members", "exports", "views", "webhooks")
+    ]
+    texts += [
+        _text(
+            f"import_{n}_create",
+            "create",
+            "imports",
+            ("resource", "import"),
+            ("description", "Import files. Columns are renamed to the project's fields."),
+        )
+        for n in range(2)
+    ]
+    index = index_texts(texts)
+    ranked, matched = index.search("rename a project", None, 3)
+    assert ranked[0][0] == "projects_update"
+    assert matched > 2

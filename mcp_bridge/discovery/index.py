@@ -32,6 +32,7 @@ A warm search costs one dict lookup per query term and one addition per posting.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import heapq
 import math
@@ -434,6 +435,9 @@ SYNONYM_COVERAGE = 0.75
 #: How many of a query's best candidates (by BM25 and the kind's factor) the resource, name
 #: and action factors rank again.
 RERANK_DEPTH = 50
+#: The least score of a tool whose resource the query names, as a share of the best
+#: candidate's (times the share of the resource's name the query holds).
+RESOURCE_FLOOR = 0.35
 #: The factor of a tool all of whose name's words the query has.
 NAME_MATCH = 1.5
 #: The factor of a custom action whose own word (not its resource's) the query says.
@@ -780,6 +784,14 @@ class SearchIndex:
             for that action.
         whole_update: whether each tool is an update that replaces the whole object (PUT):
             a partial update (PATCH) ranks just above it.
+        named: ``{term: [(resource name as terms, [document numbers]), ...]}``: the
+            resource names that hold each term, with their tools. A query that names a
+            resource (half of its name's words or more) makes its tools candidates, however
+            common its words are in the group: "rename a page" reaches the pages' updates
+            even where a rare word of the query ("renamed") is in other tools' texts only.
+        semantic: the tools' embeddings (:class:`~mcp_bridge.discovery.semantic.Embeddings`),
+            when the group's search is semantic too (``SEARCH_EMBEDDING_MODEL``); ``None``:
+            lexical only.
     """
 
     names: list[str]
@@ -801,6 +813,8 @@ class SearchIndex:
     verb_phrases: dict[str, list[str]] = field(default_factory=dict)
     action_terms: list[frozenset[str]] = field(default_factory=list)
     whole_update: list[bool] = field(default_factory=list)
+    named: dict[str, list[tuple[tuple[str, ...], list[int]]]] = field(default_factory=dict)
+    semantic: Any = None
 
     def search(
         self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
@@ -846,6 +860,24 @@ class SearchIndex:
                 added = contribution_of.get(doc)
                 if added is not None:
                     scores[doc] += weight * added
+        named = self._resource_candidates(query) if self.named else {}
+        if named:
+            # The tools of a resource the query names: scored by the query's terms they
+            # have, and at least a share of the best candidate's score (a resource's word may
+            # be in nearly every tool of the group, and count for nothing in BM25).
+            top = max(scores.values(), default=1.0) or 1.0
+            for doc, coverage in named.items():
+                own = sum(
+                    weighted[term]
+                    * (
+                        self.common[term].get(doc, 0.0)
+                        if term in self.common
+                        else _contribution(postings[term], doc)
+                    )
+                    for term in found
+                )
+                floor = RESOURCE_FLOOR * top * coverage
+                scores[doc] = max(scores.get(doc, own), floor)
         exact = self._named(query) if self.intents else []
         for doc in exact:
             scores.setdefault(doc, 0.0)
@@ -869,6 +901,30 @@ class SearchIndex:
         scored = [(score, -doc) for doc, score in scores.items()]
         best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
         return [(names[-doc], score) for score, doc in best], len(scores)
+
+    def _resource_candidates(self, query: str) -> dict[int, float]:
+        """The tools of the resources the query names (half of a resource name's words or
+        more, the query's own words: not its verbs, values or expansions), with the share
+        of the name it holds."""
+        values = _value_words(query)
+        content = {
+            term
+            for word in words(query)
+            if word not in _INTENT_WORDS and word not in values
+            for term, _ in self.analyzer.weighted(word)
+        }
+        found: dict[int, float] = {}
+        seen: set[tuple[str, ...]] = set()
+        for term in content:
+            for name, documents in self.named.get(term, ()):
+                if name in seen:
+                    continue
+                seen.add(name)
+                coverage = len(content.intersection(name)) / len(name)
+                if coverage >= 0.5:
+                    for doc in documents:
+                        found[doc] = max(found.get(doc, 0.0), coverage)
+        return found
 
     def _without_names(self, query: str) -> str:
         """The query without the resource names that hold a verb word ("waiting list",
@@ -1079,6 +1135,15 @@ def _value_words(query: str) -> frozenset[str]:
     inside += identifiers
     outside = {w for token in tokens if token not in identifiers for w in words(token)}
     return frozenset(w for text in inside for w in words(text) if w not in outside)
+
+
+def _contribution(posting: tuple[list[int], list[float]], doc: int) -> float:
+    """``doc``'s contribution in a term's posting list (sorted by document), else 0."""
+    documents, contributions = posting
+    position = bisect.bisect_left(documents, doc)
+    if position < len(documents) and documents[position] == doc:
+        return contributions[position]
+    return 0.0
 
 
 def _contains(sequence: list[str], part: list[str]) -> bool:
@@ -1391,7 +1456,24 @@ def index_texts(
             for text, name, alternatives in zip(texts, name_terms, resource_terms, strict=True)
         ],
         whole_update=[text.kind == UPDATE and text.http_method == "PUT" for text in texts],
+        named={} if plain else _named_resources(resource_terms),
     )
+
+
+def _named_resources(
+    resource_terms: list[list[tuple[str, ...]]],
+) -> dict[str, list[tuple[tuple[str, ...], list[int]]]]:
+    """:attr:`SearchIndex.named` of the tools' resource names."""
+    tools_of: dict[tuple[str, ...], list[int]] = {}
+    for doc, alternatives in enumerate(resource_terms):
+        for name in alternatives:
+            if name:
+                tools_of.setdefault(name, []).append(doc)
+    named: dict[str, list[tuple[tuple[str, ...], list[int]]]] = {}
+    for name, documents in tools_of.items():
+        for term in name:
+            named.setdefault(term, []).append((name, documents))
+    return named
 
 
 def _verb_phrases(texts: list[ToolText]) -> dict[str, list[str]]:
