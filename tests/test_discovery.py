@@ -434,7 +434,8 @@ def test_a_caller_is_offered_only_the_proxies_it_can_use(search_mode, monkeypatc
 
 
 def test_project_synonyms_find_the_tool(search_mode, db):
-    assert not answer_of(McpClient().call(SEARCH_TOOL, {"query": "memo"}))["tools"]
+    unmatched = answer_of(McpClient().call(SEARCH_TOOL, {"query": "memo"}))
+    assert not unmatched["tools"] and unmatched["resources"]
     search_mode.MCP_BRIDGE = {**SEARCH_CASES, "SEARCH_SYNONYMS": {"cases": {"note": ["memo"]}}}
     answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "memo"}))
     assert answer["tools"][0]["name"] == "note_list"
@@ -857,3 +858,25 @@ def test_a_tool_whose_resource_the_query_names_is_always_a_candidate():
     ranked, matched = index.search("rename a project", None, 3)
     assert ranked[0][0] == "projects_update"
     assert matched > 2
+
+
+def test_a_query_that_matches_nothing_gets_the_resources_to_browse(search_mode, db):
+    answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "merchandise"}))
+    assert answer["tools"] == [] and answer["more"] == 0
+    overview = answer_of(McpClient().call(SEARCH_TOOL, {"query": ""}))
+    assert answer["resources"] == overview["resources"]
+    assert "search_tools(query='', resource=" in answer["hint"]
+
+
+def test_a_misspelt_query_gets_the_closest_tools(search_mode, db):
+    answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "reprots"}))
+    assert answer["tools"][0]["name"].startswith("reports_")
+    assert answer["resources"] and "closest by spelling" in answer["hint"]
+
+
+def test_no_answer_of_the_demo_is_empty(db):
+    from mcp_bridge.toolcall.meta_tools import search_answer
+
+    toolset = get_toolset("backoffice")
+    answer = search_answer("merchandise", 5, toolset, MODERN, "", None)
+    assert answer["tools"] or answer.get("resources") or answer.get("areas")

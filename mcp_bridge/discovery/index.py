@@ -33,6 +33,7 @@ A warm search costs one dict lookup per query term and one addition per posting.
 from __future__ import annotations
 
 import bisect
+import difflib
 import functools
 import heapq
 import math
@@ -438,6 +439,9 @@ RERANK_DEPTH = 50
 #: The least score of a tool whose resource the query names, as a share of the best
 #: candidate's (times the share of the resource's name the query holds).
 RESOURCE_FLOOR = 0.35
+#: How close in spelling (difflib's ratio) an index term must be to a query term that
+#: matches nothing, for :meth:`SearchIndex.closest`.
+CLOSE_SPELLING = 0.8
 #: The factor of a tool all of whose name's words the query has.
 NAME_MATCH = 1.5
 #: The factor of a custom action whose own word (not its resource's) the query says.
@@ -901,6 +905,23 @@ class SearchIndex:
         scored = [(score, -doc) for doc, score in scores.items()]
         best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
         return [(names[-doc], score) for score, doc in best], len(scores)
+
+    def closest(
+        self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
+    ) -> tuple[list[tuple[str, float]], int]:
+        """For a query that matches nothing: the tools that the index's terms closest in
+        spelling to the query's own terms find (a typo, another form of a word), as
+        :meth:`search` answers; ``([], 0)`` when no term is close."""
+        vocabulary = [term for term, idf in self.idf.items() if idf >= MIN_IDF]
+        close = [
+            match
+            for term in self.query_terms(query)
+            if term not in self.idf
+            for match in difflib.get_close_matches(term, vocabulary, n=2, cutoff=CLOSE_SPELLING)
+        ]
+        if not close:
+            return [], 0
+        return self.search(" ".join(dict.fromkeys(close)), visible, limit)
 
     def _resource_candidates(self, query: str) -> dict[int, float]:
         """The tools of the resources the query names (half of a resource name's words or
