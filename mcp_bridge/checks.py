@@ -194,6 +194,8 @@ CHECK_IDS = {
     "mcp_bridge.E263": "MCP_BRIDGE['DISCOVERY_MAX_TOKENS'] is not an int >= 1",
     "mcp_bridge.E264": "MCP_BRIDGE['SEARCH_RESULT_TOKENS'] is not an int >= 1",
     "mcp_bridge.E265": "MCP_BRIDGE['SEARCH_SYNONYMS'] is not a {group: {word: [synonyms]}} dict",
+    "mcp_bridge.E340": "MCP_BRIDGE['SEARCH_EMBEDDING_MODEL'] is not None or a model name",
+    "mcp_bridge.E341": "MCP_BRIDGE['SEARCH_EMBEDDING_FUNCTION'] is not a dotted path",
     "mcp_bridge.E271": "MCP_BRIDGE['BUILD_STORE'] is not None or a dict of known keys with sane values",
     "mcp_bridge.E272": "MCP_BRIDGE['CONFIRM'] is not a {group: rule} dict",
     "mcp_bridge.E273": "MCP_BRIDGE['CONFIRM_WITHOUT_ELICITATION'] is not a bool or {group: bool}",

@@ -871,7 +871,7 @@ def test_a_query_that_matches_nothing_gets_the_resources_to_browse(search_mode, 
 def test_a_misspelt_query_gets_the_closest_tools(search_mode, db):
     answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "reprots"}))
     assert answer["tools"][0]["name"].startswith("reports_")
-    assert answer["resources"] and "closest by spelling" in answer["hint"]
+    assert answer["resources"] and "closest found" in answer["hint"]
 
 
 def test_no_answer_of_the_demo_is_empty(db):

@@ -49,6 +49,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.utils import translation
 
 from mcp_bridge.build.tools import Tool
+from mcp_bridge.discovery import semantic as semantics
 
 try:  # the ``search`` extra: Snowball's stemmers (docs/discovery.md#ranking)
     import snowballstemmer  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -439,6 +440,12 @@ RERANK_DEPTH = 50
 #: The least score of a tool whose resource the query names, as a share of the best
 #: candidate's (times the share of the resource's name the query holds).
 RESOURCE_FLOOR = 0.35
+#: Reciprocal rank fusion of the lexical and the semantic rankings (:meth:`SearchIndex._fused`):
+#: the constant of each rank, the semantic ranking's weight beside the lexical one's (1), and
+#: how many of the semantic ranking's best tools are fused.
+RRF_K = 60
+SEMANTIC_WEIGHT = 1.0
+SEMANTIC_DEPTH = 50
 #: How close in spelling (difflib's ratio) an index term must be to a query term that
 #: matches nothing, for :meth:`SearchIndex.closest`.
 CLOSE_SPELLING = 0.8
@@ -821,7 +828,11 @@ class SearchIndex:
     semantic: Any = None
 
     def search(
-        self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
+        self,
+        query: str,
+        visible: frozenset[str] | None = None,
+        limit: int | None = None,
+        vector: Any = None,
     ) -> tuple[list[tuple[str, float]], int]:
         """The tools that match ``query``, best first.
 
@@ -830,10 +841,25 @@ class SearchIndex:
             visible: the names the caller may see, or ``None`` for all: search never
                 returns a tool the caller cannot see, nor counts it.
             limit: how many to return; ``None``: every match.
+            vector: the query's unit embedding (:func:`~mcp_bridge.discovery.semantic.embed_query`)
+                when the index has :attr:`semantic` vectors: the lexical ranking and the
+                semantic one are fused (:meth:`_fused`); ``None``: lexical only.
 
         Returns:
             ``([(tool name, score), ...], how many matched)``.
         """
+        ranked, matched, _ = self.ranked(query, visible, limit, vector)
+        return ranked, matched
+
+    def ranked(
+        self,
+        query: str,
+        visible: frozenset[str] | None = None,
+        limit: int | None = None,
+        vector: Any = None,
+    ) -> tuple[list[tuple[str, float]], int, int]:
+        """:meth:`search`'s answer, and how many tools the lexical index alone matched
+        (none: the query has no word of the API's, and the tools are the semantic ranking's)."""
         weighted = self.query_terms(query)
         postings = self.postings
         # A word that nearly every tool has ("resource" in a group of resources) tells them
@@ -885,8 +911,9 @@ class SearchIndex:
         exact = self._named(query) if self.intents else []
         for doc in exact:
             scores.setdefault(doc, 0.0)
-        if not scores:
-            return [], 0
+        semantic = self.semantic is not None and vector is not None
+        if not scores and not semantic:
+            return [], 0, 0
         names = self.names
         if visible is not None:
             scores = {doc: score for doc, score in scores.items() if names[doc] in visible}
@@ -894,17 +921,67 @@ class SearchIndex:
         factors = self._factors(intents, query)
         classes = self.classes
         scores = {doc: score * factors[classes[doc]] for doc, score in scores.items()}
-        if self.intents:
+        if self.intents and scores:
             # The resource, name and action factors only raise a score (at most about 4.5
             # times): they are worked out for the best candidates only (and the tools named
             # exactly), which keeps a query over thousands of matching tools fast.
             chosen = dict(heapq.nlargest(RERANK_DEPTH, scores.items(), key=lambda item: item[1]))
             chosen.update((doc, scores[doc]) for doc in exact if doc in scores)
             scores.update(self._rerank(query, chosen, intents or frozenset(), exact))
+        lexical = len(scores)
+        if semantic:
+            scores = self._fused(scores, vector, visible, factors, exact)
         # (score, -doc): ties go to the first tool by name (tools are sorted by name).
         scored = [(score, -doc) for doc, score in scores.items()]
         best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
-        return [(names[-doc], score) for score, doc in best], len(scores)
+        return [(names[-doc], score) for score, doc in best], len(scores), lexical
+
+    def _fused(
+        self,
+        scores: dict[int, float],
+        vector: Any,
+        visible: frozenset[str] | None,
+        factors: list[float],
+        exact: list[int],
+    ) -> dict[int, float]:
+        """The lexical ranking (``scores``) and the semantic one fused by reciprocal rank
+        (Cormack, Clarke and Büttcher, SIGIR 2009): each tool scores
+        ``1 / (RRF_K + its lexical rank) + SEMANTIC_WEIGHT / (RRF_K + its semantic rank)``.
+        The semantic ranking is the cosine of the tools' vectors with the query's, times the
+        factor of the tool's kind for the query's verb (as the lexical score is), over its
+        :data:`SEMANTIC_DEPTH` best visible tools. A tool named exactly stays first."""
+        semantic = self.semantic
+        similarities = semantic.similarities(vector) * _numpy().asarray(factors)[self._classes()]
+        if visible is not None:
+            hidden = _numpy().fromiter(
+                (name not in visible for name in self.names), dtype=bool, count=len(self.names)
+            )
+            similarities[hidden] = -_numpy().inf
+        depth = min(SEMANTIC_DEPTH, len(similarities))
+        best = _numpy().argpartition(-similarities, depth - 1)[:depth] if depth else []
+        ranked = sorted(
+            (int(doc) for doc in best if similarities[doc] > 0),
+            key=lambda doc: -similarities[doc],
+        )
+        fused: dict[int, float] = {}
+        lexical = sorted(scores, key=lambda doc: (-scores[doc], doc))
+        for rank, doc in enumerate(lexical):
+            fused[doc] = 1.0 / (RRF_K + rank + 1)
+        for rank, doc in enumerate(ranked):
+            fused[doc] = fused.get(doc, 0.0) + SEMANTIC_WEIGHT / (RRF_K + rank + 1)
+        if exact:
+            top = max(fused.values())
+            for position, doc in enumerate(exact):
+                if doc in fused:
+                    fused[doc] = top * 2.0 - position
+        return fused
+
+    def _classes(self) -> Any:
+        """:attr:`classes` as an array, kept beside the vectors (not stored)."""
+        cache = self.semantic.cache
+        if "classes" not in cache:
+            cache["classes"] = _numpy().asarray(self.classes, dtype=int)
+        return cache["classes"]
 
     def closest(
         self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
@@ -1158,6 +1235,11 @@ def _value_words(query: str) -> frozenset[str]:
     return frozenset(w for text in inside for w in words(text) if w not in outside)
 
 
+def _numpy() -> Any:
+    semantics._require_numpy()
+    return semantics.numpy
+
+
 def _contribution(posting: tuple[list[int], list[float]], doc: int) -> float:
     """``doc``'s contribution in a term's posting list (sorted by document), else 0."""
     documents, contributions = posting
@@ -1348,6 +1430,8 @@ def build_index(
     language: str | None = None,
     *,
     plain: bool = False,
+    embed: semantics.Embedder | None = None,
+    model: str = "",
 ) -> SearchIndex:
     """The :class:`SearchIndex` of ``tools`` (in their own texts and language).
 
@@ -1358,6 +1442,9 @@ def build_index(
             fields') are indexed in it too, beside the source language's.
         plain: plain BM25 over the tools' own texts, for the benchmark's comparison: no
             facts, no verb intents, no abbreviations, no vocabulary.
+        embed, model: the embedding function of semantic search, and its model's name
+            (:mod:`~mcp_bridge.discovery.semantic`): the tools' vectors are made with the
+            index. ``None``: lexical only.
     """
     source = settings.LANGUAGE_CODE if settings.configured else None
     return index_texts(
@@ -1366,7 +1453,25 @@ def build_index(
         plain=plain,
         language=language,
         source_language=source,
+        embed=embed,
+        model=model,
     )
+
+
+#: The fields of a tool whose texts are embedded for semantic search, and how many
+#: characters of each: what the tool is and does, not its arguments (in a static model, a
+#: text's vector is the mean of its words': hundreds of argument names drown the rest).
+EMBEDDED_FIELDS = {"title": 200, "resource": 100, "name": 100, "description": 300}
+
+
+def embedding_text(text: ToolText) -> str:
+    """The text of a tool that semantic search embeds (:data:`EMBEDDED_FIELDS`)."""
+    parts = [
+        value[: EMBEDDED_FIELDS[name]].strip()
+        for name, value in text.fields
+        if name in EMBEDDED_FIELDS and value
+    ]
+    return ". ".join(dict.fromkeys(part for part in parts if part))
 
 
 #: The fields of a tool's arguments: capped (:data:`ARGUMENT_TF`, :data:`ARGUMENT_LENGTH`).
@@ -1406,10 +1511,25 @@ def index_texts(
     plain: bool = False,
     language: str | None = None,
     source_language: str | None = None,
+    embed: semantics.Embedder | None = None,
+    model: str = "",
 ) -> SearchIndex:
     """The :class:`SearchIndex` of tools given as :class:`ToolText` records (see
     :func:`build_index`; ``source_language``: the language of the texts that are not
     translated, ``LANGUAGE_CODE``)."""
+    index = _lexical_index(texts, synonyms, plain, language, source_language)
+    if embed is not None:
+        index.semantic = semantics.embed_tools([embedding_text(t) for t in texts], embed, model)
+    return index
+
+
+def _lexical_index(
+    texts: list[ToolText],
+    synonyms: dict[str, Iterable[str]] | None,
+    plain: bool,
+    language: str | None,
+    source_language: str | None,
+) -> SearchIndex:
     analyzer = analyzer_for(texts, language, source_language, plain=plain)
     documents: list[dict[str, float]] = []
     lengths: list[float] = []

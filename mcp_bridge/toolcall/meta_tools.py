@@ -57,6 +57,7 @@ from mcp_bridge.discovery.metatools import (
     proxies_named,
     risk_of,
 )
+from mcp_bridge.discovery.semantic import configured_embedder, embed_query
 from mcp_bridge.schemas.profiles import without_optional_nulls
 from mcp_bridge.toolcall import executor
 from mcp_bridge.toolcall.results import ToolCallFailed, success_result, tool_error_result
@@ -309,9 +310,12 @@ def search_answer(
     schema. ``more`` counts the tools that matched but are not in the answer.
     """
     index = toolset.index(language)
-    ranked, matched = index.search(query, visible, limit)
-    unmatched = not matched
-    if unmatched:
+    embed = configured_embedder() if index.semantic is not None else None
+    vector = embed_query(query, embed) if embed is not None else None
+    ranked, matched, lexical = index.ranked(query, visible, limit, vector)
+    # No word of the API's: the tools are the closest found, and the resources go with them.
+    unmatched = not lexical
+    if not matched:
         # Never an empty answer: the tools of the words closest in spelling, and the group's
         # resources to browse.
         ranked, matched = index.closest(query, visible, limit)
@@ -352,11 +356,7 @@ def search_answer(
         for key in ("areas", "resources", "page", "pages"):
             if key in overview:
                 answer[key] = overview[key]
-        found = (
-            "the tools above are the closest by spelling, and these are "
-            if entries
-            else "these are "
-        )
+        found = "the tools above are the closest found, and these are " if entries else "these are "
         hint = (
             f"No tool matches these words: {found}the group's "
             f"{'areas' if 'areas' in overview else 'resources'}. Browse one with "
