@@ -89,6 +89,8 @@ WRONG: dict[str, list[object]] = {
     "DISCOVERY_MAX_TOKENS": ["10k"],
     "SEARCH_RESULT_TOKENS": [0],
     "SEARCH_SYNONYMS": [{"shop": ["basket"]}],
+    "SEARCH_EMBEDDING_MODEL": ["", 3],
+    "SEARCH_EMBEDDING_FUNCTION": ["embed", None],
     "BUILD_STORE": ["files", {"BACKEND": "s3"}],
     "CONFIRM": ["destructive", {"shop": "all"}, {"shop": [1]}],
     "CONFIRM_WITHOUT_ELICITATION": ["yes", {"shop": "yes"}],
@@ -147,7 +149,8 @@ def test_defaults_and_validators_are_made_from_the_settings_records():
 def test_every_key_has_its_own_check_id_and_a_hint():
     ids = [setting.check_id for setting in SETTINGS.values()]
     assert [i for i in ids if ids.count(i) > 1] == [], "two keys share a check id"
-    assert all(re.fullmatch(r"mcp_bridge\.E2\d\d", i) for i in ids), ids
+    # E2xx, and E340-E349 for semantic search (added after the E2xx blocks were handed out).
+    assert all(re.fullmatch(r"mcp_bridge\.(E2\d\d|E34\d)", i) for i in ids), ids
     assert UNREADABLE not in ids  # E081 stays for what is no one key's fault
     assert set(ids) <= set(CHECK_IDS)
     assert SETTING_OF_CHECK == {setting.check_id: key for key, setting in SETTINGS.items()}
