@@ -864,7 +864,7 @@ class SearchIndex:
         postings = self.postings
         # A word that nearly every tool has ("resource" in a group of resources) tells them
         # apart by nothing, and would cost a pass over every tool: a query of such words
-        # alone matches nothing (the answer says to try other words).
+        # alone matches nothing (the answer gives the closest tools and the resources).
         found = [t for t in weighted if t in postings and self.idf[t] >= MIN_IDF]
         # Selective terms pick the candidates; a common term (in a good part of the group)
         # only adds to the candidates' scores, looked up in its map rather than walked whole:
