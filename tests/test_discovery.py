@@ -880,3 +880,31 @@ def test_no_answer_of_the_demo_is_empty(db):
     toolset = get_toolset("backoffice")
     answer = search_answer("merchandise", 5, toolset, MODERN, "", None)
     assert answer["tools"] or answer.get("resources") or answer.get("areas")
+
+
+@pytest.mark.parametrize(
+    "class_name,meta,names",
+    [
+        ("CRM_Contact", {}, ("CRM contact", "CRM contacts")),
+        ("SLA_Policy", {}, ("SLA policy", "SLA policies")),
+        ("App_Usage", {}, ("app usage", "app usages")),
+        ("IPAddress", {}, ("IP address", "IP addresses")),
+        ("Analysis", {}, ("analysis", "analyses")),
+        ("Box", {"verbose_name": "parcel"}, ("parcel", "parcels")),
+        ("Mouse", {"verbose_name_plural": "mice"}, ("mouse", "mice")),
+    ],
+)
+def test_resources_are_named_as_people_write_them(class_name, meta, names):
+    from django.db import models
+    from django.test.utils import isolate_apps
+
+    from mcp_bridge.build.facts import model_facts
+
+    with isolate_apps("tests.testapp"):
+        model = type(
+            class_name,
+            (models.Model,),
+            {"__module__": "tests.testapp.models", "Meta": type("Meta", (), meta)},
+        )
+        facts = model_facts(model)
+    assert (facts.verbose_name, facts.verbose_name_plural) == names

@@ -48,6 +48,7 @@ from django.conf import settings
 from django.core.exceptions import FieldDoesNotExist
 from django.utils import translation
 
+from mcp_bridge.build.facts import readable_names
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.discovery import semantic as semantics
 
@@ -1333,8 +1334,7 @@ def _translated_model_texts(
     the project's ``verbose_name = _("invoice")``)."""
     with translation.override(language):
         meta = model._meta
-        yield "resource", str(meta.verbose_name)
-        yield "resource", str(meta.verbose_name_plural)
+        yield from (("resource", name) for name in readable_names(model))
         for name in dict.fromkeys((*facts.request_fields, *facts.response_fields)):
             try:
                 field = meta.get_field(name)

@@ -229,6 +229,9 @@ def load_static_model(folder: str) -> StaticModel:
     if table is None:
         table = next(iter(tensors.values()))
     tokenizer = tokenizers.Tokenizer.from_file(str(vocabulary))
+    # A tokenizer.json may pad or cut (a transformer's): a static model means every token.
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
     return StaticModel(tokenizer, numpy.asarray(table, dtype=numpy.float32))
 
 
