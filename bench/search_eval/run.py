@@ -162,6 +162,23 @@ def bridge_rankings(
     ]
 
 
+def embedded_texts() -> list[str]:
+    """Every text the hybrid rankers embed: the tools' and the tasks' queries."""
+    import django
+    from django.conf import settings
+
+    if not settings.configured:
+        settings.configure(USE_I18N=False)
+        django.setup()
+    from mcp_bridge.discovery.index import ToolText, embedding_text
+
+    texts = []
+    for app in apps():
+        texts += [embedding_text(ToolText.from_json(tool)) for tool in load_dump(app)["tools"]]
+        texts += [task["query"] for task in load_tasks(app)]
+    return texts
+
+
 def embedder(spec: str) -> Any:
     """The embedding function of ``[FUNCTION:]MODEL``, its model bound."""
     from django.utils.module_loading import import_string
