@@ -441,6 +441,9 @@ RERANK_DEPTH = 50
 #: The least score of a tool whose resource the query names, as a share of the best
 #: candidate's (times the share of the resource's name the query holds).
 RESOURCE_FLOOR = 0.35
+#: The most tools the resources a query names may add as candidates (see
+#: :meth:`SearchIndex._resource_candidates`): each costs a lookup per query term.
+NAMED_MAX = 200
 #: Reciprocal rank fusion of the lexical and the semantic rankings (:meth:`SearchIndex._fused`):
 #: the constant of each rank, the semantic ranking's weight beside the lexical one's (1), and
 #: how many of the semantic ranking's best tools are fused. Tuned on the dev halves of
@@ -1024,6 +1027,13 @@ class SearchIndex:
                 if coverage >= 0.5:
                     for doc in documents:
                         found[doc] = max(found.get(doc, 0.0), coverage)
+        if len(found) > NAMED_MAX:
+            # A word in most resources' names ("resource 17", "resource 18"...): only the
+            # names the query holds best, and none when even they are too many to tell apart.
+            best = max(found.values())
+            found = {doc: share for doc, share in found.items() if share == best}
+            if len(found) > NAMED_MAX:
+                return {}
         return found
 
     def _without_names(self, query: str) -> str:
