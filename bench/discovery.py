@@ -289,7 +289,9 @@ def semantic_cost() -> str:
                     f"{max(medians):.2f}",
                     f"{lexical_s if mode == 'off' else hybrid_s:.2f}",
                     f"{hybrid_s / lexical_s:.2f}" if mode == "on" else "",
-                    f"{(hybrid_s - lexical_s) / len(toolset.tools) * 1000:.2f}" if mode == "on" else "",
+                    f"{(hybrid_s - lexical_s) / len(toolset.tools) * 1000:.2f}"
+                    if mode == "on"
+                    else "",
                     f"{stored / 1024:,.0f}" if mode == "on" else "",
                     f"{held / 1024:,.0f}" if mode == "on" else "",
                 ]

@@ -175,3 +175,14 @@ def test_the_static_model_reader(tmp_path: Path):
     )
     vectors = semantic.static_model(["memo", "note report", ""], str(tmp_path))
     assert numpy.allclose(vectors, [[0.9, 0.1], [0.5, 0.5], [0, 0]])
+
+
+def test_a_model_that_cannot_embed_is_a_check_error(settings, tmp_path):
+    from mcp_bridge.checks import check_semantic_search
+
+    settings.MCP_BRIDGE = {"SEARCH_EMBEDDING_MODEL": str(tmp_path / "missing")}
+    assert [m.id for m in check_semantic_search()] == ["mcp_bridge.E342"]
+    settings.MCP_BRIDGE = TINY
+    assert check_semantic_search() == []
+    settings.MCP_BRIDGE = {}
+    assert check_semantic_search() == []

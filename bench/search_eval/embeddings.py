@@ -163,7 +163,9 @@ def distill(
     step = 256
     if only is not None:
         bert.tokenizer.no_truncation()
-        wanted = sorted({i for e in bert.tokenizer.encode_batch(only, add_special_tokens=False) for i in e.ids})
+        wanted = sorted(
+            {i for e in bert.tokenizer.encode_batch(only, add_special_tokens=False) for i in e.ids}
+        )
     else:
         wanted = list(range(size))
     if not layers:

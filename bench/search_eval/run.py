@@ -245,6 +245,7 @@ def evaluate(
     misses: bool,
     semantic: dict[str, str] | None = None,
     misses_of: str | None = None,
+    only_apps: list[str] | None = None,
 ) -> dict[str, Any]:
     import django
     from django.conf import settings
@@ -257,6 +258,8 @@ def evaluate(
     payload: dict[str, Any] = {"depth": DEPTH, "apps": {}}
     selected: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
     for app in apps():
+        if only_apps and app not in only_apps:
+            continue
         dump = load_dump(app)
         tasks = [task for task in load_tasks(app) if task.get("split") in splits]
         selected[app] = (dump, tasks)
@@ -371,13 +374,14 @@ def main() -> None:
         "bridge's static model reader); repeatable",
     )
     parser.add_argument("--misses-of", help="the ranker whose misses --misses lists")
+    parser.add_argument("--app", action="append", help="only this application (repeatable)")
     options = parser.parse_args()
     if options.tasks_dir:
         global TASKS_DIR
         TASKS_DIR = pathlib.Path(options.tasks_dir)
     splits = SPLITS if options.split == "both" else (options.split,)
     semantic = dict(spec.split("=", 1) for spec in options.semantic)
-    figures = evaluate(splits, options.misses, semantic, options.misses_of)
+    figures = evaluate(splits, options.misses, semantic, options.misses_of, options.app)
     if options.compare:
         print(compare(json.loads(pathlib.Path(options.compare).read_text()), figures, splits))
     else:

@@ -28,6 +28,7 @@ from typing import Any
 from django.utils.module_loading import import_string
 
 from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.errors import Problem
 
 try:  # the ``semantic`` extra
     import numpy
@@ -155,6 +156,31 @@ def _embedder(path: str, model: str) -> Embedder:
             f"({exc}). Name a callable embed(texts, model) that returns one vector per text."
         ) from exc
     return functools.partial(function, model=model)
+
+
+def find_semantic_problems() -> list[Problem]:
+    """``mcp_bridge.E342``: semantic search is configured (``SEARCH_EMBEDDING_MODEL``) and
+    cannot run: the ``semantic`` extra is missing, the function cannot be imported, or it
+    cannot embed a text with the model (a folder that is not there). Checked by embedding one
+    word, so a deploy fails before a build does."""
+    if configured_model() is None:
+        return []
+    try:
+        embed = configured_embedder()
+        assert embed is not None
+        unit_rows(embed(["check"]))
+    except Exception as exc:  # noqa: BLE001 -- whatever the project's function raises
+        return [
+            Problem(
+                "mcp_bridge.E342",
+                f"Semantic search cannot embed with SEARCH_EMBEDDING_MODEL "
+                f"{configured_model()!r}: {type(exc).__name__}: {exc}",
+                "Install django-mcp-bridge[semantic], ship the model's folder with the "
+                "deployment, or unset SEARCH_EMBEDDING_MODEL (docs/discovery.md#semantic-search).",
+                'MCP_BRIDGE["SEARCH_EMBEDDING_MODEL"]',
+            )
+        ]
+    return []
 
 
 # --- The built-in function: a static model from a local folder ---------------------------------
