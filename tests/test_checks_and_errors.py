@@ -33,6 +33,7 @@ from mcp_bridge.checks import (
     check_discovery,
     check_endpoint_answers,
     check_membership,
+    check_semantic_search,
     check_setup,
     check_tasks,
     check_tool_sets,
@@ -177,6 +178,7 @@ def test_every_check_is_registered_by_mcp_bridge_checks():
         check_endpoint_answers,
         check_visibility_and_explorer,
         check_tasks,
+        check_semantic_search,
     }
     assert {check.__module__ for check in ours} == {"mcp_bridge.checks"}
     assert all(TAG in check.tags for check in ours)
