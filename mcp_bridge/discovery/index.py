@@ -444,6 +444,8 @@ RESOURCE_FLOOR = 0.35
 #: The most tools the resources a query names may add as candidates (see
 #: :meth:`SearchIndex._resource_candidates`): each costs a lookup per query term.
 NAMED_MAX = 200
+#: The most resource names a query word is looked for in (beyond, it tells none apart).
+NAMED_MAX_NAMES = 50
 #: Reciprocal rank fusion of the lexical and the semantic rankings (:meth:`SearchIndex._fused`):
 #: the constant of each rank, the semantic ranking's weight beside the lexical one's (1), and
 #: how many of the semantic ranking's best tools are fused. Tuned on the dev halves of
@@ -1019,7 +1021,12 @@ class SearchIndex:
         found: dict[int, float] = {}
         seen: set[tuple[str, ...]] = set()
         for term in content:
-            for name, documents in self.named.get(term, ()):
+            names = self.named.get(term, ())
+            if len(names) > NAMED_MAX_NAMES:
+                # A word of most resources' names ("resource 17", "resource 18"...) chooses
+                # none; a name that holds it is reached by its other words.
+                continue
+            for name, documents in names:
                 if name in seen:
                     continue
                 seen.add(name)
