@@ -240,6 +240,82 @@ def cost() -> str:
     )
 
 
+def semantic_cost() -> str:
+    """Semantic search's cost beside the lexical index's, over the generated groups: the build
+    (CPU), the bytes the vectors add to a stored build, the memory they hold loaded, and a
+    warm search (the query's embedding included), with the static model in the folder
+    ``BENCH_STATIC_MODEL`` (``python -m bench.search_eval.embeddings distill ...``)."""
+    _setup()
+    from mcp_bridge.discovery import semantic
+    from mcp_bridge.discovery.index import build_index
+
+    folder = os.environ.get("BENCH_STATIC_MODEL")
+    if not folder:
+        return "8d. Semantic search: skipped, BENCH_STATIC_MODEL is not set\n"
+
+    def embed(texts: list[str]) -> Any:
+        return semantic.static_model(texts, folder)
+
+    embed(["warm the model up"])
+    rows = []
+    for size in (1000, 5000):
+        toolset = _generated_toolset(size)
+        start = time.process_time()
+        lexical = build_index(toolset.tools)
+        lexical_s = time.process_time() - start
+        start = time.process_time()
+        hybrid = build_index(toolset.tools, embed=embed, model=folder)
+        hybrid_s = time.process_time() - start
+        vectors = hybrid.semantic
+        stored = len(pickle.dumps(vectors))
+        held = len(vectors.data) + vectors.matrix().nbytes
+        rounds = lib.scaled(50, 5)
+        timings: dict[str, dict[str, list[float]]] = {"off": {}, "on": {}}
+        for _ in range(rounds):
+            for query in COST_QUERIES:
+                start = time.process_time()
+                lexical.search(query, None, 5)
+                timings["off"].setdefault(query, []).append(time.process_time() - start)
+                start = time.process_time()
+                hybrid.search(query, None, 5, semantic.embed_query(query, embed))
+                timings["on"].setdefault(query, []).append(time.process_time() - start)
+        for mode in ("off", "on"):
+            medians = [statistics.median(times) * 1000 for times in timings[mode].values()]
+            rows.append(
+                [
+                    f"{len(toolset.tools):,}",
+                    mode,
+                    f"{statistics.median(medians):.2f}",
+                    f"{max(medians):.2f}",
+                    f"{lexical_s if mode == 'off' else hybrid_s:.2f}",
+                    f"{hybrid_s / lexical_s:.2f}" if mode == "on" else "",
+                    f"{(hybrid_s - lexical_s) / len(toolset.tools) * 1000:.2f}"
+                    if mode == "on"
+                    else "",
+                    f"{stored / 1024:,.0f}" if mode == "on" else "",
+                    f"{held / 1024:,.0f}" if mode == "on" else "",
+                ]
+            )
+    return lib.table(
+        "8d. Semantic search on and off (static model, CPU, in process)",
+        [
+            "tools",
+            "semantic",
+            "median ms",
+            "slowest query ms",
+            "index build s (CPU)",
+            "build / lexical",
+            "build s added per 1,000 tools",
+            "vectors stored KiB",
+            "vectors held KiB",
+        ],
+        rows,
+        f"{len(COST_QUERIES)} queries, {rounds} rounds each; per query the median of its rounds, "
+        "the query's embedding included; time.process_time. Stored: the pickled vectors (float16) "
+        "in the build; held: those and their float32 matrix, per loaded index.",
+    )
+
+
 def _recall(tasks: list[dict[str, Any]], index: Any, key: str) -> tuple[float, float, list[str]]:
     hits1 = hits5 = 0
     misses = []
@@ -403,7 +479,13 @@ def instructions() -> str:
     )
 
 
-PARTS = {"listing": listing, "quality": quality, "cost": cost, "instructions": instructions}
+PARTS = {
+    "listing": listing,
+    "quality": quality,
+    "cost": cost,
+    "semantic": semantic_cost,
+    "instructions": instructions,
+}
 
 
 def run(parts: list[str] | None = None) -> str:

@@ -72,6 +72,7 @@ from mcp_bridge.base.setting_names import unknown_groups, unknown_tools
 from mcp_bridge.build.preflight import configuration_problems, reported_by_checks
 from mcp_bridge.build.translation import find_catalogue_problems
 from mcp_bridge.diagnostics import find_setup_problems
+from mcp_bridge.discovery.semantic import find_semantic_problems
 from mcp_bridge.store.backends import find_lock_problems, find_store_problems
 from mcp_bridge.tasks.runs import find_task_problems
 from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
@@ -206,6 +207,9 @@ CHECK_IDS = {
     "mcp_bridge.E263": "MCP_BRIDGE['DISCOVERY_MAX_TOKENS'] is not an int >= 1",
     "mcp_bridge.E264": "MCP_BRIDGE['SEARCH_RESULT_TOKENS'] is not an int >= 1",
     "mcp_bridge.E265": "MCP_BRIDGE['SEARCH_SYNONYMS'] is not a {group: {word: [synonyms]}} dict",
+    "mcp_bridge.E340": "MCP_BRIDGE['SEARCH_EMBEDDING_MODEL'] is not None or a model name",
+    "mcp_bridge.E341": "MCP_BRIDGE['SEARCH_EMBEDDING_FUNCTION'] is not a dotted path",
+    "mcp_bridge.E342": "Semantic search cannot embed with SEARCH_EMBEDDING_MODEL (extra, function or model missing)",
     "mcp_bridge.E271": "MCP_BRIDGE['BUILD_STORE'] is not None or a dict of known keys with sane values",
     "mcp_bridge.E272": "MCP_BRIDGE['CONFIRM'] is not a {group: rule} dict",
     "mcp_bridge.E273": "MCP_BRIDGE['CONFIRM_WITHOUT_ELICITATION'] is not a bool or {group: bool}",
@@ -284,6 +288,16 @@ def check_setting_names(app_configs: Any = None, **kwargs: Any) -> list[checks.C
     except Exception:  # noqa: BLE001 -- check_setup (E081, E201-E295) or check_membership (E007) says it
         return []
     return _messages(unknown_groups(groups))
+
+
+@checks.register(TAG)
+def check_semantic_search(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """Semantic search can embed with the configured model and function (E342)."""
+    try:
+        bridge_settings.validate()
+    except ImproperlyConfigured:
+        return []  # check_setup reports it (E081, E201-E295, E340-E341)
+    return _messages(find_semantic_problems())
 
 
 @checks.register(checks.Tags.urls, TAG)

@@ -33,6 +33,7 @@ from mcp_bridge.checks import (
     check_endpoint_answers,
     check_explorer,
     check_membership,
+    check_semantic_search,
     check_setting_names,
     check_setup,
     check_tasks,
@@ -177,12 +178,14 @@ def test_every_check_is_registered_by_mcp_bridge_checks():
         check_endpoint_answers,
         check_explorer,
         check_tasks,
+        check_semantic_search,
     }
     assert {check.__module__ for check in ours} == {"mcp_bridge.checks"}
     assert all(TAG in check.tags for check in ours)
     assert "translation" in check_catalogues.tags
-    # The build store's check reads settings only.
-    assert all("urls" in check.tags for check in ours - {check_catalogues, check_build_store})
+    # The build store's and semantic search's checks read settings only.
+    settings_only = {check_catalogues, check_build_store, check_semantic_search}
+    assert all("urls" in check.tags for check in ours - settings_only)
 
 
 def test_views_that_cannot_be_enumerated_are_e007_not_e004(db, settings):

@@ -434,7 +434,8 @@ def test_a_caller_is_offered_only_the_proxies_it_can_use(search_mode, monkeypatc
 
 
 def test_project_synonyms_find_the_tool(search_mode, db):
-    assert not answer_of(McpClient().call(SEARCH_TOOL, {"query": "memo"}))["tools"]
+    unmatched = answer_of(McpClient().call(SEARCH_TOOL, {"query": "memo"}))
+    assert not unmatched["tools"] and unmatched["resources"]
     search_mode.MCP_BRIDGE = {**SEARCH_CASES, "SEARCH_SYNONYMS": {"cases": {"note": ["memo"]}}}
     answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "memo"}))
     assert answer["tools"][0]["name"] == "note_list"
@@ -816,3 +817,94 @@ def test_the_index_is_plain_data(db):
     assert toolset.search_indexes[None] is index  # kept on the tool set
     copied = pickle.loads(pickle.dumps(index))
     assert copied.search("delete a report") == index.search("delete a report")
+
+
+def test_a_tool_whose_resource_the_query_names_is_always_a_candidate():
+    # "rename a project" answered two import tools whose descriptions say "renamed", and the
+    # projects' updates were no candidates: "project" is in most tools' texts (not selective).
+    texts = [
+        _text(
+            f"projects_{kind}",
+            kind,
+            "projects",
+            ("resource", "project"),
+            ("path", "projects"),
+            path="/projects/{id}/",
+        )
+        for kind in ("list", "retrieve", "update", "destroy")
+    ]
+    texts += [
+        _text(
+            f"projects_{thing}_list",
+            "list",
+            thing,
+            ("resource", thing),
+            ("path", f"projects {thing}"),
+            ("description", f"The {thing} of a project."),
+        )
+        for thing in ("tasks", "labels", "members", "exports", "views", "webhooks")
+    ]
+    texts += [
+        _text(
+            f"import_{n}_create",
+            "create",
+            "imports",
+            ("resource", "import"),
+            ("description", "Import files. Columns are renamed to the project's fields."),
+        )
+        for n in range(2)
+    ]
+    index = index_texts(texts)
+    ranked, matched = index.search("rename a project", None, 3)
+    assert ranked[0][0] == "projects_update"
+    assert matched > 2
+
+
+def test_a_query_that_matches_nothing_gets_the_resources_to_browse(search_mode, db):
+    answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "merchandise"}))
+    assert answer["tools"] == [] and answer["more"] == 0
+    overview = answer_of(McpClient().call(SEARCH_TOOL, {"query": ""}))
+    assert answer["resources"] == overview["resources"]
+    assert "search_tools(query='', resource=" in answer["hint"]
+
+
+def test_a_misspelt_query_gets_the_closest_tools(search_mode, db):
+    answer = answer_of(McpClient().call(SEARCH_TOOL, {"query": "reprots"}))
+    assert answer["tools"][0]["name"].startswith("reports_")
+    assert answer["resources"] and "closest found" in answer["hint"]
+
+
+def test_no_answer_of_the_demo_is_empty(db):
+    from mcp_bridge.toolcall.meta_tools import search_answer
+
+    toolset = get_toolset("backoffice")
+    answer = search_answer("merchandise", 5, toolset, MODERN, "", None)
+    assert answer["tools"] or answer.get("resources") or answer.get("areas")
+
+
+@pytest.mark.parametrize(
+    "class_name,meta,names",
+    [
+        ("CRM_Contact", {}, ("CRM contact", "CRM contacts")),
+        ("SLA_Policy", {}, ("SLA policy", "SLA policies")),
+        ("App_Usage", {}, ("app usage", "app usages")),
+        ("IPAddress", {}, ("IP address", "IP addresses")),
+        ("Analysis", {}, ("analysis", "analyses")),
+        ("Box", {"verbose_name": "parcel"}, ("parcel", "parcels")),
+        ("Mouse", {"verbose_name_plural": "mice"}, ("mouse", "mice")),
+    ],
+)
+def test_resources_are_named_as_people_write_them(class_name, meta, names):
+    from django.db import models
+    from django.test.utils import isolate_apps
+
+    from mcp_bridge.build.facts import model_facts
+
+    with isolate_apps("tests.testapp"):
+        model = type(
+            class_name,
+            (models.Model,),
+            {"__module__": "tests.testapp.models", "Meta": type("Meta", (), meta)},
+        )
+        facts = model_facts(model)
+    assert (facts.verbose_name, facts.verbose_name_plural) == names

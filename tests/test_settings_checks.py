@@ -89,6 +89,8 @@ WRONG: dict[str, list[object]] = {
     "DISCOVERY_MAX_TOKENS": ["10k"],
     "SEARCH_RESULT_TOKENS": [0],
     "SEARCH_SYNONYMS": [{"shop": ["basket"]}],
+    "SEARCH_EMBEDDING_MODEL": ["", 3],
+    "SEARCH_EMBEDDING_FUNCTION": ["embed", None],
     "BUILD_STORE": ["files", {"BACKEND": "s3"}],
     "CONFIRM": ["destructive", {"shop": "all"}, {"shop": [1]}],
     "CONFIRM_WITHOUT_ELICITATION": ["yes", {"shop": "yes"}],
@@ -153,8 +155,9 @@ def test_defaults_and_validators_are_made_from_the_settings_records():
 def test_every_key_has_its_own_check_id_and_a_hint():
     ids = [setting.check_id for setting in SETTINGS.values()]
     assert [i for i in ids if ids.count(i) > 1] == [], "two keys share a check id"
-    # E201-E299, the block of resources and completion (E330-E339), and TRACE_LOG_CONTEXT's E350.
-    assert all(re.fullmatch(r"mcp_bridge\.E(2\d\d|33\d|350)", i) for i in ids), ids
+    # E201-E299, then the blocks of resources and completion (E330-E339), semantic search
+    # (E340-E349) and TRACE_LOG_CONTEXT's E350.
+    assert all(re.fullmatch(r"mcp_bridge\.E(2\d\d|33\d|34\d|350)", i) for i in ids), ids
     assert UNREADABLE not in ids  # E081 stays for what is no one key's fault
     assert set(ids) <= set(CHECK_IDS)
     guarded_names = {

@@ -749,7 +749,9 @@ def test_a_stored_index_is_not_used_once_a_catalogue_changed(settings, tmp_path,
     indexed = []
     build_index = registry.build_index
     monkeypatch.setattr(
-        registry, "build_index", lambda *args: indexed.append(args[2]) or build_index(*args)
+        registry,
+        "build_index",
+        lambda *args, **kwargs: indexed.append(args[2]) or build_index(*args, **kwargs),
     )
     german = _searched(f"/mcp/{group}/", "alle Rechnungen anzeigen", **{"Accept-Language": "de"})
     assert german[0] == "invoice_list" and indexed == ["de"]

@@ -140,11 +140,77 @@ def apps() -> list[str]:
     )
 
 
-def bridge_rankings(dump: dict[str, Any], queries: list[str], plain: bool) -> list[list[str]]:
-    from mcp_bridge.discovery.index import ToolText, index_texts
+def bridge_rankings(
+    dump: dict[str, Any], queries: list[str], plain: bool, semantic: str | None = None
+) -> list[list[str]]:
+    """The bridge's rankings of ``queries``; ``semantic``: ``[FUNCTION:]MODEL``, the hybrid
+    with that embedding function (default: the bridge's static model reader) and model."""
+    from mcp_bridge.discovery import semantic as semantics
+    from mcp_bridge.discovery.index import ToolText, embedding_text, index_texts
 
-    index = index_texts([ToolText.from_json(tool) for tool in dump["tools"]], plain=plain)
-    return [[name for name, _ in index.search(query, None, DEPTH)[0]] for query in queries]
+    texts = [ToolText.from_json(tool) for tool in dump["tools"]]
+    if semantic is None:
+        index = index_texts(texts, plain=plain)
+        return [[name for name, _ in index.search(query, None, DEPTH)[0]] for query in queries]
+    embed = embedder(semantic)
+    documents = [embedding_text(t) for t in texts]
+    index = index_texts(texts, embed=cached(semantic, embed, documents), model=semantic)
+    vectors = semantics.unit_rows(cached(semantic, embed, queries)(queries))
+    return [
+        [name for name, _ in index.search(query, None, DEPTH, vector)[0]]
+        for query, vector in zip(queries, vectors, strict=True)
+    ]
+
+
+def embedded_texts() -> list[str]:
+    """Every text the hybrid rankers embed: the tools' and the tasks' queries."""
+    import django
+    from django.conf import settings
+
+    if not settings.configured:
+        settings.configure(USE_I18N=False)
+        django.setup()
+    from mcp_bridge.discovery.index import ToolText, embedding_text
+
+    texts = []
+    for app in apps():
+        texts += [embedding_text(ToolText.from_json(tool)) for tool in load_dump(app)["tools"]]
+        texts += [task["query"] for task in load_tasks(app)]
+    return texts
+
+
+def embedder(spec: str) -> Any:
+    """The embedding function of ``[FUNCTION:]MODEL``, its model bound."""
+    from django.utils.module_loading import import_string
+
+    function, _, model = spec.rpartition(":")
+    chosen = import_string(function or "mcp_bridge.discovery.semantic.static_model")
+    return lambda texts: chosen(texts, model=model)
+
+
+_VECTORS = pathlib.Path(tempfile.gettempdir()) / "search-eval-vectors"
+
+
+def cached(spec: str, embed: Any, texts: list[str]) -> Any:
+    """``embed``, whose vectors of ``texts`` are kept on disk between runs (a transformer
+    takes a minute per application; the tuning loop runs many times)."""
+    import hashlib
+
+    import numpy
+
+    key = hashlib.sha256(json.dumps([spec, texts]).encode()).hexdigest()[:24]
+    path = _VECTORS / f"{key}.npy"
+
+    def embedded(batch: list[str]) -> Any:
+        assert batch == texts
+        if path.exists():
+            return numpy.load(path)
+        vectors = numpy.asarray(embed(batch), dtype=numpy.float32)
+        _VECTORS.mkdir(exist_ok=True)
+        numpy.save(path, vectors)
+        return vectors
+
+    return embedded
 
 
 def other_rankings(payload: dict[str, Any]) -> dict[str, Any]:
@@ -174,7 +240,13 @@ def scores(rankings: list[list[str]], tasks: list[dict[str, Any]]) -> dict[str, 
     return {"n": len(tasks), "r@1": at1 / count, "r@5": at5 / count, "mrr": reciprocal / count}
 
 
-def evaluate(splits: tuple[str, ...], misses: bool) -> dict[str, Any]:
+def evaluate(
+    splits: tuple[str, ...],
+    misses: bool,
+    semantic: dict[str, str] | None = None,
+    misses_of: str | None = None,
+    only_apps: list[str] | None = None,
+) -> dict[str, Any]:
     import django
     from django.conf import settings
 
@@ -186,6 +258,8 @@ def evaluate(splits: tuple[str, ...], misses: bool) -> dict[str, Any]:
     payload: dict[str, Any] = {"depth": DEPTH, "apps": {}}
     selected: dict[str, tuple[dict[str, Any], list[dict[str, Any]]]] = {}
     for app in apps():
+        if only_apps and app not in only_apps:
+            continue
         dump = load_dump(app)
         tasks = [task for task in load_tasks(app) if task.get("split") in splits]
         selected[app] = (dump, tasks)
@@ -200,6 +274,8 @@ def evaluate(splits: tuple[str, ...], misses: bool) -> dict[str, Any]:
             "bridge": bridge_rankings(dump, queries, plain=False),
             "plain BM25": bridge_rankings(dump, queries, plain=True),
         }
+        for label, spec in (semantic or {}).items():
+            rankers[label] = bridge_rankings(dump, queries, plain=False, semantic=spec)
         theirs = others.get("results", {}).get(app, {})
         if "bm25s" in theirs:
             rankers["bm25s"] = theirs["bm25s"]
@@ -215,7 +291,7 @@ def evaluate(splits: tuple[str, ...], misses: bool) -> dict[str, Any]:
             }
             if misses:
                 for i in chosen:
-                    ranked = rankers["bridge"][i]
+                    ranked = rankers[misses_of or "bridge"][i]
                     task = tasks[i]
                     rank = next(
                         (r for r, name in enumerate(ranked) if name in task["expected"]), None
@@ -289,12 +365,23 @@ def main() -> None:
     parser.add_argument("--legacy", action="store_true")
     parser.add_argument("--compare", help="a --json file of an earlier run: one table of both")
     parser.add_argument("--tasks-dir", help="where the <app>.tasks.json are (default: here)")
+    parser.add_argument(
+        "--semantic",
+        action="append",
+        default=[],
+        metavar="LABEL=[FUNCTION:]MODEL",
+        help="also rank with semantic search fused (the ranker LABEL; FUNCTION defaults to the "
+        "bridge's static model reader); repeatable",
+    )
+    parser.add_argument("--misses-of", help="the ranker whose misses --misses lists")
+    parser.add_argument("--app", action="append", help="only this application (repeatable)")
     options = parser.parse_args()
     if options.tasks_dir:
         global TASKS_DIR
         TASKS_DIR = pathlib.Path(options.tasks_dir)
     splits = SPLITS if options.split == "both" else (options.split,)
-    figures = evaluate(splits, options.misses)
+    semantic = dict(spec.split("=", 1) for spec in options.semantic)
+    figures = evaluate(splits, options.misses, semantic, options.misses_of, options.app)
     if options.compare:
         print(compare(json.loads(pathlib.Path(options.compare).read_text()), figures, splits))
     else:

@@ -188,6 +188,14 @@ Keys and defaults:
 ``SEARCH_SYNONYMS`` (``{}``)
     Project words for the search ranking: ``{group or "*": {"word": ["synonym", ...]}}``;
     a query word also finds the tools that use one of its synonyms (both ways).
+``SEARCH_EMBEDDING_MODEL`` (``None``)
+    Semantic search beside the lexical index (the ``semantic`` extra): the model's name or
+    folder, given to ``SEARCH_EMBEDDING_FUNCTION``. The tools are embedded once per build
+    and their vectors stored with it; a query is embedded at search time and the two
+    rankings are fused. ``None``: lexical search only.
+``SEARCH_EMBEDDING_FUNCTION`` (``"mcp_bridge.discovery.semantic.static_model"``)
+    The dotted path of a callable ``embed(texts, model)`` returning one vector per text:
+    the default reads a static model (model2vec format) from the folder the model names.
 
 Tracing (:mod:`mcp_bridge.tracing`, with the ``[otel]`` extra; docs/tracing.md):
 
@@ -427,6 +435,27 @@ def _synonyms(name: str, value: Any) -> None:
             f'settings.MCP_BRIDGE[{name!r}] must map a group name (or "*") to a dict from a '
             f'word to its synonyms, e.g. {{"shop": {{"cart": ["basket"]}}}}.'
         )
+
+
+def _embedding_model(name: str, value: Any) -> None:
+    if value is None or (isinstance(value, str) and value.strip()):
+        return
+    raise ImproperlyConfigured(
+        f"{_label(name)} is {_shown(value)}; use the model's name or the path of its folder, "
+        'e.g. "/srv/models/potion-base-8M", or None for lexical search only.'
+    )
+
+
+def _embedding_function(name: str, value: Any) -> None:
+    # Only the form: importing it is left to the first build that embeds (so that reading a
+    # setting never imports numpy or a project's module as a side effect).
+    if isinstance(value, str) and _DOTTED_PATH.fullmatch(value):
+        return
+    raise ImproperlyConfigured(
+        f"{_label(name)} is {_shown(value)}; use the dotted path of a callable "
+        "embed(texts, model) that returns one vector per text, e.g. "
+        '"mcp_bridge.discovery.semantic.static_model".'
+    )
 
 
 def _seconds(value: Any) -> bool:
@@ -1044,6 +1073,21 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E265",
         "Project words for the search ranking. See docs/discovery.md.",
         names=Names("mcp_bridge.W101", star=True),
+    ),
+    # Semantic search (mcp_bridge.discovery.semantic): E340-E349.
+    "SEARCH_EMBEDDING_MODEL": Setting(
+        None,
+        _embedding_model,
+        "mcp_bridge.E340",
+        "The embedding model of semantic search, or None for lexical search only. "
+        "See docs/discovery.md#semantic-search.",
+    ),
+    "SEARCH_EMBEDDING_FUNCTION": Setting(
+        "mcp_bridge.discovery.semantic.static_model",
+        _embedding_function,
+        "mcp_bridge.E341",
+        "The function that embeds texts with SEARCH_EMBEDDING_MODEL. "
+        "See docs/discovery.md#semantic-search.",
     ),
     # Confirmation of calls (mcp_bridge.confirmation): E272-E279.
     "CONFIRM": Setting(

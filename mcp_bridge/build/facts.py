@@ -31,6 +31,7 @@ Sources: DRF, "ViewSets" (actions and ``@action``), "Filtering" (``SearchFilter`
 from __future__ import annotations
 
 import inspect
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -207,13 +208,54 @@ def model_facts(model: type[models.Model] | None) -> ModelFacts | None:
     if model is None or not (isinstance(model, type) and issubclass(model, models.Model)):
         return None
     meta = model._meta
+    singular, plural = readable_names(model)
     return ModelFacts(
         label=f"{meta.app_label}.{model.__name__}",
-        verbose_name=str(meta.verbose_name),
-        verbose_name_plural=str(meta.verbose_name_plural),
+        verbose_name=singular,
+        verbose_name_plural=plural,
         docstring=model_docstring(model),
         model=model,
     )
+
+
+_NAME_WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z]|[^A-Za-z]|$)|[A-Z]?[a-z]+|[0-9]+")
+
+
+def readable_names(model: type[models.Model]) -> tuple[str, str]:
+    """The model's verbose names (``Meta.verbose_name(_plural)`` in the current language), or,
+    where the project gave none, the class name as a person writes it: Django's default for
+    ``CRM_Contact`` is "cr m_ contact" and its plural "cr m_ contacts"; here it is "CRM contact"
+    and "CRM contacts" (an acronym kept whole, ``_`` a space, camelCase split), and a plural
+    made by English rules ("analysis" → "analyses", "policy" → "policies") where the project
+    gave a singular but no plural."""
+    meta = model._meta
+    given = getattr(meta, "original_attrs", {})
+    if "verbose_name" in given:
+        singular = str(meta.verbose_name)
+    else:
+        found = _NAME_WORD.findall(model.__name__)
+        singular = " ".join(w if len(w) > 1 and w.isupper() else w.lower() for w in found)
+        singular = singular or str(meta.verbose_name)
+    if "verbose_name_plural" in given:
+        return singular, str(meta.verbose_name_plural)
+    return singular, plural_of(singular)
+
+
+def plural_of(name: str) -> str:
+    """The English plural of a name's last word ("sales order" → "sales orders")."""
+    head, _, last = name.rpartition(" ")
+    lowered = last.lower()
+    if not last or (len(last) > 1 and last.isupper()):
+        plural = last + "s"
+    elif lowered.endswith("sis"):
+        plural = last[:-2] + "es"
+    elif lowered.endswith(("s", "x", "z", "ch", "sh")):
+        plural = last + "es"
+    elif lowered.endswith("y") and lowered[-2:-1] not in ("a", "e", "i", "o", "u"):
+        plural = last[:-1] + "ies"
+    else:
+        plural = last + "s"
+    return f"{head} {plural}" if head else plural
 
 
 def model_docstring(model: type[models.Model]) -> str | None:

@@ -32,6 +32,8 @@ A warm search costs one dict lookup per query term and one addition per posting.
 
 from __future__ import annotations
 
+import bisect
+import difflib
 import functools
 import heapq
 import math
@@ -46,7 +48,9 @@ from django.conf import settings
 from django.core.exceptions import FieldDoesNotExist
 from django.utils import translation
 
+from mcp_bridge.build.facts import readable_names
 from mcp_bridge.build.tools import Tool
+from mcp_bridge.discovery import semantic as semantics
 
 try:  # the ``search`` extra: Snowball's stemmers (docs/discovery.md#ranking)
     import snowballstemmer  # type: ignore[import-untyped,import-not-found,unused-ignore]
@@ -434,6 +438,24 @@ SYNONYM_COVERAGE = 0.75
 #: How many of a query's best candidates (by BM25 and the kind's factor) the resource, name
 #: and action factors rank again.
 RERANK_DEPTH = 50
+#: The least score of a tool whose resource the query names, as a share of the best
+#: candidate's (times the share of the resource's name the query holds).
+RESOURCE_FLOOR = 0.35
+#: The most tools the resources a query names may add as candidates (see
+#: :meth:`SearchIndex._resource_candidates`): each costs a lookup per query term.
+NAMED_MAX = 200
+#: The most resource names a query word is looked for in (beyond, it tells none apart).
+NAMED_MAX_NAMES = 50
+#: Reciprocal rank fusion of the lexical and the semantic rankings (:meth:`SearchIndex._fused`):
+#: the constant of each rank, the semantic ranking's weight beside the lexical one's (1), and
+#: how many of the semantic ranking's best tools are fused. Tuned on the dev halves of
+#: bench/search_eval with a static model distilled from all-MiniLM-L6-v2 (docs/benchmarks.md).
+RRF_K = 60
+SEMANTIC_WEIGHT = 0.2
+SEMANTIC_DEPTH = 20
+#: How close in spelling (difflib's ratio) an index term must be to a query term that
+#: matches nothing, for :meth:`SearchIndex.closest`.
+CLOSE_SPELLING = 0.8
 #: The factor of a tool all of whose name's words the query has.
 NAME_MATCH = 1.5
 #: The factor of a custom action whose own word (not its resource's) the query says.
@@ -780,6 +802,14 @@ class SearchIndex:
             for that action.
         whole_update: whether each tool is an update that replaces the whole object (PUT):
             a partial update (PATCH) ranks just above it.
+        named: ``{term: [(resource name as terms, [document numbers]), ...]}``: the
+            resource names that hold each term, with their tools. A query that names a
+            resource (half of its name's words or more) makes its tools candidates, however
+            common its words are in the group: "rename a page" reaches the pages' updates
+            even where a rare word of the query ("renamed") is in other tools' texts only.
+        semantic: the tools' embeddings (:class:`~mcp_bridge.discovery.semantic.Embeddings`),
+            when the group's search is semantic too (``SEARCH_EMBEDDING_MODEL``); ``None``:
+            lexical only.
     """
 
     names: list[str]
@@ -801,9 +831,15 @@ class SearchIndex:
     verb_phrases: dict[str, list[str]] = field(default_factory=dict)
     action_terms: list[frozenset[str]] = field(default_factory=list)
     whole_update: list[bool] = field(default_factory=list)
+    named: dict[str, list[tuple[tuple[str, ...], list[int]]]] = field(default_factory=dict)
+    semantic: Any = None
 
     def search(
-        self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
+        self,
+        query: str,
+        visible: frozenset[str] | None = None,
+        limit: int | None = None,
+        vector: Any = None,
     ) -> tuple[list[tuple[str, float]], int]:
         """The tools that match ``query``, best first.
 
@@ -812,15 +848,30 @@ class SearchIndex:
             visible: the names the caller may see, or ``None`` for all: search never
                 returns a tool the caller cannot see, nor counts it.
             limit: how many to return; ``None``: every match.
+            vector: the query's unit embedding (:func:`~mcp_bridge.discovery.semantic.embed_query`)
+                when the index has :attr:`semantic` vectors: the lexical ranking and the
+                semantic one are fused (:meth:`_fused`); ``None``: lexical only.
 
         Returns:
             ``([(tool name, score), ...], how many matched)``.
         """
+        ranked, matched, _ = self.ranked(query, visible, limit, vector)
+        return ranked, matched
+
+    def ranked(
+        self,
+        query: str,
+        visible: frozenset[str] | None = None,
+        limit: int | None = None,
+        vector: Any = None,
+    ) -> tuple[list[tuple[str, float]], int, int]:
+        """:meth:`search`'s answer, and how many tools the lexical index alone matched
+        (none: the query has no word of the API's, and the tools are the semantic ranking's)."""
         weighted = self.query_terms(query)
         postings = self.postings
         # A word that nearly every tool has ("resource" in a group of resources) tells them
         # apart by nothing, and would cost a pass over every tool: a query of such words
-        # alone matches nothing (the answer says to try other words).
+        # alone matches nothing (the answer gives the closest tools and the resources).
         found = [t for t in weighted if t in postings and self.idf[t] >= MIN_IDF]
         # Selective terms pick the candidates; a common term (in a good part of the group)
         # only adds to the candidates' scores, looked up in its map rather than walked whole:
@@ -846,11 +897,30 @@ class SearchIndex:
                 added = contribution_of.get(doc)
                 if added is not None:
                     scores[doc] += weight * added
+        named = self._resource_candidates(query) if self.named else {}
+        if named:
+            # The tools of a resource the query names: scored by the query's terms they
+            # have, and at least a share of the best candidate's score (a resource's word may
+            # be in nearly every tool of the group, and count for nothing in BM25).
+            top = max(scores.values(), default=1.0) or 1.0
+            for doc, coverage in named.items():
+                own = sum(
+                    weighted[term]
+                    * (
+                        self.common[term].get(doc, 0.0)
+                        if term in self.common
+                        else _contribution(postings[term], doc)
+                    )
+                    for term in found
+                )
+                floor = RESOURCE_FLOOR * top * coverage
+                scores[doc] = max(scores.get(doc, own), floor)
         exact = self._named(query) if self.intents else []
         for doc in exact:
             scores.setdefault(doc, 0.0)
-        if not scores:
-            return [], 0
+        semantic = self.semantic is not None and vector is not None
+        if not scores and not semantic:
+            return [], 0, 0
         names = self.names
         if visible is not None:
             scores = {doc: score for doc, score in scores.items() if names[doc] in visible}
@@ -858,17 +928,120 @@ class SearchIndex:
         factors = self._factors(intents, query)
         classes = self.classes
         scores = {doc: score * factors[classes[doc]] for doc, score in scores.items()}
-        if self.intents:
+        if self.intents and scores:
             # The resource, name and action factors only raise a score (at most about 4.5
             # times): they are worked out for the best candidates only (and the tools named
             # exactly), which keeps a query over thousands of matching tools fast.
             chosen = dict(heapq.nlargest(RERANK_DEPTH, scores.items(), key=lambda item: item[1]))
             chosen.update((doc, scores[doc]) for doc in exact if doc in scores)
             scores.update(self._rerank(query, chosen, intents or frozenset(), exact))
+        lexical = len(scores)
+        if semantic:
+            scores = self._fused(scores, vector, visible, factors, exact)
         # (score, -doc): ties go to the first tool by name (tools are sorted by name).
         scored = [(score, -doc) for doc, score in scores.items()]
         best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
-        return [(names[-doc], score) for score, doc in best], len(scores)
+        return [(names[-doc], score) for score, doc in best], len(scores), lexical
+
+    def _fused(
+        self,
+        scores: dict[int, float],
+        vector: Any,
+        visible: frozenset[str] | None,
+        factors: list[float],
+        exact: list[int],
+    ) -> dict[int, float]:
+        """The lexical ranking (``scores``) and the semantic one fused by reciprocal rank
+        (Cormack, Clarke and Büttcher, SIGIR 2009): each tool scores
+        ``1 / (RRF_K + its lexical rank) + SEMANTIC_WEIGHT / (RRF_K + its semantic rank)``.
+        The semantic ranking is the cosine of the tools' vectors with the query's, times the
+        factor of the tool's kind for the query's verb (as the lexical score is), over its
+        :data:`SEMANTIC_DEPTH` best visible tools. A tool named exactly stays first."""
+        semantic = self.semantic
+        similarities = semantic.similarities(vector) * _numpy().asarray(factors)[self._classes()]
+        if visible is not None:
+            hidden = _numpy().fromiter(
+                (name not in visible for name in self.names), dtype=bool, count=len(self.names)
+            )
+            similarities[hidden] = -_numpy().inf
+        depth = min(SEMANTIC_DEPTH, len(similarities))
+        best = _numpy().argpartition(-similarities, depth - 1)[:depth] if depth else []
+        ranked = sorted(
+            (int(doc) for doc in best if similarities[doc] > 0),
+            key=lambda doc: -similarities[doc],
+        )
+        fused: dict[int, float] = {}
+        lexical = sorted(scores, key=lambda doc: (-scores[doc], doc))
+        for rank, doc in enumerate(lexical):
+            fused[doc] = 1.0 / (RRF_K + rank + 1)
+        for rank, doc in enumerate(ranked):
+            fused[doc] = fused.get(doc, 0.0) + SEMANTIC_WEIGHT / (RRF_K + rank + 1)
+        if exact:
+            top = max(fused.values())
+            for position, doc in enumerate(exact):
+                if doc in fused:
+                    fused[doc] = top * 2.0 - position
+        return fused
+
+    def _classes(self) -> Any:
+        """:attr:`classes` as an array, kept beside the vectors (not stored)."""
+        cache = self.semantic.cache
+        if "classes" not in cache:
+            cache["classes"] = _numpy().asarray(self.classes, dtype=int)
+        return cache["classes"]
+
+    def closest(
+        self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
+    ) -> tuple[list[tuple[str, float]], int]:
+        """For a query that matches nothing: the tools that the index's terms closest in
+        spelling to the query's own terms find (a typo, another form of a word), as
+        :meth:`search` answers; ``([], 0)`` when no term is close."""
+        vocabulary = [term for term, idf in self.idf.items() if idf >= MIN_IDF]
+        close = [
+            match
+            for term in self.query_terms(query)
+            if term not in self.idf
+            for match in difflib.get_close_matches(term, vocabulary, n=2, cutoff=CLOSE_SPELLING)
+        ]
+        if not close:
+            return [], 0
+        return self.search(" ".join(dict.fromkeys(close)), visible, limit)
+
+    def _resource_candidates(self, query: str) -> dict[int, float]:
+        """The tools of the resources the query names (half of a resource name's words or
+        more, the query's own words: not its verbs, values or expansions), with the share
+        of the name it holds."""
+        values = _value_words(query)
+        content = {
+            term
+            for word in words(query)
+            if word not in _INTENT_WORDS and word not in values
+            for term, _ in self.analyzer.weighted(word)
+        }
+        found: dict[int, float] = {}
+        seen: set[tuple[str, ...]] = set()
+        for term in content:
+            names = self.named.get(term, ())
+            if len(names) > NAMED_MAX_NAMES:
+                # A word of most resources' names ("resource 17", "resource 18"...) chooses
+                # none; a name that holds it is reached by its other words.
+                continue
+            for name, documents in names:
+                if name in seen:
+                    continue
+                seen.add(name)
+                coverage = len(content.intersection(name)) / len(name)
+                if coverage >= 0.5:
+                    for doc in documents:
+                        found[doc] = max(found.get(doc, 0.0), coverage)
+        if len(found) > NAMED_MAX:
+            # A word in most resources' names ("resource 17", "resource 18"...): only the
+            # names the query holds best, and none when even they are too many to tell apart.
+            best = max(found.values())
+            found = {doc: share for doc, share in found.items() if share == best}
+            if len(found) > NAMED_MAX:
+                return {}
+        return found
 
     def _without_names(self, query: str) -> str:
         """The query without the resource names that hold a verb word ("waiting list",
@@ -1081,6 +1254,20 @@ def _value_words(query: str) -> frozenset[str]:
     return frozenset(w for text in inside for w in words(text) if w not in outside)
 
 
+def _numpy() -> Any:
+    semantics._require_numpy()
+    return semantics.numpy
+
+
+def _contribution(posting: tuple[list[int], list[float]], doc: int) -> float:
+    """``doc``'s contribution in a term's posting list (sorted by document), else 0."""
+    documents, contributions = posting
+    position = bisect.bisect_left(documents, doc)
+    if position < len(documents) and documents[position] == doc:
+        return contributions[position]
+    return 0.0
+
+
 def _contains(sequence: list[str], part: list[str]) -> bool:
     size = len(part)
     return any(sequence[i : i + size] == part for i in range(len(sequence) - size + 1))
@@ -1165,8 +1352,7 @@ def _translated_model_texts(
     the project's ``verbose_name = _("invoice")``)."""
     with translation.override(language):
         meta = model._meta
-        yield "resource", str(meta.verbose_name)
-        yield "resource", str(meta.verbose_name_plural)
+        yield from (("resource", name) for name in readable_names(model))
         for name in dict.fromkeys((*facts.request_fields, *facts.response_fields)):
             try:
                 field = meta.get_field(name)
@@ -1262,6 +1448,8 @@ def build_index(
     language: str | None = None,
     *,
     plain: bool = False,
+    embed: semantics.Embedder | None = None,
+    model: str = "",
 ) -> SearchIndex:
     """The :class:`SearchIndex` of ``tools`` (in their own texts and language).
 
@@ -1272,6 +1460,9 @@ def build_index(
             fields') are indexed in it too, beside the source language's.
         plain: plain BM25 over the tools' own texts, for the benchmark's comparison: no
             facts, no verb intents, no abbreviations, no vocabulary.
+        embed, model: the embedding function of semantic search, and its model's name
+            (:mod:`~mcp_bridge.discovery.semantic`): the tools' vectors are made with the
+            index. ``None``: lexical only.
     """
     source = settings.LANGUAGE_CODE if settings.configured else None
     return index_texts(
@@ -1280,7 +1471,25 @@ def build_index(
         plain=plain,
         language=language,
         source_language=source,
+        embed=embed,
+        model=model,
     )
+
+
+#: The fields of a tool whose texts are embedded for semantic search, and how many
+#: characters of each: what the tool is and does, not its arguments (in a static model, a
+#: text's vector is the mean of its words': hundreds of argument names drown the rest).
+EMBEDDED_FIELDS = {"title": 200, "resource": 100, "name": 100, "description": 300}
+
+
+def embedding_text(text: ToolText) -> str:
+    """The text of a tool that semantic search embeds (:data:`EMBEDDED_FIELDS`)."""
+    parts = [
+        value[: EMBEDDED_FIELDS[name]].strip()
+        for name, value in text.fields
+        if name in EMBEDDED_FIELDS and value
+    ]
+    return ". ".join(dict.fromkeys(part for part in parts if part))
 
 
 #: The fields of a tool's arguments: capped (:data:`ARGUMENT_TF`, :data:`ARGUMENT_LENGTH`).
@@ -1320,10 +1529,25 @@ def index_texts(
     plain: bool = False,
     language: str | None = None,
     source_language: str | None = None,
+    embed: semantics.Embedder | None = None,
+    model: str = "",
 ) -> SearchIndex:
     """The :class:`SearchIndex` of tools given as :class:`ToolText` records (see
     :func:`build_index`; ``source_language``: the language of the texts that are not
     translated, ``LANGUAGE_CODE``)."""
+    index = _lexical_index(texts, synonyms, plain, language, source_language)
+    if embed is not None:
+        index.semantic = semantics.embed_tools([embedding_text(t) for t in texts], embed, model)
+    return index
+
+
+def _lexical_index(
+    texts: list[ToolText],
+    synonyms: dict[str, Iterable[str]] | None,
+    plain: bool,
+    language: str | None,
+    source_language: str | None,
+) -> SearchIndex:
     analyzer = analyzer_for(texts, language, source_language, plain=plain)
     documents: list[dict[str, float]] = []
     lengths: list[float] = []
@@ -1391,7 +1615,24 @@ def index_texts(
             for text, name, alternatives in zip(texts, name_terms, resource_terms, strict=True)
         ],
         whole_update=[text.kind == UPDATE and text.http_method == "PUT" for text in texts],
+        named={} if plain else _named_resources(resource_terms),
     )
+
+
+def _named_resources(
+    resource_terms: list[list[tuple[str, ...]]],
+) -> dict[str, list[tuple[tuple[str, ...], list[int]]]]:
+    """:attr:`SearchIndex.named` of the tools' resource names."""
+    tools_of: dict[tuple[str, ...], list[int]] = {}
+    for doc, alternatives in enumerate(resource_terms):
+        for name in alternatives:
+            if name:
+                tools_of.setdefault(name, []).append(doc)
+    named: dict[str, list[tuple[tuple[str, ...], list[int]]]] = {}
+    for name, documents in tools_of.items():
+        for term in name:
+            named.setdefault(term, []).append((name, documents))
+    return named
 
 
 def _verb_phrases(texts: list[ToolText]) -> dict[str, list[str]]:

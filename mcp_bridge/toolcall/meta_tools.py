@@ -57,6 +57,7 @@ from mcp_bridge.discovery.metatools import (
     proxies_named,
     risk_of,
 )
+from mcp_bridge.discovery.semantic import configured_embedder, embed_query
 from mcp_bridge.schemas.profiles import without_optional_nulls
 from mcp_bridge.toolcall import executor
 from mcp_bridge.toolcall.results import ToolCallFailed, success_result, tool_error_result
@@ -308,7 +309,16 @@ def search_answer(
     entries themselves always go in. ``describe_tool`` gives a shortened tool's full
     schema. ``more`` counts the tools that matched but are not in the answer.
     """
-    ranked, matched = toolset.index(language).search(query, visible, limit)
+    index = toolset.index(language)
+    embed = configured_embedder() if index.semantic is not None else None
+    vector = embed_query(query, embed) if embed is not None else None
+    ranked, matched, lexical = index.ranked(query, visible, limit, vector)
+    # No word of the API's: the tools are the closest found, and the resources go with them.
+    unmatched = not lexical
+    if not matched:
+        # Never an empty answer: the tools of the words closest in spelling, and the group's
+        # resources to browse.
+        ranked, matched = index.closest(query, visible, limit)
     # The budget holds the whole answer: the tools, and what is said around them.
     budget = bridge_settings.SEARCH_RESULT_TOKENS - _FRAME_TOKENS
     forms = [_entries(toolset, name, revision, profile) for name, _ in ranked]
@@ -335,15 +345,24 @@ def search_answer(
             used += brief_tokens + 1
             shortened = True
     answer: dict[str, Any] = {"tools": entries, "more": matched - len(entries)}
-    if not entries:
-        answer["hint"] = "No tool matches. Try other words, or an empty query to browse."
-    else:
-        answer["hint"] = _calling_hint(toolset, visible)
-        if shortened:
-            answer["hint"] += (
-                f" A tool given with 'arguments' or 'required' instead of 'inputSchema' is "
-                f"described in full by {DESCRIBE_TOOL}."
-            )
+    hint = _calling_hint(toolset, visible) if entries else ""
+    if shortened:
+        hint += (
+            f" A tool given with 'arguments' or 'required' instead of 'inputSchema' is "
+            f"described in full by {DESCRIBE_TOOL}."
+        )
+    if unmatched:
+        overview = browse(toolset, visible, language)
+        for key in ("areas", "resources", "page", "pages"):
+            if key in overview:
+                answer[key] = overview[key]
+        found = "the tools above are the closest found, and these are " if entries else "these are "
+        hint = (
+            f"No tool matches these words: {found}the group's "
+            f"{'areas' if 'areas' in overview else 'resources'}. Browse one with "
+            "search_tools(query='', resource='<name>'), or search with the API's own words. " + hint
+        ).strip()
+    answer["hint"] = hint
     return answer
 
 
@@ -469,6 +488,18 @@ def browse_answer(
     resource: str | None = None,
     page: int | None = None,
 ) -> dict[str, Any]:
+    """The result of an empty query: :func:`browse`'s answer as a text block, or its refusal."""
+    answer = browse(toolset, visible, language, resource, page)
+    return answer if "isError" in answer else _text_result(answer)
+
+
+def browse(
+    toolset: ToolSet,
+    visible: frozenset[str] | None,
+    language: str | None = None,
+    resource: str | None = None,
+    page: int | None = None,
+) -> dict[str, Any]:
     """The answer to an empty query: a page of the group's overview, of an area, or of one
     resource's tools, each page under :data:`~mcp_bridge.discovery.metatools.OVERVIEW_TOKENS`,
     with only the tools the caller may see.
@@ -481,8 +512,8 @@ def browse_answer(
       paged;
     * a resource: its tools, each briefly (:func:`brief_entry`), paged.
 
-    An unknown area or resource, or a page past the last, is refused with ``isError``
-    naming what exists.
+    An unknown area or resource, or a page past the last, is refused: the ``isError``
+    result naming what exists is returned (the overview's first page is never refused).
     """
     shape = shape_of(toolset, language)
 
@@ -558,7 +589,7 @@ def browse_answer(
         if number < len(pages):
             hint += f" More on page={number + 1}."
     answer["hint"] = hint
-    return _text_result(answer)
+    return answer
 
 
 def _unknown_resource(

@@ -75,6 +75,7 @@ from mcp_bridge.build.translation import (
 from mcp_bridge.discovery.index import SearchIndex, build_index
 from mcp_bridge.discovery.metatools import MetaTool, search_listing
 from mcp_bridge.discovery.modes import Discovery, decide, find_discovery_problems
+from mcp_bridge.discovery.semantic import configured_embedder, configured_model
 from mcp_bridge.schemas.conversion import MissingReference, unresolved_refs
 from mcp_bridge.schemas.profiles import convert_document
 from mcp_bridge.schemas.validators import check_schema
@@ -239,12 +240,19 @@ class ToolSet:
         if language == settings.LANGUAGE_CODE:
             language = None
         index = self.search_indexes.get(language)
-        if index is None:
+        if index is None or not _embedded_as_configured(index):
             index = self._prebuilt_index(language)
             if index is None:
-                index = build_index(self.tools, self._synonyms(), language)
+                index = self._build_index(self.tools, language)
             self.search_indexes[language] = index
         return index
+
+    def _build_index(self, tools: list[Tool], language: str | None) -> SearchIndex:
+        """A search index of ``tools``, with their vectors when semantic search is on
+        (``SEARCH_EMBEDDING_MODEL``)."""
+        embed = configured_embedder()
+        model = configured_model() or ""
+        return build_index(tools, self._synonyms(), language, embed=embed, model=model)
 
     def _synonyms(self) -> dict[str, Any]:
         synonyms = bridge_settings.SEARCH_SYNONYMS
@@ -257,6 +265,8 @@ class ToolSet:
         fingerprint, index = entry
         if fingerprint != catalogue_fingerprint(self.group, language or settings.LANGUAGE_CODE):
             return None  # a catalogue changed since the build: indexed again
+        if not _embedded_as_configured(index):
+            return None  # semantic search turned on, off, or to another model: made again
         return index
 
     def build_search_indexes(self, languages: Iterable[str] = ()) -> list[ToolSetError]:
@@ -285,7 +295,7 @@ class ToolSet:
                 continue
             if copy is self and key is None:
                 continue  # its callers search the tool set's own texts: indexed above
-            index = build_index(copy.tools, self._synonyms(), key)
+            index = self._build_index(copy.tools, key)
             self.prebuilt_indexes[key] = (catalogue_fingerprint(self.group, language), index)
         return unreadable
 
@@ -295,6 +305,12 @@ class ToolSet:
         if document is None:
             document = self.documents[profile] = convert_document(self.openrpc, profile)
         return document
+
+
+def _embedded_as_configured(index: SearchIndex) -> bool:
+    """Whether ``index`` has the vectors of the configured model (none when it is ``None``)."""
+    vectors = index.semantic
+    return (vectors.model if vectors is not None else None) == configured_model()
 
 
 _lock = threading.RLock()

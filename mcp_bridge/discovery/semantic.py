@@ -1,0 +1,267 @@
+"""The build, semantic search: the tools' embeddings, made once per build, fused at search time.
+
+A lexical index finds the words of the API; a user says "ticket type" where the API says
+"item". With ``MCP_BRIDGE["SEARCH_EMBEDDING_MODEL"]`` set (and the ``semantic`` extra:
+numpy, and tokenizers for the built-in static models), every tool's text is embedded once per
+build (:func:`embed_tools`) and kept with the search index, so a stored build carries its
+vectors and no worker embeds a tool; a query is embedded at search time, and
+:meth:`~mcp_bridge.discovery.index.SearchIndex.search` fuses the two rankings
+(reciprocal rank fusion, docs/discovery.md#semantic-search).
+
+The embedding function is pluggable: ``SEARCH_EMBEDDING_FUNCTION`` is the dotted path of a
+callable ``embed(texts: list[str], model: str) -> vectors`` (a sequence of equal-length float
+sequences, or a 2-D array: one row per text). The default, :func:`static_model`, reads a
+static embedding model (the model2vec format: ``model.safetensors`` holding ``embeddings``
+and ``tokenizer.json``) from a local folder: a table lookup per token, numpy only, a query in
+microseconds. Nothing is downloaded: the model is a folder the deployment ships.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import pathlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.utils.module_loading import import_string
+
+from mcp_bridge.base.conf import bridge_settings
+from mcp_bridge.base.errors import Problem
+
+try:  # the ``semantic`` extra
+    import numpy
+except ImportError:  # pragma: no cover - tested by monkeypatching
+    numpy = None  # type: ignore[assignment]
+
+try:  # the ``semantic`` extra: the static models' tokenizer
+    import tokenizers  # type: ignore[import-untyped,import-not-found,unused-ignore]
+except ImportError:  # pragma: no cover
+    tokenizers = None
+
+#: ``embed(texts, model)``: one vector per text.
+EmbeddingFunction = Callable[[list[str], str], Any]
+#: ``embed(texts)``: the function with its model bound (:func:`configured_embedder`).
+Embedder = Callable[[list[str]], Any]
+
+
+class SemanticUnavailable(RuntimeError):
+    """Semantic search is configured but cannot run: the ``semantic`` extra is missing, or
+    the embedding function or model cannot be loaded. The message says what to do."""
+
+
+@dataclass
+class Embeddings:
+    """The unit-length vectors of one index's tools, as plain data (stored with the build).
+
+    Attributes:
+        model: the model they were made with (``SEARCH_EMBEDDING_MODEL``): an index whose
+            model is not the configured one is made again.
+        dimensions: the length of each vector.
+        data: the vectors, row by row in document order, as float16 bytes (half the size
+            of float32, and no numpy object in the pickle).
+    """
+
+    model: str
+    dimensions: int
+    data: bytes
+    _matrix: Any = field(default=None, repr=False, compare=False)
+    #: What searches make once and keep in this process (arrays), never stored.
+    cache: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_matrix"] = None  # made again from ``data`` on the first search
+        state["cache"] = {}
+        return state
+
+    def matrix(self) -> Any:
+        """The vectors as a float32 array ``(tools, dimensions)``, made on first use."""
+        if self._matrix is None:
+            _require_numpy()
+            rows = numpy.frombuffer(self.data, dtype=numpy.float16)
+            self._matrix = rows.reshape(-1, self.dimensions).astype(numpy.float32)
+        return self._matrix
+
+    def similarities(self, vector: Any) -> Any:
+        """The cosine of each tool's vector with ``vector`` (a unit query vector)."""
+        return self.matrix() @ vector
+
+
+def _require_numpy() -> None:
+    if numpy is None:
+        raise SemanticUnavailable(
+            "Semantic search needs numpy: pip install django-mcp-bridge[semantic], or unset "
+            'MCP_BRIDGE["SEARCH_EMBEDDING_MODEL"].'
+        )
+
+
+def unit_rows(vectors: Any) -> Any:
+    """``vectors`` as a float32 array with rows of length 1 (a zero row stays zero)."""
+    _require_numpy()
+    matrix = numpy.asarray(vectors, dtype=numpy.float32)
+    if matrix.ndim != 2:
+        raise SemanticUnavailable(
+            f"The embedding function returned an array of shape {matrix.shape}; it must "
+            "return one vector per text (a 2-D array or a list of equal-length lists)."
+        )
+    norms = numpy.linalg.norm(matrix, axis=1, keepdims=True)
+    return matrix / numpy.where(norms == 0, 1.0, norms)
+
+
+def embed_tools(texts: list[str], embed: Embedder, model: str) -> Embeddings:
+    """The :class:`Embeddings` of the tools' ``texts`` (one per tool, in document order)."""
+    matrix = unit_rows(embed(texts)) if texts else numpy.zeros((0, 1), numpy.float32)
+    if len(matrix) != len(texts):
+        raise SemanticUnavailable(
+            f"The embedding function returned {len(matrix)} vectors for {len(texts)} texts; "
+            "it must return one per text."
+        )
+    return Embeddings(model, int(matrix.shape[1]), matrix.astype(numpy.float16).tobytes())
+
+
+def embed_query(query: str, embed: Embedder) -> Any:
+    """The unit vector of ``query``."""
+    return unit_rows(embed([query]))[0]
+
+
+def configured_model() -> str | None:
+    """``SEARCH_EMBEDDING_MODEL``: the model semantic search uses, or ``None`` (lexical only)."""
+    model = bridge_settings.SEARCH_EMBEDDING_MODEL
+    return str(model) if model is not None else None
+
+
+def configured_embedder() -> Embedder | None:
+    """The configured embedding function with its model bound, or ``None`` when
+    ``SEARCH_EMBEDDING_MODEL`` is not set.
+
+    Raises:
+        SemanticUnavailable: the function cannot be imported, or numpy is missing.
+    """
+    model = configured_model()
+    if model is None:
+        return None
+    _require_numpy()
+    return _embedder(bridge_settings.SEARCH_EMBEDDING_FUNCTION, model)
+
+
+@functools.lru_cache(maxsize=8)
+def _embedder(path: str, model: str) -> Embedder:
+    try:
+        function = import_string(path)
+    except ImportError as exc:
+        raise SemanticUnavailable(
+            f'MCP_BRIDGE["SEARCH_EMBEDDING_FUNCTION"] is {path!r}, which cannot be imported '
+            f"({exc}). Name a callable embed(texts, model) that returns one vector per text."
+        ) from exc
+    return functools.partial(function, model=model)
+
+
+def find_semantic_problems() -> list[Problem]:
+    """``mcp_bridge.E342``: semantic search is configured (``SEARCH_EMBEDDING_MODEL``) and
+    cannot run: the ``semantic`` extra is missing, the function cannot be imported, or it
+    cannot embed a text with the model (a folder that is not there). Checked by embedding one
+    word, so a deploy fails before a build does."""
+    if configured_model() is None:
+        return []
+    try:
+        embed = configured_embedder()
+        assert embed is not None
+        unit_rows(embed(["check"]))
+    except Exception as exc:  # noqa: BLE001 -- whatever the project's function raises
+        return [
+            Problem(
+                "mcp_bridge.E342",
+                f"Semantic search cannot embed with SEARCH_EMBEDDING_MODEL "
+                f"{configured_model()!r}: {type(exc).__name__}: {exc}",
+                "Install django-mcp-bridge[semantic], ship the model's folder with the "
+                "deployment, or unset SEARCH_EMBEDDING_MODEL (docs/discovery.md#semantic-search).",
+                'MCP_BRIDGE["SEARCH_EMBEDDING_MODEL"]',
+            )
+        ]
+    return []
+
+
+# --- The built-in function: a static model from a local folder ---------------------------------
+
+
+@dataclass(frozen=True)
+class StaticModel:
+    """A static embedding model: a vector per token, a text's vector the mean of its tokens'.
+
+    Attributes:
+        tokenizer: the ``tokenizers.Tokenizer`` of ``tokenizer.json``.
+        table: float32 array ``(vocabulary, dimensions)``.
+    """
+
+    tokenizer: Any
+    table: Any
+
+    def encode(self, texts: Sequence[str]) -> Any:
+        """The mean of each text's token vectors (zero for a text without tokens)."""
+        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        out = numpy.zeros((len(encodings), self.table.shape[1]), numpy.float32)
+        for row, encoding in enumerate(encodings):
+            ids = [i for i in encoding.ids if i < len(self.table)]
+            if ids:
+                out[row] = self.table[ids].mean(axis=0)
+        return out
+
+
+def read_safetensors(path: pathlib.Path) -> dict[str, Any]:
+    """The tensors of a ``.safetensors`` file as numpy arrays (the format: an 8-byte
+    little-endian header length, a JSON header of dtype, shape and offsets, the data)."""
+    _require_numpy()
+    raw = path.read_bytes()
+    size = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8 : 8 + size])
+    dtypes = {"F32": numpy.float32, "F16": numpy.float16, "F64": numpy.float64}
+    tensors = {}
+    for name, spec in header.items():
+        if name == "__metadata__" or spec["dtype"] not in dtypes:
+            continue
+        start, end = spec["data_offsets"]
+        data = raw[8 + size + start : 8 + size + end]
+        tensors[name] = numpy.frombuffer(data, dtype=dtypes[spec["dtype"]]).reshape(spec["shape"])
+    return tensors
+
+
+@functools.lru_cache(maxsize=4)
+def load_static_model(folder: str) -> StaticModel:
+    """The :class:`StaticModel` of a folder in the model2vec format (``model.safetensors``
+    with an ``embeddings`` tensor, ``tokenizer.json``).
+
+    Raises:
+        SemanticUnavailable: the folder or its files are missing, or the extra is not
+            installed.
+    """
+    _require_numpy()
+    if tokenizers is None:
+        raise SemanticUnavailable(
+            "The static embedding model needs tokenizers: pip install django-mcp-bridge[semantic]."
+        )
+    where = pathlib.Path(folder)
+    weights, vocabulary = where / "model.safetensors", where / "tokenizer.json"
+    if not weights.is_file() or not vocabulary.is_file():
+        raise SemanticUnavailable(
+            f'MCP_BRIDGE["SEARCH_EMBEDDING_MODEL"] is {folder!r}, which is not a folder with '
+            "model.safetensors and tokenizer.json (a static model in the model2vec format). "
+            "Nothing is downloaded at run time: ship the model's folder with the deployment "
+            "and name its path."
+        )
+    tensors = read_safetensors(weights)
+    table = tensors.get("embeddings")
+    if table is None:
+        table = next(iter(tensors.values()))
+    tokenizer = tokenizers.Tokenizer.from_file(str(vocabulary))
+    # A tokenizer.json may pad or cut (a transformer's): a static model means every token.
+    tokenizer.no_padding()
+    tokenizer.no_truncation()
+    return StaticModel(tokenizer, numpy.asarray(table, dtype=numpy.float32))
+
+
+def static_model(texts: list[str], model: str) -> Any:
+    """The default ``SEARCH_EMBEDDING_FUNCTION``: ``texts`` embedded by the static model in
+    the folder ``model`` (:func:`load_static_model`, loaded once per process)."""
+    return load_static_model(model).encode(texts)
