@@ -68,7 +68,7 @@ def write_expected(path: pathlib.Path, app: Any, names: list[str]) -> None:
         f"{app.installed_version()} ({len(names)} tools).\n"
         f"# scripts/realapps fails when one of them disappears. After a deliberate change:\n"
         f"#   scripts/realapps --update {app.NAME}\n"
-        f"# then review `git diff {path.relative_to(HERE.parent.parent)}` and commit it.\n"
+        f"# then review `git diff tests/realapps/{app.NAME}/tools.txt` and commit it.\n"
     )
     path.write_text(header + "".join(f"{name}\n" for name in names), encoding="utf-8")
 
@@ -99,8 +99,13 @@ def validate(app: Any) -> None:
     say(app.NAME, "mcp_tools --validate: no error" + (f" (warnings: {counted})" if counted else ""))
 
 
-def compare_names(app: Any, names: list[str], update: bool) -> None:
-    path = HERE / app.NAME / "tools.txt"
+def compare_names(app: Any, names: list[str], update: bool, path: pathlib.Path) -> None:
+    """Compare the built tool names with the committed list at ``path`` (written when missing
+    or with ``update``).
+
+    Raises:
+        Failed: a tool of the list is not built any more (each is named).
+    """
     if update or not path.exists():
         write_expected(path, app, names)
         say(app.NAME, f"wrote {len(names)} tool names to {path}: review and commit it")
@@ -150,7 +155,9 @@ def call_tools(app: Any, toolset: Any) -> int:
             status = int(exc.code or 0)
         answer = out.getvalue() + err.getvalue()
         if status:
-            failures.append(f"{call.tool} {json.dumps(arguments)} answered an error: {answer[:600]}")
+            failures.append(
+                f"{call.tool} {json.dumps(arguments)} answered an error: {answer[:600]}"
+            )
         elif call.expect not in answer:
             failures.append(
                 f"{call.tool} {json.dumps(arguments)} answered without {call.expect!r}: {answer[:600]}"
@@ -158,7 +165,9 @@ def call_tools(app: Any, toolset: Any) -> int:
         else:
             say(app.NAME, f"mcp_call {call.tool}: ok ({len(answer)} bytes)")
     if failures:
-        raise Failed(f"{len(failures)} of {len(app.CALLS)} tool calls failed:\n  " + "\n  ".join(failures))
+        raise Failed(
+            f"{len(failures)} of {len(app.CALLS)} tool calls failed:\n  " + "\n  ".join(failures)
+        )
     return len(app.CALLS)
 
 
@@ -204,7 +213,7 @@ def _checked(app: Any, update: bool, step: Callable[[str], None], started: float
         step("group built and validated")
         toolset = get_toolset(app.GROUP, app.API_VERSION)
         names = sorted(tool.name for tool in toolset.tools)
-        compare_names(app, names, update)
+        compare_names(app, names, update, HERE / app.NAME / "tools.txt")
         calls = call_tools(app, toolset)
     return f"{app.NAME} {len(names)} tools, {calls} calls, {time.monotonic() - started:.0f} s"
 

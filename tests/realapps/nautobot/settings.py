@@ -9,11 +9,11 @@ user ``postgres``), and Redis as they find it (``MCP_BRIDGE_TEST_REDIS_URL``).
 
 import os
 
-from nautobot.core.settings import *  # noqa: F403
+from nautobot.core.settings import *
 
 SECRET_KEY = "mcp-bridge-realapps-not-secret"
 ALLOWED_HOSTS = ["*"]
-DATABASES["default"].update(  # noqa: F405
+DATABASES["default"].update(
     {
         "NAME": "mcp_bridge_realapps_nautobot",
         "HOST": os.environ.get("MCP_BRIDGE_TEST_PG_HOST", "127.0.0.1"),
@@ -25,11 +25,11 @@ DATABASES["default"].update(  # noqa: F405
 )
 # Nautobot's own cache (django-redis: it deletes by pattern and locks through it), in the Redis the
 # bridge's tests use, under a prefix of its own: app.py deletes these keys when the run ends.
-CACHES["default"]["LOCATION"] = os.environ.get(  # noqa: F405
+CACHES["default"]["LOCATION"] = os.environ.get(
     "MCP_BRIDGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"
 )
-CACHES["default"]["KEY_PREFIX"] = "mcp-bridge-realapps-nautobot"  # noqa: F405
-INSTALLED_APPS = [*INSTALLED_APPS, "mcp_bridge"]  # noqa: F405
+CACHES["default"]["KEY_PREFIX"] = "mcp-bridge-realapps-nautobot"
+INSTALLED_APPS = [*INSTALLED_APPS, "mcp_bridge"]
 MCP_BRIDGE = {
     "BUILD_STORE": None,
     "GROUPS": {"nautobot": {"include": [{"path": "/api/"}]}},

@@ -13,11 +13,11 @@ os.environ["PRETIX_CONFIG_FILE"] = os.devnull
 os.environ["PRETIX_PRETIX_DATADIR"] = os.environ["REALAPPS_DATA"]
 os.environ["PRETIX_DATABASE_BACKEND"] = "sqlite3"
 
-from pretix.settings import *  # noqa: E402, F403
+from pretix.settings import *
 
-INSTALLED_APPS = [*INSTALLED_APPS, "mcp_bridge"]  # noqa: F405
+INSTALLED_APPS = [*INSTALLED_APPS, "mcp_bridge"]
 # pretix publishes no OpenAPI schema of its own: drf-spectacular's AutoSchema describes its views.
-REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"}  # noqa: F405
+REST_FRAMEWORK = {**REST_FRAMEWORK, "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema"}
 MCP_BRIDGE = {
     "BUILD_STORE": None,
     "GROUPS": {
