@@ -39,4 +39,4 @@ release:
 from mcp_bridge.decorators import api_group, mcp_tool
 
 __all__ = ["api_group", "mcp_tool"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

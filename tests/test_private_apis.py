@@ -105,6 +105,17 @@ def test_drf_spectacular_generator_stats_caches():
     GENERATOR_STATS.reset()
 
 
+def test_drf_spectacular_keeps_its_trace_stack_in_generator_stats_traces():
+    """mcp_bridge.build.openapi._traces_kept_clean: add_trace_message pushes onto
+    GENERATOR_STATS._traces, and leaves its entry there when its block raises."""
+    depth = len(GENERATOR_STATS._traces)
+    with pytest.raises(RuntimeError), add_trace_message(AutoSchema):
+        assert GENERATOR_STATS._traces[-1][2] == "AutoSchema"
+        raise RuntimeError
+    assert len(GENERATOR_STATS._traces) == depth + 1
+    del GENERATOR_STATS._traces[depth:]
+
+
 def test_drf_spectacular_get_operation_sets_path_prefix():
     """mcp_bridge.build.openapi: an operation derived from the view leaves the instance
     attribute ``path_prefix`` on its inspector (a hand-written one never sets it)."""

@@ -16,6 +16,7 @@ import inspect
 import posixpath
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -594,6 +595,8 @@ class GroupSchemaGenerator(SchemaGenerator):
         self.group = group
         self.index = index
         self.sources: list[OperationSource] = []
+        #: ``mcp_bridge.W024``: the fields left out of an operation's arguments, and why.
+        self.field_problems: list[Problem] = []
 
     # Private drf-spectacular API (SchemaGenerator._initialise_endpoints and, in parse(),
     # _get_paths_and_endpoints): overridden and called so that only the group's endpoints get
@@ -687,6 +690,7 @@ class GroupSchemaGenerator(SchemaGenerator):
         }
         result: dict[str, Any] = {}
         self.sources = []
+        self.field_problems = []
         for path, path_regex, method, view in endpoints:
             # Messages queued when the view was decorated, as SchemaGenerator.parse emits them.
             with add_trace_message(type(view)):
@@ -723,10 +727,11 @@ class GroupSchemaGenerator(SchemaGenerator):
             inspector = view.schema
             # The trace names the view and its file in every drf-spectacular warning, as
             # `manage.py spectacular` shows them.
-            with add_trace_message(type(view)):
+            with add_trace_message(type(view)), _step(view, method, path, GET_OPERATION):
                 operation = inspector.get_operation(
                     path, path_regex, path_prefix, method, self.registry
                 )
+            with add_trace_message(type(view)), _step(view, method, path, BRIDGE_READING):
                 if not operation:  # removed with @extend_schema(exclude=True)
                     continue
                 # AutoSchema.get_operation() records the path first; @extend_schema(operation={...})
@@ -743,23 +748,32 @@ class GroupSchemaGenerator(SchemaGenerator):
                 # Private drf-spectacular API: its own list/detail decision
                 # (tests/test_private_apis.py; without it test_results.py's probe test fails).
                 is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
+                left_out: list[tuple[str, str]] = []
                 updated = (
-                    update_fields(view, inspector)
+                    update_fields(view, inspector, left_out)
                     if not hand_written and method.upper() in ("PUT", "PATCH")
                     else {}
                 )
-            view_class = own_classes.get((path_regex, method.upper()), type(view))
-            handler_name, _ = _handler(view, method)
-            handler = getattr(view_class, handler_name, None)
-            sibling_methods, copy_qualifier = index.naming.get(
-                (path_regex, method.upper()), (1, None)
-            )
-            if not path.startswith("/"):
-                path = "/" + path
-            is_viewset = isinstance(view, viewsets.ViewSetMixin)
-            facts = view_facts(
-                view, handler_name, method.upper(), is_viewset=is_viewset, is_list=is_list
-            )
+                self.field_problems += [
+                    _left_out_problem(view, method, path, name, why) for name, why in left_out
+                ]
+                view_class = own_classes.get((path_regex, method.upper()), type(view))
+                handler_name, _ = _handler(view, method)
+                handler = getattr(view_class, handler_name, None)
+                sibling_methods, copy_qualifier = index.naming.get(
+                    (path_regex, method.upper()), (1, None)
+                )
+                if not path.startswith("/"):
+                    path = "/" + path
+                is_viewset = isinstance(view, viewsets.ViewSetMixin)
+                facts = view_facts(
+                    view, handler_name, method.upper(), is_viewset=is_viewset, is_list=is_list
+                )
+                metadata = get_metadata(view_class, handler)
+                reads_body = (
+                    body_use(view, handler, method.upper(), operation) if is_viewset else None
+                )
+                class_doc = _class_doc(view, handler, operation, is_viewset)
             self.sources.append(
                 OperationSource(
                     path=path,
@@ -768,7 +782,7 @@ class GroupSchemaGenerator(SchemaGenerator):
                     handler_name=handler_name,
                     is_viewset=is_viewset,
                     basename=getattr(view, "basename", None),
-                    metadata=get_metadata(view_class, handler),
+                    metadata=metadata,
                     operation_id=operation_id,
                     explicit_operation_id=bool(operation_id)
                     and explicit_operation_id(inspector, operation_id, default_id),
@@ -780,14 +794,60 @@ class GroupSchemaGenerator(SchemaGenerator):
                     copy_qualifier=copy_qualifier,
                     facts=facts,
                     update_fields=updated,
-                    body_use=body_use(view, handler, method.upper(), operation)
-                    if is_viewset
-                    else None,
-                    class_doc=_class_doc(view, handler, operation, is_viewset),
+                    body_use=reads_body,
+                    class_doc=class_doc,
                 )
             )
             result.setdefault(path, {})[method.lower()] = operation
         return result
+
+
+#: The steps of one operation's description that can fail (:class:`OperationFailure`).
+GET_OPERATION = "drf-spectacular's AutoSchema.get_operation()"
+BRIDGE_READING = "mcp_bridge's reading of the view (its serializer, model, filters and handler)"
+
+
+class OperationFailure(Exception):
+    """One operation of a group could not be described: which view, which method and path, and
+    which step raised (``step``, one of the ``GET_OPERATION``/``BRIDGE_READING`` texts). The
+    original exception is its ``__cause__``."""
+
+    def __init__(self, view_class: type, method: str, path: str, step: str, cause: Exception):
+        self.view_label = f"{view_class.__module__}.{view_class.__qualname__}"
+        self.method = method.upper()
+        self.path = path if path.startswith("/") else "/" + path
+        self.step = step
+        self.cause = cause
+        super().__init__(
+            f"{self.method} {self.path} ({self.view_label}), in {step}: "
+            f"{type(cause).__name__}: {cause}"
+        )
+
+
+@contextmanager
+def _step(view: Any, method: str, path: str, step: str) -> Iterator[None]:
+    """Re-raise whatever the block raises as an :class:`OperationFailure` naming the view."""
+    try:
+        yield
+    except OperationFailure:
+        raise
+    except Exception as exc:  # the project's schema and view code can raise anything
+        raise OperationFailure(type(view), method, path, step, exc) from exc
+
+
+def _left_out_problem(view: Any, method: str, path: str, name: str, why: str) -> Problem:
+    view_class = type(view)
+    label = f"{view_class.__module__}.{view_class.__qualname__}"
+    path = path if path.startswith("/") else "/" + path
+    return Problem(
+        "mcp_bridge.W024",
+        f"{method.upper()} {path} ({label}): the field {name!r} is left out of the tool's "
+        f"arguments: {why}.",
+        "Describe the field for drf-spectacular (@extend_schema_field on its class, or an "
+        "OpenApiSerializerFieldExtension), or mark it read_only if it is never written. The "
+        "rest of the tool works as it is.",
+        obj=view_class,
+    )
 
 
 #: How an action's code reads the request body: DRF's request.data (and what it is made of),
@@ -843,7 +903,9 @@ def _class_doc(view: Any, handler: Any, operation: dict[str, Any], shared: bool)
     return class_doc
 
 
-def update_fields(view: Any, inspector: Any) -> dict[str, dict[str, Any]]:
+def update_fields(
+    view: Any, inspector: Any, left_out: list[tuple[str, str]] | None = None
+) -> dict[str, dict[str, Any]]:
     """The OpenAPI schema of every field the view's serializer writes on an update: the
     serializer as REST builds it for a ``PUT``/``PATCH``, with an object to update.
 
@@ -854,6 +916,12 @@ def update_fields(view: Any, inspector: Any) -> dict[str, dict[str, Any]]:
     update: ``get_extra_kwargs``/``get_fields`` reading ``self.instance``) is then missing
     from the ``PUT`` request, which REST accepts. The object is an unsaved instance of the
     view's model; ``{}`` when the view has no model or its serializer cannot be made so.
+
+    A field drf-spectacular maps to ``None`` in the request direction (a writable nested
+    serializer whose own fields are all read-only: there is nothing of it to write) is left
+    out, as drf-spectacular leaves it out of its request components. A field it cannot map,
+    or maps to something that is not a schema, is left out too, and ``(name, why)`` is
+    appended to ``left_out``: it costs that field, never the tool.
     """
     try:
         model = view_model(view)
@@ -879,7 +947,17 @@ def update_fields(view: Any, inspector: Any) -> dict[str, dict[str, Any]]:
             # field, as its own request components map it.
             schema = inspector._map_serializer_field(serializer_field, "request")
             meta = inspector._get_serializer_field_meta(serializer_field, "request")
-        except Exception:  # noqa: BLE001, S112 - a field drf-spectacular cannot map is left out
+        except Exception as exc:  # noqa: BLE001 - the project's field code can raise anything
+            if left_out is not None:
+                left_out.append(
+                    (name, f"drf-spectacular cannot map it: {type(exc).__name__}: {exc}")
+                )
+            continue
+        if schema is None:  # nothing of it is written (all its own fields are read-only)
+            continue
+        if not isinstance(schema, dict) or not isinstance(meta, dict):
+            if left_out is not None:
+                left_out.append((name, f"drf-spectacular maps it to {schema!r}, not a schema"))
             continue
         schemas[name] = {**schema, **{k: v for k, v in meta.items() if k != "readOnly"}}
     return schemas
@@ -892,6 +970,7 @@ def generate_group_schema(
     index: UrlIndex | None = None,
     messages: list[str] | None = None,
     effects: list[HookEffect] | None = None,
+    field_problems: list[Problem] | None = None,
 ) -> tuple[dict[str, Any], list[OperationSource]]:
     """Generate the OpenAPI document of one group/version.
 
@@ -905,7 +984,10 @@ def generate_group_schema(
     (when given) as drf-spectacular words it, with the view's file and name in front
     (``"/app/views.py: Warning [ProductViewSet]: unable to guess serializer..."``), once.
     What the ``PREPROCESSING_HOOKS`` dropped or rewrote of the group's endpoints is appended to
-    ``effects`` (when given; see :meth:`_IndexedEndpointEnumerator.get_api_endpoints`).
+    ``effects`` (when given; see :meth:`_IndexedEndpointEnumerator.get_api_endpoints`), and the
+    fields left out of an operation's arguments (``mcp_bridge.W024``) to ``field_problems``.
+    An operation that cannot be described raises :class:`OperationFailure`, naming its view
+    and the step that failed.
 
     Returns:
         ``(document, sources)``: the OpenAPI document (drf-spectacular's
@@ -918,7 +1000,12 @@ def generate_group_schema(
     # (reset at its start) in _warn_cache/_error_cache (tests/test_private_apis.py).
     # bridge_generation: what drf-spectacular 0.28/0.29 describe less exactly than 0.30
     # (mcp_bridge.build.spectacular_compat), for the bridge's build only.
-    with patched_settings(patches), GENERATOR_STATS.silence(), bridge_generation():
+    with (
+        patched_settings(patches),
+        GENERATOR_STATS.silence(),
+        bridge_generation(),
+        _traces_kept_clean(),
+    ):
         generator = GroupSchemaGenerator(
             group, api_version=api_version, urlconf=urlconf, index=index
         )
@@ -927,9 +1014,27 @@ def generate_group_schema(
             messages += [*GENERATOR_STATS._error_cache, *GENERATOR_STATS._warn_cache]
     if effects is not None and isinstance(generator.inspector, _IndexedEndpointEnumerator):
         effects += generator.inspector.hook_effects
+    if field_problems is not None:
+        field_problems += generator.field_problems
     for source in generator.sources:
         source.operation = document["paths"][source.path][source.method.lower()]
     return document, generator.sources
+
+
+@contextmanager
+def _traces_kept_clean() -> Iterator[None]:
+    """Leave drf-spectacular's trace stack as it was, whatever the block raised.
+
+    drf-spectacular's ``add_trace_message`` pops its entry only when its block ends without an
+    exception, so a view that fails to generate would prefix every later warning of the
+    process with its name. Private drf-spectacular API: ``GENERATOR_STATS._traces``
+    (tests/test_private_apis.py; without it tests/test_build_shapes.py leaves traces behind).
+    """
+    depth = len(GENERATOR_STATS._traces)
+    try:
+        yield
+    finally:
+        del GENERATOR_STATS._traces[depth:]
 
 
 def generate_whole_schema(api_version: str | None = None, urlconf: Any = None) -> dict[str, Any]:
@@ -940,6 +1045,52 @@ def generate_whole_schema(api_version: str | None = None, urlconf: Any = None) -
     with patched_settings(patches), GENERATOR_STATS.silence():
         generator = SchemaGenerator(urlconf=urlconf, api_version=api_version)
         return generator.get_schema(request=None, public=True)
+
+
+def drop_undescribed_fields(document: dict[str, Any]) -> list[tuple[str, str]]:
+    """Take out of ``document``, in place, every field whose schema is not a schema, and return
+    ``(where, what)`` for each: ``where`` a JSON pointer into the document.
+
+    drf-spectacular (or a project's ``POSTPROCESSING_HOOKS`` entry) can leave ``None`` where a
+    property, an array's ``items`` or a parameter's schema belongs. JSON Schema's schemas are
+    objects and booleans: anything else is dropped (a property, also from its ``required``
+    list), and a parameter keeps an empty schema, so that it costs that field and never the
+    tool that holds it.
+    """
+    dropped: list[tuple[str, str]] = []
+    # (pointer, node, whether the node maps names to schemas: its keys are names, never keywords)
+    stack: list[tuple[str, Any, bool]] = [("#", document, False)]
+    while stack:
+        where, node, name_map = stack.pop()
+        if isinstance(node, list):
+            stack.extend((f"{where}/{i}", item, False) for i, item in enumerate(node))
+            continue
+        if not isinstance(node, dict):
+            continue
+        if name_map:
+            stack.extend((f"{where}/{name}", value, False) for name, value in node.items())
+            continue
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            for name in [n for n, schema in properties.items() if not _is_schema(schema)]:
+                dropped.append((f"{where}/properties/{name}", repr(properties.pop(name))))
+                if isinstance(node.get("required"), list) and name in node["required"]:
+                    node["required"] = [n for n in node["required"] if n != name]
+        if "items" in node and not _is_schema(node["items"]):
+            dropped.append((f"{where}/items", repr(node.pop("items"))))
+        if "in" in node and "name" in node and "schema" in node and not _is_schema(node["schema"]):
+            dropped.append((f"{where}/schema", repr(node["schema"])))
+            node["schema"] = {}
+        stack.extend((f"{where}/{key}", value, key in _NAME_MAPS) for key, value in node.items())
+    return dropped
+
+
+#: The keys of OpenAPI and JSON Schema whose value maps names (chosen by the project) to schemas.
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "schemas"})
+
+
+def _is_schema(value: Any) -> bool:
+    return isinstance(value, (dict, bool))
 
 
 _COMPONENT_REF = re.compile(r"^#/components/(?P<section>[^/]+)/(?P<name>[^/]+)$")

@@ -50,11 +50,14 @@ from mcp_bridge.base.errors import Problem, ToolSetError
 from mcp_bridge.base.limits import shorten
 from mcp_bridge.build.naming import MCP_NAME_PATTERN, check_names
 from mcp_bridge.build.openapi import (
+    GET_OPERATION,
     HookEffect,
+    OperationFailure,
     UrlIndex,
     borrow_components,
     build_url_index,
     dangling_refs,
+    drop_undescribed_fields,
     generate_group_schema,
     generate_whole_schema,
 )
@@ -158,6 +161,13 @@ class ToolSet:
     #: layer's :mod:`mcp_bridge.toolcall.meta_tools` fills it).
     search_entries: dict[Any, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False
+    )
+    #: ``{tool name: its file arguments}`` of the upload tools (a form body with a file field,
+    #: :mod:`mcp_bridge.toolcall.uploads`); empty when the group has none. Made by the build
+    #: and stored with it, so that a loaded group answers it without unpacking its tools; the
+    #: endpoint reads a larger body for such a group (:mod:`mcp_bridge.transport.bodies`).
+    file_arguments: dict[str, tuple[str, ...]] = field(
+        default_factory=dict, repr=False, compare=False
     )
 
     def __getstate__(self) -> dict[str, Any]:
@@ -497,6 +507,46 @@ def build_toolset(
         return exc
 
 
+def _dropped_field_problem(group: str, where: str, what: str) -> Problem:
+    return Problem(
+        "mcp_bridge.W024",
+        f"The OpenAPI document of group {group!r} holds {what} at {where}, which is not a "
+        f"schema: that field is left out of the tools' arguments and outputSchema.",
+        "A POSTPROCESSING_HOOKS entry or a schema extension wrote it: give the field a schema "
+        "(an object such as {'type': 'string'}, or {} for any value). The rest of each tool "
+        "works as it is.",
+    )
+
+
+def _operation_failure_problem(group: str, failure: OperationFailure) -> Problem:
+    """``mcp_bridge.E004`` for one operation that could not be described: the view, the step,
+    and a hint that holds for that step."""
+    exclude = f"{{'view': '{failure.view_label}', 'methods': ['{failure.method}']}}"
+    leave_out = (
+        f"or leave the operation out of the group with an exclude rule, "
+        f"MCP_BRIDGE['GROUPS'][{group!r}]['exclude'] = [{exclude}], and the rest of the group "
+        f"is built."
+    )
+    if failure.step == GET_OPERATION:
+        hint = (
+            "drf-spectacular raised this describing the view, with the settings the bridge "
+            "requires (COMPONENT_SPLIT_REQUEST=True, among others), so `manage.py spectacular` "
+            "with the project's own settings may pass. Fix the view's schema (an "
+            "@extend_schema, or an OpenApiSerializerFieldExtension for the field), " + leave_out
+        )
+    else:
+        hint = (
+            "This is the bridge's own reading of the view, not drf-spectacular's: "
+            "`manage.py spectacular` does not meet it. The traceback of `manage.py mcp_build` "
+            "shows the line; report it to mcp_bridge with that traceback, " + leave_out
+        )
+    return Problem(
+        "mcp_bridge.E004",
+        f"The schema of group {group!r} could not be generated at {failure}",
+        hint,
+    )
+
+
 def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     setup = configuration_problems()  # E080/E081: named as such, not as a generation failure
     if setup:
@@ -506,6 +556,7 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
         raise ToolSetError(group, version, index.membership.problems[group])
     spectacular_messages: list[str] = []
     effects: list[HookEffect] = []
+    field_problems: list[Problem] = []
     try:
         document, sources = generate_group_schema(
             group,
@@ -514,9 +565,16 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
             index=index,
             messages=spectacular_messages,
             effects=effects,
+            field_problems=field_problems,
         )
         if dangling_refs(document):  # a POSTPROCESSING_HOOKS entry's, most often
             _borrow_from_whole_api(document, version, urlconf_key)
+        field_problems += [
+            _dropped_field_problem(group, where, what)
+            for where, what in drop_undescribed_fields(document)
+        ]
+    except OperationFailure as exc:
+        raise ToolSetError(group, version, [_operation_failure_problem(group, exc)]) from exc
     except Exception as exc:  # the project's schema code can raise anything
         raise ToolSetError(
             group,
@@ -524,9 +582,12 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
             [
                 Problem(
                     "mcp_bridge.E004",
-                    f"drf-spectacular could not generate the schema of group {group!r}: "
-                    f"{type(exc).__name__}: {exc}",
-                    "Run `manage.py spectacular --validate` to see the failing view, and fix it.",
+                    f"drf-spectacular could not generate the schema of group {group!r}, outside "
+                    f"any one view (its URL walk, or a PREPROCESSING_HOOKS or "
+                    f"POSTPROCESSING_HOOKS entry): {type(exc).__name__}: {exc}",
+                    "The traceback of `manage.py mcp_build` shows where it was raised. The "
+                    "bridge generates with MCP_BRIDGE['SPECTACULAR_SETTINGS'] over "
+                    "SPECTACULAR_SETTINGS, so `manage.py spectacular` may not meet it.",
                 )
             ],
         ) from exc
@@ -539,7 +600,7 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     name_errors, name_warnings = check_names(
         methods, strict=bridge_settings.PORTABLE_TOOL_NAMES == "error"
     )
-    name_warnings += spectacular_problems(spectacular_messages)
+    name_warnings += spectacular_problems(spectacular_messages) + field_problems
     problems += name_errors
     tools = []
     checked: set[str] = set()  # subschemas found valid, shared by the tools of the build
@@ -574,7 +635,18 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     info_version = version or str(spectacular_settings.VERSION or "")
     openrpc = build_document(methods, components, title=f"{group}", version=info_version)
     toolset = ToolSet(
-        group, version, tools, {t.name: t for t in tools}, methods, openrpc, discovery=discovery
+        group,
+        version,
+        tools,
+        {t.name: t for t in tools},
+        methods,
+        openrpc,
+        discovery=discovery,
+        file_arguments={
+            method.name: files
+            for method in methods
+            if (files := tuple(param.name for param in method.params if param.file))
+        },
     )
     toolset.warnings = (
         name_warnings
