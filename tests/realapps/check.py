@@ -106,6 +106,10 @@ def compare_names(app: Any, names: list[str], update: bool, path: pathlib.Path) 
     Raises:
         Failed: a tool of the list is not built any more (each is named).
     """
+    if not names:
+        raise Failed(
+            f"the group {app.GROUP!r} was built with no tools at all: its endpoint serves nothing"
+        )
     if update or not path.exists():
         write_expected(path, app, names)
         say(app.NAME, f"wrote {len(names)} tool names to {path}: review and commit it")
@@ -121,8 +125,9 @@ def compare_names(app: Any, names: list[str], update: bool, path: pathlib.Path) 
             f"there, run `scripts/realapps --update {app.NAME}` and commit the list.",
         )
     if gone:
+        shown = ", ".join(gone[:40]) + (f" ... and {len(gone) - 40} more" if len(gone) > 40 else "")
         raise Failed(
-            f"{len(gone)} tool(s) of {path} disappeared from the build: {', '.join(gone)}. "
+            f"{len(gone)} tool(s) of {path} disappeared from the build: {shown}. "
             f"A change of the bridge dropped them (or renamed them: see the new tools above); "
             f"only if that is intended, run `scripts/realapps --update {app.NAME}` and commit the list."
         )
@@ -131,6 +136,7 @@ def compare_names(app: Any, names: list[str], update: bool, path: pathlib.Path) 
 def call_tools(app: Any, toolset: Any) -> int:
     """Call each of ``app.CALLS`` through ``manage.py mcp_call``; returns how many answered."""
     from django.core.management import call_command
+    from django.core.management.base import CommandError
 
     failures = []
     for call in app.CALLS:
@@ -153,6 +159,9 @@ def call_tools(app: Any, toolset: Any) -> int:
             status = 0
         except SystemExit as exc:  # mcp_call: 1 for an isError result, 2 for a JSON-RPC error
             status = int(exc.code or 0)
+        except CommandError as exc:  # refused before the call: no such group or version
+            failures.append(f"{call.tool}: mcp_call refused: {exc}")
+            continue
         answer = out.getvalue() + err.getvalue()
         if status:
             failures.append(
@@ -207,11 +216,16 @@ def _checked(app: Any, update: bool, step: Callable[[str], None], started: float
     with app.context():
         app.seed()
         step("database seeded")
-        from mcp_bridge.toolset.registry import get_toolset
+        from mcp_bridge.toolset.registry import UnknownEndpoint, get_toolset, resolve_version
 
         validate(app)
         step("group built and validated")
-        toolset = get_toolset(app.GROUP, app.API_VERSION)
+        try:
+            # The build its endpoint serves (what mcp_call and a client get), not another one.
+            version = resolve_version(app.GROUP, app.API_VERSION)
+        except UnknownEndpoint as exc:
+            raise Failed(f"no endpoint serves the group: {exc}") from None
+        toolset = get_toolset(app.GROUP, version)
         names = sorted(tool.name for tool in toolset.tools)
         compare_names(app, names, update, HERE / app.NAME / "tools.txt")
         calls = call_tools(app, toolset)
