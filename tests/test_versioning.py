@@ -89,7 +89,20 @@ class WhichNamespaceVersion(APIView):
         return Response({"version": request.version})
 
 
+@api_group("open-namespace")
+class WhichOpenNamespaceVersion(APIView):
+    """pretix's shape: NamespaceVersioning with no allowed and no default version, so DRF takes
+    the version from the namespace the URL is included under."""
+
+    versioning_class = NamespaceVersioning
+
+    @extend_schema(responses=VersionSerializer)
+    def get(self, request):
+        return Response({"version": request.version})
+
+
 _namespaced = [path("which/", WhichNamespaceVersion.as_view())]
+_open_namespaced = [path("which/", WhichOpenNamespaceVersion.as_view())]
 # A prefix of their own: drf-spectacular resolves namespaced paths against patterns whose
 # groups accept anything, so "api/n1/which/" would resolve to the URLPathVersioning view above.
 
@@ -97,6 +110,7 @@ urlpatterns = [
     re_path(r"^api/(?P<version>v1|v2)/which/$", WhichVersion.as_view()),
     path("api/by-namespace/n1/", include((_namespaced, "which"), namespace="n1")),
     path("api/by-namespace/n2/", include((_namespaced, "which"), namespace="n2")),
+    path("api/open/v1/", include((_open_namespaced, "open"), namespace="api-v1")),
     path("api/header/which/", WhichHeaderVersion.as_view()),
     path("api/query/which/", WhichQueryVersion.as_view()),
     path("mcp/", include("mcp_bridge.urls")),
@@ -116,6 +130,7 @@ pytestmark = [pytest.mark.urls(__name__), pytest.mark.django_db]
         ("by-query", "b"),
         ("by-namespace", "n1"),
         ("by-namespace", "n2"),
+        ("open-namespace", "api-v1"),
     ],
 )
 def test_each_version_has_an_endpoint_and_reaches_the_view(group, version):

@@ -34,7 +34,7 @@ from drf_spectacular.settings import patched_settings, spectacular_settings
 from rest_framework import serializers, viewsets
 from rest_framework.schemas.generators import is_api_view
 from rest_framework.settings import api_settings
-from rest_framework.versioning import QueryParameterVersioning
+from rest_framework.versioning import NamespaceVersioning, QueryParameterVersioning
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
@@ -327,7 +327,7 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
             else:
                 siblings = sum(1 for m in methods if m not in ("HEAD", "OPTIONS"))
             naming[(path_regex, method)] = (siblings, None)
-            versions = _callback_versions(cls, callback)
+            versions = _callback_versions(cls, callback, namespace)
             for group, why in groups.items():
                 found.setdefault(group, set()).update(versions)
                 endpoints.setdefault(group, []).append((path_regex, method, callback))
@@ -454,7 +454,7 @@ def _publishable(callback: Any) -> bool:
     return not ("schema" in callback.initkwargs and callback.initkwargs["schema"] is None)
 
 
-def _callback_versions(cls: Any, callback: Any) -> set[str | None]:
+def _callback_versions(cls: Any, callback: Any, namespace: str) -> set[str | None]:
     versioning_class = getattr(callback, "initkwargs", {}).get(
         "versioning_class", cls.versioning_class
     )
@@ -462,6 +462,11 @@ def _callback_versions(cls: Any, callback: Any) -> set[str | None]:
         return {None}
     allowed = set(getattr(versioning_class, "allowed_versions", None) or ())
     default = getattr(versioning_class, "default_version", None)
+    if not allowed and namespace and issubclass(versioning_class, NamespaceVersioning):
+        # DRF's NamespaceVersioning.determine_version: with no allowed versions, the first
+        # namespace the URL is included under is the version (pretix's "api-v1"), whatever the
+        # default. Generated unversioned, drf-spectacular would leave every operation out.
+        return {namespace.split(":")[0]}
     return allowed or ({default} if default else {None})
 
 

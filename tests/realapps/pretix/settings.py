@@ -20,13 +20,9 @@ REST_FRAMEWORK = {
     **REST_FRAMEWORK,
     # pretix publishes no OpenAPI schema of its own: drf-spectacular's AutoSchema describes it.
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    # pretix's NamespaceVersioning names neither ALLOWED_VERSIONS nor a DEFAULT_VERSION, so the
-    # bridge serves the group at one unversioned endpoint, and drf-spectacular, asked for
-    # version None, leaves out every operation of the "api-v1" namespace: the endpoint has no
-    # tools, and `mcp_tools --validate` reports nothing. Naming the version pretix's URLs
-    # declare works around it; remove this line when the bridge handles that case, and this
-    # check shows the fix.
-    "DEFAULT_VERSION": "api-v1",
+    # pretix's NamespaceVersioning names neither ALLOWED_VERSIONS nor a DEFAULT_VERSION: DRF
+    # takes the version from the URL's namespace ("api-v1"), and so does the bridge, which
+    # serves the group at /mcp/pretix/api-v1/. (Before it did, the group had no tools.)
 }
 MCP_BRIDGE = {
     "BUILD_STORE": None,
