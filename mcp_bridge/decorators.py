@@ -31,6 +31,10 @@ GROUP_NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 #: MCP ``ToolAnnotations`` hints that the decorator accepts (MCP spec, "Tools" → "Tool").
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
+#: A URI template of ``@mcp_tool(resource=...)``: a scheme (RFC 3986 §3.1), then characters
+#: of a URI and RFC 6570 level-1 expressions (``{name}``).
+RESOURCE_URI_PATTERN = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s{}]*(\{[A-Za-z0-9_]+\}[^\s{}]*)*$")
+
 #: The HTTP methods a key of an ``@mcp_tool(name={...})`` mapping may name.
 _HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE"})
 
@@ -175,6 +179,7 @@ def mcp_tool(
     task_required: bool | None = None,
     task_after: float | None = None,
     job_status: Callable[..., Any] | None = None,
+    resource: bool | str | None = None,
 ) -> Callable[[F], F]:
     """Set the MCP tool name, title and annotations of one operation.
 
@@ -226,6 +231,13 @@ def mcp_tool(
             the question comes before the task is created.
         job_status: for a ``"job"``, the rule that reads the job's answer instead of the
             default one: a callable ``(response, data) -> JobState`` (:class:`mcp_bridge.tasks.JobState`).
+        resource: whether the ``GET`` operation is also an MCP resource (docs/resources.md).
+            ``None``: as the bridge decides (an operation that reads one object by its path
+            arguments is a resource template, unless ``MCP_BRIDGE["OMIT_RESOURCES"]`` leaves
+            it out); ``False``: never; ``True``: always, so a ``GET`` without path arguments
+            (a singleton such as ``/me/``) becomes a resource that ``resources/list`` lists; a
+            string: the URI template itself (RFC 6570 ``{name}`` expressions, one per path
+            argument), e.g. ``"shop://orders/{number}"``.
 
     Raises:
         TypeError: used on a class with a single ``name`` (a class has several
@@ -275,6 +287,15 @@ def mcp_tool(
                 "for its run before it answers with the task."
             )
         changes["task_after"] = task_after
+    if resource is not None:
+        if not isinstance(resource, (bool, str)) or (
+            isinstance(resource, str) and not RESOURCE_URI_PATTERN.match(resource)
+        ):
+            raise TypeError(
+                f"mcp_tool(resource={resource!r}): give True, False or a URI template with a "
+                'custom scheme and simple {name} expressions, e.g. "shop://orders/{number}".'
+            )
+        changes["resource"] = resource
     if job_status is not None:
         if not callable(job_status):
             raise TypeError(
@@ -309,8 +330,8 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         "annotations": dict[str, bool], "output_schema": bool | None,
         "pinned": bool | None, "pinned_in": tuple[str, ...], "confirm": bool | None,
         "confirm_message": str | None}``, with ``"task"``, ``"task_required"``,
-        ``"task_after"`` and ``"job_status"`` when one of them is set; the operation's own
-        values win.
+        ``"task_after"``, ``"job_status"`` and ``"resource"`` when one of them is set; the
+        operation's own values win.
     """
     on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
     on_handler = getattr(handler, METADATA_ATTR, {}) or {}
@@ -332,7 +353,7 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         # Only when set (docs/tasks.md): most operations have no task policy.
         **{
             key: on_handler.get(key, on_class.get(key))
-            for key in ("task", "task_required", "task_after", "job_status")
+            for key in ("task", "task_required", "task_after", "job_status", "resource")
             if key in on_handler or key in on_class
         },
     }

@@ -166,6 +166,8 @@ class McpClient:
             routing: dict[str, str | None] = {"Mcp-Method": method}
             if method == "tools/call" and params and "name" in params:
                 routing["Mcp-Name"] = params["name"]
+            if method == "resources/read" and params and "uri" in params:
+                routing["Mcp-Name"] = params["uri"]
             headers = {**routing, **headers}
         return self.post(self.message(method, params, id=id, meta=meta), **headers)
 

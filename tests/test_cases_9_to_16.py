@@ -275,6 +275,7 @@ def test_initialize_counter_offers_a_supported_version(cases):
         "tools": {"listChanged": False},
         "prompts": {"listChanged": False},
         "resources": {"listChanged": False},
+        "completions": {},
     }
     assert result["serverInfo"]["name"] == "tests"
 

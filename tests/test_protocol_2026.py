@@ -62,6 +62,7 @@ def test_discover(mcp):
         "tools": {"listChanged": False},
         "prompts": {"listChanged": False},
         "resources": {"listChanged": False},
+        "completions": {},  # resource template arguments (docs/resources.md)
         "extensions": {"io.modelcontextprotocol/tasks": {}},  # MCP tasks (docs/tasks.md)
     }
     assert result["ttlMs"] == 300_000
@@ -88,7 +89,7 @@ def test_cache_scope_is_public_with_one_language(mcp, settings):
 
 
 @pytest.mark.parametrize("method", ["prompts/list", "resources/list", "resources/templates/list"])
-def test_other_listings_are_empty_with_hints(mcp, method):
+def test_other_listings_have_cache_hints(mcp, method):
     result = result_of(mcp.request(method), method)
     assert result["ttlMs"] == 300_000
 

@@ -78,7 +78,27 @@ def run_node(
 # --- Conformance suite ---------------------------------------------------------------------------
 
 
-def test_conformance_0_1_16(node_bin, demo_server, tmp_path):
+#: The scenarios of resources and completion (docs/resources.md) that pass, in both suites.
+RESOURCE_SCENARIOS = (
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
+    "completion-complete",
+)
+
+
+@pytest.fixture
+def with_resource_fixtures(settings):
+    """The catalog with the resources the suite's resources-* scenarios read (``test://static-
+    text``, ``test://static-binary``, ``test://template/{id}/data``): ordinary views of the test
+    app (tests/testapp/resource_views.py), added to the group by a GROUPS rule."""
+    settings.MCP_BRIDGE = {
+        **settings.MCP_BRIDGE,
+        "GROUPS": {"catalog": {"include": [{"path": "/cases/conformance/"}]}},
+    }
+
+
+def test_conformance_0_1_16(node_bin, demo_server, with_resource_fixtures, tmp_path):
     script = PEERS / "conformance-stable" / "dist" / "index.js"
     proc = run_node(
         node_bin,
@@ -98,9 +118,13 @@ def test_conformance_0_1_16(node_bin, demo_server, tmp_path):
     assert "Baseline check passed" in proc.stdout
     for generic in ("server-initialize", "ping", "tools-list", "dns-rebinding-protection"):
         assert f"✓ {generic}:" in proc.stdout, generic
+    for passing in RESOURCE_SCENARIOS:
+        assert f"✓ {passing}:" in proc.stdout, passing
 
 
-def test_conformance_2026_07_28_requirements(node_bin, demo_server, tmp_path):
+def test_conformance_2026_07_28_requirements(
+    node_bin, demo_server, with_resource_fixtures, tmp_path
+):
     script = PEERS / "conformance-alpha" / "dist" / "index.js"
     out = tmp_path / "out"
     proc = run_node(
@@ -126,6 +150,7 @@ def test_conformance_2026_07_28_requirements(node_bin, demo_server, tmp_path):
         "dns-rebinding-protection",
         "http-header-validation",
         "sep-2164-resource-not-found",
+        *RESOURCE_SCENARIOS,
     ):
         assert f"✓ {generic}:" in proc.stdout, generic
 

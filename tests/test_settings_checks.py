@@ -101,6 +101,8 @@ WRONG: dict[str, list[object]] = {
     "TASK_LEASE_SECONDS": [0, "60"],
     "TRACE_ARGUMENTS": ["yes", 1],
     "TRACE_ENDUSER": [True, "username", "ID"],
+    "OMIT_RESOURCES": [[], {"catalog": "x"}],
+    "RESOURCE_SCHEME": ["https", "Shop", "drf://", "", 3],
 }
 
 #: Values the new validators must let through (a check that refuses a right value is worse
@@ -129,6 +131,8 @@ RIGHT: dict[str, list[object]] = {
     "OAUTH_AUTHORIZATION_SERVERS": [["/o", "https://auth.example.com/tenant"]],
     "OAUTH_RESOURCE_ORIGIN": ["https://api.example.com", "https://api.example.com/", None],
     "TRACE_ENDUSER": [None, "id", "pseudo"],
+    "OMIT_RESOURCES": [{"catalog": True, "orders": ["orders_retrieve"]}],
+    "RESOURCE_SCHEME": ["drf", "shop", "acme+api", "x-internal.v2"],
 }
 
 
@@ -147,7 +151,8 @@ def test_defaults_and_validators_are_made_from_the_settings_records():
 def test_every_key_has_its_own_check_id_and_a_hint():
     ids = [setting.check_id for setting in SETTINGS.values()]
     assert [i for i in ids if ids.count(i) > 1] == [], "two keys share a check id"
-    assert all(re.fullmatch(r"mcp_bridge\.E2\d\d", i) for i in ids), ids
+    # E201-E299, then the block of resources and completion (E330-E339).
+    assert all(re.fullmatch(r"mcp_bridge\.E(2\d\d|33\d)", i) for i in ids), ids
     assert UNREADABLE not in ids  # E081 stays for what is no one key's fault
     assert set(ids) <= set(CHECK_IDS)
     assert SETTING_OF_CHECK == {setting.check_id: key for key, setting in SETTINGS.items()}

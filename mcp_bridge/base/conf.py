@@ -81,6 +81,13 @@ Keys and defaults:
     ``{"<group>": True}`` for every tool of a group, ``{"<group>": ["tool_name",
     ...]}`` for some; ``@mcp_tool(output_schema=False)`` does the same in code.
     A group or tool that does not exist is warned about (``mcp_bridge.W040``).
+``OMIT_RESOURCES`` (``{}``)
+    The read operations that are not also resource templates (docs/resources.md):
+    ``{"<group>": True}`` for a whole group, ``{"<group>": ["tool_name", ...]}`` for some;
+    ``@mcp_tool(resource=False)`` does the same in code.
+``RESOURCE_SCHEME`` (``"drf"``)
+    The URI scheme of the resources: ``drf://<group>/<path>``. A custom scheme, as the MCP
+    specification asks for resources a client cannot fetch by itself.
 ``MAX_FILE_BYTES`` (``5_242_880``)
     Largest file (``FileResponse``, ``StreamingHttpResponse``, an image or PDF
     download) a tool result carries, base64-encoded, in bytes; a larger one
@@ -310,6 +317,22 @@ def _omit_rules(name: str, value: Any) -> None:
             f'settings.MCP_BRIDGE["{name}"] must map group names to True or to a list of '
             'tool names, e.g. {"catalog": True, "orders": ["orders_retrieve"]}.'
         )
+
+
+#: RFC 3986 §3.1: a scheme is a letter, then letters, digits, "+", "-" or ".".
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*$")
+
+
+def _uri_scheme(name: str, value: Any) -> None:
+    # MCP spec, "Resources" -> "Common URI Schemes": https:// only for what a client may fetch
+    # from the web by itself; a resource read through the server takes a custom scheme.
+    if isinstance(value, str) and _SCHEME.match(value) and value not in ("http", "https", "file"):
+        return
+    raise ImproperlyConfigured(
+        f"{_label(name)} is {_shown(value)}; use a custom URI scheme (RFC 3986: a lowercase "
+        'letter, then letters, digits, "+", "-" or "."), not http, https or file, e.g. "drf" '
+        'or "shop": a client cannot fetch these resources by itself.'
+    )
 
 
 def _byte_count(name: str, value: Any) -> None:
@@ -1023,6 +1046,21 @@ SETTINGS: dict[str, Setting] = {
         _build_store,
         "mcp_bridge.E271",
         "Where built tool sets are kept for every process. See docs/deploy.md.",
+    ),
+    # Resources and completion (mcp_bridge.build.resources, mcp_bridge.toolcall.resources):
+    # E330-E339.
+    "OMIT_RESOURCES": Setting(
+        {},
+        _omit_rules,
+        "mcp_bridge.E330",
+        "The read operations that are not also resource templates: "
+        '{"<group>": True} or {"<group>": ["tool", ...]}. See docs/resources.md.',
+    ),
+    "RESOURCE_SCHEME": Setting(
+        "drf",
+        _uri_scheme,
+        "mcp_bridge.E331",
+        "The URI scheme of the resources (drf://<group>/<path>). See docs/resources.md.",
     ),
     # Tracing (mcp_bridge.tracing, with the [otel] extra): E281-E289.
     "TRACE_ARGUMENTS": Setting(

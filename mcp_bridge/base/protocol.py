@@ -33,6 +33,13 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+#: JSON-RPC 2.0 §5.1: the first of the implementation-defined server errors. A
+#: ``resources/read`` that the view refuses (401, 403, 429, 5xx...) answers it, with the
+#: view's HTTP status in ``data.status`` (docs/resources.md).
+SERVER_ERROR = -32000
+#: MCP 2025-06-18 and 2025-11-25, "Resources" → "Error Handling": a resource not found.
+#: 2026-07-28 (SEP-2164) answers :data:`INVALID_PARAMS` instead.
+RESOURCE_NOT_FOUND = -32002
 #: 2026-07-28: a routing header is missing or disagrees with the body.
 HEADER_MISMATCH = -32020
 #: 2026-07-28: the request lacks a client capability the method needs.
@@ -117,3 +124,9 @@ def supports_titles_and_output(revision: str) -> bool:
 def validation_errors_are_tool_results(revision: str) -> bool:
     """SEP-1303 (2025-11-25): input validation failures are ``isError`` results, not -32602."""
     return revision >= "2025-11-25"
+
+
+def resource_not_found_code(revision: str) -> int:
+    """The code of a ``resources/read`` of a URI that names nothing: -32002 up to 2025-11-25,
+    -32602 from 2026-07-28 on (SEP-2164)."""
+    return INVALID_PARAMS if revision in MODERN_REVISIONS else RESOURCE_NOT_FOUND

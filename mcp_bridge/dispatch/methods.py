@@ -49,7 +49,7 @@ from mcp_bridge.dispatch.envelope import check_envelope
 from mcp_bridge.tasks import methods as tasks
 from mcp_bridge.tasks.negotiation import DISCOVER_EXTENSIONS, declares_tasks, missing_capability
 from mcp_bridge.tasks.policy import policy_of
-from mcp_bridge.toolcall import executor, meta_tools
+from mcp_bridge.toolcall import completion, executor, meta_tools, resources
 from mcp_bridge.toolcall.visibility import listed_tools, varies_by_caller, visible_tool_names
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.tracing import traced_request
@@ -166,13 +166,15 @@ def handle_message(message: Any, call: Call) -> dict[str, Any] | None:
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
-#: What the server offers. Tools are the API's operations. Prompts and resources are
-#: declared with their (always empty) lists because this server answers those list
-#: methods, and a 2026-07-28 server must declare every feature it answers (SEP-2575).
+#: What the server offers. Tools are the API's operations; resources are its read operations
+#: (docs/resources.md), whose template arguments ``completion/complete`` suggests values for.
+#: Prompts are declared with their (always empty) list because this server answers that list
+#: method, and a 2026-07-28 server must declare every feature it answers (SEP-2575).
 SERVER_CAPABILITIES: dict[str, Any] = {
     "tools": {"listChanged": False},
     "prompts": {"listChanged": False},
     "resources": {"listChanged": False},
+    "completions": {},
 }
 
 
@@ -263,7 +265,7 @@ def _encode_cursor(offset: int) -> str:
     return base64.urlsafe_b64encode(json.dumps({"offset": offset}).encode()).decode()
 
 
-def _decode_cursor(cursor: Any, total: int) -> int:
+def _decode_cursor(cursor: Any, total: int, method: str = "tools/list") -> int:
     try:
         offset = json.loads(base64.urlsafe_b64decode(cursor.encode()))["offset"]
     except (AttributeError, ValueError, KeyError, TypeError, binascii.Error):
@@ -271,7 +273,7 @@ def _decode_cursor(cursor: Any, total: int) -> int:
     if not isinstance(offset, int) or isinstance(offset, bool) or not 0 < offset < total:
         raise JsonRpcError(
             INVALID_PARAMS,
-            "Invalid params: unknown cursor. Call tools/list without a cursor to start again.",
+            f"Invalid params: unknown cursor. Call {method} without a cursor to start again.",
         )
     return offset
 
@@ -361,14 +363,39 @@ def _empty_listing(key: str) -> Any:
     return handler
 
 
+def _resource_listing(key: str, method: str, *, direct: bool) -> Any:
+    """``resources/list`` (``direct``: the resources without variables, ``@mcp_tool(resource=True)``)
+    and ``resources/templates/list``: the resources of the tools the caller may see
+    (:mod:`mcp_bridge.toolcall.resources`), paged as ``tools/list`` is. Neither lists a row of
+    the database, so both stay as small as the tool list, whatever the data."""
+
+    def handler(params: dict[str, Any], call: Call) -> dict[str, Any]:
+        visible = None if call.every_tool else visible_tool_names(call.toolset, call.request)
+        entries = resources.listed_resources(call.toolset, visible, direct=direct)
+        offset = 0
+        if params.get("cursor") is not None:
+            offset = _decode_cursor(params["cursor"], len(entries), method)
+        size = bridge_settings.PAGE_SIZE or len(entries) or 1
+        result: dict[str, Any] = {
+            key: [entry.as_mcp(call.revision) for entry in entries[offset : offset + size]]
+        }
+        if offset + size < len(entries):
+            result["nextCursor"] = _encode_cursor(offset + size)
+        if call.modern:
+            result["ttlMs"] = int(bridge_settings.TOOLS_LIST_TTL_MS)
+            result["cacheScope"] = _cache_scope(call)
+        return result
+
+    return handler
+
+
 def _resource_read(params: dict[str, Any], call: Call) -> dict[str, Any]:
-    # SEP-2164: a resource that does not exist is -32602 with the URI in data.
-    uri = params.get("uri")
-    raise JsonRpcError(
-        INVALID_PARAMS,
-        f"Resource not found: {shorten(repr(uri))}. This server publishes tools only.",
-        data={"uri": echoed(uri)},
-    )
+    profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
+    return resources.read_resource(params, call.toolset, call.request, call.revision, profile)
+
+
+def _complete(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    return completion.complete(params, call.toolset, call.request, call.revision)
 
 
 def _prompt_get(params: dict[str, Any], call: Call) -> dict[str, Any]:
@@ -380,25 +407,28 @@ def _prompt_get(params: dict[str, Any], call: Call) -> dict[str, Any]:
     )
 
 
-_EMPTY_LISTINGS = {
+_FEATURES = {
     "prompts/list": _empty_listing("prompts"),
     "prompts/get": _prompt_get,
-    "resources/list": _empty_listing("resources"),
+    "resources/list": _resource_listing("resources", "resources/list", direct=True),
     "resources/read": _resource_read,
-    "resources/templates/list": _empty_listing("resourceTemplates"),
+    "resources/templates/list": _resource_listing(
+        "resourceTemplates", "resources/templates/list", direct=False
+    ),
+    "completion/complete": _complete,
 }
 _HANDSHAKE_HANDLERS = {
     "initialize": _initialize,
     "ping": _ping,
     "tools/list": _tools_list,
     "tools/call": _tools_call,
-    **_EMPTY_LISTINGS,
+    **_FEATURES,
 }
 _MODERN_HANDLERS = {
     "server/discover": _discover,
     "tools/list": _tools_list,
     "tools/call": _tools_call,
-    **_EMPTY_LISTINGS,
+    **_FEATURES,
     "tasks/get": _task_method("tasks/get", tasks.get_task),
     "tasks/update": _task_method("tasks/update", tasks.update_task),
     "tasks/cancel": _task_method("tasks/cancel", tasks.cancel_task),

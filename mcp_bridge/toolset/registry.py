@@ -63,6 +63,7 @@ from mcp_bridge.build.openapi import (
 )
 from mcp_bridge.build.openrpc import Method, build_document, build_methods, convert_components
 from mcp_bridge.build.preflight import configuration_problems, spectacular_problems
+from mcp_bridge.build.resources import ResourceTemplate, resource_templates
 from mcp_bridge.build.texts import trimmed_components
 from mcp_bridge.build.tools import Tool, build_tool, declares_output_schema
 from mcp_bridge.build.translation import (
@@ -157,6 +158,11 @@ class ToolSet:
         default=None, init=False, repr=False, compare=False
     )
     _meta: dict[str, MetaTool] = field(default_factory=dict, init=False, repr=False, compare=False)
+    # The resource templates and direct resources, made once per copy (their texts are the
+    # tools' of the copy's language: mcp_bridge.build.resources).
+    _resources: list[ResourceTemplate] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
     #: Search answers' tool entries, made once per tool, revision and profile (the call
     #: layer's :mod:`mcp_bridge.toolcall.meta_tools` fills it).
     search_entries: dict[Any, Any] = field(
@@ -176,6 +182,7 @@ class ToolSet:
             state["_openrpc"] = PackedDocument(self._openrpc)
         state["visibility"] = None
         state["_listed"] = None
+        state["_resources"] = None
         state["_meta"] = {}
         state["search_entries"] = {}
         return state
@@ -201,6 +208,14 @@ class ToolSet:
                 listed = list(self.tools)
             self._listed = listed
         return listed
+
+    def resources(self) -> list[ResourceTemplate]:
+        """The tools that are also resources (:mod:`mcp_bridge.build.resources`), in the
+        tools' order: resource templates, and direct resources (no variables)."""
+        resources = self._resources
+        if resources is None:
+            resources = self._resources = resource_templates(self.group, self.tools)
+        return resources
 
     def meta_tool(self, name: Any) -> MetaTool | None:
         """The discovery meta-tool called ``name`` (search mode only), else ``None``."""

@@ -101,3 +101,26 @@ class Ledger(models.Model):
     name = models.CharField(max_length=100)
     amount = models.DecimalField(max_digits=10, decimal_places=2, default=0)
     history = HistoricalRecords()
+
+
+class WorkProject(models.Model):
+    """The resources' test app (docs/resources.md): a project looked up by its slug (not its
+    primary key), whose members may read it."""
+
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=100)
+    members = models.ManyToManyField("auth.User", related_name="work_projects", blank=True)
+
+
+class WorkTask(models.Model):
+    """A task nested under its project (``/projects/{project}/tasks/{number}/``), numbered per
+    project, with an attachment (a file field)."""
+
+    project = models.ForeignKey(WorkProject, on_delete=models.CASCADE, related_name="tasks")
+    number = models.PositiveIntegerField()
+    title = models.CharField(max_length=100)
+    attachment = models.FileField(upload_to="work/", blank=True)
+
+    class Meta:
+        unique_together = [("project", "number")]
+        ordering = ["number"]

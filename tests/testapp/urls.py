@@ -5,7 +5,7 @@ from tests.testapp import mrtr_views, pattern_views, results_views, views
 
 router = SimpleRouter()
 router.register("members", views.MemberViewSet, basename="members")
-router.register("projects", pattern_views.ProjectViewSet, basename="projects")
+router.register("projects", pattern_views.ProjectViewSet, basename="work_projects")
 router.register("rest-projects", pattern_views.RestProjectViewSet, basename="rest_projects")
 router.register("posts", views.PostViewSet, basename="posts")
 router.register("reports", views.ReportViewSet, basename="reports")
@@ -85,4 +85,22 @@ urlpatterns += [
     path("tasks/files/delete/", task_views.confirm_delete),
     path("tasks/introductions/", task_views.multi_input),
     path("tasks/greetings/slow/", task_views.greet_slowly),
+]
+
+# The resources' test app and the conformance suite's resource fixtures
+# (tests/testapp/resource_views.py, tests/test_resources.py).
+from tests.testapp import resource_views
+
+work_router = SimpleRouter()
+work_router.register("work/projects", resource_views.WorkProjectViewSet, basename="work_projects")
+work_router.register(
+    r"work/projects/(?P<project>[^/.]+)/tasks",
+    resource_views.WorkTaskViewSet,
+    basename="work_tasks",
+)
+urlpatterns += [
+    path("conformance/static-text/", resource_views.static_text),
+    path("conformance/static-binary/", resource_views.static_binary),
+    path("conformance/template/<str:id>/data/", resource_views.template_data),
+    *work_router.urls,
 ]
