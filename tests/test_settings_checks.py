@@ -103,6 +103,7 @@ WRONG: dict[str, list[object]] = {
     "TRACE_ENDUSER": [True, "username", "ID"],
     "OMIT_RESOURCES": [[], {"catalog": "x"}],
     "RESOURCE_SCHEME": ["https", "Shop", "drf://", "", 3],
+    "APPS": [True, "yes", None],
 }
 
 #: Values the new validators must let through (a check that refuses a right value is worse
@@ -133,6 +134,7 @@ RIGHT: dict[str, list[object]] = {
     "TRACE_ENDUSER": [None, "id", "pseudo"],
     "OMIT_RESOURCES": [{"catalog": True, "orders": ["orders_retrieve"]}],
     "RESOURCE_SCHEME": ["drf", "shop", "acme+api", "x-internal.v2"],
+    "APPS": ["declared", "always", False],
 }
 
 
@@ -151,8 +153,8 @@ def test_defaults_and_validators_are_made_from_the_settings_records():
 def test_every_key_has_its_own_check_id_and_a_hint():
     ids = [setting.check_id for setting in SETTINGS.values()]
     assert [i for i in ids if ids.count(i) > 1] == [], "two keys share a check id"
-    # E201-E299, then the block of resources and completion (E330-E339).
-    assert all(re.fullmatch(r"mcp_bridge\.E(2\d\d|33\d)", i) for i in ids), ids
+    # E201-E299, then the blocks of resources and completion (E330-E339) and MCP Apps (E360-E369).
+    assert all(re.fullmatch(r"mcp_bridge\.E(2\d\d|33\d|36\d)", i) for i in ids), ids
     assert UNREADABLE not in ids  # E081 stays for what is no one key's fault
     assert set(ids) <= set(CHECK_IDS)
     assert SETTING_OF_CHECK == {setting.check_id: key for key, setting in SETTINGS.items()}
