@@ -149,10 +149,12 @@ def test_an_unknown_page_is_not_found(db, uri):
 
 
 def sources_digest() -> str:
-    """The digest frontend/apps/build.mjs writes into each page (its sourcesDigest())."""
+    """The digest frontend/apps/build.mjs writes into each page and the tests' host (its
+    sourcesDigest())."""
     files = sorted(
         ["build.mjs", "package-lock.json"]
         + [f"src/{path.name}" for path in (FRONTEND / "src").iterdir()]
+        + [f"host/{path.name}" for path in (FRONTEND / "host").iterdir()]
     )
     digest = hashlib.sha256()
     for name in files:
@@ -171,6 +173,11 @@ def test_the_committed_pages_were_built_from_the_sources_and_lockfile(kind):
         "in frontend/apps and commit mcp_bridge/static/mcp_bridge/apps/."
     )
     assert pages.TEXTS_ELEMENT in html
+
+
+def test_the_tests_host_was_built_from_the_same_sources():
+    host = (ROOT / "tests" / "apps_host" / "host.js").read_text()
+    assert host.startswith(f"// Built by frontend/apps/build.mjs from {sources_digest()}.")
 
 
 def test_the_lockfile_pins_the_extensions_sdk():

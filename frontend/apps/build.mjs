@@ -16,7 +16,7 @@ const out = join(here, "..", "..", "mcp_bridge", "static", "mcp_bridge", "apps")
 export const KINDS = ["collection", "record", "form"];
 
 function sourcesDigest() {
-  const files = ["build.mjs", "package-lock.json", ...readdirSync(join(here, "src")).map((name) => `src/${name}`)].sort();
+  const files = ["build.mjs", "package-lock.json", ...readdirSync(join(here, "src")).map((name) => `src/${name}`), ...readdirSync(join(here, "host")).map((name) => `host/${name}`)].sort();
   const hash = createHash("sha256");
   for (const file of files) {
     hash.update(`${file}\0`);
@@ -86,3 +86,20 @@ for (const kind of KINDS) {
   writeFileSync(join(out, `${kind}.html`), html);
   console.log(`${kind}.html: ${html.length} bytes`);
 }
+
+// The tests' host (host/host.js: the extension's AppBridge and the MCP client), not shipped.
+const host = await esbuild.build({
+  entryPoints: [join(here, "host", "host.js")],
+  bundle: true,
+  minify: true,
+  format: "iife",
+  target: "es2020",
+  platform: "browser",
+  legalComments: "eof",
+  write: false,
+  absWorkingDir: here,
+  plugins: [trim],
+});
+const hostOut = join(here, "..", "..", "tests", "apps_host");
+mkdirSync(hostOut, { recursive: true });
+writeFileSync(join(hostOut, "host.js"), `// Built by frontend/apps/build.mjs from ${digest}.\n${host.outputFiles[0].text}`);

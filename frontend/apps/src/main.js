@@ -256,11 +256,18 @@ function renderRecord() {
   return parts;
 }
 
+// A field's messages: the view's validation errors (data.detail, as DRF answers them), or the
+// bridge's own checks of the arguments against the inputSchema (data.errors).
 function fieldErrors(result) {
   if (!result || !result.isError) return {};
   const error = errorOf(result);
   const detail = error.data && error.data.detail;
-  return detail && typeof detail === "object" && !Array.isArray(detail) ? detail : {};
+  if (detail && typeof detail === "object" && !Array.isArray(detail)) return detail;
+  const found = {};
+  for (const item of (error.data && Array.isArray(error.data.errors) ? error.data.errors : [])) {
+    if (item && item.argument) (found[item.argument] = found[item.argument] || []).push(String(item.message));
+  }
+  return found;
 }
 
 function control(name, schema, value, required) {
@@ -283,9 +290,11 @@ function control(name, schema, value, required) {
   if (types.includes("object") || types.includes("array")) {
     return h("textarea", { ...common, rows: 3, class: "json", text: value === undefined ? "" : JSON.stringify(value) });
   }
-  if (!schema.maxLength || schema.maxLength > 200) return h("textarea", { ...common, rows: 3, text: value ?? "" });
-  const type = { email: "email", uri: "url", date: "date" }[schema.format] || "text";
-  return h("input", { ...common, type, maxlength: schema.maxLength, value: value ?? "" });
+  const type = { email: "email", uri: "url", date: "date" }[schema.format];
+  if (!type && (!schema.maxLength || schema.maxLength > 200)) {
+    return h("textarea", { ...common, rows: 3, text: value ?? "" });
+  }
+  return h("input", { ...common, type: type || "text", maxlength: schema.maxLength, value: value ?? "" });
 }
 
 function readForm(form, properties, required) {
