@@ -17,7 +17,7 @@ from django.http import HttpResponse
 from django.urls import path
 
 from mcp_bridge.signals import post_tool_call
-from tests.test_explorer import ARTIFACTS, browser  # noqa: F401 (the fixture)
+from tests.test_explorer import ARTIFACTS, browser  # noqa: F401 (the explorer's fixture)
 from tests.testapp.models import Account, Note
 from tests.urls import urlpatterns as test_urlpatterns
 
@@ -52,10 +52,12 @@ def _open(driver, live_server, tool: str, arguments: dict | None = None) -> None
 
 
 def _wait(driver, condition, what: str):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    try:
-        return WebDriverWait(driver, 30).until(lambda _: condition())
+    try:  # the page renders again as results arrive: an element read mid-way is read again
+        wait = WebDriverWait(driver, 30, ignored_exceptions=(StaleElementReferenceException,))
+        return wait.until(lambda _: condition())
     except Exception:
         _shot(driver, f"failed-{what}", None)
         raise
@@ -83,6 +85,12 @@ def _cells(driver) -> list[list[str]]:
 
 
 @pytest.fixture
+def driver(request):
+    """The explorer tests' headless Chromium (skipped, or failed in CI, without it)."""
+    return request.getfixturevalue("browser")
+
+
+@pytest.fixture
 def calls():
     """The tools/call requests the server ran: (tool, arguments)."""
     seen: list[tuple[str, dict]] = []
@@ -104,52 +112,54 @@ def apps_always(settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_list_renders_its_rows_and_pages_through_a_tool_call(
-    browser, live_server, apps_always, calls, capsys
+    driver, live_server, apps_always, calls, capsys
 ):
+
     notes = [Note.objects.create(text=f"note {n}") for n in range(1, 24)]
     notes[1].text = HOSTILE
     notes[1].save()
-    _open(browser, live_server, "note_list")
-    _wait(browser, lambda: len(_cells(browser)) == 10, "rows")
-    head = [cell.text for cell in browser.find_elements("css selector", "thead th")]
+    _open(driver, live_server, "note_list")
+    _wait(driver, lambda: len(_cells(driver)) == 10, "rows")
+    head = [cell.text for cell in driver.find_elements("css selector", "thead th")]
     assert head == ["id", "text"]  # the outputSchema's columns
-    cells = _cells(browser)
+    cells = _cells(driver)
     assert cells[0] == [str(notes[0].id), "note 1"]
     # Hostile strings are text: shown as written, no element made of them.
     assert cells[1] == [str(notes[1].id), HOSTILE]
-    assert browser.find_elements("css selector", "td img, td b") == []
-    assert "23" in browser.find_element("css selector", ".bar .grow").text
-    _shot(browser, "collection", capsys)
+    assert driver.find_elements("css selector", "td img, td b") == []
+    assert "23" in driver.find_element("css selector", ".bar .grow").text
+    _shot(driver, "collection", capsys)
 
-    browser.find_element("xpath", "//button[normalize-space()='Next']").click()
-    _wait(browser, lambda: _cells(browser) and _cells(browser)[0][1] == "note 11", "next page")
-    assert [row[1] for row in _cells(browser)] == [f"note {n}" for n in range(11, 21)]
+    driver.find_element("xpath", "//button[normalize-space()='Next']").click()
+    _wait(driver, lambda: _cells(driver) and _cells(driver)[0][1] == "note 11", "next page")
+    assert [row[1] for row in _cells(driver)] == [f"note {n}" for n in range(11, 21)]
     # The host's call, then the page's own, through the host.
     assert calls == [("note_list", {}), ("note_list", {"page": 2})]
-    assert browser.title != "pwned"
-    _shot(browser, "collection-page-2", capsys)
+    assert driver.title != "pwned"
+    _shot(driver, "collection-page-2", capsys)
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_form_creates_an_object_and_shows_a_fields_validation_error(
-    browser, live_server, apps_always, calls, capsys
+    driver, live_server, apps_always, calls, capsys
 ):
+
     # The model called the tool with a value the view refuses: the page shows the form, the
     # value and the view's message beside its field.
-    _open(browser, live_server, "account_create", {"email": "a@b.c", "password": "pw"})
-    _wait(browser, lambda: browser.find_elements("css selector", ".field.invalid"), "errors")
-    field = browser.find_element("css selector", ".field.invalid")
+    _open(driver, live_server, "account_create", {"email": "a@b.c", "password": "pw"})
+    _wait(driver, lambda: driver.find_elements("css selector", ".field.invalid"), "errors")
+    field = driver.find_element("css selector", ".field.invalid")
     assert field.find_element("css selector", "[name]").get_attribute("name") == "email"
     assert "Enter a valid email address." in field.find_element("css selector", ".error").text
-    _shot(browser, "form-error", capsys)
+    _shot(driver, "form-error", capsys)
 
     # The person corrects it and sends the form: a tools/call through the host.
-    email = browser.find_element("id", "field-email")
+    email = driver.find_element("id", "field-email")
     email.clear()
     email.send_keys("ada@example.com")
-    browser.find_element("css selector", "button[type=submit]").click()
-    _wait(browser, lambda: "Done." in browser.find_element("css selector", ".status").text, "done")
+    driver.find_element("css selector", "button[type=submit]").click()
+    _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "done")
     assert Account.objects.filter(email="ada@example.com").exists()
     assert calls[-1] == ("account_create", {"email": "ada@example.com", "password": "pw"})
-    assert browser.find_elements("css selector", ".field.invalid") == []
-    _shot(browser, "form-created", capsys)
+    assert driver.find_elements("css selector", ".field.invalid") == []
+    _shot(driver, "form-created", capsys)
