@@ -10,6 +10,7 @@ tests keep theirs. Without Chromium the tests are skipped with the reason, and f
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from django.urls import path
 
 from mcp_bridge.signals import post_tool_call
 from tests.test_explorer import ARTIFACTS, browser  # noqa: F401 (the explorer's fixture)
-from tests.testapp.models import Account, Note
+from tests.testapp.models import Account, Author, Note, Post
 from tests.urls import urlpatterns as test_urlpatterns
 
 HOST = Path(__file__).parent / "apps_host" / "host.js"
@@ -38,14 +39,15 @@ urlpatterns = [*test_urlpatterns, path("apps-host/", host_page)]
 pytestmark = [pytest.mark.urls("tests.test_apps_browser"), pytest.mark.slow]
 
 
-def _open(driver, live_server, tool: str, arguments: dict | None = None) -> None:
+def _open(driver, live_server, tool: str, arguments: dict | None = None, theme="light") -> None:
     driver.get(f"{live_server.url}/apps-host/")
     uri = driver.execute_async_script(
         "const done = arguments[arguments.length - 1];"
-        "window.openApp({endpoint: '/mcp/cases/', tool: arguments[0], arguments: arguments[1]})"
-        ".then(done, (e) => done('failed: ' + e.message));",
+        "window.openApp({endpoint: '/mcp/cases/', tool: arguments[0], arguments: arguments[1],"
+        " theme: arguments[2]}).then(done, (e) => done('failed: ' + e.message));",
         tool,
         arguments or {},
+        theme,
     )
     assert uri.startswith("ui://mcp-bridge/"), (uri, driver.execute_script("return window.hostLog"))
     driver.switch_to.frame(driver.find_element("css selector", "#host iframe"))
@@ -163,3 +165,24 @@ def test_a_form_creates_an_object_and_shows_a_fields_validation_error(
     assert calls[-1] == ("account_create", {"email": "ada@example.com", "password": "pw"})
     assert driver.find_elements("css selector", ".field.invalid") == []
     _shot(driver, "form-created", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_record_shows_hostile_strings_as_text_in_the_hosts_dark_theme(
+    driver, live_server, apps_always, calls, capsys
+):
+    author = Author.objects.create(name=HOSTILE)
+    post = Post.objects.create(title=HOSTILE, status="draft", author=author)
+    _open(driver, live_server, "posts_retrieve", {"id": post.id}, theme="dark")
+    _wait(driver, lambda: driver.find_elements("css selector", "dl dd"), "record")
+    shown = driver.execute_script(
+        "return [...document.querySelectorAll('dt')].map((dt) => "
+        "[dt.textContent, dt.nextElementSibling.textContent]);"
+    )
+    assert shown[:3] == [["id", str(post.id)], ["title", HOSTILE], ["status", "draft"]]
+    assert shown[3][0] == "author" and json.loads(shown[3][1]) == {"name": HOSTILE}
+    assert driver.find_elements("css selector", "dd img, dd b") == []
+    # The host's theme: its style variables reach the page.
+    background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(30, 30, 34)"
+    _shot(driver, "record-dark", capsys)
