@@ -34,8 +34,8 @@ def apps_envelope() -> dict:
     return meta
 
 
-def listed(revision: str = MODERN, *, declare: bool = True) -> dict[str, dict]:
-    c = McpClient(path="/mcp/cases/", revision=revision)
+def listed(revision: str = MODERN, *, declare: bool = True, group="cases") -> dict[str, dict]:
+    c = McpClient(path=f"/mcp/{group}/", revision=revision)
     if revision == MODERN:
         meta = apps_envelope() if declare else envelope(MODERN)
         answer = c.post(c.message("tools/list", {}, meta=meta), **{"Mcp-Method": "tools/list"})
@@ -57,6 +57,12 @@ def test_a_client_that_declares_apps_sees_each_tools_page(db):
     # A delete or a custom action has no page.
     assert "ui" not in (tools["reports_destroy"].get("_meta") or {})
     assert "ui" not in (tools["reports_crash"].get("_meta") or {})
+
+
+def test_on_the_demo_the_catalogs_list_tool_names_its_collection(db):
+    tools = listed(group="catalog")
+    assert tools["products_list"]["_meta"]["ui"] == {"resourceUri": "ui://mcp-bridge/collection"}
+    assert tools["products_retrieve"]["_meta"]["ui"] == {"resourceUri": "ui://mcp-bridge/record"}
 
 
 def test_the_page_adds_at_most_80_bytes_to_a_tool(db):

@@ -7,7 +7,7 @@
   nothing to render); a ``form`` needs input properties.
 
 A client sees ``_meta.ui.resourceUri`` on those tools only where the ``APPS`` setting lets it
-(:func:`declares_apps`): 49 bytes per tool, the same URI for every tool of a kind, so that the
+(:func:`declares_apps`): at most 60 bytes per tool, the same URI for every tool of a kind, so that the
 host reads each page once.
 """
 
