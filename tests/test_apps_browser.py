@@ -39,15 +39,19 @@ urlpatterns = [*test_urlpatterns, path("apps-host/", host_page)]
 pytestmark = [pytest.mark.urls("tests.test_apps_browser"), pytest.mark.slow]
 
 
-def _open(driver, live_server, tool: str, arguments: dict | None = None, theme="light") -> None:
+def _open(
+    driver, live_server, tool: str, arguments: dict | None = None, theme="light", headers=None
+) -> None:
     driver.get(f"{live_server.url}/apps-host/")
     uri = driver.execute_async_script(
         "const done = arguments[arguments.length - 1];"
         "window.openApp({endpoint: '/mcp/cases/', tool: arguments[0], arguments: arguments[1],"
-        " theme: arguments[2]}).then(done, (e) => done('failed: ' + e.message));",
+        " theme: arguments[2], headers: arguments[3]})"
+        ".then(done, (e) => done('failed: ' + e.message));",
         tool,
         arguments or {},
         theme,
+        headers or {},
     )
     assert uri.startswith("ui://mcp-bridge/"), (uri, driver.execute_script("return window.hostLog"))
     driver.switch_to.frame(driver.find_element("css selector", "#host iframe"))
@@ -186,3 +190,15 @@ def test_a_record_shows_hostile_strings_as_text_in_the_hosts_dark_theme(
     background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
     assert background == "rgb(30, 30, 34)"
     _shot(driver, "record-dark", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_empty_list_says_so_in_the_callers_language(
+    driver, live_server, apps_always, calls, capsys
+):
+    _open(driver, live_server, "note_list", headers={"Accept-Language": "de"})
+    _wait(driver, lambda: _cells(driver) == [["Keine Ergebnisse."]], "empty")
+    buttons = driver.find_elements("css selector", ".bar button")
+    assert [(b.text, b.is_enabled()) for b in buttons] == [("Zurück", False), ("Weiter", False)]
+    assert "0 insgesamt" in driver.find_element("css selector", ".bar .grow").text
+    _shot(driver, "collection-empty-de", capsys)
