@@ -1,5 +1,9 @@
-"""What MCP Apps cost (docs/apps.md): ``python -m bench.apps``.
+"""What MCP Apps cost (docs/apps.md): ``python -m bench.apps [counts|sizes]``.
 
+**sizes**: each kind's page, raw and gzipped, and the bench group's ``tools/list`` in bytes
+without and with the extension declared (no callgrind: a few seconds).
+
+**counts** (the default):
 In instructions, counted as :mod:`bench.instructions` counts a request (callgrind,
 ``(count of MANY - count of FEW) / (MANY - FEW)``, after a warm-up, ``gc.freeze()``,
 ``PYTHONHASHSEED=0``), through Django's test client, 2026-07-28 requests to the bench group:
@@ -8,8 +12,6 @@ In instructions, counted as :mod:`bench.instructions` counts a request (callgrin
   ``io.modelcontextprotocol/ui`` extension declared;
 * ``plain_list`` and ``declared_list``: ``tools/list``, the same two ways (the declared listing
   carries each tool's ``_meta.ui``).
-
-Also the size of each kind's page, raw and gzipped.
 """
 
 from __future__ import annotations
@@ -99,6 +101,36 @@ def _start(kind: str, n: int, out_file: str) -> subprocess.Popen[str]:
     return lib.callgrind("bench.apps", ["--child", kind, n], out_file)
 
 
+def page_sizes() -> list[list[str]]:
+    return [
+        [page.stem, f"{len(page.read_bytes()):,}", f"{len(gzip.compress(page.read_bytes(), 9)):,}"]
+        for page in sorted(PAGES.glob("*.html"))
+    ]
+
+
+def sizes() -> str:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.site.settings")
+    import django
+
+    django.setup()
+    post = _poster()
+    listed = [
+        json.dumps(post("tools/list", {}, declares)["tools"], separators=(",", ":"))
+        for declares in (False, True)
+    ]
+    rows = [
+        ["tools/list, extension not declared", f"{len(listed[0]):,}"],
+        ["tools/list, extension declared", f"{len(listed[1]):,}"],
+        ["more", f"{(len(listed[1]) - len(listed[0])) / len(listed[0]) * 100:.2f} %"],
+    ]
+    return "\n\n".join(
+        [
+            lib.table("The pages", ["kind", "bytes", "gzipped (-9)"], page_sizes()),
+            lib.table("The bench group's listing", ["", "bytes"], rows),
+        ]
+    )
+
+
 def run() -> str:
     counted = lib.per_request(_start, KINDS, instructions.FEW, instructions.MANY)
     rows = [[kind, f"{counted[kind] / 1e3:,.0f}"] for kind in KINDS]
@@ -108,20 +140,13 @@ def run() -> str:
     rows.append(
         ["declared_list / plain_list", f"{counted['declared_list'] / counted['plain_list']:.4f}"]
     )
-    sizes = [
-        [page.stem, f"{len(page.read_bytes()):,}", f"{len(gzip.compress(page.read_bytes(), 9)):,}"]
-        for page in sorted(PAGES.glob("*.html"))
-    ]
-    return "\n\n".join(
-        [
-            lib.table("MCP Apps (callgrind, k instructions per request)", ["request", "k"], rows),
-            lib.table("The pages", ["kind", "bytes", "gzipped (-9)"], sizes),
-        ]
-    )
+    return lib.table("MCP Apps (callgrind, k instructions per request)", ["request", "k"], rows)
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         _child(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1:2] == ["sizes"]:
+        sizes()
     else:
-        print(run())
+        run()
