@@ -131,15 +131,14 @@ def sizes() -> str:
     )
 
 
-def run() -> str:
-    counted = lib.per_request(_start, KINDS, instructions.FEW, instructions.MANY)
-    rows = [[kind, f"{counted[kind] / 1e3:,.0f}"] for kind in KINDS]
-    rows.append(
-        ["declared_call / plain_call", f"{counted['declared_call'] / counted['plain_call']:.4f}"]
-    )
-    rows.append(
-        ["declared_list / plain_list", f"{counted['declared_list'] / counted['plain_list']:.4f}"]
-    )
+def run(*kinds: str) -> str:
+    """The ``counts`` mode: ``kinds`` (default: every kind of :data:`KINDS`), one count each."""
+    kinds = kinds or KINDS
+    counted = lib.per_request(_start, kinds, instructions.FEW, instructions.MANY)
+    rows = [[kind, f"{counted[kind] / 1e3:,.0f}"] for kind in kinds]
+    for declared, plain in (("declared_call", "plain_call"), ("declared_list", "plain_list")):
+        if declared in counted and plain in counted:
+            rows.append([f"{declared} / {plain}", f"{counted[declared] / counted[plain]:.4f}"])
     return lib.table("MCP Apps (callgrind, k instructions per request)", ["request", "k"], rows)
 
 
@@ -149,4 +148,4 @@ if __name__ == "__main__":
     elif sys.argv[1:2] == ["sizes"]:
         sizes()
     else:
-        run()
+        run(*sys.argv[2:])
