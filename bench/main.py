@@ -20,7 +20,16 @@ from importlib.metadata import version
 from bench import lib
 
 ALL = ("call_overhead", "peer", "listing", "throughput")
-ON_REQUEST = ("instructions", "scale", "discovery", "coldstart", "confirmation", "tracing", "tasks")
+ON_REQUEST = (
+    "instructions",
+    "scale",
+    "discovery",
+    "coldstart",
+    "confirmation",
+    "tracing",
+    "tasks",
+    "resources",
+)
 
 
 def machine() -> str:

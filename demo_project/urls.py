@@ -24,6 +24,8 @@ urlpatterns = [
         auth_views.LoginView.as_view(template_name="shop/login.html"),
         name="login",
     ),
+    # And its logout (a POST): the tool explorer's "Sign out" button.
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     # Before "api/" so that the router never sees these paths.
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -23,12 +23,15 @@ settings and walk the URLconf once, without generating any schema:
   loaded, so that the API's views cannot be enumerated;
 * :func:`check_authorization`: MCP authorization's configuration (``E060``-``E066``,
   ``W060``-``W061``, :mod:`mcp_bridge.transport.authorization`);
-* :func:`check_visibility_and_explorer`: ``FILTER_TOOLS_LIST``'s groups (``W130``,
-  :mod:`mcp_bridge.toolcall.visibility`) and the explorer's template (``W131``,
-  :mod:`mcp_bridge.transport.explorer`);
-* :func:`check_discovery`: ``DISCOVERY`` and ``SEARCH_SYNONYMS`` name existing groups
-  (``W101``, :mod:`mcp_bridge.discovery.modes`);
-* :func:`check_build_store`: the store of shared builds (``E140``-``E144``, ``W140``, ``W141``,
+* :func:`check_explorer`: the explorer's template (``W131``, :mod:`mcp_bridge.transport.explorer`);
+* :func:`check_setting_names`: every key keyed by group names names existing groups
+  (:mod:`mcp_bridge.base.setting_names`): an error for the keys that guard confirmation
+  (``E300`` ``CONFIRM``, ``E301`` ``CONFIRM_WITHOUT_ELICITATION``), whose misspelt names also
+  close every endpoint (:mod:`mcp_bridge.toolset.guards`), a warning for the others (``W040``
+  ``OMIT_OUTPUT_SCHEMA``, ``W101`` ``DISCOVERY`` and ``SEARCH_SYNONYMS``, ``W130``
+  ``FILTER_TOOLS_LIST``, ``W300`` ``INSTRUCTIONS``); ``OAUTH_GROUPS``' are
+  :func:`check_authorization`'s (``E064``, ``W060``);
+* :func:`check_build_store`: the store of shared builds (``E140``-``E144``, ``E320``, ``W140``, ``W141``,
   :mod:`mcp_bridge.store.builds`);
 * :func:`check_catalogues`, tagged ``translation``: the tool-text catalogues (``E006``,
   ``W001``, ``W002``, :mod:`mcp_bridge.build.translation`).
@@ -38,11 +41,11 @@ settings and walk the URLconf once, without generating any schema:
 (drf-spectacular's generation and the whole build pipeline) and reports each problem of a
 group that cannot be built (``E001``-``E005``, ``E010``, ``E020``-``E022``) with its
 ``hint`` and the culprit view as ``obj``, each warning of a built tool set (``W010``,
-``W020``-``W022``, ``W085``, ``W100``: a big group in direct mode; ``E100``: a tool named like a
-discovery meta-tool), and the ``OMIT_OUTPUT_SCHEMA`` entries that name nothing (``W040``,
-:mod:`mcp_bridge.build.tools`). It is a deployment check because it costs as much as
-generating the API's schema: a broken group must not slow down or stop ``migrate`` and every
-other command. It still fails loudly: every request to the group's endpoint answers HTTP 500
+``W020``-``W022``, ``W310``, ``W085``, ``W100``: a big group in direct mode; ``E100``: a tool named like a
+discovery meta-tool), and the tools that ``OMIT_OUTPUT_SCHEMA`` (``W040``) and ``CONFIRM``
+(``E302``) list that no version of their group has (:mod:`mcp_bridge.base.setting_names`). It
+is a deployment check because it costs as much as generating the API's schema: a broken group
+must not slow down or stop ``migrate`` and every other command. It still fails loudly: every request to the group's endpoint answers HTTP 500
 (system checks do not run under WSGI/ASGI), and ``mcp_tools --validate`` exits with status 1.
 
 :func:`check_endpoint_answers`, also a deployment check, sends each endpoint one
@@ -65,14 +68,12 @@ from django.core.exceptions import ImproperlyConfigured
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem, ToolSetError
+from mcp_bridge.base.setting_names import unknown_groups, unknown_tools
 from mcp_bridge.build.preflight import configuration_problems, reported_by_checks
-from mcp_bridge.build.tools import find_omit_rule_problems
 from mcp_bridge.build.translation import find_catalogue_problems
 from mcp_bridge.diagnostics import find_setup_problems
-from mcp_bridge.discovery.modes import find_setting_problems
 from mcp_bridge.store.backends import find_lock_problems, find_store_problems
 from mcp_bridge.tasks.runs import find_task_problems
-from mcp_bridge.toolcall.visibility import find_visibility_problems
 from mcp_bridge.toolset.registry import get_groups, get_toolset, get_url_index
 from mcp_bridge.transport.authorization import find_authorization_problems
 from mcp_bridge.transport.endpoint import mcp_endpoint
@@ -102,14 +103,23 @@ CHECK_IDS = {
     "mcp_bridge.E020": "a $ref of the group's OpenAPI document names no component",
     "mcp_bridge.E021": "a tool's schema holds a $ref that does not resolve inside the tool",
     "mcp_bridge.W020": "a tool requires a request body that it cannot send (the view parses neither JSON nor a form)",
+    "mcp_bridge.W310": "a file field in a request body the tool sends as JSON (the view reads no multipart, or the body has nested serializers)",
     "mcp_bridge.W023": "an @action that reads request.data itself (or whose code cannot be read) takes the viewset's serializer as arguments",
     "mcp_bridge.W024": "a field of a view's serializer cannot be described, and is left out of the tool's arguments",
     # What drf-spectacular's PREPROCESSING_HOOKS do to a group (mcp_bridge.toolset.registry).
     "mcp_bridge.E022": "PREPROCESSING_HOOKS leave a group none of its operations",
     "mcp_bridge.W021": "a PREPROCESSING_HOOKS entry drops some of a group's operations",
     "mcp_bridge.W022": "a PREPROCESSING_HOOKS entry rewrites paths of a group's operations (the tools keep the URL's paths)",
-    # OMIT_OUTPUT_SCHEMA (mcp_bridge.build.tools).
+    # OMIT_OUTPUT_SCHEMA (mcp_bridge.base.setting_names).
     "mcp_bridge.W040": "OMIT_OUTPUT_SCHEMA names a group or tool that does not exist",
+    # OMIT_RESOURCES (mcp_bridge.base.setting_names).
+    "mcp_bridge.W330": "OMIT_RESOURCES names a group or tool that does not exist",
+    # Keys keyed by group names that name nothing (mcp_bridge.base.setting_names,
+    # mcp_bridge.toolset.guards); E: the key guards confirmation, and the endpoints refuse.
+    "mcp_bridge.E300": "CONFIRM names a group that has no view (every endpoint answers 500: fail closed)",
+    "mcp_bridge.E301": "CONFIRM_WITHOUT_ELICITATION names a group that has no view (every endpoint answers 500: fail closed)",
+    "mcp_bridge.E302": "CONFIRM lists a tool that no version of its group has (the group's endpoints answer 500: fail closed)",
+    "mcp_bridge.W300": "INSTRUCTIONS names a group that has no view",
     # Membership rules and settings (mcp_bridge.build.membership).
     "mcp_bridge.E050": "a MCP_BRIDGE['GROUPS'] membership rule or group entry is malformed",
     "mcp_bridge.W050": "a membership rule matches nothing (an exclude rule: takes nothing out of its group)",
@@ -154,6 +164,7 @@ CHECK_IDS = {
     "mcp_bridge.E144": "LOCK_BACKEND cannot be made (RedisLockBackend without redis-py, or LOCK_OPTIONS it refuses)",
     "mcp_bridge.W141": "the build store's directory can be read but not written (a store a deploy step filled)",
     "mcp_bridge.W140": "BUILD_STORE keeps builds in a cache no other process shares (LocMemCache, DummyCache)",
+    "mcp_bridge.E320": "BUILD_STORE keeps builds in a cache that would unpickle a stored value before its signature is checked (database, file, Memcached or an unknown backend)",
     # MCP tasks (mcp_bridge.tasks.runs, docs/tasks.md).
     "mcp_bridge.E150": "TASK_ENGINE is django_tasks, but neither django.tasks nor django-tasks is installed",
     "mcp_bridge.W150": "TASK_CACHE_ALIAS is a per-process cache while the task engine runs tasks in other processes",
@@ -254,31 +265,25 @@ def check_authorization(app_configs: Any = None, **kwargs: Any) -> list[checks.C
 
 
 @checks.register(checks.Tags.urls, TAG)
-def check_visibility_and_explorer(
-    app_configs: Any = None, **kwargs: Any
-) -> list[checks.CheckMessage]:
-    """``FILTER_TOOLS_LIST``'s groups (W130) and the explorer's template (W131)."""
+def check_explorer(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """The explorer's template (W131)."""
     try:
         bridge_settings.validate()
     except ImproperlyConfigured:
         return []  # check_setup reports it (E081, E201-E295)
-    try:
-        groups = get_groups()
-    except Exception:  # noqa: BLE001 -- the URLconf failed to load: check_membership says E007
-        groups = None
-    problems = find_visibility_problems(groups) if groups is not None else []
-    return _messages(problems + find_explorer_problems())
+    return _messages(find_explorer_problems())
 
 
 @checks.register(checks.Tags.urls, TAG)
-def check_discovery(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """``DISCOVERY`` and ``SEARCH_SYNONYMS`` name existing groups (W101)."""
+def check_setting_names(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """Every key keyed by group names names existing groups: errors for the keys that guard
+    access or confirmation (E300, E301), warnings for the others (W040, W101, W130, W300)."""
     try:
         bridge_settings.validate()
         groups = set(get_groups())
     except Exception:  # noqa: BLE001 -- check_setup (E081, E201-E295) or check_membership (E007) says it
         return []
-    return _messages(find_setting_problems(groups))
+    return _messages(unknown_groups(groups))
 
 
 @checks.register(checks.Tags.urls, TAG)
@@ -303,7 +308,7 @@ def check_catalogues(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
 
 @checks.register(TAG)
 def check_build_store(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """The build store of ``MCP_BRIDGE["BUILD_STORE"]`` can be used (E140-E143, W140, W141), and
+    """The build store of ``MCP_BRIDGE["BUILD_STORE"]`` can be used (E140-E143, E320, W140, W141), and
     the lock backend that leases its builds can be made (E144, E244)."""
     return _messages(find_store_problems() + find_lock_problems())
 
@@ -332,7 +337,7 @@ def check_tool_sets(app_configs: Any = None, **kwargs: Any) -> list[checks.Check
                 )
             else:
                 problems.extend(toolset.warnings)
-    problems += find_omit_rule_problems(tool_names)
+    problems += unknown_tools(tool_names)  # W040, E302: the tools the settings list
     # One problem, one message: a view shared by several groups or versions is reported once.
     unique: list[Problem] = []
     for problem in problems:

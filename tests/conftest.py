@@ -12,6 +12,7 @@ from django.test import Client
 
 from mcp_bridge.toolset.registry import clear_cache
 from tests.mcp_client import McpClient
+from tests.services import RUN_PREFIX, delete_redis_keys
 from tests.testapp import views as case_views
 
 
@@ -49,6 +50,15 @@ def pytest_collection_modifyitems(config, items):
     if reason:
         for item in items:
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _redis_left_clean():
+    """Every Redis key the run wrote (under :data:`~tests.services.RUN_PREFIX`, by the tests and
+    the servers and workers they start) is deleted when it ends: task records would otherwise
+    stay a day and more."""
+    yield
+    delete_redis_keys(RUN_PREFIX)
 
 
 @pytest.fixture(autouse=True)

@@ -48,6 +48,7 @@ urlpatterns = [
     ),
     path("o/", include("oauth2_provider.urls", namespace="oauth2_provider")),
     path("accounts/login/", auth_views.LoginView.as_view(template_name="shop/login.html")),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("whoami/", WhoAmI.as_view()),
     path("mcp-backoffice/", mcp_bridge.urls.endpoint("backoffice")),
     *suite_urlpatterns,

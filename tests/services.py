@@ -2,8 +2,10 @@
 
 Redis is read from ``MCP_BRIDGE_TEST_REDIS_URL`` (default ``redis://127.0.0.1:6379/15``: the
 last of a default server's 16 databases, away from the database 0 that applications use
-first). The tests write only keys under a prefix of their own and delete those, so a server
-shared with other users is safe.
+first). The tests write only keys under a prefix of this run's (:data:`RUN_PREFIX`, one per
+fixture from :func:`redis_prefix`), and the run deletes every key under it when it ends
+(tests/conftest.py), so a server shared with other users, or with other test runs, is safe and
+left as it was.
 
 When Redis is absent, or redis-py is not installed, the tests that need it are skipped with the
 reason, unless ``MCP_BRIDGE_REQUIRE_PEERS=1`` (set by ``.ci/run``) makes the absence a failure,
@@ -15,10 +17,33 @@ from __future__ import annotations
 
 import functools
 import os
+import uuid
 
 import pytest
 
 REDIS_URL = os.environ.get("MCP_BRIDGE_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+#: What every Redis key of this test run starts with (cache ``KEY_PREFIX``, lock prefixes).
+RUN_PREFIX = f"mcp-bridge-test-{uuid.uuid4().hex[:12]}"
+
+
+def redis_prefix(name: str) -> str:
+    """A key prefix of its own for one fixture's Redis keys, under :data:`RUN_PREFIX`."""
+    return f"{RUN_PREFIX}-{name}-{uuid.uuid4().hex[:8]}"
+
+
+def delete_redis_keys(prefix: str) -> int:
+    """Delete every key of the test database that starts with ``prefix``; how many there were
+    (0 when Redis cannot be used)."""
+    if redis_unavailable():
+        return 0
+    import redis
+
+    client = redis.Redis.from_url(REDIS_URL)
+    keys = list(client.scan_iter(match=f"{prefix}*", count=1000))
+    if keys:
+        client.delete(*keys)
+    return len(keys)
 
 
 @functools.cache

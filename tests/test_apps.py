@@ -105,7 +105,11 @@ def test_the_decorator_chooses_or_refuses_a_page():
 def test_reading_a_page_answers_a_self_contained_mcp_app(db, revision, kind):
     c = McpClient(path="/mcp/cases/", revision=revision)
     uri = f"ui://mcp-bridge/{kind}"
-    (content,) = c.rpc("resources/read", {"uri": uri})["result"]["contents"]
+    result = c.rpc("resources/read", {"uri": uri})["result"]
+    if revision == MODERN:  # cached as the tool list is: no caller's data in it
+        assert result["ttlMs"] == bridge_settings.TOOLS_LIST_TTL_MS
+        assert result["cacheScope"] in ("public", "private")
+    (content,) = result["contents"]
     assert content["uri"] == uri
     assert content["mimeType"] == "text/html;profile=mcp-app"
     assert content["_meta"]["ui"]["csp"] == {}

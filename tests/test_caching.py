@@ -8,8 +8,6 @@ execution counter (``tests.features.views.CALLS``), never timing.
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from django.core.cache import caches
 from django.db import transaction
@@ -18,7 +16,7 @@ from django.test import Client
 from mcp_bridge.caching import cached, invalidate_tags
 from tests.features.views import CALLS
 from tests.mcp_client import McpClient, error_payload
-from tests.services import REDIS_URL, require_redis
+from tests.services import REDIS_URL, redis_prefix, require_redis
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +24,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture(params=["locmem", "redis"])
 def results(request, settings):
     """The ``results`` cache alias, with the backend of the parameter, used by ``@cached``."""
-    prefix = f"mcp-bridge-tests-{uuid.uuid4().hex}"
+    prefix = redis_prefix("caching")
     if request.param == "redis":
         require_redis()
         backend = {

@@ -30,13 +30,13 @@ from mcp_bridge.checks import (
     check_authorization,
     check_build_store,
     check_catalogues,
-    check_discovery,
     check_endpoint_answers,
+    check_explorer,
     check_membership,
+    check_setting_names,
     check_setup,
     check_tasks,
     check_tool_sets,
-    check_visibility_and_explorer,
 )
 from mcp_bridge.decorators import METADATA_ATTR, get_metadata
 from tests.mcp_client import McpClient, message, notification
@@ -171,11 +171,11 @@ def test_every_check_is_registered_by_mcp_bridge_checks():
         check_membership,
         check_authorization,
         check_catalogues,
-        check_discovery,
+        check_setting_names,
         check_build_store,
         check_tool_sets,
         check_endpoint_answers,
-        check_visibility_and_explorer,
+        check_explorer,
         check_tasks,
     }
     assert {check.__module__ for check in ours} == {"mcp_bridge.checks"}

@@ -17,13 +17,11 @@ import re
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 
 import anyio
 import httpx2
 import pytest
-from django.core.cache import caches
 from mcp import Client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -31,7 +29,7 @@ from mcp.shared.exceptions import MCPError
 from demo_project.shop.demo_data import DEMO_TOKENS
 from demo_project.shop.models import Product
 from mcp_bridge.signals import post_tool_call, tool_call_failed
-from tests.services import REDIS_URL, require_redis
+from tests.services import REDIS_URL, delete_redis_keys, redis_prefix, require_redis
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
@@ -42,7 +40,7 @@ LAMP = "arc-led-desk-lamp"
 @pytest.fixture(scope="module")
 def prefix() -> str:
     """The cache key prefix of this run's used states (shared with the second process)."""
-    return f"mcp-bridge-test-confirm-{uuid.uuid4().hex[:12]}"
+    return redis_prefix("confirm")
 
 
 @pytest.fixture
@@ -66,7 +64,8 @@ def shop(live_server, settings, prefix):
         "CONFIRM_CACHE": "confirmations",
     }
     yield live_server.url
-    caches["confirmations"].clear()
+    # Not caches["confirmations"].clear(): that empties the whole Redis database.
+    delete_redis_keys(prefix)
 
 
 @pytest.fixture

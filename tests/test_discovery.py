@@ -722,10 +722,10 @@ def test_a_big_direct_group_is_warned_about(settings, db):
 
 
 def test_a_setting_naming_no_group_is_warned_about(settings, db):
-    from mcp_bridge.checks import check_discovery
+    from mcp_bridge.checks import check_setting_names
 
     settings.MCP_BRIDGE = {"DISCOVERY": {"casse": "search"}, "SEARCH_SYNONYMS": {"*": {}}}
-    assert [m.id for m in check_discovery()] == ["mcp_bridge.W101"]
+    assert [m.id for m in check_setting_names()] == ["mcp_bridge.W101"]
 
 
 def test_mcp_tools_prints_the_token_figures(settings, db):

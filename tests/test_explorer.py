@@ -15,6 +15,7 @@ import json
 import os
 import re
 import shutil
+from html import unescape
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -26,6 +27,7 @@ from django.urls import include, path
 
 from demo_project.shop.demo_data import DEMO_PASSWORDS, DEMO_TOKENS
 from demo_project.shop.models import Category
+from mcp_bridge.transport.explorer import inline_code
 from tests.mcp_client import ACCEPT, McpClient
 from tests.oauth_urls import urlpatterns as oauth_urlpatterns
 
@@ -185,6 +187,46 @@ def test_an_anonymous_viewer_of_a_public_group_is_offered_to_sign_in(demo):
     staff.force_login(User.objects.get(username="alice"))
     signed_in = staff.get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
     assert "/accounts/login/" not in signed_in and "signed in as alice" in signed_in
+
+
+def test_a_viewer_signed_in_with_a_session_signs_out_from_the_page(demo):
+    staff = Client(enforce_csrf_checks=True)
+    staff.force_login(User.objects.get(username="alice"))
+    html = staff.get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
+    form = re.search(r'<form class="sign-out" method="post" action="([^"]+)">(.*?)</form>', html)
+    assert form and form.group(1) == "/accounts/logout/"  # Django's LogoutView takes a POST
+    fields = dict(re.findall(r'name="([^"]+)" value="([^"]+)"', form.group(2)))
+    assert fields["next"] == "/mcp/backoffice/" and fields["csrfmiddlewaretoken"]
+    signed_out = staff.post(form.group(1), fields)
+    assert signed_out.status_code == 302 and signed_out["Location"] == "/mcp/backoffice/"
+    after = staff.get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
+    assert "signed in as" not in after and 'class="sign-out"' not in after
+    assert '<a href="/accounts/login/?next=/mcp/backoffice/">Sign in</a>' in after
+
+
+def test_descriptions_show_markdown_inline_code_as_code(demo):
+    html = Client().get("/mcp/catalog/", headers={"Accept": BROWSER}).content.decode()
+    described = re.findall(r'<p style="white-space: pre-line">(.*?)</p>', html, re.DOTALL)
+    assert any("<code>children</code>" in text for text in described)
+    assert not [text for text in described if "`" in text]
+    # Escaped, inside a code span and out of it; a lone backtick stays.
+    assert str(inline_code("Use `<b>` & `x`, not ` alone")) == (
+        "Use <code>&lt;b&gt;</code> &amp; <code>x</code>, not ` alone"
+    )
+
+
+def test_the_page_shows_the_tools_as_a_client_of_its_revision_lists_them(demo):
+    staff = Client()
+    staff.force_login(User.objects.get(username="alice"))
+    html = staff.get("/mcp/backoffice/", headers={"Accept": BROWSER}).content.decode()
+    modern = McpClient(
+        Client(), "/mcp/backoffice/", "2026-07-28", Authorization=f"Token {DEMO_TOKENS['alice']}"
+    )
+    (stats,) = [t for t in modern.list_tools() if t["name"] == "shop_stats"]
+    article = html.split('id="tool-shop_stats"')[1].split("</article>")[0]
+    shown = re.search(r"<summary>outputSchema</summary><pre>(.*?)</pre>", article, re.DOTALL)
+    assert json.loads(unescape(shown.group(1))) == stats["outputSchema"]
+    assert "Protocol revision 2026-07-28" in html
 
 
 def test_the_page_does_not_count_the_tools_hidden_from_the_viewer(demo):
@@ -399,7 +441,11 @@ def test_in_chromium_anonymous_and_staff_see_their_tools_and_run_them(browser, l
     assert heading == "Result" and status == "HTTP 200 OK · GET /api/stats/"
     # structuredContent once, pretty-printed (not the text block's JSON string beside it).
     assert text.count('"orders_by_status"') == 1 and "\n  " in text
-    assert "orders_by_status" in json.loads(text)["result"]  # 2025-11-25 wraps a non-object schema
+    # What a client of the page's revision (2026-07-28) gets: the view's answer itself, not the
+    # handshake era's {"result": ...}.
+    assert "orders_by_status" in json.loads(text) and "Protocol revision 2026-07-28" in (
+        browser.find_element(By.TAG_NAME, "footer").text
+    )
 
     # The search box narrows the list as one types.
     search = browser.find_element(By.ID, "tool-search")
@@ -420,7 +466,7 @@ def test_in_chromium_anonymous_and_staff_see_their_tools_and_run_them(browser, l
     _screenshot(browser, "staff", capsys)
     assert heading == "Result", text
     assert status == "HTTP 200 OK · PATCH /api/products/arc-led-desk-lamp/"
-    assert json.loads(text)["result"]["stock"] == 41
+    assert json.loads(text)["stock"] == 41
     assert _requests_outside(browser, live_server.url) == []
 
 
@@ -459,7 +505,19 @@ def test_in_chromium_a_visitor_signs_in_and_browses_a_search_mode_group(
     }
     heading, status, text = _try(browser, "orders_list")
     assert heading == "Result" and status == "HTTP 200 OK · GET /api/orders/", text
-    assert json.loads(text)["result"]["count"] == 2
+    assert json.loads(text)["count"] == 2  # as a 2026-07-28 client gets it: not wrapped
+    # The search counts what the page counts: the tools of the resources, not the search tools
+    # of search mode listed apart (the page said 72 and the search "6 of 77").
+    total = int(browser.find_element(By.ID, "group-size").text.split()[0])
+    search = browser.find_element(By.ID, "tool-search")
+    search.send_keys("order")
+    status = browser.find_element(By.ID, "search-status").text
+    shown = [
+        a
+        for a in browser.find_elements(By.CSS_SELECTOR, "article.tool")
+        if a.is_displayed() and a.get_attribute("data-tool") in browsed
+    ]
+    assert status == f"{len(shown)} of {total} tools match" and total == len(browsed)
     _screenshot(browser, "search-mode", capsys)
     assert _requests_outside(browser, live_server.url) == []
 

@@ -172,3 +172,66 @@ def test_a_tools_own_question_and_decorator_ask_without_a_group_rule():
         requestState=asked["requestState"],
     )["result"]
     assert done["isError"] is False and ARCHIVED == ["board"]
+
+
+# --- The view's permissions come before the question ---------------------------------------------
+
+
+@pytest.fixture
+def shop(settings):
+    from django.core.management import call_command
+
+    call_command("load_demo_data", verbosity=0)
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "CONFIRM": {"backoffice": "destructive"}}
+
+
+def backoffice(user: str, revision: str = MODERN) -> McpClient:
+    client = McpClient(
+        Client(), "/mcp/backoffice/", revision=revision, Authorization=f"Token {DEMO_TOKENS[user]}"
+    )
+    client.capabilities = {"elicitation": {}}
+    return client
+
+
+LAMP = "arc-led-desk-lamp"
+
+
+def error_of(result: dict) -> dict:
+    assert result["isError"] is True and "inputRequests" not in result, result
+    return json.loads(result["content"][0]["text"])
+
+
+def test_a_caller_who_may_not_delete_gets_the_views_403_not_the_question(shop):
+    # bob, a customer: REST answers his DELETE with 403; so does the tool, before any question.
+    rest = Client().delete(
+        f"/api/products/{LAMP}/", HTTP_AUTHORIZATION=f"Token {DEMO_TOKENS['bob']}"
+    )
+    assert rest.status_code == 403
+    result = call(backoffice("bob"), "products_destroy", {"slug": LAMP})["result"]
+    error = error_of(result)
+    assert error["code"] == 403 and error["message"] == rest.json()["detail"]
+    assert error["data"]["detail"] == rest.json()
+    assert Product.objects.filter(slug=LAMP).exists()
+
+
+def test_an_older_client_that_may_not_delete_gets_403_not_the_confirmations_428(shop):
+    client = backoffice("bob", revision="2025-11-25")
+    result = client.rpc("tools/call", tool_call("products_destroy", {"slug": LAMP}))["result"]
+    assert error_of(result)["code"] == 403
+    # Without credentials: REST's 401 (or 403), never the confirmation's 428.
+    anonymous = McpClient(Client(), "/mcp/backoffice/", revision="2025-11-25")
+    result = anonymous.rpc("tools/call", tool_call("products_destroy", {"slug": LAMP}))["result"]
+    assert error_of(result)["code"] in (401, 403)
+
+
+def test_an_object_that_does_not_exist_is_a_404_not_a_question(shop):
+    result = call(backoffice("alice"), "products_destroy", {"slug": "no-such-lamp"})["result"]
+    assert error_of(result)["code"] == 404
+
+
+def test_a_caller_the_view_lets_through_is_still_asked(shop):
+    asked = call(backoffice("alice"), "products_destroy", {"slug": LAMP})["result"]
+    assert asked["resultType"] == "input_required"
+    (form,) = asked["inputRequests"].values()
+    assert form["params"]["message"].startswith("Delete a product 'Arc LED desk lamp' (id ")
+    assert Product.objects.filter(slug=LAMP).exists()

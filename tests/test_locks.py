@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-import uuid
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -24,14 +23,14 @@ from mcp_bridge.locking import (
 )
 from tests.features.views import CALLS
 from tests.mcp_client import McpClient, error_payload
-from tests.services import REDIS_URL, require_redis
+from tests.services import REDIS_URL, redis_prefix, require_redis
 
 
 @pytest.fixture(params=["file", "redis"])
 def backend(request, tmp_path) -> LockBackend:
     if request.param == "redis":
         require_redis()
-        return RedisLockBackend(url=REDIS_URL, prefix=f"mcp_bridge-test-{uuid.uuid4().hex}:")
+        return RedisLockBackend(url=REDIS_URL, prefix=f"{redis_prefix('locks')}:")
     return FileLockBackend(directory=tmp_path / "locks")
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from tests.mcp_client import McpClient
-from tests.services import REDIS_URL, require_redis
+from tests.services import REDIS_URL, redis_prefix, require_redis
 
 # Out of the fast lane (pytest -m "not slow"): several server processes.
 pytestmark = pytest.mark.slow
@@ -103,7 +103,7 @@ def server(request, tmp_path_factory):
     options = (
         {"directory": str(directory / "locks")}
         if request.param == "file"
-        else {"url": REDIS_URL, "prefix": f"mcp_bridge-test-{uuid.uuid4().hex}:"}
+        else {"url": REDIS_URL, "prefix": f"{redis_prefix('locks')}:"}
     )
     log = directory / "gunicorn.log"
     env = {

@@ -54,3 +54,68 @@ def test_the_whole_result_and_bad_arguments():
     assert status == 0 and json.loads(out)["isError"] is False
     with pytest.raises(Exception, match="JSON object"):
         call_command("mcp_call", "catalog", "products_search", "[1]")
+
+
+# --- A tool that asks a person to confirm ---------------------------------------------------------
+
+LAMP = "arc-led-desk-lamp"
+
+
+@pytest.fixture
+def shop(settings):
+    from demo_project.shop.demo_data import load_demo_data
+
+    load_demo_data()
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "CONFIRM": {"backoffice": "destructive"}}
+
+
+def _lamp_exists() -> bool:
+    from demo_project.shop.models import Product
+
+    return Product.objects.filter(slug=LAMP).exists()
+
+
+@pytest.mark.django_db
+def test_yes_confirms_a_call_that_asks(shop):
+    status, _, err = run(
+        "backoffice", "products_destroy", json.dumps({"slug": LAMP}), "--user", "alice", "--yes"
+    )
+    assert status == 0, err
+    assert "Delete a product 'Arc LED desk lamp' (id " in err and "--yes: confirmed." in err
+    assert not _lamp_exists()
+
+
+@pytest.mark.django_db
+def test_no_declines_it(shop):
+    status, _, err = run(
+        "backoffice", "products_destroy", json.dumps({"slug": LAMP}), "--user", "alice", "--no"
+    )
+    assert status == 1 and "--no: declined." in err
+    assert json.loads(err[err.index("{") :])["data"]["confirmation"] == "declined"
+    assert _lamp_exists()
+
+
+@pytest.mark.django_db
+def test_without_an_answer_the_428_says_what_to_do(shop):
+    status, _, err = run(
+        "backoffice", "products_destroy", json.dumps({"slug": LAMP}), "--user", "alice"
+    )
+    error = json.loads(err)
+    assert status == 1 and error["code"] == 428
+    message = error["message"]
+    assert message.startswith("Nothing was done: tool 'products_destroy' asks a person")
+    assert "so it cannot ask" not in message
+    assert "2026-07-28" in message and "--yes" in message
+    assert "CONFIRM_WITHOUT_ELICITATION" in message
+    assert _lamp_exists()
+
+
+@pytest.mark.django_db
+def test_a_caller_the_view_refuses_is_never_asked(shop):
+    # bob is a customer: the view refuses his delete, so the question is not put to him.
+    status, _, err = run(
+        "backoffice", "products_destroy", json.dumps({"slug": LAMP}), "--user", "bob", "--yes"
+    )
+    assert status == 1 and "Delete a product" not in err
+    assert json.loads(err)["code"] == 403
+    assert _lamp_exists()

@@ -90,6 +90,33 @@ def test_a_group_in_settings_that_is_a_near_miss_of_another_is_a_warning(setting
     assert [m for m in check_membership() if m.id == "mcp_bridge.W051"] == []
 
 
+@pytest.mark.parametrize(
+    ("typo", "meant"),
+    [("catalgo", "catalog"), ("ordres", "orders"), ("ledgre", "ledger"), ("catalogs", "catalog")],
+)
+def test_one_swap_or_one_edit_is_a_near_miss(settings, typo, meant):
+    # A swap of two neighbours is the commonest typo; difflib's ratio scores it under 0.88.
+    settings.MCP_BRIDGE = {"GROUPS": {typo: {"include": [{"path": "/cases/ledger/"}]}}}
+    (near,) = [m for m in check_membership() if m.id == "mcp_bridge.W051"]
+    assert f"Did you mean {meant!r}?" in near.hint
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [
+        {
+            "api-v1": {"include": [{"path": "/cases/"}]},
+            "api-v2": {"include": [{"path": "/cases/"}]},
+        },
+        {"reports-v1": {"include": [{"path": "/cases/"}]}},  # "reports" exists: numbered apart
+        {"ordr": {"include": [{"path": "/cases/"}]}},  # under five characters: too short to tell
+    ],
+)
+def test_numbered_and_short_names_are_not_near_misses(settings, declared):
+    settings.MCP_BRIDGE = {"GROUPS": declared}
+    assert [m for m in check_membership() if m.id == "mcp_bridge.W051"] == []
+
+
 # -- the login-required hint names the API's real prefix --------------------------------------
 
 

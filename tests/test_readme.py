@@ -106,3 +106,31 @@ def test_the_example_output_is_what_the_demo_client_prints_by_default(live_serve
     assert (
         data["results"][0]["name"] == "Arc LED desk lamp" and data["results"][0]["price"] == "49.90"
     )
+
+
+def test_the_readme_names_everything_the_test_script_installs():
+    """``scripts/test`` installs system packages with apt-get when run as root: the README's
+    list of what the scripts need says so, and names the packages."""
+    script = (REPO / "scripts" / "test").read_text()
+    setup = README.split("bash scripts/test")[1].split("```bash")[0]
+    installed = re.findall(r"apt-get install -y -qq ([\w\- ]+?) >", script)
+    assert installed, "scripts/test no longer installs with apt-get: update this test"
+    assert "apt-get" in setup and "root" in setup
+    for packages in installed:
+        for package in packages.split():
+            assert f"`{package}`" in setup, package
+    if "npm install" in script:
+        assert "npm" in setup
+
+
+def test_the_docs_speak_to_users_not_of_the_projects_own_work():
+    """The docs explain the bridge; they never point at the project's issue tracker or its
+    work items ("issue 36", "the issue's suggestion"), which a user cannot read."""
+    pattern = re.compile(r"\bissues?\s*#?\d+|\bthe issue(?:'s)?\b", re.IGNORECASE)
+    found = [
+        f"{page.relative_to(REPO)}:{number}: {line.strip()}"
+        for page in sorted((REPO / "docs").rglob("*.md"))
+        for number, line in enumerate(page.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []

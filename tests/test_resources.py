@@ -177,6 +177,9 @@ def test_a_read_is_the_tool_call_and_the_rest_get(work, revision):
         {"uri": uri, "mimeType": "application/json", "text": call["content"][0]["text"]}
     ]
     assert json.loads(contents[0]["text"]) == rest.json()
+    if revision == MODERN:  # SEP-2549: an object is neither reused nor shared
+        result = read(c, uri)["result"]
+        assert (result["ttlMs"], result["cacheScope"]) == (0, "private")
 
 
 def test_a_file_is_a_blob_with_its_media_type(work):
@@ -440,3 +443,63 @@ def test_official_client_lists_completes_and_reads_as_each_identity(
             else:
                 assert status == 401 and outcomes[project] == (-32000, 401)
                 assert outcomes[project + " call"]["code"] == 401
+
+
+# --- The decorator ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["no scheme {id}", "drf://x/{a b}", "drf://x/{id", 3])
+def test_mcp_tool_refuses_a_resource_that_is_no_template(value):
+    from mcp_bridge import mcp_tool
+
+    with pytest.raises(TypeError, match="resource="):
+        mcp_tool(resource=value)
+
+
+def test_a_template_that_does_not_name_the_path_arguments_is_no_resource(work):
+    from mcp_bridge.build.resources import resource_of
+    from mcp_bridge.toolset.registry import get_toolset
+
+    toolset = get_toolset("work")
+    tool = toolset.by_name["work_tasks_retrieve"]
+    metadata = tool.method.source.metadata
+    try:
+        metadata["resource"] = "drf://tasks/{number}"  # {project} is missing
+        assert resource_of("work", tool) is None
+        metadata["resource"] = "drf://p/{project}/t/{number}"
+        assert resource_of("work", tool).match("drf://p/apollo/t/7") == {
+            "project": "apollo",
+            "number": 7,
+        }
+    finally:
+        del metadata["resource"]
+
+
+def test_a_value_is_percent_decoded_and_expanded_back(work):
+    from mcp_bridge.build.resources import resource_of
+    from mcp_bridge.toolset.registry import get_toolset
+
+    template = resource_of("work", get_toolset("work").by_name["work_projects_retrieve"])
+    assert template.match(PROJECT.replace("{slug}", "a%20b")) == {"slug": "a b"}
+    assert template.uri({"slug": "a b/c"}) == PROJECT.replace("{slug}", "a%20b%2Fc")
+
+
+# --- The explorer -------------------------------------------------------------------------------
+
+
+def test_the_explorer_shows_the_templates_the_viewer_may_read(work):
+    from django.test import Client
+
+    browser = "text/html,application/xhtml+xml"
+    anonymous = Client().get("/mcp/work/", headers={"Accept": browser}).content.decode()
+    staff = Client()
+    staff.force_login(User.objects.get(username="alice"))
+    page = staff.get("/mcp/work/", headers={"Accept": browser}).content.decode()
+    assert f'data-template="{TASK}"' in page and 'name="project"' in page
+    assert 'method: "resources/read"' in page
+    assert "data-template=" not in anonymous
+
+
+def test_a_read_needs_a_uri(work):
+    error = client("bob").request("resources/read", {}).json()["error"]
+    assert error["code"] == -32602 and '"uri"' in error["message"]

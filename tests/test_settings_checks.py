@@ -157,7 +157,17 @@ def test_every_key_has_its_own_check_id_and_a_hint():
     assert all(re.fullmatch(r"mcp_bridge\.E(2\d\d|33\d|36\d)", i) for i in ids), ids
     assert UNREADABLE not in ids  # E081 stays for what is no one key's fault
     assert set(ids) <= set(CHECK_IDS)
-    assert SETTING_OF_CHECK == {setting.check_id: key for key, setting in SETTINGS.items()}
+    guarded_names = {
+        check_id: key
+        for key, setting in SETTINGS.items()
+        if setting.names is not None and setting.names.guards
+        for check_id in (setting.names.check_id, setting.names.tools_check)
+        if check_id is not None
+    }
+    assert SETTING_OF_CHECK == {
+        **{setting.check_id: key for key, setting in SETTINGS.items()},
+        **guarded_names,
+    }
     for key, setting in SETTINGS.items():
         assert callable(setting.validate), key
         assert setting.hint.strip() and "docs/" in setting.hint, key
@@ -368,3 +378,105 @@ def test_the_openrpc_document_and_the_json_404_name_the_key_too(settings, db):
     client = Client(raise_request_exception=False)
     _misconfigured_answer(client.get("/mcp/cases/openrpc.json"), "MAX_BODY_BYTES")
     _misconfigured_answer(client.post("/mcp/no/such/path/"), "MAX_BODY_BYTES")
+
+
+# --- Keys keyed by group names: a misspelt name is reported, an error where it guards -----------
+
+#: For each key keyed by group names, an entry for one group (the test puts it under a
+#: misspelt group). A key declared with Names but missing here fails
+#: test_every_group_keyed_key_has_an_entry_here.
+ENTRY: dict[str, object] = {
+    "INSTRUCTIONS": "Search before you fetch.",
+    "FILTER_TOOLS_LIST": False,
+    "OMIT_OUTPUT_SCHEMA": True,
+    "OMIT_RESOURCES": True,
+    "OAUTH_GROUPS": ["catalog"],
+    "DISCOVERY": "search",
+    "SEARCH_SYNONYMS": {"lamp": ["light"]},
+    "CONFIRM": "destructive",
+    "CONFIRM_WITHOUT_ELICITATION": True,
+}
+
+#: Dicts keyed by something other than group names: keyword arguments and settings of other
+#: libraries, and GROUPS, which declares groups (its near-misses are W051).
+NOT_KEYED_BY_GROUPS = {"SPECTACULAR_SETTINGS", "LOCK_OPTIONS", "GROUPS"}
+
+#: Values of one group's entry, to find the keys whose validator takes a dict of groups.
+ENTRY_PROBES = [True, False, None, "text", "search", "destructive", ["a_tool"], {"w": ["x"]}]
+
+#: A typo of the group "catalog" of the tests' URLconf: two neighbours swapped.
+TYPO = "catalgo"
+
+
+def _named_keys() -> list[str]:
+    return [key for key, setting in SETTINGS.items() if setting.names is not None]
+
+
+def test_every_group_keyed_key_has_an_entry_here():
+    assert set(ENTRY) == set(_named_keys()), "give each key keyed by group names an entry here"
+
+
+def test_every_key_that_takes_a_dict_of_groups_declares_its_names():
+    """A key whose validator takes ``{"catalog": <entry>}`` names groups: it must declare
+    :class:`~mcp_bridge.base.conf.Names`, or a misspelt group in it passes every check."""
+    for key, setting in SETTINGS.items():
+        if key in NOT_KEYED_BY_GROUPS or setting.names is not None:
+            continue
+        for probe in ENTRY_PROBES:
+            with pytest.raises(ImproperlyConfigured):
+                setting.validate(key, {"catalog": probe})
+
+
+def _check_report(settings, value) -> tuple[str, bool]:
+    """``manage.py check``'s report, and whether it failed (an error)."""
+    settings.MCP_BRIDGE = value
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("check", stdout=out, stderr=err)
+    except SystemCheckError as exc:
+        return str(exc), True
+    return out.getvalue() + err.getvalue(), False
+
+
+@pytest.mark.parametrize("key", _named_keys())
+def test_a_misspelt_group_in_each_group_keyed_key_is_reported(settings, db, key):
+    names = SETTINGS[key].names
+    assert names is not None
+    report, failed = _check_report(settings, {key: {TYPO: ENTRY[key]}})
+    assert f"({names.check_id})" in report and repr(TYPO) in report, report
+    # An error (check fails) where the key guards access or confirmation, else a warning.
+    assert failed is names.guards, report
+    assert names.guards is (key in ("OAUTH_GROUPS", "CONFIRM", "CONFIRM_WITHOUT_ELICITATION"))
+    if names.found_by is None:
+        assert "Did you mean 'catalog'?" in report, report
+    # The right name is no fault.
+    report, failed = _check_report(settings, {key: {"catalog": ENTRY[key]}})
+    assert f"({names.check_id})" not in report
+
+
+@pytest.mark.parametrize(
+    "key", [key for key in _named_keys() if SETTINGS[key].names.tools_check is not None]
+)
+def test_a_misspelt_tool_in_each_key_that_lists_tools_is_reported(settings, db, key):
+    from mcp_bridge.base.setting_names import unknown_tools
+    from mcp_bridge.toolset.registry import get_toolset
+
+    names = SETTINGS[key].names
+    tools = set(get_toolset("catalog").by_name)
+    assert "products_search" in tools
+    settings.MCP_BRIDGE = {key: {"catalog": ["products_saerch"]}}
+    (problem,) = unknown_tools({"catalog": tools})
+    assert problem.id == names.tools_check and "'products_saerch'" in problem.msg
+    assert "Did you mean 'products_search'?" in problem.hint
+    settings.MCP_BRIDGE = {key: {"catalog": ["products_search"]}}
+    assert unknown_tools({"catalog": tools}) == []
+
+
+@pytest.mark.parametrize("key", ["INSTRUCTIONS", "FILTER_TOOLS_LIST", "OMIT_OUTPUT_SCHEMA"])
+def test_a_star_names_a_group_where_the_key_has_no_star(settings, db, key):
+    from mcp_bridge.checks import check_setting_names
+
+    settings.MCP_BRIDGE = {key: {"*": ENTRY[key]}}
+    assert [m.id for m in check_setting_names()] == [SETTINGS[key].names.check_id]
+    settings.MCP_BRIDGE = {"CONFIRM": {"*": "destructive"}, "DISCOVERY": {"*": "search"}}
+    assert check_setting_names() == []

@@ -3,6 +3,9 @@
 A small app reproduces each:
 
 * a misspelt group in ``OAUTH_GROUPS``: E064, and every endpoint answers 500 (fail closed);
+* a misspelt group in ``CONFIRM`` or ``CONFIRM_WITHOUT_ELICITATION`` (E300, E301), or tool in
+  ``CONFIRM`` (E302): ``check`` fails, the endpoints (every one; the tool's group's) and
+  ``mcp_call`` refuse, naming the key; nothing is deleted unasked;
 * OAuth half set up: a local authorization server whose metadata (E065) or ``authorize/``
   and ``token/`` (E066) are not routed;
 * the E062 hint names this project's distribution (pyproject's ``name``);
@@ -17,29 +20,43 @@ A small app reproduces each:
 
 from __future__ import annotations
 
+import io
+import json
 import logging
 import sys
 import tomllib
 from pathlib import Path
 
 import pytest
-from django.db import connections
+from django.core import signals
+from django.core.management import CommandError, call_command
+from django.core.management.base import SystemCheckError
+from django.db import close_old_connections, connections
 from django.test import Client, override_settings
 from django.urls import include, path
 from rest_framework import serializers, viewsets
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.decorators import action, api_view
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 import mcp_bridge.urls
 from mcp_bridge import api_group
-from mcp_bridge.checks import check_authorization, check_membership, check_setup
+from mcp_bridge.checks import (
+    check_authorization,
+    check_membership,
+    check_setting_names,
+    check_setup,
+    check_tool_sets,
+)
 from mcp_bridge.signals import post_tool_call, tool_call_delivered
 from mcp_bridge.toolset.registry import get_toolset
 from mcp_bridge.transport.authorization import find_authorization_problems
 from mcp_bridge.transport.endpoint import mcp_endpoint
 from tests.mcp_client import McpClient, message, tool_call
+from tests.testapp.models import Author
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,6 +109,26 @@ class VaultView(APIView):
         return Response({"text": "secret"})
 
 
+class BookSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Author
+        fields = ["id", "name"]
+
+
+@api_group("library")
+class BookViewSet(viewsets.ModelViewSet):
+    """The library of issue 42's report: ``books_destroy`` deletes."""
+
+    queryset = Author.objects.order_by("id")
+    serializer_class = BookSerializer
+    permission_classes = [AllowAny]
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.headers.get("X-Inventory") and request.method != "GET":
+            raise PermissionDenied("Closed for the inventory.")
+
+
 class UnreachableDatabaseTokenAuthentication(TokenAuthentication):
     """DRF's token authentication, with its database down: the driver's own error, raised
     while the protected group's door asks the authenticators, before any JSON-RPC handling."""
@@ -117,6 +154,7 @@ class _Router:
 
     router = routers.SimpleRouter()
     router.register("reports", ReportViewSet, basename="reports")
+    router.register("books", BookViewSet, basename="books")
 
 
 urlpatterns = [
@@ -162,6 +200,134 @@ def test_a_misspelt_protected_group_is_an_error_and_closes_every_endpoint(settin
     settings.MCP_BRIDGE = {"OAUTH_GROUPS": {"vaults": None}}  # public: nothing left open
     assert _ids(check_authorization()) == ["mcp_bridge.W060"]
     assert McpClient(client, "/mcp/notes/").post(message("ping")).status_code == 200
+
+
+# --- CONFIRM and its kin that name nothing: fail closed ---------------------------------------------
+
+
+def _mcp_call(*args: str) -> tuple[int, str]:
+    err = io.StringIO()
+    try:
+        call_command("mcp_call", *args, stdout=io.StringIO(), stderr=err)
+    except SystemExit as exit_:
+        return int(exit_.code or 0), err.getvalue()
+    return 0, err.getvalue()
+
+
+@pytest.fixture
+def keep_connection():
+    """mcp_call sends request_started/finished, whose receiver would close the test's
+    connection (and its transaction)."""
+    for signal in (signals.request_started, signals.request_finished):
+        signal.disconnect(close_old_connections)
+    yield
+    for signal in (signals.request_started, signals.request_finished):
+        signal.connect(close_old_connections)
+
+
+def _refused_naming(answer, key: str, check_id: str) -> None:
+    assert answer.status_code == 500, answer.content
+    assert answer["Content-Type"] == "application/json"
+    error = answer.json()["error"]
+    assert error["code"] == -32603
+    assert (
+        f'settings.MCP_BRIDGE["{key}"] names a group or tool that does not exist'
+        in error["message"]
+    )
+    assert check_id in error["message"]
+    assert {"id": check_id, "setting": f'MCP_BRIDGE["{key}"]'} in error["data"]["problems"]
+
+
+def test_a_misspelt_confirm_group_stops_check_and_closes_every_endpoint(
+    settings, client, keep_connection
+):
+    settings.DEBUG = False
+    book = Author.objects.create(name="Dune")
+    settings.MCP_BRIDGE = {"CONFIRM": {"libary": "destructive"}}  # meant: "library"
+    (error,) = [m for m in check_setting_names() if m.id == "mcp_bridge.E300"]
+    assert error.is_serious() and "'libary'" in error.msg
+    assert "Did you mean 'library'?" in error.hint
+    with pytest.raises(SystemCheckError, match="mcp_bridge.E300"):
+        call_command("check", stdout=io.StringIO(), stderr=io.StringIO())
+    for endpoint in ("/mcp/library/", "/mcp/notes/"):
+        _refused_naming(
+            McpClient(client, endpoint).post(message("ping")), "CONFIRM", "mcp_bridge.E300"
+        )
+    assert client.get("/mcp/library/openrpc.json").status_code == 500
+    with pytest.raises(CommandError, match=r'MCP_BRIDGE\["CONFIRM"\].*mcp_bridge\.E300'):
+        _mcp_call("library", "books_destroy", json.dumps({"id": book.pk}))
+    assert Author.objects.filter(pk=book.pk).exists()
+    # The right name: the call asks, and mcp_call, which cannot, deletes nothing either.
+    settings.MCP_BRIDGE = {"CONFIRM": {"library": "destructive"}}
+    assert [m.id for m in check_setting_names()] == []
+    status, err = _mcp_call("library", "books_destroy", json.dumps({"id": book.pk}))
+    assert status == 1 and json.loads(err)["code"] == 428
+    assert Author.objects.filter(pk=book.pk).exists()
+    assert McpClient(client, "/mcp/notes/").post(message("ping")).status_code == 200
+
+
+def test_a_misspelt_confirm_tool_closes_its_group(settings, client, keep_connection):
+    settings.DEBUG = False
+    book = Author.objects.create(name="Dune")
+    settings.MCP_BRIDGE = {"CONFIRM": {"library": ["books_destory"]}}  # meant: books_destroy
+    assert [m.id for m in check_setting_names()] == []  # group names: right
+    (error,) = [m for m in check_tool_sets() if m.id == "mcp_bridge.E302"]
+    assert error.is_serious() and "'books_destory'" in error.msg
+    assert "Did you mean 'books_destroy'?" in error.hint
+    _refused_naming(
+        McpClient(client, "/mcp/library/").post(message("ping")), "CONFIRM", "mcp_bridge.E302"
+    )
+    assert McpClient(client, "/mcp/notes/").post(message("ping")).status_code == 200
+    with pytest.raises(CommandError, match="mcp_bridge.E302"):
+        _mcp_call("library", "books_destroy", json.dumps({"id": book.pk}))
+    assert Author.objects.filter(pk=book.pk).exists()
+    settings.MCP_BRIDGE = {"CONFIRM": {"library": ["books_destroy"]}}
+    assert [m.id for m in check_tool_sets() if m.id == "mcp_bridge.E302"] == []
+    assert McpClient(client, "/mcp/library/").post(message("ping")).status_code == 200
+
+
+def test_a_misspelt_confirm_without_elicitation_group_closes_every_endpoint(settings, client):
+    settings.DEBUG = False
+    settings.MCP_BRIDGE = {
+        "CONFIRM": {"library": "destructive"},
+        "CONFIRM_WITHOUT_ELICITATION": {"librray": True},
+    }
+    (error,) = check_setting_names()
+    assert (error.id, error.is_serious()) == ("mcp_bridge.E301", True)
+    _refused_naming(
+        McpClient(client, "/mcp/notes/").post(message("ping")),
+        "CONFIRM_WITHOUT_ELICITATION",
+        "mcp_bridge.E301",
+    )
+
+
+def test_a_view_s_own_initial_refuses_before_the_question(settings, client):
+    book = Author.objects.create(name="Dune")
+    settings.MCP_BRIDGE = {"CONFIRM": {"library": "destructive"}}
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    }
+
+    def destroy(**headers):
+        mcp = McpClient(client, "/mcp/library/", revision="2026-07-28", **headers)
+        params = tool_call("books_destroy", {"id": book.pk})
+        return mcp.request("tools/call", params, meta=meta).json()["result"]
+
+    refused = destroy(**{"X-Inventory": "1"})
+    assert refused["isError"] is True and "inputRequests" not in refused
+    assert json.loads(refused["content"][0]["text"])["message"] == "Closed for the inventory."
+    asked = destroy()
+    assert asked["resultType"] == "input_required"
+    assert Author.objects.filter(pk=book.pk).exists()
+
+
+def test_a_star_list_of_confirm_names_a_tool_of_some_other_group(settings):
+    settings.MCP_BRIDGE = {"CONFIRM": {"*": ["note_create", "books_destory"]}}
+    errors = [m for m in check_tool_sets() if m.id == "mcp_bridge.E302"]
+    assert [
+        ("'books_destory'" in m.msg, "Did you mean 'books_destroy'?" in m.hint) for m in errors
+    ] == [(True, True)]
 
 
 # --- OAuth half set up ---------------------------------------------------------------------------------

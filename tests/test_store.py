@@ -19,7 +19,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import uuid
 from pathlib import Path
 from types import ModuleType
 
@@ -36,10 +35,10 @@ from mcp_bridge.build import translation
 from mcp_bridge.checks import check_build_store
 from mcp_bridge.discovery.metatools import SEARCH_TOOL
 from mcp_bridge.locking import get_lock_backend
-from mcp_bridge.store import backends, codec, keys, packing
+from mcp_bridge.store import backends, builds, codec, keys, packing
 from mcp_bridge.toolset import registry
 from tests.mcp_client import McpClient
-from tests.services import REDIS_URL, require_redis
+from tests.services import REDIS_URL, redis_prefix, require_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.django_db
@@ -59,6 +58,7 @@ def _configure(settings, tmp_path: Path, **build_store) -> Path:
     }
     registry.clear_cache()
     translation.clear_cache()
+    builds._reported.clear()  # a bad stored build is logged once per process and key
     return directory
 
 
@@ -71,7 +71,7 @@ def _forget() -> None:
 @pytest.fixture(params=["files", "locmem", "redis"])
 def configured_store(request, settings, tmp_path):
     """A build store of each kind, empty, used by the registry."""
-    prefix = f"mcp-bridge-tests-store-{uuid.uuid4().hex}"
+    prefix = redis_prefix("store")
     if request.param == "files":
         _configure(settings, tmp_path)
     else:
@@ -580,10 +580,8 @@ def test_mcp_build_refuses_a_directory_the_servers_would_not_load_from(settings,
 def test_mcp_build_says_that_prune_is_for_the_file_store(settings, tmp_path):
     settings.CACHES = {
         **settings.CACHES,
-        "shared": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-            "LOCATION": str(tmp_path / "cache"),
-        },
+        # Refused before anything is built or written: no Redis server is reached.
+        "shared": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL},
     }
     settings.MCP_BRIDGE = {"BUILD_STORE": {"BACKEND": "cache", "CACHE_ALIAS": "shared"}}
     with pytest.raises(CommandError, match="--prune deletes the file store's files"):

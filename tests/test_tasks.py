@@ -13,6 +13,9 @@ import time
 
 import pytest
 from django.contrib.auth.models import Permission, User
+from django.core.cache import caches
+from django.core.cache.backends.base import InvalidCacheKey, memcache_key_warnings
+from django.core.cache.backends.locmem import LocMemCache
 from rest_framework.authtoken.models import Token
 
 from mcp_bridge.signals import post_tool_call, pre_tool_call
@@ -407,3 +410,81 @@ def test_a_tool_a_person_confirms_asks_a_tasks_client_first_and_never_runs_unask
     # A client that declares tasks but cannot ask a person is refused; nothing runs.
     refused = TaskClient(alice).call(tool, arguments)["result"]
     assert refused["isError"] is True and "taskId" not in refused, refused
+
+
+# --- Task ids as cache keys ------------------------------------------------------------------
+
+
+class StrictKeysCache(LocMemCache):
+    """A LocMem cache that refuses the keys Memcached refuses (whitespace and control
+    characters, over 250 characters), as Django's Memcached backends do."""
+
+    def validate_key(self, key: str) -> None:
+        for warning in memcache_key_warnings(key):
+            raise InvalidCacheKey(warning)
+
+
+@pytest.fixture
+def strict_cache(settings):
+    settings.CACHES = {
+        **settings.CACHES,
+        "strict": {
+            "BACKEND": "tests.test_tasks.StrictKeysCache",
+            "LOCATION": "strict-task-keys",
+            "KEY_PREFIX": "p" * 150,  # a long project prefix leaves less room for the rest
+        },
+    }
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "TASK_CACHE_ALIAS": "strict"}
+    yield
+    caches["strict"].clear()
+
+
+@pytest.mark.parametrize(
+    "task_id",
+    ["with a space", "with\ta tab", "x" * 200, "é" * 32, "a" * 31 + ":", "", "\x00" * 32],
+    ids=["space", "tab", "200-chars", "non-ascii", "32-with-colon", "empty", "nul"],
+)
+def test_any_task_id_a_client_sends_is_safe_as_a_cache_key(users, strict_cache, task_id):
+    alice, _ = users
+    client = TaskClient(alice)
+    created = client.call("export_start", {"steps": 2})["result"]  # the strict cache holds it
+    assert client.get(created["taskId"])["result"]["taskId"] == created["taskId"]
+    for method, params in [
+        ("tasks/get", {"taskId": task_id}),
+        ("tasks/update", {"taskId": task_id, "inputResponses": {}}),
+        ("tasks/cancel", {"taskId": task_id}),
+    ]:
+        # Mcp-Name repeats the id, as the revision requires (a test client sends any text).
+        reply = client.mcp.request(method, params, meta=declaring(), **{"Mcp-Name": task_id})
+        # An unknown task, as for any id that names none: never a 500.
+        assert reply.status_code == 400, reply.content[:300]
+        assert reply.json()["error"]["code"] == -32602
+
+
+def test_the_views_question_keys_are_safe_as_cache_keys(strict_cache):
+    record = records.TaskRecord(
+        id=records.new_task_id(),
+        owner="anonymous",
+        kind=records.RUN,
+        group="tasks",
+        version=None,
+        language=None,
+        revision=MODERN,
+        profile="default",
+        tool="t",
+        host="testserver",
+        scheme="http",
+        created_at=time.time(),
+        updated_at=time.time(),
+        ttl_ms=60_000,
+        poll_interval_ms=1_000,
+        input_requests={"confirm the delete": {}, "k" * 300: {}},
+    )
+    records.save(record)
+    assert set(records.pending_requests(record)) == {"0.confirm the delete", "0." + "k" * 300}
+    assert not records.save_answers(record, {"0.confirm the delete": {"action": "accept"}})
+    assert records.save_answers(record, {"0." + "k" * 300: {"action": "decline"}})
+    assert records.answers(record) == {
+        "confirm the delete": {"action": "accept"},
+        "k" * 300: {"action": "decline"},
+    }

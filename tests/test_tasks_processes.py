@@ -25,7 +25,6 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +38,7 @@ from mcp_types import ElicitResult
 
 from demo_project.mcp_client import TasksExtension
 from tests.mcp_client import CLIENT_CAPABILITIES_META, MODERN, McpClient, envelope, tool_call
-from tests.services import require_redis
+from tests.services import delete_redis_keys, redis_prefix, require_redis
 
 pytestmark = pytest.mark.slow  # servers and a worker process
 
@@ -169,7 +168,7 @@ def site(tmp_path_factory):
         **os.environ,
         "DJANGO_SETTINGS_MODULE": SETTINGS,
         "MCP_TEST_DIR": str(directory),
-        "MCP_TEST_PREFIX": f"mcp-tasks-{uuid.uuid4().hex}",
+        "MCP_TEST_PREFIX": redis_prefix("tasks"),
     }
     running = Site(directory, env)
     try:
@@ -181,6 +180,7 @@ def site(tmp_path_factory):
         yield running
     finally:
         running.stop()
+        delete_redis_keys(env["MCP_TEST_PREFIX"])
 
 
 class Raw:

@@ -420,21 +420,21 @@ def test_a_wrong_setting_fails_loudly(settings):
 
 
 def test_a_filter_entry_naming_no_group_is_a_check_warning(settings):
-    from mcp_bridge.checks import check_visibility_and_explorer
+    from mcp_bridge.checks import check_setting_names
 
     settings.MCP_BRIDGE = {"FILTER_TOOLS_LIST": {"matrix": False, "matrx": False}}
-    messages = check_visibility_and_explorer()
+    messages = check_setting_names()
     assert [m.id for m in messages] == ["mcp_bridge.W130"]
     assert "'matrx'" in messages[0].msg
 
 
 def test_an_explorer_without_its_template_is_a_check_warning(settings):
-    from mcp_bridge.checks import check_visibility_and_explorer
+    from mcp_bridge.checks import check_explorer
 
     settings.TEMPLATES = [{"BACKEND": "django.template.backends.django.DjangoTemplates"}]
-    assert [m.id for m in check_visibility_and_explorer()] == ["mcp_bridge.W131"]
+    assert [m.id for m in check_explorer()] == ["mcp_bridge.W131"]
     settings.MCP_BRIDGE = {"EXPLORER": False}
-    assert check_visibility_and_explorer() == []
+    assert check_explorer() == []
 
 
 def test_mcp_build_encodes_the_whole_list_and_a_caller_still_gets_their_own():

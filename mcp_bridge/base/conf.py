@@ -14,7 +14,11 @@ every access, whichever setting is read: a typo must not be silently ignored, no
 value reach the code that uses it (a ``"1MB"`` compared with a body's length).
 :meth:`BridgeSettings.problems` lists every fault at once, for the system checks
 (:func:`mcp_bridge.build.preflight.configuration_problems`); a fault that is no one key's
-(``MCP_BRIDGE`` not a dict, an unknown key) is ``mcp_bridge.E081``.
+(``MCP_BRIDGE`` not a dict, an unknown key) is ``mcp_bridge.E081``. A key keyed by group names
+says so in its record (:class:`Names`), with the check of a group or tool it names that does not
+exist (:mod:`mcp_bridge.base.setting_names`): an error that closes the endpoints for the keys
+that guard access or confirmation (``CONFIRM``: ``mcp_bridge.E300``, ``E302``;
+``CONFIRM_WITHOUT_ELICITATION``: ``E301``; ``OAUTH_GROUPS``: ``E064``), a warning for the others.
 
 Keys and defaults:
 
@@ -38,7 +42,9 @@ Keys and defaults:
     drf-spectacular settings patched in while a group's schema is generated,
     on top of the project's ``SPECTACULAR_SETTINGS``.
 ``MAX_BODY_BYTES`` (``1_048_576``)
-    Largest accepted JSON-RPC request body, in bytes (413 above it).
+    Largest accepted JSON-RPC request body, in bytes, besides the file arguments of an
+    upload tool (413 above it); the endpoint of a group with upload tools also reads one
+    file of ``MAX_UPLOAD_BYTES`` in base64 (:mod:`mcp_bridge.transport.bodies`).
 ``MAX_JSON_DEPTH`` (``64``)
     Deepest nesting of arrays/objects a JSON-RPC message may have (-32600, HTTP 400
     beyond it; see :mod:`mcp_bridge.base.limits`): readers, validators and writers recurse.
@@ -57,9 +63,10 @@ Keys and defaults:
 ``OUTPUT_VALIDATION`` (``"error"``)
     What happens when the JSON form of a successful call's data does not match
     the tool's ``outputSchema``. For a read (GET/HEAD/OPTIONS): ``"error"``
-    answers ``isError`` ``{"code": 500, "message": <tool, path, schema part,
-    remedies>, "data": {"status": 500, "errors": [...]}}`` (the spec says
-    structured results MUST conform); ``"warn"`` logs on ``mcp_bridge.executor``
+    answers ``isError`` with the data and a note of the contradiction, ``{"code":
+    <its 2xx status>, "message": <tool, path, schema part>, "data": {"status": ...,
+    "result": <data>, "errors": [...], "hint": ...}}`` (the spec says structured
+    results MUST conform, so none is sent); ``"warn"`` logs on ``mcp_bridge.executor``
     and sends the result as if it matched. For a write that answered 2xx,
     ``"error"`` and ``"warn"`` both answer ``isError`` ``{"code": <its 2xx
     status>, "message": "Applied: ...", "data": {"status": ..., "applied":
@@ -70,7 +77,7 @@ Keys and defaults:
     with the departures real DRF answers make from it allowed (no ``required``, every
     property nullable, a decimal string or number, a plain string or choice or a list
     of them, integers also strings under DRF's ``COERCE_BIGINT_TO_STRING``, ``oneOf`` as
-    ``anyOf``; see
+    ``anyOf``, a paginated list's page or its bare list; see
     :func:`mcp_bridge.schemas.conversion.tolerant_output_transform`), so that a result REST
     gives is not refused for them and the schema still describes the shape.
     ``"exact"``: the schema as the OpenAPI says it. Results are validated against the
@@ -102,8 +109,9 @@ Keys and defaults:
 ``MAX_UPLOAD_BYTES`` (``5_242_880``)
     Largest file, in bytes, that one file argument of an upload tool (a multipart view)
     may carry, checked before the base64 is decoded; a larger one answers an ``isError``
-    result naming this setting (code 413). The whole MCP request is bounded by
-    ``MAX_BODY_BYTES`` first, and base64 is 4/3 of the bytes: raise both for large files.
+    result naming this setting (code 413). The endpoint of a group with upload tools reads
+    a body of ``MAX_BODY_BYTES`` plus one such file in base64, so this is the one setting to
+    raise for larger files.
 ``PORTABLE_TOOL_NAMES`` (``"warn"``)
     An explicit tool name that MCP allows but strict clients refuse (a dot, or more than
     64 characters; see :mod:`mcp_bridge.build.naming`): ``"warn"`` reports it as system check
@@ -718,6 +726,41 @@ def _flag_by_group(name: str, value: Any) -> None:
 
 
 @dataclass(frozen=True)
+class Names:
+    """What a key whose value is a dict keyed by group names names, and the checks of a name
+    that does not exist (:mod:`mcp_bridge.base.setting_names` finds them).
+
+    The groups are the dict's keys (``"*"`` apart, where it stands for every other group); with
+    ``tools_check``, an entry that is a list names tools of its group (of the other groups, for
+    ``"*"``).
+
+    Attributes:
+        check_id: the check of a group it names that has no view: an ``E`` id when the key
+            guards access or confirmation (a misspelt name would leave a group unguarded, so
+            ``check`` fails and every MCP endpoint refuses each request while it stands), a
+            ``W`` id otherwise.
+        tools_check: the check of a tool it lists that no version of its group has, or
+            ``None`` when it lists no tools. Tool names are known once the tools are built:
+            ``check --deploy`` and ``mcp_tools --validate`` report it, and for an ``E`` id the
+            group's endpoints refuse each request while it stands.
+        star: whether a ``"*"`` key stands for every group the dict does not name (else
+            ``"*"`` is a group name like any other, and names nothing).
+        found_by: the module that reports the key's names itself, when the generic check does
+            not (``OAUTH_GROUPS``, whose public entries are a warning of their own); ``None``.
+    """
+
+    check_id: str
+    tools_check: str | None = None
+    star: bool = False
+    found_by: str | None = None
+
+    @property
+    def guards(self) -> bool:
+        """Whether a name that does not exist is an error that closes the endpoints."""
+        return self.check_id.startswith("mcp_bridge.E")
+
+
+@dataclass(frozen=True)
 class Setting:
     """One key of ``MCP_BRIDGE``, with everything that goes with it.
 
@@ -728,12 +771,16 @@ class Setting:
         check_id: the system check of a wrong value; each key has its own
             (``mcp_bridge.E2xx``, never shared), so that a project's CI can tell them apart.
         hint: the check's hint: what the key does, where it is documented.
+        names: for a key keyed by group names, what it names and the checks of a name that
+            does not exist (:class:`Names`); ``None`` for the others. ``GROUPS`` declares
+            groups rather than naming them (its near-misses are ``mcp_bridge.W051``).
     """
 
     default: Any
     validate: Validator
     check_id: str
     hint: str
+    names: Names | None = None
 
 
 #: The check id of a fault of ``settings.MCP_BRIDGE`` that is no one key's: it is not a dict,
@@ -773,6 +820,7 @@ SETTINGS: dict[str, Setting] = {
         _instructions,
         "mcp_bridge.E204",
         f"The instructions of the initialize result, for every group or per group. {_SEE}",
+        names=Names("mcp_bridge.W300"),
     ),
     # The HTTP door (mcp_bridge.transport): E211-E219.
     "MAX_BODY_BYTES": Setting(
@@ -834,6 +882,7 @@ SETTINGS: dict[str, Setting] = {
         _flag_or_groups,
         "mcp_bridge.E224",
         f"Whether tools/list leaves out the tools a caller may not use. {_SEE}",
+        names=Names("mcp_bridge.W130"),
     ),
     "FILTER_TOOLS_LIST_TIMEOUT": Setting(
         60,
@@ -888,6 +937,7 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E236",
         "The tools that declare no outputSchema. "
         "See docs/tools.md#output-schemas-that-do-not-describe-the-data.",
+        names=Names("mcp_bridge.W040", tools_check="mcp_bridge.W040"),
     ),
     # A tool call (mcp_bridge.toolcall, mcp_bridge.caching, mcp_bridge.locking): E241-E249.
     "OUTPUT_VALIDATION": Setting(
@@ -935,6 +985,7 @@ SETTINGS: dict[str, Setting] = {
         _oauth_groups,
         "mcp_bridge.E251",
         "The protected groups and their scopes. See docs/authorization.md.",
+        names=Names("mcp_bridge.E064", found_by="mcp_bridge.transport.authorization"),
     ),
     "OAUTH_DEFAULT": Setting(
         None,
@@ -961,6 +1012,7 @@ SETTINGS: dict[str, Setting] = {
         _discovery,
         "mcp_bridge.E261",
         "How tools/list presents a group: every tool, or search. See docs/discovery.md.",
+        names=Names("mcp_bridge.W101", star=True),
     ),
     "DISCOVERY_MAX_TOOLS": Setting(
         40,
@@ -985,6 +1037,7 @@ SETTINGS: dict[str, Setting] = {
         _synonyms,
         "mcp_bridge.E265",
         "Project words for the search ranking. See docs/discovery.md.",
+        names=Names("mcp_bridge.W101", star=True),
     ),
     # Confirmation of calls (mcp_bridge.confirmation): E272-E279.
     "CONFIRM": Setting(
@@ -993,6 +1046,7 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E272",
         "Which tools of each group a person confirms before their view runs. "
         "See docs/confirmation.md.",
+        names=Names("mcp_bridge.E300", tools_check="mcp_bridge.E302", star=True),
     ),
     "CONFIRM_WITHOUT_ELICITATION": Setting(
         False,
@@ -1000,6 +1054,7 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E273",
         "Whether clients that cannot ask a person may call, unconfirmed, the tools that ask. "
         "See docs/confirmation.md.",
+        names=Names("mcp_bridge.E301", star=True),
     ),
     "CONFIRM_TTL": Setting(
         300,
@@ -1061,6 +1116,7 @@ SETTINGS: dict[str, Setting] = {
         "mcp_bridge.E330",
         "The read operations that are not also resource templates: "
         '{"<group>": True} or {"<group>": ["tool", ...]}. See docs/resources.md.',
+        names=Names("mcp_bridge.W330", tools_check="mcp_bridge.W330"),
     ),
     "RESOURCE_SCHEME": Setting(
         "drf",
@@ -1099,7 +1155,18 @@ DEFAULTS: dict[str, Any] = {name: setting.default for name, setting in SETTINGS.
 VALIDATORS: dict[str, Validator] = {name: setting.validate for name, setting in SETTINGS.items()}
 #: The key each check id of :data:`SETTINGS` reports on (``"mcp_bridge.E211"``:
 #: ``"MAX_BODY_BYTES"``), for the endpoint's error.
+#: A name that does not exist in a key that guards access or confirmation (``"mcp_bridge.E300"``:
+#: ``"CONFIRM"``) is one key's too.
 SETTING_OF_CHECK: dict[str, str] = {setting.check_id: name for name, setting in SETTINGS.items()}
+SETTING_OF_CHECK.update(
+    {
+        check_id: name
+        for name, setting in SETTINGS.items()
+        if setting.names is not None and setting.names.guards
+        for check_id in (setting.names.check_id, setting.names.tools_check)
+        if check_id is not None
+    }
+)
 
 
 class SettingError(ImproperlyConfigured):
@@ -1114,18 +1181,29 @@ class SettingError(ImproperlyConfigured):
             (``MCP_BRIDGE`` is not a dict, or has unknown keys: :data:`UNREADABLE`).
         check_id: the system check that reports it.
         hint: what to do about it (the check's hint).
+        fault: what is wrong with the key, in words that give away none of its value, for
+            the endpoint's answer without ``DEBUG``: ``"has a wrong value"``, or ``"names a
+            group or tool that does not exist"``.
     """
 
-    def __init__(self, message: str, setting: str | None, check_id: str, hint: str) -> None:
+    def __init__(
+        self,
+        message: str,
+        setting: str | None,
+        check_id: str,
+        hint: str,
+        fault: str = "has a wrong value",
+    ) -> None:
         super().__init__(message)
         self.setting = setting
         self.check_id = check_id
         self.hint = hint
+        self.fault = fault
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled by its own arguments (an exception crosses processes so, e.g. a test
         # runner's workers); Exception's default would call __init__ with the message alone.
-        return (type(self), (str(self), self.setting, self.check_id, self.hint))
+        return (type(self), (str(self), self.setting, self.check_id, self.hint, self.fault))
 
     @property
     def label(self) -> str:

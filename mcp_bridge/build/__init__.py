@@ -11,7 +11,8 @@ Open the modules in this order:
    (names from :mod:`~mcp_bridge.build.naming`);
 4. :mod:`~mcp_bridge.build.tools`: methods to MCP tools (``$defs``, annotations), with the
    texts of :mod:`~mcp_bridge.build.texts` for operations that have none;
-5. :mod:`~mcp_bridge.build.translation`: the tool texts in the caller's language;
+5. :mod:`~mcp_bridge.build.translation`: the tool texts in the caller's language, and
+   :mod:`~mcp_bridge.build.resources`: the read tools that are also resource templates;
 6. :mod:`~mcp_bridge.build.preflight`: what stops every group before any is built.
 
 The JSON Schema work the steps share (conversion from OpenAPI, the validators, the schema

@@ -64,7 +64,6 @@ when it takes an operation out of its group, a ``pin`` rule when it pins one).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -76,6 +75,7 @@ from typing import Any
 from rest_framework.views import APIView
 
 from mcp_bridge.base.errors import Problem
+from mcp_bridge.base.spelling import closest
 from mcp_bridge.decorators import GROUP_NAME_PATTERN
 
 #: The keys of one rule.
@@ -280,20 +280,21 @@ class Membership:
 
     def near_miss_problems(self, groups: Iterable[str]) -> list[Problem]:
         """``mcp_bridge.W051`` for each group this setting declares whose name is a near-miss
-        of another group's (``"libary"`` beside the ``"library"`` of ``@api_group``): a typo
+        of another group's (``"libary"`` beside the ``"library"`` of ``@api_group``, one edit
+        or one swap of neighbours away: :func:`mcp_bridge.base.spelling.near_miss`): a typo
         that would publish a second endpoint, ``/mcp/libary/``, silently."""
         others = set(groups) | set(self.groups)
         problems = []
         for group in self.groups:
-            close = difflib.get_close_matches(group, sorted(others - {group}), n=1, cutoff=0.88)
-            if close:
+            meant = closest(group, others - {group})
+            if meant is not None:
                 problems.append(
                     Problem(
                         "mcp_bridge.W051",
                         f'MCP_BRIDGE["GROUPS"] declares the group {group!r}, a near-miss of the '
-                        f"group {close[0]!r}: it is published as a group of its own, at "
+                        f"group {meant!r}: it is published as a group of its own, at "
                         f"/mcp/{group}/.",
-                        f"Did you mean {close[0]!r}? Rename the GROUPS entry; if both groups are "
+                        f"Did you mean {meant!r}? Rename the GROUPS entry; if both groups are "
                         'meant, silence this warning (SILENCED_SYSTEM_CHECKS = ["mcp_bridge.W051"]).',
                         f'MCP_BRIDGE["GROUPS"][{group!r}]',
                     )

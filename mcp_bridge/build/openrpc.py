@@ -270,6 +270,17 @@ def _body_params(
         return []
     schema = to_json_schema(raw)
     resolved = _resolve(schema, components)
+    files = _file_fields(resolved)
+    if files:
+        # A file field in a JSON body (an upload view left on DRF's default parsers): JSON
+        # cannot carry a file ("The submitted data was not a file."). Sent as multipart when
+        # the view also reads that, as a REST client sends it.
+        nested = _nested_fields(resolved, components)
+        form = None if nested else _form_params(content, components, method, body_required)
+        if form is not None and method.form_media_type == FORM_MEDIA_TYPES[0]:
+            return form
+        method.form_media_type = None
+        method.warnings.append(_unreadable_file_warning(method, files, nested))
     object_or_list = _object_or_list(resolved, components)
     if object_or_list is not None:
         obj, list_schema = object_or_list
@@ -349,6 +360,80 @@ def _form_params(
     return None
 
 
+def _file_fields(schema: dict[str, Any]) -> list[str]:
+    """The file fields of an object body (binary strings, :func:`_is_file_schema`)."""
+    properties = schema.get("properties") if _is_plain_object(schema) else None
+    return [name for name, value in (properties or {}).items() if _is_file_schema(value)]
+
+
+def _nested_fields(schema: dict[str, Any], components: dict[str, Any]) -> list[str]:
+    """The fields of an object body that a form cannot carry: a nested serializer (an object
+    with fields of its own), or a list of them. DRF's form parsing reads neither; a free-form
+    object (a ``JSONField``, sent as JSON text) and a list of scalars (the field repeated) it
+    reads."""
+    return [
+        name
+        for name, declared in schema.get("properties", {}).items()
+        if _has_fields(declared, components, list_items=True)
+    ]
+
+
+def _has_fields(schema: Any, components: dict[str, Any], *, list_items: bool = False) -> bool:
+    """``schema`` is an object with fields of its own (a nested serializer), perhaps behind a
+    union's branch (a nullable ``$ref``) or, with ``list_items``, as the items of a list."""
+    if not isinstance(schema, dict):
+        return False
+    schema = _resolve(schema, components)
+    if schema.get("properties"):
+        return True
+    if list_items and "array" in _types_of(schema):
+        return _has_fields(schema.get("items"), components)
+    return any(
+        _has_fields(branch, components, list_items=list_items)
+        for union in ("allOf", "oneOf", "anyOf")
+        for branch in schema.get(union) or ()
+    )
+
+
+def _types_of(schema: dict[str, Any]) -> list[Any]:
+    types = schema.get("type")
+    return types if isinstance(types, list) else [types]
+
+
+def _unreadable_file_warning(method: Method, files: list[str], nested: list[str]) -> Problem:
+    """``mcp_bridge.W310``: a file field in a body the tool sends as JSON."""
+    source = method.source
+    where = f"{method.name!r} ({source.view_label}, {source.method} {source.path})"
+    listed = ", ".join(repr(name) for name in files)
+    if nested:
+        reason = (
+            f"its other fields hold nested serializers ({', '.join(map(repr, nested))}), which "
+            "a multipart form cannot carry"
+        )
+        hint = (
+            "Take the file in an upload view or action of its own, with "
+            "parser_classes = [MultiPartParser] and a serializer of plain fields beside the "
+            "file; or leave the file field out of this serializer."
+        )
+    else:
+        reason = "the view's parser_classes read no multipart/form-data"
+        hint = (
+            "Add rest_framework.parsers.MultiPartParser to the view's parser_classes (or to "
+            "REST_FRAMEWORK['DEFAULT_PARSER_CLASSES']): the tool then sends a multipart request "
+            "and the field becomes a file argument (base64, a data: URI or an embedded resource)."
+        )
+    return Problem(
+        id="mcp_bridge.W310",
+        msg=(
+            f'Tool {where} has the file field {listed} ({{"type": "string", "format": '
+            f'"binary"}}), but sends its body as JSON, because {reason}. JSON cannot carry a '
+            'file: a call with one fails with "The submitted data was not a file."'
+        ),
+        hint=hint,
+        obj=source.culprit,
+    )
+
+
 def _is_file_schema(schema: Any) -> bool:
     """A file field as drf-spectacular writes it in a request: a binary string (``FileField``,
     ``ImageField``; nullable: ``["string", "null"]``)."""
@@ -363,7 +448,10 @@ FILE_TEXT = (
     "A file: its bytes in base64; or a data: URI (`data:<media type>;name=<file name>;base64,"
     '...`); or {"data": <base64>, "filename": ..., "mimeType": ...} ("text" instead '
     'of "data" for a text file); or an MCP embedded resource ({"type": "resource", '
-    '"resource": {"uri", "mimeType", "blob" or "text"}}).'
+    '"resource": {"uri", "mimeType", "blob" or "text"}}). Give the file name when you have '
+    'it ({"data": ..., "filename": "report.xml"}, or name= in the data: URI): the server may '
+    "check its extension. A file without a name is named after this argument and its media "
+    "type (bare base64 of an XML file: <argument>.xml)."
 )
 
 

@@ -37,7 +37,6 @@ from jsonschema import Draft202012Validator
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import EncodedJSON
-from mcp_bridge.base.errors import Problem
 from mcp_bridge.base.protocol import structured_content_may_be_any_json, supports_titles_and_output
 from mcp_bridge.build.facts import OperationFacts
 from mcp_bridge.build.openrpc import Method
@@ -51,6 +50,7 @@ from mcp_bridge.schemas.conversion import (
     collect_defs,
     input_transform,
     output_transform,
+    page_or_list,
     tolerant_output_transform,
 )
 from mcp_bridge.schemas.profiles import DEFS, convert_schema
@@ -286,6 +286,21 @@ class Tool:
         return tool
 
 
+def with_file_note(description: str | None, method: Method) -> str | None:
+    """An upload tool's description followed by how to send a file's name
+    (:mod:`mcp_bridge.toolcall.uploads` names a file sent without one after its argument):
+    applications check extensions, so the model is told where the name goes."""
+    files = [param.name for param in method.params if param.file]
+    if not files:
+        return description
+    arguments = ", ".join(f"`{name}`" for name in files)
+    note = (
+        f"Send each file ({arguments}) with its name, e.g. "
+        '{"data": <base64>, "filename": "report.xml"}: the application may check its extension.'
+    )
+    return f"{description}\n\n{note}" if description else note
+
+
 def with_context(description: str | None, context: str | None) -> str | None:
     """An operation's description followed by its view's shared docstring
     (:attr:`~mcp_bridge.build.openrpc.Method.context`), or the docstring alone."""
@@ -375,6 +390,8 @@ def build_tool(
         transform = output_transform if form == "exact" else tolerant_output_transform
         outputs = shared_defs.setdefault(f"output-{form}", {})
         result_schema = collect_defs(method.result, components, transform, outputs)
+        if form != "exact":  # a paginator that pages only when asked answers the bare list
+            result_schema = page_or_list(result_schema)
         # The handshake era's wrapper around the same schema, sharing its $defs.
         inner = {key: value for key, value in result_schema.items() if key != "$defs"}
         declared_output_schema = {
@@ -388,7 +405,7 @@ def build_tool(
     # Explicit texts win; the facts speak for an operation that has none.
     title = method.title or title_from_facts(method.facts)
     description = method.description or method.summary or description_from_facts(method.facts)
-    description = with_context(description, method.context)
+    description = with_file_note(with_context(description, method.context), method)
     generated = {
         text
         for text, explicit, made in (
@@ -409,32 +426,3 @@ def build_tool(
         annotations=method_annotations(method),
         method=method,
     )
-
-
-def find_omit_rule_problems(tool_names: dict[str, set[str]]) -> list[Problem]:
-    """``mcp_bridge.W040``: ``OMIT_OUTPUT_SCHEMA`` names a group that does not exist, or a
-    tool that no version of its group has (a typo would leave the schema declared).
-
-    Args:
-        tool_names: every group's tool names, all versions together
-            (:func:`mcp_bridge.checks.check_tool_sets` collects them from the built tool sets).
-    """
-    problems: list[Problem] = []
-    for group, rule in bridge_settings.OMIT_OUTPUT_SCHEMA.items():
-        if group not in tool_names:
-            unknown = [f"group {group!r}"]
-        else:
-            unknown = [
-                f"tool {name!r} of group {group!r}"
-                for name in ([] if rule is True else rule)
-                if name not in tool_names[group]
-            ]
-        problems.extend(
-            Problem(
-                "mcp_bridge.W040",
-                f'MCP_BRIDGE["OMIT_OUTPUT_SCHEMA"] names {what}, which does not exist.',
-                "Use the names `manage.py mcp_tools` prints.",
-            )
-            for what in unknown
-        )
-    return problems

@@ -70,7 +70,7 @@ from django.utils.translation import get_language_from_request, to_locale
 
 from mcp_bridge.base.errors import Problem, ToolSetError
 from mcp_bridge.build.texts import argument_text, description_from_facts, title_from_facts
-from mcp_bridge.build.tools import Tool, with_context
+from mcp_bridge.build.tools import Tool, with_context, with_file_note
 
 #: The gettext domain of the base catalogue (``mcp_tools.po``/``.mo``).
 DOMAIN = "mcp_tools"
@@ -361,7 +361,9 @@ def _texts_from_facts(tool: Tool) -> tuple[dict[str, str], dict[str, str]]:
     made: dict[str, str] = {}
     title = title_from_facts(facts) if TITLE in tool.generated else None
     description = (
-        with_context(description_from_facts(facts), tool.method.context)
+        with_file_note(
+            with_context(description_from_facts(facts), tool.method.context), tool.method
+        )
         if DESCRIPTION in tool.generated
         else None
     )

@@ -15,8 +15,8 @@ The modules, in the order a call meets them:
 
 Its layer is below the call pipeline and above the tool set: the executor asks it, and turns
 what it raises into the answer through its one ``except``. It never runs a view itself (the
-executor hands it the function that reads a call's target) and never imports the call
-pipeline, dispatch or the transport.
+executor hands it the functions that check the view's permissions before a question and that
+read a call's target) and never imports the call pipeline, dispatch or the transport.
 """
 
 from mcp_bridge.confirmation.inputs import (

@@ -8,7 +8,8 @@ tool's policy (:mod:`~mcp_bridge.confirmation.policy`) whether the call:
   (the answers, its verified state, the client's capabilities) and the outcome of its
   confirmation (``"confirmed"``, or ``"unconfirmed"`` for a client allowed without one);
 * must first be confirmed: :class:`Ask`, whose answer is the ``InputRequiredResult`` with the
-  form a person reads (:mod:`~mcp_bridge.confirmation.forms`);
+  form a person reads (:mod:`~mcp_bridge.confirmation.forms`), once the view's own checks let
+  the caller through (a caller it refuses gets its 401, 403 or 404, never the question);
 * stops without its view: :class:`Stop`, a JSON-RPC error for a ``requestState`` or
   ``inputResponses`` that cannot be used (:mod:`~mcp_bridge.confirmation.state`), an
   ``isError`` result for a declined form and for a client that cannot ask.
@@ -120,6 +121,7 @@ def prepare(
     revision: str,
     toolset: ToolSet,
     read_target: Callable[[ToolSet, Tool, dict[str, Any], HttpRequest], Any],
+    check_access: Callable[[], None],
 ) -> Round:
     """The confirmation step (see the module).
 
@@ -127,6 +129,10 @@ def prepare(
         read_target: ``read_target(toolset, tool, arguments, request)`` reads the object the
             call acts on, through the normal pipeline as the caller (the executor's), for the
             form's question; called only when asking.
+        check_access: raises the view's own refusal of the caller (its 401, 403 or 404, the
+            executor's :func:`~mcp_bridge.toolcall.executor.check_access`); called before a
+            person is asked, and before a client that cannot ask is refused, so that neither
+            happens to a caller the view would refuse.
 
     Raises:
         Ask: the call must be confirmed first (or confirmed again).
@@ -136,7 +142,7 @@ def prepare(
     asks = asks_confirmation(tool, group)
     if revision not in MODERN_REVISIONS:  # protocol.is_modern, inlined: once per call
         if asks:
-            _without_elicitation(tool, group, revision)
+            _without_elicitation(tool, group, revision, check_access)
             return Round(Inputs(), UNCONFIRMED, False)
         return _HANDSHAKE_ROUND
     meta = params.get("_meta")
@@ -164,7 +170,7 @@ def prepare(
     if not asks:
         return Round(inputs)
     if not _can_elicit(capabilities):
-        _without_elicitation(tool, group, revision)
+        _without_elicitation(tool, group, revision, check_access)
         return Round(inputs, UNCONFIRMED)
     given = payload.get("c")
     if given == _GIVEN:
@@ -172,6 +178,7 @@ def prepare(
         return Round(inputs, CONFIRMED)
     answer = responses.get(CONFIRM_KEY) if given == _ASKED_WITH else None
     if answer is None:  # a first call, or a retry that did not answer the form: ask (again)
+        check_access()  # never a question to a caller the view refuses
         form = forms.confirmation_form(
             tool, arguments, request, lambda: read_target(toolset, tool, arguments, request)
         )
@@ -328,30 +335,40 @@ def _declares(capabilities: Mapping[str, Any], method: Any) -> bool:
     return declared is not None
 
 
-def _without_elicitation(tool: Tool, group: str, revision: str) -> None:
+def _without_elicitation(
+    tool: Tool, group: str, revision: str, check_access: Callable[[], None]
+) -> None:
     """A call that asks, from a client that cannot ask a person: refused, unless the operator
-    allows such clients for ``group``.
+    allows such clients for ``group``; a caller the view refuses gets the view's refusal.
 
     Raises:
-        Stop: ``"unavailable"``, an ``isError`` result saying why and what can be set.
+        Stop: ``"unavailable"``, an ``isError`` result saying why and what to do.
     """
     if allows_unconfirmed(group):
-        return
+        return  # the view runs, and refuses whom it refuses
+    check_access()
     if revision in MODERN_REVISIONS:
-        why = "your client did not declare the elicitation capability (form mode)"
+        why = (
+            "your client did not declare the elicitation capability (form mode), so the "
+            "question cannot be shown to a person"
+        )
+        client = "a client that declares the elicitation capability (form mode)"
     else:
         why = (
-            f"your client speaks MCP {revision}, whose confirmation questions need a session "
-            "this server does not keep; use a client of revision 2026-07-28"
+            f"your client speaks MCP {revision}: the question is an input request of MCP "
+            "2026-07-28 (an elicitation form the client shows, answered on a retry of the "
+            "call), which a client of an earlier revision cannot receive"
         )
+        client = "a client that supports MCP 2026-07-28 and its input requests (elicitation)"
     raise Stop(
         UNAVAILABLE,
         result=_error_result(
             428,
-            f"Tool {tool.name!r} asks a person to confirm each call before it runs, and {why}, "
-            "so it cannot ask. Nothing was done. Use a client that can show the question to a "
-            "person, or ask the operator: MCP_BRIDGE['CONFIRM_WITHOUT_ELICITATION'] = "
-            f"{{{group!r}: True}} lets such clients call it unconfirmed.",
+            f"Nothing was done: tool {tool.name!r} asks a person to confirm each call before "
+            f"it runs, and {why}. To call it, use {client}; or, from a shell on the server, "
+            f"`manage.py mcp_call {group} {tool.name} '<arguments>' --yes`, which confirms it "
+            "for you; or ask the operator to set MCP_BRIDGE['CONFIRM_WITHOUT_ELICITATION'] = "
+            f"{{{group!r}: True}}, which lets clients that cannot ask call it unconfirmed.",
             {
                 "status": 428,
                 "confirmation": UNAVAILABLE,

@@ -128,25 +128,3 @@ def find_discovery_problems(
             )
         )
     return errors, warnings
-
-
-def find_setting_problems(groups: set[str]) -> list[Problem]:
-    """``mcp_bridge.W101``: ``DISCOVERY`` or ``SEARCH_SYNONYMS`` names a group that does not
-    exist (a typo would leave the group in the default mode, or without its synonyms)."""
-    problems = []
-    for setting in ("DISCOVERY", "SEARCH_SYNONYMS"):
-        value = getattr(bridge_settings, setting)
-        if not isinstance(value, dict):
-            continue
-        for group in value:
-            if group != "*" and group not in groups:
-                problems.append(
-                    Problem(
-                        "mcp_bridge.W101",
-                        f'MCP_BRIDGE["{setting}"] names group {group!r}, which does not exist.',
-                        f"Use one of the groups `manage.py mcp_tools` lists ({', '.join(sorted(groups)) or 'none'}), "
-                        'or "*" for every group.',
-                        f'MCP_BRIDGE["{setting}"]',
-                    )
-                )
-    return problems

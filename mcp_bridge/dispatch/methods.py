@@ -397,9 +397,21 @@ def _resource_listing(key: str, method: str, *, direct: bool) -> Any:
 def _resource_read(params: dict[str, Any], call: Call) -> dict[str, Any]:
     # The pages of the MCP Apps (ui://, mcp_bridge.ui.pages) are no operation's resource.
     if app_pages.is_page_uri(params.get("uri")):
-        return app_pages.read_page(params["uri"], call.request, call.revision)
+        page = app_pages.read_page(params["uri"], call.request, call.revision)
+        if call.modern:
+            # A page changes only with a deployment and holds no caller's data: reused as the
+            # tool list is (its texts follow the caller's language, as the list's do).
+            page["ttlMs"] = int(bridge_settings.TOOLS_LIST_TTL_MS)
+            page["cacheScope"] = _cache_scope(call)
+        return page
     profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
-    return resources.read_resource(params, call.toolset, call.request, call.revision, profile)
+    result = resources.read_resource(params, call.toolset, call.request, call.revision, profile)
+    if call.modern:
+        # SEP-2549: the API's data may change at any moment, and what a caller reads depends
+        # on who asks (the view's queryset, its permissions): never reused, never shared.
+        result["ttlMs"] = 0
+        result["cacheScope"] = "private"
+    return result
 
 
 def _complete(params: dict[str, Any], call: Call) -> dict[str, Any]:

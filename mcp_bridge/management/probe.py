@@ -125,7 +125,8 @@ def _report_of(tool: Tool, arguments: dict[str, Any], answer: Answer) -> tuple[P
     if not result.get("isError"):
         return ProbeReport(tool.name, arguments, "ok"), payload
     data = payload.get("data") or {}
-    outcome = "MISMATCH" if "errors" in data and data.get("status") == 500 else "ERROR"
+    # A 2xx answer whose data breaks the outputSchema carries that data and the mismatches.
+    outcome = "MISMATCH" if "errors" in data and "result" in data else "ERROR"
     return ProbeReport(
         tool.name,
         arguments,

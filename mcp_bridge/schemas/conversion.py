@@ -549,13 +549,48 @@ def tolerant_output_transform(schema: dict[str, Any]) -> dict[str, Any]:
       its value as a string, and drf-spectacular still says ``integer``;
     * **``oneOf`` becomes ``anyOf``**: a value that two branches accept is not refused.
 
-    The root of a tool's result is not made nullable: the view answered something.
+    The root of a tool's result is not made nullable: the view answered something. A page's
+    root also accepts the bare list of its items (:func:`page_or_list`, applied by the
+    build to the whole result schema).
     """
     schema = output_transform(schema)
     # A setting of recent DRF versions only: older ones have no such API setting.
     big_integers_as_strings = bool(getattr(api_settings, "COERCE_BIGINT_TO_STRING", False))
     _walk(schema, functools.partial(_tolerate_node, integer_strings=big_integers_as_strings))
     return _widened_string(schema) or schema
+
+
+def page_or_list(schema: dict[str, Any]) -> dict[str, Any]:
+    """The tolerant result schema of a DRF page (``count``/``next``/``previous`` and a
+    ``results`` array, the envelope drf-spectacular documents for a paginated list) that also
+    accepts the bare list of its items: ``{"anyOf": [<the page>, {"type": "array", "items":
+    <its items>}]}``; any other schema as it is.
+
+    DRF's own paginators page only when asked: ``LimitOffsetPagination`` without ``limit``
+    (and no ``default_limit``), ``PageNumberPagination`` or ``CursorPagination`` without a
+    page size answer the whole list, bare, as the view does without a paginator (InvenTree's
+    lists without ``limit``). ``schema`` is a result schema made by :func:`collect_defs`
+    (its root perhaps a ``$ref`` into its ``$defs``, shared and not modified).
+    """
+    definitions = schema.get("$defs") or {}
+    root = {key: value for key, value in schema.items() if key != "$defs"}
+    page: Any = root
+    reference = root.get("$ref")
+    if isinstance(reference, str) and reference.startswith("#/$defs/"):
+        page = definitions.get(reference.removeprefix("#/$defs/"))
+    properties = page.get("properties") if isinstance(page, dict) else None
+    if not isinstance(properties, dict) or not (
+        {"count", "results"} <= properties.keys() or {"next", "results"} <= properties.keys()
+    ):
+        return schema
+    results = properties["results"]
+    types = results.get("type") if isinstance(results, dict) else None
+    if "array" not in (types if isinstance(types, list) else [types]) or "items" not in results:
+        return schema
+    widened: dict[str, Any] = {"anyOf": [root, {"type": "array", "items": results["items"]}]}
+    if definitions:
+        widened["$defs"] = definitions
+    return widened
 
 
 def _tolerate_node(schema: dict[str, Any], *, integer_strings: bool) -> None:

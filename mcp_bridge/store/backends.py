@@ -2,12 +2,13 @@
 
 * :class:`FileBuildStore`, the default: one file per build in a directory (shared by the
   processes of one machine, or of several through a shared volume);
-* :class:`CacheBuildStore`: a Django cache (Redis in production).
+* :class:`CacheBuildStore`: a Django cache (Redis in production) that hands back the stored
+  bytes untouched, so that nothing is unpickled before its signature is checked.
 
 A stored build is a pickle: whoever can write the store can run code in the processes that
 load from it, so the file store refuses a directory that every user may write to
 (:meth:`FileBuildStore.check_trusted`), and :func:`find_store_problems` names every store that
-cannot be used (``mcp_bridge.E140``-``E143``, ``W140``, ``W141``), and
+cannot be used (``mcp_bridge.E140``-``E143``, ``E320``, ``W140``, ``W141``), and
 :func:`find_lock_problems` a lock backend that cannot be made (``E144``, ``E244``). Each build
 is also signed (:mod:`mcp_bridge.store.codec`): a process loads only what a holder of its
 ``SECRET_KEY`` wrote.
@@ -27,9 +28,17 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import caches
+from django.core.cache.backends.base import BaseCache
+from django.core.cache.backends.db import DatabaseCache
+from django.core.cache.backends.dummy import DummyCache
+from django.core.cache.backends.filebased import FileBasedCache
+from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache.backends.memcached import BaseMemcachedCache
+from django.core.cache.backends.redis import RedisCache
 from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django.utils.module_loading import import_string
 
 from mcp_bridge.base.conf import BUILD_STORE_DEFAULTS, SettingError, bridge_settings
 from mcp_bridge.base.errors import Problem
@@ -136,32 +145,129 @@ class FileBuildStore(BuildStore):
         return f"files in {self.directory}"
 
 
+class UnsafeCacheStore(ImproperlyConfigured):
+    """A build store on a cache whose backend would unpickle a stored value before the bridge
+    could check its signature (system check ``mcp_bridge.E320``)."""
+
+    check_id = "mcp_bridge.E320"
+
+
+def unsafe_cache_reason(backend: str) -> str | None:
+    """Why a build store may not keep its builds in a cache of class ``backend`` (a dotted
+    path), or ``None`` when it may.
+
+    A stored build is verified (:func:`mcp_bridge.store.codec.verified`) before it is unpickled;
+    a cache backend whose ``get`` unpickles what it finds runs a hostile value's code first. So
+    a build is stored only where the bridge reads the bytes before any deserializer does:
+
+    * Django's ``RedisCache`` (and its subclasses): read and written raw, past its serializer
+      (:meth:`CacheBuildStore.get`);
+    * ``LocMemCache`` and ``DummyCache``: nothing outside the process writes them.
+
+    Every other backend is refused: ``DatabaseCache`` and ``FileBasedCache`` unpickle what
+    they read from their table or directory, Memcached backends unpickle a value its writer
+    flagged as a pickle, and a backend the bridge does not know (django-redis's, say) may do
+    the same.
+    """
+    try:
+        cls = import_string(backend)
+    except ImportError as exc:
+        return f"its backend {backend} cannot be imported ({exc})"
+    if issubclass(cls, (RedisCache, LocMemCache, DummyCache)):
+        return None
+    if issubclass(cls, DatabaseCache):
+        why = "Django's DatabaseCache unpickles every value it reads from its table"
+    elif issubclass(cls, FileBasedCache):
+        why = "Django's FileBasedCache unpickles every file it reads from its directory"
+    elif issubclass(cls, BaseMemcachedCache):
+        why = "a Memcached backend unpickles every value its writer flagged as a pickle"
+    else:
+        why = (
+            f"the bridge cannot read {backend}'s values before its own deserializer, which "
+            "may unpickle them (Django's and django-redis's do)"
+        )
+    return (
+        f"{why}, before the bridge could check the build's signature: whoever can write that "
+        "cache would run code in every process that loads a build from it"
+    )
+
+
 class CacheBuildStore(BuildStore):
     """A Django cache: ``settings.CACHES[alias]``, entries named ``mcp_bridge:build:<name>``.
 
-    Any backend works; a per-process one (``LocMemCache``) shares nothing between processes
-    (system check ``mcp_bridge.W140``). Memcached refuses values over its item size (1 MiB by
-    default): a large group's build is then not stored, and logged.
+    Only a cache that hands the stored bytes back as they were written may hold builds
+    (:func:`unsafe_cache_reason`): Django's ``RedisCache``, read and written past its
+    serializer, and the per-process ``LocMemCache`` and ``DummyCache`` (system check
+    ``mcp_bridge.W140``: they share nothing).
     """
 
     def __init__(self, alias: str = "default", timeout: float | None = None) -> None:
+        """The store in the cache ``alias``, entries kept ``timeout`` seconds (``None``: for ever).
+
+        Raises:
+            ImproperlyConfigured: ``alias`` is not a key of ``settings.CACHES``.
+            UnsafeCacheStore: its backend would unpickle a stored value before its signature
+                is checked (``mcp_bridge.E320``).
+        """
         if alias not in settings.CACHES:
             raise ImproperlyConfigured(
                 f'MCP_BRIDGE["BUILD_STORE"]["CACHE_ALIAS"] is {alias!r}, which is not a key of '
                 f"settings.CACHES ({', '.join(settings.CACHES) or 'none'})."
             )
+        backend = settings.CACHES[alias].get("BACKEND", "")
+        reason = unsafe_cache_reason(backend)
+        if reason is not None:
+            raise UnsafeCacheStore(_unsafe_message(alias, backend, reason))
         self.alias = alias
         self.timeout = timeout
 
+    def _key(self, name: str) -> tuple[BaseCache, str]:
+        cache = caches[self.alias]
+        return cache, cache.make_and_validate_key(f"mcp_bridge:build:{name}")
+
     def get(self, name: str) -> bytes | None:
-        data = caches[self.alias].get(f"mcp_bridge:build:{name}")
+        cache, key = self._key(name)
+        if isinstance(cache, RedisCache):
+            # The raw bytes, past RedisSerializer.loads (which unpickles whatever is stored):
+            # RedisCache._cache and its get_client() are Django's private client API
+            # (tests/test_store_signing.py::test_a_hostile_pickle_in_redis_never_runs fails
+            # if they change).
+            data = cache._cache.get_client(key).get(key)
+        else:  # LocMemCache, DummyCache: only this process wrote what they hold
+            data = cache.get(key)
         return data if isinstance(data, bytes) else None
 
     def put(self, name: str, data: bytes) -> None:
-        caches[self.alias].set(f"mcp_bridge:build:{name}", data, timeout=self.timeout)
+        cache, key = self._key(name)
+        if isinstance(cache, RedisCache):
+            timeout = cache.get_backend_timeout(self.timeout)
+            client = cache._cache.get_client(key, write=True)  # private: see get()
+            if timeout == 0:
+                client.delete(key)
+            else:
+                # Django's backend timeout is a float of seconds (or None: never expires).
+                client.set(key, data, ex=None if timeout is None else int(timeout))
+        else:
+            cache.set(key, data, timeout=self.timeout)
 
     def describe(self) -> str:
         return f"the {self.alias!r} cache ({settings.CACHES[self.alias].get('BACKEND', '?')})"
+
+
+def _unsafe_message(alias: str, backend: str, reason: str) -> str:
+    return (
+        f'MCP_BRIDGE["BUILD_STORE"] keeps builds in the {alias!r} cache ({backend}), which '
+        f"cannot hold them safely: {reason}. No build is stored or loaded there; every "
+        "process builds every group itself."
+    )
+
+
+#: The hint of ``mcp_bridge.E320``.
+UNSAFE_CACHE_HINT = (
+    "Keep builds in Django's RedisCache (django.core.cache.backends.redis.RedisCache) or in "
+    'the file store (MCP_BRIDGE["BUILD_STORE"] = {"BACKEND": "files", "DIRECTORY": ...}, on a '
+    "volume the machines share if there are several)."
+)
 
 
 _stores: dict[str, BuildStore | None] = {}
@@ -247,8 +353,9 @@ def find_lock_problems() -> list[Problem]:
 
 def find_store_problems() -> list[Problem]:
     """The build store can be used: ``mcp_bridge.E140`` (a cache alias that does not exist),
-    ``E143`` (a cache whose client library cannot be imported: redis-py for Django's
-    ``RedisCache``),
+    ``E320`` (a cache that would unpickle a stored value before its signature is checked:
+    :func:`unsafe_cache_reason`), ``E143`` (a cache whose client library cannot be imported:
+    redis-py for Django's ``RedisCache``),
     ``E141`` (a directory that cannot be made, written nor read), ``E142`` (one no process may
     load from: anyone may write it), ``W141`` (one that can be read, not written: a deploy
     step's), ``W140`` (a cache that no other process shares, so
@@ -271,6 +378,13 @@ def find_store_problems() -> list[Problem]:
                 )
             ]
         backend = settings.CACHES[alias].get("BACKEND", "")
+        reason = unsafe_cache_reason(backend)
+        if reason is not None:
+            return [
+                Problem(
+                    "mcp_bridge.E320", _unsafe_message(alias, backend, reason), UNSAFE_CACHE_HINT
+                )
+            ]
         missing = _missing_library(backend)
         if missing is not None:
             library, install, error = missing

@@ -21,7 +21,12 @@ from django.core.exceptions import ImproperlyConfigured
 
 from mcp_bridge.build.openapi import UrlIndex
 from mcp_bridge.locking import Lease, get_lock_backend
-from mcp_bridge.store.backends import BuildStore, get_build_store, store_settings
+from mcp_bridge.store.backends import (
+    BuildStore,
+    UnsafeCacheStore,
+    get_build_store,
+    store_settings,
+)
 from mcp_bridge.store.codec import StaleBuild, UntrustedBuild, dumps, loads
 from mcp_bridge.store.keys import BuildKey, build_key
 
@@ -54,6 +59,8 @@ _failures: set[tuple[str, str]] = set()
 
 def _check_id(exc: BaseException, during: str) -> str | None:
     """The system check that reports such a failure ahead of time, if one does."""
+    if isinstance(exc, UnsafeCacheStore):
+        return exc.check_id
     if isinstance(exc, ImportError):
         return "mcp_bridge.E143" if during != "lock" else "mcp_bridge.E144"
     if isinstance(exc, ImproperlyConfigured) and during == "lock":
@@ -181,6 +188,9 @@ def load_or_build(
     try:
         store = get_build_store()
         options = store_settings()
+    except UnsafeCacheStore as exc:  # a store that would unpickle before verifying: not used
+        _failed_once("Using the build store", "BUILD_STORE", exc, "read", "it is not used")
+        return build()
     except ImproperlyConfigured:  # wrong settings: the build names them (E081, E201-E295)
         return build()
     try:

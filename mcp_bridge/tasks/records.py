@@ -7,7 +7,10 @@ cookie or password that proved it (docs/tasks.md, "Who may see a task").
 
 * Ids are 192 random bits (:func:`secrets.token_urlsafe`): unguessable, so a task id is never
   enumerated; a task is also bound to its owner, and another caller's id answers as an unknown
-  one (:func:`load`).
+  one (:func:`load`). A text a client sends that is not such an id (a space, a tab, a long
+  text) names no task and never reaches a cache key, so it cannot break a cache that
+  validates its keys (Memcached's: no whitespace or control characters, 250 bytes at most);
+  the view's own question keys are hashed into the answers' keys for the same reason.
 * A record is kept ``ttlMs`` after its creation, and a day longer as a tombstone, so that a
   poll after the TTL gets "expired" rather than "unknown"; then the cache drops it.
 * A terminal status (``completed``, ``failed``, ``cancelled``) is written once: the first
@@ -21,7 +24,9 @@ cookie or password that proved it (docs/tasks.md, "Who may see a task").
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import secrets
 import time
 from dataclasses import asdict, dataclass, field
@@ -54,9 +59,19 @@ _ANSWER = ":answer:"
 _RESUME = ":resume:"
 
 
+#: Every task id :func:`new_task_id` makes: 32 characters of URL-safe base64.
+_TASK_ID = re.compile(r"[A-Za-z0-9_-]{32}")
+
+
 def new_task_id() -> str:
-    """A new task id: 192 random bits, URL-safe text."""
+    """A new task id: 192 random bits, URL-safe text (:data:`_TASK_ID`)."""
     return secrets.token_urlsafe(24)
+
+
+def is_task_id(value: Any) -> bool:
+    """Whether ``value`` has the form of a task id this bridge issues: only such a text is
+    ever part of a cache key."""
+    return isinstance(value, str) and _TASK_ID.fullmatch(value) is not None
 
 
 @dataclass
@@ -187,7 +202,7 @@ def save(record: TaskRecord) -> None:
 def load(task_id: Any) -> TaskRecord | None:
     """The record of ``task_id``, or ``None`` when there is none (unknown, or dropped). A
     terminal record wins over a working one written at the same time."""
-    if not isinstance(task_id, str) or not 0 < len(task_id) <= 200:
+    if not is_task_id(task_id):  # not an id this bridge issued: not a safe cache key either
         return None
     key = _PREFIX + task_id
     found = _cache().get_many([key, key + _END])
@@ -239,7 +254,9 @@ def delete(task_id: str) -> None:
 
 
 def _answer_key(record: TaskRecord, key: str) -> str:
-    return f"{_PREFIX}{record.id}{_ANSWER}{record.round}:{key}"
+    # The view's question key may hold anything (spaces, any length): hashed, it is a safe key.
+    digest = hashlib.sha256(key.encode()).hexdigest()[:32]
+    return f"{_PREFIX}{record.id}{_ANSWER}{record.round}:{digest}"
 
 
 def pending_requests(record: TaskRecord) -> dict[str, Any]:

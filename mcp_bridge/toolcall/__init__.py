@@ -14,4 +14,8 @@ the view, make the result, encode it), and the modules below are its steps:
   against the ``outputSchema``, and files as content blocks;
 * :mod:`~mcp_bridge.toolcall.results`: every ``CallToolResult`` (a leaf: it imports only
   the shared base).
+
+A ``resources/read`` enters at :mod:`~mcp_bridge.toolcall.resources`, which hands the tool of
+the template its URI matches to the executor; :mod:`~mcp_bridge.toolcall.completion` answers
+``completion/complete`` from a list view's queryset, as the caller.
 """

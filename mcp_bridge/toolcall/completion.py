@@ -15,7 +15,7 @@ for ``{id}`` of ``/projects/{project}/tasks/{id}/``, its ``{project}`` taken fro
 * the values are those of the view's own ``filter_queryset(get_queryset())`` (so a customer
   is offered only what the view would list for them), on the model field the argument looks
   up (the detail view's ``lookup_field``: a slug, an id), that start with ``value``
-  (case-insensitive), in order, distinct: one bounded query (``LIMIT 101``), whatever the size
+  (case-insensitive), in order, each once: one bounded query (``LIMIT 101``), whatever the size
   of the table. At most 100 values are answered (the specification's cap), with
   ``hasMore`` when there are more.
 
@@ -27,7 +27,6 @@ gets none either: an API group publishes no prompts, so no prompt argument has v
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
@@ -40,8 +39,6 @@ from mcp_bridge.build.resources import ResourceTemplate, typed
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.toolcall.executor import build_request
 from mcp_bridge.toolset.registry import ToolSet
-
-logger = logging.getLogger("mcp_bridge.completion")
 
 #: MCP spec, "Completion" → "Completion Results": at most 100 values per answer.
 MAX_VALUES = 100
@@ -135,13 +132,14 @@ def suggestions(
         return []  # the view refuses the caller: nothing to suggest
     if queryset is None:
         return []
+    # No DISTINCT: it makes the database gather every match before the LIMIT; a lookup field
+    # names one object (a join may repeat it, which the dict below folds).
     rows = (
         queryset.filter(**{f"{field}__istartswith": prefix})
         .order_by(field)
-        .values_list(field, flat=True)
-        .distinct()[: MAX_VALUES + 1]
+        .values_list(field, flat=True)[: MAX_VALUES + 1]
     )
-    return [str(row) for row in rows if row is not None]
+    return list(dict.fromkeys(str(row) for row in rows if row is not None))
 
 
 def _list_tool(toolset: ToolSet, collection: str) -> Tool | None:

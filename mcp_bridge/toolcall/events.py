@@ -27,6 +27,7 @@ from types import TracebackType
 from typing import Any, Self
 
 from django.core import signals
+from django.core.exceptions import RequestDataTooBig
 from django.dispatch import Signal
 from django.http import HttpRequest, HttpResponseBase
 from django.urls import Resolver404
@@ -193,13 +194,15 @@ class ToolCall:
         data = error.get("data")
         batch = "" if self.batch is None else f" ({self.batch})"
         extra = {"mcp_batch": self.batch, "mcp_tool": self.name}
-        if isinstance(data, dict) and data.get("applied") is True:
-            # A write the view committed (2xx) whose data breaks the outputSchema: not a
-            # failure. The mismatch itself is logged on mcp_bridge.executor (output.py).
+        if isinstance(data, dict) and isinstance(code, int) and 200 <= code < 300:
+            # A 2xx answer whose data breaks the outputSchema, sent with its data (a write the
+            # view committed says it was applied): not a failure. The mismatch itself is
+            # logged on mcp_bridge.executor (output.py).
             logger.info(
-                "Tool call %s%s was applied (HTTP %s); its data does not match the outputSchema.",
+                "Tool call %s%s was %s (HTTP %s); its data does not match the outputSchema.",
                 shorten(repr(self.name)),
                 batch,
+                "applied" if data.get("applied") is True else "answered",
                 code,
                 extra=extra,
             )
@@ -258,6 +261,9 @@ def failure_of(exc: Exception, call: ToolCall) -> ToolCallFailed:
         exception_logger.warning(
             "Tool %r: the path parameters lead to no view of this operation (404).", call.name
         )
+    elif isinstance(exc, RequestDataTooBig):
+        # The client sent more than Django's parser takes: its fault, answered 413.
+        exception_logger.warning("Tool %r: %s", call.name, exc)
     elif isinstance(exc, Resolver404) and call.tool is not None:
         exception_logger.error(
             "Tool %r: path %r no longer resolves.", call.name, call.tool.method.source.path

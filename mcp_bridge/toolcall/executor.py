@@ -79,6 +79,7 @@ from mcp_bridge.confirmation.inputs import INPUT_REQUIRED_STATUS, attach_inputs
 from mcp_bridge.confirmation.step import prepare, view_asked
 from mcp_bridge.schemas.profiles import without_optional_nulls
 from mcp_bridge.toolcall import events
+from mcp_bridge.toolcall.access import refusal
 from mcp_bridge.toolcall.files import file_result, is_file_response
 from mcp_bridge.toolcall.identity import ViewRequest
 from mcp_bridge.toolcall.invocation import call_view
@@ -92,7 +93,13 @@ from mcp_bridge.toolcall.results import (
     with_status,
 )
 from mcp_bridge.toolcall.routing import resolve_operation
-from mcp_bridge.toolcall.uploads import UploadedFile, UploadRefused, uploaded_file
+from mcp_bridge.toolcall.uploads import (
+    RESOURCE_LINK,
+    UploadedFile,
+    UploadRefused,
+    is_resource_link,
+    uploaded_file,
+)
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.tracing import traced_argument_check
 
@@ -136,7 +143,16 @@ def call_tool(
             files = uploaded_files(tool, arguments, revision)
             # Whether a person must confirm first, or this is the retry that confirms
             # (mcp_bridge.confirmation): it raises to ask, and to stop the call.
-            round_ = prepare(tool, arguments, params, mcp_request, revision, toolset, read_target)
+            round_ = prepare(
+                tool,
+                arguments,
+                params,
+                mcp_request,
+                revision,
+                toolset,
+                read_target,
+                lambda: check_access(tool, arguments, mcp_request, revision),
+            )
             call.confirmation = round_.outcome
             request = build_request(tool, arguments, mcp_request, files)
             attach_inputs(request, round_.inputs)
@@ -151,7 +167,11 @@ def call_tool(
                     toolset.group,
                     toolset.version,
                 )
-            result = call.result = response_result(tool, response, request, revision)
+            try:
+                result = call.result = response_result(tool, response, request, revision)
+            finally:
+                if files:  # as Django's handler closes a request's uploads (a temporary file)
+                    request.close()
         if answer_instead is not None:
             instead = answer_instead(tool, response)
             if instead is not None:
@@ -288,7 +308,10 @@ def _schema_errors(tool: Tool, arguments: Any) -> list[dict[str, str]]:
             names = [str(error.path[0])] if error.path else [""]
         for name in names:
             where = "".join(f"[{p!r}]" for p in list(error.path)[1:])
-            if error.validator == "required" and not error.path:
+            if len(error.path) == 1 and is_resource_link(error.instance):
+                # A file argument's anyOf refuses it in words a model cannot act on.
+                message = RESOURCE_LINK
+            elif error.validator == "required" and not error.path:
                 message = "is required but missing"
             elif error.validator == "additionalProperties" and not error.path:
                 message = "is not an argument of this tool"
@@ -374,6 +397,24 @@ def build_request(
         source.method,
     )
     return request
+
+
+def check_access(
+    tool: Tool, arguments: dict[str, Any], mcp_request: HttpRequest, revision: str
+) -> None:
+    """Refuse the call as its view would refuse the caller, before a person is asked to confirm
+    it (:mod:`mcp_bridge.toolcall.access`): the view's permissions, and for one object its 404
+    and object permissions, through DRF's pipeline without the handler.
+
+    Raises:
+        ToolCallFailed: ``"execution"``, the ``isError`` result of the view's refusal (its
+            401, 403 or 404, as REST answers it).
+    """
+    request = build_request(tool, arguments, mcp_request)
+    response = refusal(request)
+    if response is not None:
+        result = response_result(tool, response, request, revision)
+        raise ToolCallFailed("execution", result=result)
 
 
 def read_target(

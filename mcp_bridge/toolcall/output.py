@@ -11,35 +11,39 @@ fast path, the Python data is checked first (jsonschema-rs with the ``fast``
 extra); only when that check fails is the JSON text, already encoded once for
 the answer, decoded and checked again, and only that verdict counts.
 
-What a call with a mismatch answers (``MCP_BRIDGE["OUTPUT_VALIDATION"]``):
+What a call with a mismatch answers (``MCP_BRIDGE["OUTPUT_VALIDATION"]``). The
+application contradicts its own schema; the model still gets the data, as the API sent it, and
+a short note of the contradiction, never only a failure. Since ``structuredContent`` must
+conform to a declared ``outputSchema``, the answer is an ``isError`` result, which carries none
+(:func:`~mcp_bridge.toolcall.results.contradicted_result`):
 
-* ``"error"`` (default), a read (GET/HEAD/OPTIONS): ``isError`` with
-  ``{"code": 500, "message": <the mismatch, see below>, "data": {"status": 500,
-  "errors": [...]}}``;
+* ``"error"`` (default), a read (GET/HEAD/OPTIONS): ``isError`` with ``{"code": <the HTTP
+  status, e.g. 200>, "message": "The API answered HTTP 200; its data is in data.result, as
+  the API sent it. <the mismatch, see below>", "data": {"status": 200, "result": <the view's
+  data>, "errors": [...], "hint": ...}}``;
 * ``"warn"``, a read: the result as if it matched (``structuredContent`` and
   all); the mismatch is logged on ``mcp_bridge.executor``. Clients that check
   results themselves will still refuse it;
 * ``"error"`` or ``"warn"``, a write (any other method) that answered 2xx: the
-  write happened, so the answer never says it failed. It is ``isError`` (a
-  result that breaks the declared schema would be refused by clients) with
-  ``{"code": <the HTTP status, e.g. 201>, "message": "Applied: ...", "data":
-  {"status": 201, "applied": true, "result": <the view's data>, "errors":
-  [...]}}``;
+  write happened, so the answer never says it failed. It is the same ``isError``
+  answer, whose message starts "Applied: ..." and whose ``data`` says ``"applied": true``;
 * ``"off"``: no check; every 2xx answer is sent as a success.
 
 Each entry of ``errors`` is one problem (:func:`mismatches_of`): ``{"path":
 "/result/0/owner", "schemaPath": "properties/result/items/$ref/properties/owner/type",
 "keyword": "type", "found": "null"}``, with ``"count": <n>`` when the same problem is in
 ``n`` items of a list; a missing key is named by its own path (``"/result/id"``,
-``"keyword": "required"``, ``"found": "nothing"``), once. The message names the tool,
-the first problems and both remedies, in a few lines, without copying the data.
+``"keyword": "required"``, ``"found": "nothing"``), once. The message names the tool and
+the first problems in a few lines; ``data.hint`` says what to change in the view, and the
+log line gives both remedies (below).
 
 Which answers mismatch at all depends on the published form of the schema
 (``MCP_BRIDGE["OUTPUT_SCHEMA"]``): the tolerant form (the default) lets through the
 departures real DRF answers make from their OpenAPI (missing keys, ``null``, decimals as
 numbers, lists for strings; :func:`mcp_bridge.schemas.conversion.tolerant_output_transform`),
-so that a mismatch is a real contradiction (a list where an object is declared, a text
-where an integer is).
+and a bare list where a page is declared (a paginator that pages only when asked), so that a
+mismatch is a real contradiction (a list where an object is declared, a text where an integer
+is).
 
 The remedies: fix the schema (drf-spectacular's ``@extend_schema_field`` on
 the field, ``@extend_schema(responses=...)`` on the view), or declare no
@@ -62,7 +66,7 @@ from jsonschema.exceptions import ValidationError
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import dumps_readable, loads
 from mcp_bridge.build.tools import Tool
-from mcp_bridge.toolcall.results import applied_write_result, tool_error_result
+from mcp_bridge.toolcall.results import applied_write_result, contradicted_result
 from mcp_bridge.tracing import traced_output_check
 
 logger = logging.getLogger("mcp_bridge.executor")
@@ -116,23 +120,33 @@ def mismatch_result(
         return None
     problems = mismatches_of(errors)
     hint = mismatch_hint(tool.method.source.view_label, errors)
-    message = mismatch_message(
-        tool.name, problems, hint if _is_list_for_object(errors) else REMEDIES
+    # The log tells the developer what to change; the client gets the data and a short note.
+    logger.warning(
+        "%s", mismatch_message(tool.name, problems, hint if _is_page_or_list(errors) else REMEDIES)
     )
-    logger.warning("%s", message)
+    note = mismatch_message(tool.name, problems, "")
     listed = [problem.entry() for problem in problems[:_MAX_ERRORS]]
     if tool.method.source.method not in _SAFE_METHODS:
-        return applied_write_result(status, message, text, listed, hint)
+        return applied_write_result(status, note, text, listed, hint)
     if mode == "warn":
         return None
-    return tool_error_result(500, message, {"status": 500, "errors": listed, "hint": hint})
+    return contradicted_result(status, note, text, listed, hint)
 
 
 def mismatch_hint(view_label: str, errors: list[ValidationError]) -> str:
-    """What to change in the view. The common case gets its own words: an
+    """What to change in the view, with REMEDIES' general advice. Two common cases get their
+    own words: a bare list where a page is documented (a paginator that pages only when asked,
+    under ``OUTPUT_SCHEMA = "exact"``: the tolerant form accepts both), and an
     ``@action(detail=False)`` returning ``Serializer(many=True).data``, which drf-spectacular
     describes as one object unless ``@extend_schema(responses=Serializer(many=True))`` says so."""
-    if _is_list_for_object(errors):
+    if any(_is_bare_page(error) for error in errors):
+        return (
+            f"{view_label} answers a bare list where its OpenAPI response is a page (count, "
+            "next, previous, results): its paginator pages only when asked (no limit or page "
+            'given). MCP_BRIDGE["OUTPUT_SCHEMA"] = "tolerant" (the default) accepts both; or '
+            "give the paginator a default page size (default_limit, PAGE_SIZE)."
+        )
+    if _is_page_or_list(errors):
         return (
             f"{view_label} returns a list, but its OpenAPI response is one object: add "
             f"@extend_schema(responses=<its serializer>(many=True)) to it."
@@ -140,8 +154,19 @@ def mismatch_hint(view_label: str, errors: list[ValidationError]) -> str:
     return f"Make the serializer or @extend_schema(responses=...) of {view_label} describe what it returns."
 
 
-def _is_list_for_object(errors: list[ValidationError]) -> bool:
+def _is_page_or_list(errors: list[ValidationError]) -> bool:
+    """A list where one object (or a page) is declared."""
     return any(isinstance(error.instance, list) and _expects_object(error) for error in errors)
+
+
+def _is_bare_page(error: ValidationError) -> bool:
+    properties = error.schema.get("properties") if isinstance(error.schema, dict) else None
+    return (
+        isinstance(error.instance, list)
+        and _expects_object(error)
+        and isinstance(properties, dict)
+        and "results" in properties
+    )
 
 
 def _expects_object(error: ValidationError) -> bool:
@@ -275,7 +300,8 @@ def mismatch_message(tool_name: str, problems: list[Mismatch], remedies: str = R
     lines.extend(problem.line() for problem in problems[:_MAX_IN_MESSAGE])
     if len(problems) > _MAX_IN_MESSAGE:
         lines.append(f"  ... and {len(problems) - _MAX_IN_MESSAGE} more")
-    lines.append(remedies)
+    if remedies:
+        lines.append(remedies)
     return "\n".join(lines)
 
 

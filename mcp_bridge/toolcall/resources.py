@@ -58,19 +58,14 @@ def listed_resources(
 
 
 def find_resource(
-    toolset: ToolSet, uri: Any, revision: str
+    toolset: ToolSet, uri: str, revision: str
 ) -> tuple[ResourceTemplate, dict[str, Any]]:
     """The template ``uri`` matches, and the arguments of its tool.
 
     Raises:
-        JsonRpcError: -32602, ``uri`` is no string; the revision's resource-not-found error
-            when no template matches it (:func:`not_found`).
+        JsonRpcError: the revision's resource-not-found error when no template matches it
+            (:func:`not_found`).
     """
-    if not isinstance(uri, str):
-        raise JsonRpcError(
-            INVALID_PARAMS,
-            'Invalid params: resources/read needs "uri", the resource URI (a string).',
-        )
     for resource in toolset.resources():
         arguments = resource.match(uri)
         if arguments is not None:
@@ -102,6 +97,11 @@ def read_resource(
         JsonRpcError: see the module docstring.
     """
     uri = params.get("uri")
+    if not isinstance(uri, str):
+        raise JsonRpcError(
+            INVALID_PARAMS,
+            'Invalid params: resources/read needs "uri", the resource URI (a string).',
+        )
     resource, arguments = find_resource(toolset, uri, revision)
     call = {"name": resource.tool.name, "arguments": arguments}
     try:
@@ -121,11 +121,11 @@ def refused(uri: Any, result: dict[str, Any], revision: str) -> JsonRpcError:
         status = 404  # its arguments do not fit the tool (a URI naming no object), or no route
     if status == 404:
         return not_found(uri, revision)
-    data = error.get("data") if isinstance(error.get("data"), dict) else {}
+    details = error.get("data")
+    data: dict[str, Any] = dict(details) if isinstance(details, dict) else {}
+    data.update(uri=echoed(uri), status=status or error.get("code"))
     return JsonRpcError(
-        SERVER_ERROR,
-        str(error.get("message") or "The view refused the read."),
-        data={"uri": echoed(uri), "status": status or error.get("code"), **data},
+        SERVER_ERROR, str(error.get("message") or "The view refused the read."), data=data
     )
 
 

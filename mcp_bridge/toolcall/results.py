@@ -15,8 +15,9 @@ with it, and it imports only the shared base.
 * an error: :func:`tool_error_result`, ``{"content": [{"type": "text", "text":
   '{"code": ..., "message": ..., "data": {...}}'}], "isError": true}``, for a view's
   non-2xx answer (:func:`view_error_result`), a refusal by a ``pre_tool_call`` receiver
-  (:func:`refusal_result`), an exception (:func:`exception_result`) and a write that
-  was applied although its answer breaks the ``outputSchema`` (:func:`applied_write_result`);
+  (:func:`refusal_result`), an exception (:func:`exception_result`), and a 2xx answer
+  whose data breaks the ``outputSchema``, with that data (:func:`contradicted_result`; a
+  write says it was applied, :func:`applied_write_result`);
   :func:`error_of` reads the ``{"code", "message", "data"}`` object back.
 
 A call that stops before it has a result of its own raises :class:`ToolCallFailed`,
@@ -33,6 +34,7 @@ from http import HTTPStatus
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from rest_framework.exceptions import APIException
 
 from mcp_bridge.base.encoding import EncodedJSON, dumps
@@ -151,8 +153,19 @@ def refusal_result(exc: APIException) -> dict[str, Any]:
 
 def exception_result(exc: BaseException, *, not_found: bool) -> dict[str, Any]:
     """The answer to an exception in or around the view: the client's 404 when
-    ``not_found`` (a path parameter that leads to no view), else a 500 whose ``data``
+    ``not_found`` (a path parameter that leads to no view); a 413 naming Django's
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE`` when the view's form parsing refused the plain fields
+    of an upload (``RequestDataTooBig``; REST answers 400); else a 500 whose ``data``
     names the exception (class, message, traceback) only when ``DEBUG`` is true."""
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return tool_error_result(
+            413,
+            f"The form fields besides the files are larger than Django's "
+            f"DATA_UPLOAD_MAX_MEMORY_SIZE ({limit} bytes), which the view's parser applies: "
+            "send less, or raise that setting.",
+            {"status": 413, "setting": "DATA_UPLOAD_MAX_MEMORY_SIZE", "limit": limit},
+        )
     if not_found:
         return tool_error_result(
             404, "Not Found", {"status": 404, "detail": {"detail": "Not found."}}
@@ -169,21 +182,37 @@ def applied_write_result(
     status: int, message: str, text: str, errors: list[dict[str, str]], hint: str
 ) -> dict[str, Any]:
     """The answer to a write that was carried out but whose data breaks the
-    ``outputSchema`` (:mod:`mcp_bridge.toolcall.output`): ``isError``, since clients refuse
-    such a result, yet saying that it was applied, with the data (JSON ``text``) in
-    ``data.result``."""
-    applied = (
+    ``outputSchema`` (:mod:`mcp_bridge.toolcall.output`): :func:`contradicted_result`, saying
+    that it was applied (``data.applied``), so that it is not repeated."""
+    return contradicted_result(status, message, text, errors, hint, applied=True)
+
+
+def contradicted_result(
+    status: int,
+    message: str,
+    text: str,
+    errors: list[dict[str, str]],
+    hint: str,
+    *,
+    applied: bool = False,
+) -> dict[str, Any]:
+    """The answer to a 2xx response whose data breaks the tool's ``outputSchema``
+    (:mod:`mcp_bridge.toolcall.output`): the data (JSON ``text``) in ``data.result``, as
+    the API sent it, and ``message``, the note of the contradiction. ``isError``, since
+    ``structuredContent`` must conform to a declared ``outputSchema`` and clients refuse
+    a success whose does not (MCP spec, "Tools → Output Schema"); an ``isError`` result
+    carries none, and clients read its text as it is."""
+    lead = (
         f"Applied: the operation was carried out (HTTP {status}); do not repeat it. Its data is "
-        f"in data.result. {message}"
+        "in data.result."
+        if applied
+        else f"The API answered HTTP {status}; its data is in data.result, as the API sent it."
     )
-    data = {
-        "status": status,
-        "applied": True,
-        "result": EncodedJSON(text),
-        "errors": errors,
-        "hint": hint,
-    }
-    return tool_error_result(status, applied, data)
+    data: dict[str, Any] = {"status": status}
+    if applied:
+        data["applied"] = True
+    data.update({"result": EncodedJSON(text), "errors": errors, "hint": hint})
+    return tool_error_result(status, f"{lead} {message}", data)
 
 
 def error_of(result: dict[str, Any]) -> dict[str, Any]:

@@ -17,8 +17,14 @@ A file argument takes the forms its schema lists (:func:`uploaded_file`):
   "text"}}`` (``EmbeddedResource``, MCP spec 2025-11-25, "Tools" → "Embedded Resources"): the
   file name is the last segment of its ``uri``.
 
-A ``resource_link`` is refused with an error that says so: it names a file the client holds
-and the server cannot read. The size is checked before decoding, against
+A file sent without a name (bare base64, a ``data:`` URI without ``name=``, an object without
+``filename``) is named after its argument, with the extension of its media type: the one the
+call gives, else the one its first bytes show (XML, JSON, PDF, PNG, JPEG, GIF, ZIP, text),
+``file.xml`` for a ZAP report sent as bare base64 (:func:`file_name`). An application that
+checks extensions (``FileExtensionValidator``) then sees one it can accept.
+
+A ``resource_link`` is refused with an error that says so (:data:`RESOURCE_LINK`): it names a
+file the client holds and the server cannot read. The size is checked before decoding, against
 ``MCP_BRIDGE["MAX_UPLOAD_BYTES"]`` (code 413, naming the setting).
 """
 
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import mimetypes
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -36,8 +43,37 @@ from mcp_bridge.base.encoding import dumps
 
 MULTIPART = "multipart/form-data"
 URLENCODED = "application/x-www-form-urlencoded"
-_DEFAULT_NAME = "upload"
 _OCTET_STREAM = "application/octet-stream"
+#: What the argument of a ``resource_link`` is told (the inputSchema refuses it first, in words
+#: a model cannot act on: the executor puts these instead).
+RESOURCE_LINK = (
+    "is a resource_link, a file the server cannot read: embed the file "
+    '({"type": "resource", "resource": {"uri", "blob"}}) or send its bytes '
+    '({"data": <base64>, "filename": ...})'
+)
+#: Python's own table only: the system's mime.types differ from one machine to the next.
+_MEDIA_TYPES = mimetypes.MimeTypes(filenames=())
+#: Extensions the table lacks or gets wrong (``application/xml`` is ``.xsl`` there).
+_EXTENSIONS = {
+    "application/xml": ".xml",
+    "text/xml": ".xml",
+    "application/json": ".json",
+    "application/yaml": ".yaml",
+    "application/x-yaml": ".yaml",
+    "text/yaml": ".yaml",
+    "text/plain": ".txt",
+    "text/csv": ".csv",
+    "image/jpeg": ".jpg",
+}
+#: The first bytes of common files, and their media types.
+_SIGNATURES = (
+    (b"%PDF-", "application/pdf"),
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+    (b"PK\x03\x04", "application/zip"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +102,11 @@ class UploadRefused(Exception):
 
 
 def _decoded_size(text: str) -> int:
-    """The number of bytes ``text`` (base64, perhaps with whitespace) decodes to, at most."""
-    return len(text) * 3 // 4
+    """The number of bytes ``text`` (base64, perhaps with whitespace) decodes to, at most:
+    a file of exactly ``MAX_UPLOAD_BYTES`` is let through, its padding counted out."""
+    stripped = text.rstrip()
+    padding = min(2, len(stripped) - len(stripped.rstrip("=")))
+    return len(stripped) * 3 // 4 - padding
 
 
 def _from_base64(argument: str, text: str, limit: int) -> bytes:
@@ -107,23 +146,65 @@ def _data_uri(argument: str, uri: str, limit: int) -> UploadedFile:
         raise UploadRefused(argument, "is a data: URI without a comma before its data")
     parts = header.split(";")
     media_type = parts[0] or "text/plain"
-    filename = _DEFAULT_NAME
+    filename = ""
     is_base64 = False
     for part in parts[1:]:
         if part == "base64":
             is_base64 = True
         elif part.startswith(("name=", "filename=")):
-            filename = unquote(part.partition("=")[2]) or _DEFAULT_NAME
+            filename = unquote(part.partition("=")[2])
     if is_base64:
         content = _from_base64(argument, data, limit)
     else:
         content = _from_text(argument, unquote(data), limit)
-    return UploadedFile(filename, media_type, content)
+    return _named(argument, filename, media_type, content)
 
 
 def _name_of(uri: str) -> str:
     path = urlsplit(uri).path
-    return unquote(path.rstrip("/").rpartition("/")[2]) or _DEFAULT_NAME
+    return unquote(path.rstrip("/").rpartition("/")[2])
+
+
+def sniffed_media_type(content: bytes) -> str:
+    """The media type the first bytes of ``content`` show: a PDF, PNG, JPEG, GIF or ZIP
+    signature, XML or JSON text, other UTF-8 text; ``application/octet-stream`` otherwise."""
+    for signature, media_type in _SIGNATURES:
+        if content.startswith(signature):
+            return media_type
+    head = content[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(b"<"):
+        lowered = head[:64].lower()
+        return "text/html" if lowered.startswith((b"<!doctype html", b"<html")) else "text/xml"
+    try:
+        content[:4096].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < 4092:  # not a character cut at the end of the sample
+            return _OCTET_STREAM
+    return "application/json" if head.startswith((b"{", b"[")) else "text/plain"
+
+
+def file_name(argument: str, media_type: str) -> str:
+    """The name of a file sent without one: its argument's name with the extension of
+    ``media_type`` (``file.xml``; ``file.bin`` for an octet stream)."""
+    essence = media_type.partition(";")[0].strip().lower()
+    extension = _EXTENSIONS.get(essence) or _MEDIA_TYPES.guess_extension(essence)
+    if extension is None and essence.endswith(("+json", "+xml")):
+        extension = "." + essence.rpartition("+")[2]
+    return f"{argument}{extension or '.bin'}"
+
+
+def _named(argument: str, filename: str, media_type: str, content: bytes) -> UploadedFile:
+    """The file, named after its argument and media type when the call gave no name; a file
+    without a media type is given the one of its name's extension, else of its first bytes."""
+    if media_type == _OCTET_STREAM:
+        guessed = _MEDIA_TYPES.guess_type(filename)[0] if filename else None
+        media_type = guessed or sniffed_media_type(content)
+    return UploadedFile(filename or file_name(argument, media_type), media_type, content)
+
+
+def is_resource_link(value: Any) -> bool:
+    """``value`` is an MCP ``ResourceLink`` (``{"type": "resource_link", "uri", ...}``)."""
+    return isinstance(value, dict) and value.get("type") == "resource_link"
 
 
 def uploaded_file(argument: str, value: Any, limit: int | None = None) -> UploadedFile:
@@ -137,16 +218,11 @@ def uploaded_file(argument: str, value: Any, limit: int | None = None) -> Upload
     if isinstance(value, str):
         if value.startswith("data:"):
             return _data_uri(argument, value, limit)
-        return UploadedFile(_DEFAULT_NAME, _OCTET_STREAM, _from_base64(argument, value, limit))
+        return _named(argument, "", _OCTET_STREAM, _from_base64(argument, value, limit))
     if not isinstance(value, dict):
         raise UploadRefused(argument, "is not a file: give its bytes in base64")
-    if value.get("type") == "resource_link":
-        raise UploadRefused(
-            argument,
-            "is a resource_link, which names a file the server cannot read: embed the file "
-            '({"type": "resource", "resource": {"uri", "mimeType", "blob"}}) or give its bytes '
-            "in base64",
-        )
+    if is_resource_link(value):
+        raise UploadRefused(argument, RESOURCE_LINK)
     if value.get("type") == "resource" and isinstance(value.get("resource"), dict):
         resource = value["resource"]
         uri = str(resource.get("uri", ""))
@@ -157,15 +233,17 @@ def uploaded_file(argument: str, value: Any, limit: int | None = None) -> Upload
             content = _from_text(argument, resource["text"], limit)
         else:
             raise UploadRefused(argument, 'is an embedded resource without "blob" or "text"')
-        return UploadedFile(_name_of(uri), media_type, content)
+        return _named(argument, _name_of(uri), media_type, content)
     # A null is "not given" (the strict schema profile lists every property, nullable).
     value = {key: item for key, item in value.items() if item is not None}
-    filename = value.get("filename") or _DEFAULT_NAME
+    filename = value.get("filename") or ""
     media_type = value.get("mimeType") or _OCTET_STREAM
     if isinstance(value.get("data"), str) and "text" not in value:
-        return UploadedFile(filename, media_type, _from_base64(argument, value["data"], limit))
+        content = _from_base64(argument, value["data"], limit)
+        return _named(argument, filename, media_type, content)
     if isinstance(value.get("text"), str) and "data" not in value:
-        return UploadedFile(filename, media_type, _from_text(argument, value["text"], limit))
+        content = _from_text(argument, value["text"], limit)
+        return _named(argument, filename, media_type, content)
     raise UploadRefused(argument, 'needs either "data" (base64) or "text", and not both')
 
 

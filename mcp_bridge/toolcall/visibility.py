@@ -92,7 +92,6 @@ from rest_framework.request import ForcedAuthentication, Request
 from rest_framework.views import APIView
 
 from mcp_bridge.base.conf import bridge_settings
-from mcp_bridge.base.errors import Problem
 from mcp_bridge.build.tools import Tool
 from mcp_bridge.caching import (
     TOOL_LISTS_TAG,
@@ -159,22 +158,6 @@ def filters_group(group: str) -> bool:
     if isinstance(setting, dict):
         return bool(setting.get(group, True))
     return bool(setting)
-
-
-def find_visibility_problems(groups: Any) -> list[Problem]:
-    """``FILTER_TOOLS_LIST`` entries that name no API group (``mcp_bridge.W130``)."""
-    setting = bridge_settings.FILTER_TOOLS_LIST
-    if not isinstance(setting, dict):
-        return []
-    return [
-        Problem(
-            "mcp_bridge.W130",
-            f'MCP_BRIDGE["FILTER_TOOLS_LIST"] names the group {group!r}, which has no view.',
-            f"Known groups: {', '.join(sorted(groups)) or 'none'}. Fix the name or remove the entry.",
-        )
-        for group in setting
-        if group not in groups
-    ]
 
 
 def visible_tool_names(toolset: ToolSet, http_request: HttpRequest) -> frozenset[str] | None:

@@ -168,6 +168,13 @@ class ToolSet:
     search_entries: dict[Any, Any] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
+    #: ``{tool name: its file arguments}`` of the upload tools (a form body with a file field,
+    #: :mod:`mcp_bridge.toolcall.uploads`); empty when the group has none. Made by the build
+    #: and stored with it, so that a loaded group answers it without unpacking its tools; the
+    #: endpoint reads a larger body for such a group (:mod:`mcp_bridge.transport.bodies`).
+    file_arguments: dict[str, tuple[str, ...]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def __getstate__(self) -> dict[str, Any]:
         """What a stored build keeps (:mod:`mcp_bridge.store.builds`): everything but what
@@ -643,7 +650,18 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     info_version = version or str(spectacular_settings.VERSION or "")
     openrpc = build_document(methods, components, title=f"{group}", version=info_version)
     toolset = ToolSet(
-        group, version, tools, {t.name: t for t in tools}, methods, openrpc, discovery=discovery
+        group,
+        version,
+        tools,
+        {t.name: t for t in tools},
+        methods,
+        openrpc,
+        discovery=discovery,
+        file_arguments={
+            method.name: files
+            for method in methods
+            if (files := tuple(param.name for param in method.params if param.file))
+        },
     )
     toolset.warnings = (
         name_warnings

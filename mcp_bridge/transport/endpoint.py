@@ -28,14 +28,17 @@ refusal in one place (:func:`answers_in_json`), as DRF's ``handle_exception`` an
 
 :func:`read_exchange`: what the request carries, as an :class:`Exchange`:
 
-* the body, one JSON-RPC message: over ``MAX_BODY_BYTES`` 413, undelimited 411
+* the body, one JSON-RPC message: over ``MAX_BODY_BYTES`` 413 (with room for one file of
+  ``MAX_UPLOAD_BYTES`` on a group with upload tools), undelimited 411
   (:mod:`mcp_bridge.transport.bodies`), not JSON -32700;
 * ``?schema=<profile>``, how the tool schemas are written
   (:mod:`mcp_bridge.schemas.profiles`; also read by the OpenRPC document): an unknown
   profile gets 400;
 * the tool set of the group and version (404 for an unknown group or version, decided by
   :func:`mcp_bridge.toolset.registry.resolve_version` as for every management command; a
-  JSON-RPC 500 when it cannot be built);
+  JSON-RPC 500 when it cannot be built, and one naming the key while ``CONFIRM`` or
+  ``CONFIRM_WITHOUT_ELICITATION`` names a group or tool that does not exist:
+  :mod:`mcp_bridge.toolset.guards`);
 * the protocol revision, decided in :func:`protocol_revision` alone: without the
   header, 2025-03-26; an unsupported one goes to the stateless era, whose envelope
   check answers it with a 400.
@@ -108,6 +111,7 @@ from mcp_bridge.schemas.profiles import (
     profile_from_request,
 )
 from mcp_bridge.toolcall.events import deliver_after_response, forget_pending
+from mcp_bridge.toolset.guards import refuse_unknown_names
 from mcp_bridge.toolset.registry import (
     ToolSet,
     UnknownEndpoint,
@@ -119,7 +123,15 @@ from mcp_bridge.toolset.registry import (
 from mcp_bridge.transport.answers import Refused, error_answer
 from mcp_bridge.transport.authorization import authorize
 from mcp_bridge.transport.batch import handle_batch
-from mcp_bridge.transport.bodies import BodyRefused, check_depth, decode_message, read_body
+from mcp_bridge.transport.bodies import (
+    BodyRefused,
+    body_limit,
+    check_depth,
+    check_message_size,
+    decode_message,
+    file_characters,
+    read_body,
+)
 from mcp_bridge.transport.compression import json_answer
 from mcp_bridge.transport.explorer import SignInNeeded, explorer_page, wants_explorer
 from mcp_bridge.transport.security import origin_allowed
@@ -288,15 +300,34 @@ def read_exchange(
     Raises:
         Refused: the first of them that cannot be read (see the module docstring).
     """
+    # The tool set first: whether the group has upload tools decides how much body is read.
+    # Its refusal (an unknown group, a build that fails) waits until the body has been read,
+    # as before: a body that is too large or not JSON is answered as such, and the 500 of a
+    # build carries the message's id.
+    toolset: ToolSet | None = None
+    deferred: Refused | None = None
     try:
-        body = read_body(request)
+        toolset = read_toolset(request, group, version, request.LANGUAGE_CODE)
+    except Refused as refusal:
+        deferred = refusal
+    limit = body_limit(takes_files=toolset is not None and bool(toolset.file_arguments))
+    try:
+        body = read_body(request, limit)
         message = decode_message(body)
+        if toolset is not None and limit.file:
+            uploads = toolset.file_arguments
+            files = file_characters(message, lambda name: uploads.get(name, ()))
+            check_message_size(body, files, limit)
     except BodyRefused as exc:
-        raise Refused(INVALID_REQUEST, exc.message, exc.status) from None
+        raise Refused(INVALID_REQUEST, exc.message, exc.status, exc.data) from None
     except JsonRpcError as exc:
         raise Refused(exc.code, exc.message, exc.http_status, exc.data) from None
     profile = read_profile(request)
-    toolset = read_toolset(request, group, version, request.LANGUAGE_CODE, message)
+    if deferred is not None:
+        if deferred.status == 500:
+            deferred.request_id = echoed_id(message)
+        raise deferred
+    assert toolset is not None
     call = Call(
         request=request,
         toolset=toolset,
@@ -438,6 +469,8 @@ def read_toolset(
         Refused: 404 for an unknown group or version
             (:func:`~mcp_bridge.toolset.registry.resolve_version`), a JSON-RPC 500 (with
             ``message``'s ``id``) when it cannot be built.
+        SettingError: a key that guards access or confirmation names a group or tool that does
+            not exist (:func:`~mcp_bridge.toolset.guards.refuse_unknown_names`).
     """
     urlconf = active_urlconf(request)  # once per request: every cache below is keyed on it
     try:
@@ -445,7 +478,7 @@ def read_toolset(
     except UnknownEndpoint as exc:
         raise Refused(INVALID_REQUEST, str(exc), 404) from None
     try:
-        return get_toolset(group, resolved, language, urlconf)
+        toolset = get_toolset(group, resolved, language, urlconf)
     except ToolSetError as exc:
         logger.error("%s", exc)
         data = (
@@ -471,6 +504,10 @@ def read_toolset(
             500,
             request_id=echoed_id(message),
         ) from None
+    # CONFIRM and its kin naming nothing: a JSON 500 naming the key (answers_in_json), not a
+    # call that runs unguarded (mcp_bridge.toolset.guards).
+    refuse_unknown_names(group, urlconf)
+    return toolset
 
 
 def negotiated_language(request: HttpRequest) -> str:
@@ -514,7 +551,7 @@ def misconfigured(exc: ImproperlyConfigured) -> HttpResponse:
         message = f"{exc} ({exc.check_id})"
         if exc.setting is not None:
             public = (
-                f"this MCP endpoint is misconfigured: {exc.label} has a wrong value "
+                f"this MCP endpoint is misconfigured: {exc.label} {exc.fault} "
                 f"({exc.check_id}); see the server log, or run `manage.py check`."
             )
         # A fault found where the value is used, which no check sees (a LOCK_BACKEND that

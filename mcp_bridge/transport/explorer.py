@@ -16,11 +16,15 @@ template ``mcp_bridge/explorer.html`` (a project may override it, as DRF's
   operation (HTTP method and path), title, description, annotations, an arguments table and
   the raw ``inputSchema``/``outputSchema`` (in the profile of ``?schema=``, as on the
   endpoint); in search mode, also the meta-tools MCP clients list;
-* a search box over the tools (a client-side filter of names, titles and descriptions);
+  (descriptions with their Markdown inline code, ``like this``, as code: :func:`inline_code`);
+* a search box over the tools (a client-side filter of names, titles and descriptions, which
+  counts the same tools as the page's total);
 * a "Try it" form per tool, made from its ``inputSchema``, which posts a real ``tools/call``
   to the endpoint with the browser's session cookie and CSRF token, as DRF's browsable API
-  does, and shows the result: the view's HTTP status (``_meta["mcp-bridge/status"]``), the
-  operation's method and path, and the ``structuredContent`` (else the text) pretty-printed;
+  does, in the page's revision (:data:`REVISION`, the newest), and shows the result as a
+  client of that revision gets it: the view's HTTP status (``_meta["mcp-bridge/status"]``),
+  the operation's method and path, and the ``structuredContent`` (else the text)
+  pretty-printed;
 * after the tools, folded: the endpoint's schema profiles (``?schema=``), their sizes in
   tokens (estimated) and copy-paste configurations for Claude Code, VS Code, the MCP
   Inspector and the Python SDK.
@@ -30,7 +34,9 @@ authorization checks first (:func:`mcp_bridge.transport.endpoint.refuse`), and a
 group's page needs the same credential. A browser without one gets, with the same status and
 ``WWW-Authenticate`` challenge, a page that offers to sign in (:class:`SignInNeeded`,
 :func:`sign_in_url`: the project's ``LOGIN_URL``, or DRF's ``rest_framework.urls`` login)
-rather than the JSON-RPC error. The page loads nothing from other sites (its CSS and script
+rather than the JSON-RPC error. A viewer signed in with a session gets a sign-out button
+(:func:`sign_out_url`: a ``POST`` to the project's ``logout`` URL or DRF's, as Django's
+``LogoutView`` requires). The page loads nothing from other sites (its CSS and script
 are inline) and forbids framing itself (``X-Frame-Options: DENY`` and CSP
 ``frame-ancestors 'none'``, set on the response whatever the project's middleware).
 """
@@ -48,13 +54,14 @@ from django.shortcuts import resolve_url
 from django.template import TemplateDoesNotExist
 from django.template.loader import get_template, render_to_string
 from django.urls import NoReverseMatch, Resolver404, resolve, reverse
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
 from mcp_bridge.base.conf import PROFILES, bridge_settings
 from mcp_bridge.base.encoding import dumps, dumps_data, dumps_readable
 from mcp_bridge.base.errors import Problem
-from mcp_bridge.base.protocol import HANDSHAKE_REVISIONS
+from mcp_bridge.base.protocol import MODERN_REVISIONS
 from mcp_bridge.build.tools import Tool
-from mcp_bridge.confirmation.policy import asks_confirmation
 from mcp_bridge.schemas.profiles import QUERY_PARAMETER, ProfileError, profile_from_request
 from mcp_bridge.toolcall.results import STATUS_META_KEY
 from mcp_bridge.toolcall.visibility import listed_tools, visible_tool_names, visible_tools
@@ -62,9 +69,11 @@ from mcp_bridge.toolset.registry import ToolSet, active_urlconf
 from mcp_bridge.transport.answers import Refused
 
 TEMPLATE = "mcp_bridge/explorer.html"
-#: The revision the page shows the tools in, and its "Try it" calls speak: the newest of the
-#: handshake era, which every current client and the page's own script send without an envelope.
-REVISION = HANDSHAKE_REVISIONS[-1]
+#: The revision the page shows the tools in, and its "Try it" calls speak (with the envelope
+#: ``_meta`` that revision asks for): the newest, which the official SDKs and the demo client
+#: negotiate, so that a result reads as their clients get it (a list as a list, not wrapped in
+#: the handshake era's ``{"result": ...}``), and a tool that asks a question can ask it.
+REVISION = MODERN_REVISIONS[-1]
 _ANSWER_TYPES = ["text/html", "application/json", "text/event-stream"]
 #: The anti-framing headers of every page the explorer sends: nobody may frame it (a page
 #: whose buttons run tools as the signed-in user is a clickjacking target).
@@ -141,17 +150,28 @@ def explorer_page(request: HttpRequest, toolset: ToolSet) -> HttpResponse:
             if search and not isinstance(tool, Tool)
         ],
         "profiles": [_profile(endpoint, name, each, listed) for each in _offered_profiles()],
+        # The resources the viewer may read (docs/resources.md), each with a form to read one.
+        "resource_templates": [
+            {
+                "uri_template": resource.uri_template,
+                "name": resource.name,
+                "title": resource.tool.title,
+                "variables": list(resource.variables),
+                "mime_type": resource.mime_type,
+            }
+            for resource in toolset.resources()
+            if visible is None or resource.name in visible
+        ],
         "user": user,
         "sign_in_url": None if getattr(user, "is_authenticated", False) else sign_in_url(request),
+        "sign_out_url": sign_out_url(request) if getattr(user, "is_authenticated", False) else None,
+        "page_path": request.get_full_path(),  # where signing out comes back to
         # What the page's script reads, written by Django's json_script filter (escaped so that
         # no value can end the <script> element).
         "script_config": {
             "endpoint": endpoint,
             "csrfToken": get_token(request),
             "revision": REVISION,
-            # The tools a person confirms (mcp_bridge.confirmation): their "Try it" speaks
-            # 2026-07-28, whose InputRequiredResult the page shows as a question.
-            "asking": _asking(tools, listed, toolset),
             "statusKey": STATUS_META_KEY,
         },
     }
@@ -211,6 +231,38 @@ def sign_in_url(request: HttpRequest) -> str | None:
     return str(redirect_to_login(request.get_full_path(), login)["Location"])
 
 
+def sign_out_url(request: HttpRequest) -> str | None:
+    """Where a viewer signed in with a session signs out (a ``POST``, as Django's
+    ``LogoutView`` requires): the URL named ``logout`` (``django.contrib.auth.urls``'s), else
+    DRF's ``rest_framework:logout``, in the request's URLconf; ``None`` when neither is served
+    or the viewer is not signed in with a session (a token cannot be signed out of)."""
+    session = getattr(request, "session", None)
+    if session is None or not session.session_key:
+        return None
+    urlconf = active_urlconf(request)
+    for name in ("logout", "rest_framework:logout"):
+        try:
+            return reverse(name, urlconf=urlconf)
+        except NoReverseMatch:
+            continue
+    return None
+
+
+def inline_code(text: str) -> SafeString:
+    """``text`` escaped for HTML, with each Markdown code span (```code```) as ``<code>``: the
+    way the descriptions of DRF views and drf-spectacular mark names and values. A lone
+    backtick stays as it is."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an odd number of backticks: the last one opens nothing
+        parts[-2:] = [parts[-2] + "`" + parts[-1]]
+    return mark_safe(  # every part is escaped
+        "".join(
+            escape(part) if position % 2 == 0 else f"<code>{escape(part)}</code>"
+            for position, part in enumerate(parts)
+        )
+    )
+
+
 def _private(response: HttpResponse) -> HttpResponse:
     """``response`` (a page of the explorer) kept from shared caches and from frames."""
     # The page lists what this viewer may use, in this viewer's language.
@@ -221,16 +273,6 @@ def _private(response: HttpResponse) -> HttpResponse:
     for name, value in FRAMING_HEADERS.items():
         response[name] = value
     return response
-
-
-def _asking(tools: list[Tool], listed: list[Any], toolset: ToolSet) -> list[str]:
-    """The shown tools whose calls a person confirms, and, when there are any in the group,
-    the call proxies of search mode (among the ``listed`` meta-tools), which hand the
-    question on."""
-    asking = [tool.name for tool in toolset.tools if asks_confirmation(tool, toolset.group)]
-    shown = {tool.name for tool in tools}
-    proxies = [tool.name for tool in listed if getattr(tool, "level", None) is not None]
-    return [name for name in asking if name in shown] + (proxies if asking else [])
 
 
 def _by_resource(
@@ -326,7 +368,7 @@ def _tool(listed: dict[str, Any], tool: Tool | None) -> dict[str, Any]:
     return {
         "name": listed["name"],
         "title": listed.get("title") or listed["name"],
-        "description": listed.get("description", ""),
+        "description": inline_code(listed.get("description", "")),
         "badges": [
             label for key, label in _ANNOTATION_LABELS.items() if annotations.get(key) is True
         ],
@@ -355,7 +397,7 @@ def _argument(name: str, prop: Any, required: bool, schema: dict[str, Any]) -> d
         "type": kind,
         "required": required,
         "default": dumps_data(resolved["default"]) if "default" in resolved else "",
-        "description": resolved.get("description") or prop.get("description", ""),
+        "description": inline_code(resolved.get("description") or prop.get("description", "")),
         # The form field: what the page's script turns into the argument's JSON value.
         "input": _input_kind(resolved),
         "choices": [dumps_data(c) for c in resolved.get("enum", ())]

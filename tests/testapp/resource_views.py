@@ -105,6 +105,7 @@ PNG = base64.b64decode(
 @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR})
 @api_view(["GET"])
 def static_text(request):
+    """The conformance suite's static text resource."""
     return HttpResponse(
         "This is the content of the static text resource.", content_type="text/plain"
     )
@@ -115,6 +116,7 @@ def static_text(request):
 @extend_schema(responses={(200, "image/png"): OpenApiTypes.BINARY})
 @api_view(["GET"])
 def static_binary(request):
+    """The conformance suite's static binary resource: a 1x1 PNG."""
     return HttpResponse(PNG, content_type="image/png")
 
 
@@ -123,4 +125,5 @@ def static_binary(request):
 @extend_schema(responses={200: OpenApiTypes.OBJECT})
 @api_view(["GET"])
 def template_data(request, id):
+    """The conformance suite's templated resource: data for one id."""
     return Response({"id": id, "templateTest": True, "data": f"Data for ID: {id}"})

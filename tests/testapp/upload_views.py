@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.core.files.storage import default_storage
 from django.urls import path
 from rest_framework import serializers, status
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -98,4 +98,41 @@ class NoteView(APIView):
 urlpatterns = [
     path("api/scans/import/", ImportScanView.as_view(), name="import-scan"),
     path("api/notes/", NoteView.as_view(), name="notes"),
+]
+
+
+class AttachmentSerializer(serializers.Serializer):
+    title = serializers.CharField(max_length=100)
+    tags = serializers.ListField(child=serializers.CharField(), required=False)
+    file = serializers.FileField()
+
+    def create(self, validated_data):
+        upload = validated_data["file"]
+        stored = default_storage.save(f"attachments/{upload.name}", upload)
+        return {"title": validated_data["title"], "file": stored, "size": upload.size}
+
+
+@api_group("uploads")
+class AttachmentView(APIView):
+    """Attach a file. Left on DRF's default parsers (JSON, form and multipart), as many
+    upload views are: a REST client sends it multipart."""
+
+    serializer_class = AttachmentSerializer
+
+    def post(self, request):
+        serializer = self.serializer_class(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return Response(serializer.save(), status=status.HTTP_201_CREATED)
+
+
+@api_group("uploads")
+class JsonOnlyAttachmentView(AttachmentView):
+    """Attach a file, to a view that parses only JSON: no call can send it a file."""
+
+    parser_classes = [JSONParser]
+
+
+urlpatterns += [
+    path("api/attachments/", AttachmentView.as_view(), name="attachments"),
+    path("api/json-attachments/", JsonOnlyAttachmentView.as_view(), name="json-attachments"),
 ]

@@ -17,7 +17,8 @@ endpoint, as after its own build), printed with its problems, and makes the comm
 with status 1, so that a deploy script stops; so does a build that cannot be written (Redis
 down, a full disk). A store no server would read from stops the command before it builds
 anything: a cache no other process shares (``W140``), a directory it cannot write (``E141``,
-``W141``) or that anyone may write to (``E142``: the servers refuse to load from it).
+``W141``) or that anyone may write to (``E142``: the servers refuse to load from it), or a
+cache that would unpickle a stored value before its signature is checked (``E320``).
 
 Usage::
 
@@ -35,6 +36,7 @@ import time
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError
 from django.http import HttpRequest
 
@@ -142,7 +144,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        store = get_build_store()
+        try:
+            store = get_build_store()
+        except ImproperlyConfigured as exc:  # E140, E320: call_command skips the checks
+            raise CommandError(str(exc)) from exc
         if store is None:
             raise CommandError(
                 'MCP_BRIDGE["BUILD_STORE"] is None: there is no store to write to. Set it to {} '

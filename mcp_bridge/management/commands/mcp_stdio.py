@@ -32,6 +32,7 @@ from django.core import signals
 from django.core.management.base import BaseCommand, CommandError
 from django.http import HttpRequest
 
+from mcp_bridge.base.conf import SettingError
 from mcp_bridge.base.encoding import dumps
 from mcp_bridge.base.errors import ToolSetError
 from mcp_bridge.base.protocol import (
@@ -46,6 +47,7 @@ from mcp_bridge.build.translation import negotiate_language
 from mcp_bridge.dispatch.methods import Call, handle_message
 from mcp_bridge.schemas.profiles import PROFILES
 from mcp_bridge.toolcall.events import deliver_pending
+from mcp_bridge.toolset.guards import refuse_unknown_names
 from mcp_bridge.toolset.registry import (
     UnknownEndpoint,
     get_toolset,
@@ -104,8 +106,9 @@ class Command(BaseCommand):
         language = negotiate_language(_language_request(language))
         try:
             toolset = get_toolset(group, api_version, language)
-        except ToolSetError as exc:
-            raise CommandError(str(exc)) from exc
+            refuse_unknown_names(group)  # CONFIRM naming nothing: refused, as the endpoint does
+        except (ToolSetError, SettingError) as exc:
+            raise CommandError(_refusal_text(exc)) from exc
         forced_user = self._user(user) if user else None
         server = _StdioServer(toolset, forced_user, host, schema_profile)
         # Anything printed by the project's code must not corrupt the protocol stream.
@@ -217,6 +220,14 @@ class _StdioServer:
         ):
             self.revision = response["result"]["protocolVersion"]
         return response
+
+
+def _refusal_text(exc: Exception) -> str:
+    """The command error of a group that cannot be served: its build's problems, or the
+    setting that stops it, with the check id and the hint."""
+    if isinstance(exc, SettingError):
+        return f"{exc} ({exc.check_id}) {exc.hint}"
+    return str(exc)
 
 
 def _language_request(language: str | None) -> HttpRequest:
