@@ -225,6 +225,7 @@ CHECK_IDS = {
     "mcp_bridge.E295": "MCP_BRIDGE['TASK_LEASE_SECONDS'] is not an int >= 1",
     "mcp_bridge.E330": "MCP_BRIDGE['OMIT_RESOURCES'] is not a dict of group to True or a list of tool names",
     "mcp_bridge.E331": "MCP_BRIDGE['RESOURCE_SCHEME'] is not a custom URI scheme (RFC 3986, not http/https/file)",
+    "mcp_bridge.E360": "MCP_BRIDGE['APPS'] is not 'declared', 'always' or False",
 }
 
 #: Reported by check_membership, which runs with every command, deployment checks included.

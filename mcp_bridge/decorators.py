@@ -35,6 +35,9 @@ ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWo
 #: of a URI and RFC 6570 level-1 expressions (``{name}``).
 RESOURCE_URI_PATTERN = re.compile(r"^[a-z][a-z0-9+.-]*:[^\s{}]*(\{[A-Za-z0-9_]+\}[^\s{}]*)*$")
 
+#: The kinds of generated MCP App pages ``@mcp_tool(app=...)`` may choose (docs/apps.md).
+APP_KINDS = ("collection", "record", "form")
+
 #: The HTTP methods a key of an ``@mcp_tool(name={...})`` mapping may name.
 _HTTP_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE"})
 
@@ -180,6 +183,7 @@ def mcp_tool(
     task_after: float | None = None,
     job_status: Callable[..., Any] | None = None,
     resource: bool | str | None = None,
+    app: bool | str | None = None,
 ) -> Callable[[F], F]:
     """Set the MCP tool name, title and annotations of one operation.
 
@@ -238,6 +242,10 @@ def mcp_tool(
             (a singleton such as ``/me/``) becomes a resource that ``resources/list`` lists; a
             string: the URI template itself (RFC 6570 ``{name}`` expressions, one per path
             argument), e.g. ``"shop://orders/{number}"``.
+        app: the generated MCP App page of the operation (docs/apps.md). ``None``: as the
+            operation decides (a list: ``"collection"``; a read of one object: ``"record"``;
+            a create or update: ``"form"``); ``False``: none; or one of ``"collection"``,
+            ``"record"``, ``"form"``.
 
     Raises:
         TypeError: used on a class with a single ``name`` (a class has several
@@ -296,6 +304,13 @@ def mcp_tool(
                 'custom scheme and simple {name} expressions, e.g. "shop://orders/{number}".'
             )
         changes["resource"] = resource
+    if app is not None:
+        if app is not False and app not in APP_KINDS:
+            raise TypeError(
+                f"mcp_tool(app={app!r}): give False (no MCP App) or one of the kinds "
+                f"{', '.join(repr(kind) for kind in APP_KINDS)}."
+            )
+        changes["app"] = app
     if job_status is not None:
         if not callable(job_status):
             raise TypeError(
@@ -330,7 +345,7 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         "annotations": dict[str, bool], "output_schema": bool | None,
         "pinned": bool | None, "pinned_in": tuple[str, ...], "confirm": bool | None,
         "confirm_message": str | None}``, with ``"task"``, ``"task_required"``,
-        ``"task_after"``, ``"job_status"`` and ``"resource"`` when one of them is set; the
+        ``"task_after"``, ``"job_status"``, ``"resource"`` and ``"app"`` when one of them is set; the
         operation's own values win.
     """
     on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
@@ -353,7 +368,7 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         # Only when set (docs/tasks.md): most operations have no task policy.
         **{
             key: on_handler.get(key, on_class.get(key))
-            for key in ("task", "task_required", "task_after", "job_status", "resource")
+            for key in ("task", "task_required", "task_after", "job_status", "resource", "app")
             if key in on_handler or key in on_class
         },
     }

@@ -46,6 +46,7 @@ NEEDED_BY_THE_TESTS = [
     ".github/workflows/test.yml",
     "scripts/test",
     "tests/conftest.py",
+    "frontend/apps/package-lock.json",
     "tests/settings.py",
     "tests/peers/package.json",
     "tests/peers/package-lock.json",

@@ -106,6 +106,7 @@ WRONG: dict[str, list[object]] = {
     "OMIT_RESOURCES": [[], {"catalog": "x"}],
     "RESOURCE_SCHEME": ["https", "Shop", "drf://", "", 3],
     "TRACE_LOG_CONTEXT": [1, "yes", 0],
+    "APPS": [True, "yes", None],
 }
 
 #: Values the new validators must let through (a check that refuses a right value is worse
@@ -137,6 +138,7 @@ RIGHT: dict[str, list[object]] = {
     "OMIT_RESOURCES": [{"catalog": True, "orders": ["orders_retrieve"]}],
     "RESOURCE_SCHEME": ["drf", "shop", "acme+api", "x-internal.v2"],
     "TRACE_LOG_CONTEXT": [None, True, False],
+    "APPS": ["declared", "always", False],
 }
 
 
@@ -156,8 +158,8 @@ def test_every_key_has_its_own_check_id_and_a_hint():
     ids = [setting.check_id for setting in SETTINGS.values()]
     assert [i for i in ids if ids.count(i) > 1] == [], "two keys share a check id"
     # E201-E299, then the blocks of resources and completion (E330-E339), semantic search
-    # (E340-E349) and TRACE_LOG_CONTEXT's E350.
-    assert all(re.fullmatch(r"mcp_bridge\.E(2\d\d|33\d|34\d|350)", i) for i in ids), ids
+    # (E340-E349), TRACE_LOG_CONTEXT's E350 and MCP Apps (E360-E369).
+    assert all(re.fullmatch(r"mcp_bridge\.E(2\d\d|33\d|34\d|35\d|36\d)", i) for i in ids), ids
     assert UNREADABLE not in ids  # E081 stays for what is no one key's fault
     assert set(ids) <= set(CHECK_IDS)
     guarded_names = {

@@ -95,6 +95,12 @@ Keys and defaults:
 ``RESOURCE_SCHEME`` (``"drf"``)
     The URI scheme of the resources: ``drf://<group>/<path>``. A custom scheme, as the MCP
     specification asks for resources a client cannot fetch by itself.
+``APPS`` (``"declared"``)
+    Which clients a tool's ``_meta.ui.resourceUri`` names its generated MCP App page for
+    (docs/apps.md): ``"declared"``, a 2026-07-28 request that declares the
+    ``io.modelcontextprotocol/ui`` extension; ``"always"``, every client from 2025-06-18 on
+    (a handshake-era client declares extensions only in ``initialize``, which this stateless
+    server does not keep); ``False``, none. ``@mcp_tool(app=...)`` chooses per operation.
 ``MAX_FILE_BYTES`` (``5_242_880``)
     Largest file (``FileResponse``, ``StreamingHttpResponse``, an image or PDF
     download) a tool result carries, base64-encoded, in bytes; a larger one
@@ -1173,6 +1179,14 @@ SETTINGS: dict[str, Setting] = {
         _uri_scheme,
         "mcp_bridge.E331",
         "The URI scheme of the resources (drf://<group>/<path>). See docs/resources.md.",
+    ),
+    # MCP Apps (mcp_bridge.ui): E360-E369.
+    "APPS": Setting(
+        "declared",
+        _one_of("declared", "always", False),
+        "mcp_bridge.E360",
+        'Which clients see the tools\' MCP Apps: "declared" (a request that declares the '
+        'io.modelcontextprotocol/ui extension), "always" or False. See docs/apps.md.',
     ),
     # Tracing (mcp_bridge.tracing, with the [otel] extra): E281-E289.
     "TRACE_ARGUMENTS": Setting(

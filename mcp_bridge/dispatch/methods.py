@@ -53,6 +53,8 @@ from mcp_bridge.toolcall import completion, executor, meta_tools, resources
 from mcp_bridge.toolcall.visibility import listed_tools, varies_by_caller, visible_tool_names
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.tracing import traced_request
+from mcp_bridge.ui import kinds as app_kinds
+from mcp_bridge.ui import pages as app_pages
 
 
 @dataclass(slots=True)
@@ -292,13 +294,16 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
     page = tools[offset : offset + size]
     # A page is the same for every caller of the tool set, profile and visible set (its texts
     # are per language already): encoded once, then spliced into each answer by dumps().
+    # A client that declares MCP Apps (mcp_bridge.ui) gets each tool's page in _meta.ui.
     profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
-    key = (call.revision, offset, size, visible, profile)
+    apps = app_kinds.declares_apps(params, call.revision, call.modern)
+    key = (call.revision, offset, size, visible, profile, apps)
     listed = call.toolset.pages.get(key)
     if listed is None:
-        listed = call.toolset.pages[key] = EncodedJSON(
-            dumps([tool.as_mcp(call.revision, profile) for tool in page])
-        )
+        entries = [tool.as_mcp(call.revision, profile) for tool in page]
+        if apps:
+            entries = [app_kinds.with_app(entry, tool) for entry, tool in zip(entries, page)]
+        listed = call.toolset.pages[key] = EncodedJSON(dumps(entries))
     result: dict[str, Any] = {"tools": listed}
     if offset + size < len(tools):
         result["nextCursor"] = _encode_cursor(offset + size)
@@ -390,6 +395,15 @@ def _resource_listing(key: str, method: str, *, direct: bool) -> Any:
 
 
 def _resource_read(params: dict[str, Any], call: Call) -> dict[str, Any]:
+    # The pages of the MCP Apps (ui://, mcp_bridge.ui.pages) are no operation's resource.
+    if app_pages.is_page_uri(params.get("uri")):
+        page = app_pages.read_page(params["uri"], call.request, call.revision)
+        if call.modern:
+            # A page changes only with a deployment and holds no caller's data: reused as the
+            # tool list is (its texts follow the caller's language, as the list's do).
+            page["ttlMs"] = int(bridge_settings.TOOLS_LIST_TTL_MS)
+            page["cacheScope"] = _cache_scope(call)
+        return page
     profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
     result = resources.read_resource(params, call.toolset, call.request, call.revision, profile)
     if call.modern:

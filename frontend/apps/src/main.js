@@ -1,0 +1,445 @@
+// The page of one kind of MCP App (collection, record or form), filled from the tool that
+// opened it (the host context's toolInfo: its schemas) and from that tool's result.
+//
+// Every value from the API reaches the document as text (textContent, attribute values set
+// one by one): nothing here parses HTML. The page loads nothing: the build inlines this
+// script, its style and the extension's SDK into one HTML file.
+import {
+  App,
+  applyDocumentTheme,
+  applyHostFonts,
+  applyHostStyleVariables,
+} from "@modelcontextprotocol/ext-apps";
+
+/* global __KIND__ */
+const KIND = __KIND__;
+
+// The page's texts, in the caller's language: the server writes them into the page when the
+// host reads it (resources/read), as JSON in a non-executed script element.
+const TEXTS = (() => {
+  try {
+    return JSON.parse(document.getElementById("mcp-bridge-texts").textContent) || {};
+  } catch {
+    return {};
+  }
+})();
+
+function t(key, values = {}) {
+  let text = TEXTS[key] ?? key;
+  for (const [name, value] of Object.entries(values)) text = text.split(`{${name}}`).join(String(value));
+  return text;
+}
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "text") node.textContent = String(value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+const root = document.getElementById("app");
+const state = { tool: null, args: {}, result: null, busy: false, message: null, tone: "" };
+
+// ---- schemas and results ----------------------------------------------------------------
+
+function resolve(schema, top) {
+  let current = schema;
+  for (let depth = 0; current && current.$ref && depth < 16; depth++) {
+    const path = String(current.$ref).replace(/^#\//, "").split("/");
+    current = path.reduce((node, part) => (node ? node[part] : undefined), top);
+  }
+  return current || {};
+}
+
+function typesOf(schema) {
+  const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  return types.filter((type) => type !== "null");
+}
+
+// The object schema of one row (collection) or of the record, from the tool's outputSchema,
+// whose handshake-era form wraps the data in {"result": ...}.
+function itemSchema(top, many) {
+  if (!top) return null;
+  let schema = resolve(top, top);
+  if (schema.properties && schema.properties.result && Object.keys(schema.properties).length === 1) {
+    schema = resolve(schema.properties.result, top);
+  }
+  if (many) {
+    if (schema.properties && schema.properties.results) schema = resolve(schema.properties.results, top);
+    if (typesOf(schema).includes("array")) schema = resolve(schema.items || {}, top);
+  }
+  return schema && schema.properties ? schema : null;
+}
+
+function dataOf(result) {
+  if (!result) return undefined;
+  const structured = result.structuredContent;
+  if (structured && typeof structured === "object" && !Array.isArray(structured)) {
+    const keys = Object.keys(structured);
+    return keys.length === 1 && keys[0] === "result" ? structured.result : structured;
+  }
+  if (structured !== undefined) return structured;
+  const block = (result.content || []).find((item) => item.type === "text");
+  if (!block) return undefined;
+  try {
+    return JSON.parse(block.text);
+  } catch {
+    return block.text;
+  }
+}
+
+function errorOf(result) {
+  const data = dataOf({ content: result.content });
+  if (data && typeof data === "object") return data;
+  return { message: typeof data === "string" ? data : t("error") };
+}
+
+function display(value) {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+// ---- calling tools through the host ------------------------------------------------------
+
+async function callTool(args) {
+  if (!state.tool) return;
+  state.busy = true;
+  state.message = t("loading");
+  state.tone = "";
+  render();
+  try {
+    const result = await app.callServerTool({ name: state.tool.name, arguments: args });
+    state.args = args;
+    state.result = result;
+    state.message = null;
+  } catch (error) {
+    state.message = t("failed", { message: error && error.message ? error.message : String(error) });
+    state.tone = "error";
+  } finally {
+    state.busy = false;
+    render();
+  }
+}
+
+function argumentsFromUrl(url) {
+  const properties = (state.tool && state.tool.inputSchema && state.tool.inputSchema.properties) || {};
+  const args = { ...state.args };
+  let parsed;
+  try {
+    parsed = new URL(url, "http://page.invalid/");
+  } catch {
+    return null;
+  }
+  for (const key of Object.keys(args)) if (["page", "cursor", "offset", "limit"].includes(key)) delete args[key];
+  for (const [key, value] of parsed.searchParams) {
+    const types = typesOf(resolve(properties[key] || {}, state.tool.inputSchema));
+    args[key] = types.includes("integer") || types.includes("number") ? Number(value) : value;
+  }
+  return args;
+}
+
+// ---- the three kinds ---------------------------------------------------------------------
+
+function statusLine() {
+  return h("div", {
+    class: `status ${state.tone}`,
+    role: state.tone === "error" ? "alert" : "status",
+    "aria-live": "polite",
+    text: state.message || "",
+  });
+}
+
+function errorBlock(result) {
+  const error = errorOf(result);
+  const detail = error.data && error.data.detail;
+  const lines = [error.message || t("error")];
+  if (detail && typeof detail === "object" && !Array.isArray(detail)) {
+    for (const [field, messages] of Object.entries(detail)) lines.push(`${field}: ${display(messages)}`);
+  } else if (detail) lines.push(display(detail));
+  return h("div", { class: "error", role: "alert" }, ...lines.map((line) => h("div", { text: line })));
+}
+
+function renderCollection() {
+  const title = (state.tool && (state.tool.title || state.tool.name)) || "";
+  const parts = [h("h1", { text: title })];
+  const properties = (state.tool && state.tool.inputSchema && state.tool.inputSchema.properties) || {};
+  const searchKey = ["search", "q"].find((key) => key in properties);
+  if (searchKey && state.tool) {
+    const input = h("input", {
+      type: "search",
+      "aria-label": t("search"),
+      placeholder: t("search"),
+      value: state.args[searchKey] ?? "",
+    });
+    const submit = () => {
+      const args = argumentsFromUrl("?") || {};
+      if (input.value) args[searchKey] = input.value;
+      else delete args[searchKey];
+      callTool(args);
+    };
+    input.addEventListener("keydown", (event) => event.key === "Enter" && submit());
+    parts.push(h("div", { class: "bar" }, h("div", { class: "grow" }, input),
+      h("button", { type: "button", onclick: submit, text: t("searchButton") })));
+  }
+  parts.push(statusLine());
+  if (!state.result) {
+    parts.push(h("div", { class: "status", text: t("loading") }));
+    return parts;
+  }
+  if (state.result.isError) {
+    parts.push(errorBlock(state.result));
+    return parts;
+  }
+  const data = dataOf(state.result);
+  const page = Array.isArray(data) ? { results: data } : data && typeof data === "object" ? data : {};
+  const rows = Array.isArray(page.results) ? page.results : [];
+  const schema = itemSchema(state.tool && state.tool.outputSchema, true);
+  const columns = schema ? Object.keys(schema.properties) : [];
+  for (const row of rows) {
+    if (row && typeof row === "object") for (const key of Object.keys(row)) if (!columns.includes(key)) columns.push(key);
+  }
+  const head = h("tr", {}, ...columns.map((column) => h("th", { scope: "col", text: column })));
+  const body = h("tbody", {});
+  if (!rows.length) {
+    body.append(h("tr", {}, h("td", { class: "empty", colspan: Math.max(columns.length, 1), text: t("empty") })));
+  }
+  for (const row of rows) {
+    body.append(h("tr", {}, ...columns.map((column) => h("td", { text: display(row && row[column]) }))));
+  }
+  parts.push(h("div", { class: "scroll", "aria-busy": state.busy ? "true" : "false" },
+    h("table", {}, h("thead", {}, head), body)));
+  const nav = h("div", { class: "bar" });
+  if (typeof page.count === "number") nav.append(h("span", { class: "grow", text: t("count", { count: page.count }) }));
+  else nav.append(h("span", { class: "grow" }));
+  for (const [key, label] of [["previous", t("previous")], ["next", t("next")]]) {
+    if (!("next" in page || "previous" in page) || !state.tool) continue;
+    const target = page[key];
+    nav.append(h("button", {
+      type: "button",
+      disabled: !target || state.busy,
+      onclick: () => {
+        const args = argumentsFromUrl(target);
+        if (args) callTool(args);
+      },
+      text: label,
+    }));
+  }
+  parts.push(nav);
+  return parts;
+}
+
+function recordList(data, schema) {
+  if (!data || typeof data !== "object" || Array.isArray(data)) {
+    return h("div", { class: "json", text: display(data) });
+  }
+  const keys = schema ? Object.keys(schema.properties).filter((key) => key in data) : [];
+  for (const key of Object.keys(data)) if (!keys.includes(key)) keys.push(key);
+  const list = h("dl", {});
+  for (const key of keys) list.append(h("dt", { text: key }), h("dd", { text: display(data[key]) }));
+  return list;
+}
+
+function renderRecord() {
+  const parts = [h("h1", { text: (state.tool && (state.tool.title || state.tool.name)) || "" }), statusLine()];
+  if (!state.result) parts.push(h("div", { class: "status", text: t("loading") }));
+  else if (state.result.isError) parts.push(errorBlock(state.result));
+  else parts.push(recordList(dataOf(state.result), itemSchema(state.tool && state.tool.outputSchema, false)));
+  return parts;
+}
+
+// A field's messages: the view's validation errors (data.detail, as DRF answers them), or the
+// bridge's own checks of the arguments against the inputSchema (data.errors).
+function fieldErrors(result) {
+  if (!result || !result.isError) return {};
+  const error = errorOf(result);
+  const detail = error.data && error.data.detail;
+  if (detail && typeof detail === "object" && !Array.isArray(detail)) return detail;
+  const found = {};
+  for (const item of (error.data && Array.isArray(error.data.errors) ? error.data.errors : [])) {
+    if (item && item.argument) (found[item.argument] = found[item.argument] || []).push(String(item.message));
+  }
+  return found;
+}
+
+function control(name, schema, value, required) {
+  const types = typesOf(schema);
+  const common = { id: `field-${name}`, name, required: required || undefined };
+  if (Array.isArray(schema.enum)) {
+    const select = h("select", common);
+    if (!required || value === undefined) select.append(h("option", { value: "", text: "—" }));
+    for (const choice of schema.enum) {
+      if (choice === null) continue;
+      select.append(h("option", { value: String(choice), selected: String(value) === String(choice), text: String(choice) }));
+    }
+    return select;
+  }
+  if (types.includes("boolean")) return h("input", { ...common, type: "checkbox", checked: value === true, required: undefined });
+  if (types.includes("integer") || types.includes("number")) {
+    return h("input", { ...common, type: "number", step: types.includes("integer") ? "1" : "any",
+      min: schema.minimum, max: schema.maximum, value: value ?? "" });
+  }
+  if (types.includes("object") || types.includes("array")) {
+    return h("textarea", { ...common, rows: 3, class: "json", text: value === undefined ? "" : JSON.stringify(value) });
+  }
+  const type = { email: "email", uri: "url", date: "date" }[schema.format];
+  if (!type && (!schema.maxLength || schema.maxLength > 200)) {
+    return h("textarea", { ...common, rows: 3, text: value ?? "" });
+  }
+  return h("input", { ...common, type: type || "text", maxlength: schema.maxLength, value: value ?? "" });
+}
+
+function readForm(form, properties, required) {
+  const args = {};
+  const problems = {};
+  for (const [name, raw] of Object.entries(properties)) {
+    const schema = resolve(raw, state.tool.inputSchema);
+    const types = typesOf(schema);
+    const input = form.elements.namedItem(name);
+    if (!input) continue;
+    if (types.includes("boolean") && !schema.enum) {
+      args[name] = input.checked;
+      continue;
+    }
+    const text = input.value;
+    if (text === "") {
+      if (required.includes(name) && types.includes("string") && !schema.enum) args[name] = "";
+      continue;
+    }
+    if (schema.enum) args[name] = schema.enum.find((choice) => String(choice) === text) ?? text;
+    else if (types.includes("integer") || types.includes("number")) args[name] = Number(text);
+    else if (types.includes("object") || types.includes("array")) {
+      try {
+        args[name] = JSON.parse(text);
+      } catch {
+        problems[name] = [t("invalidJson")];
+      }
+    } else args[name] = text;
+  }
+  return { args, problems };
+}
+
+function renderForm() {
+  const tool = state.tool;
+  const parts = [h("h1", { text: (tool && (tool.title || tool.name)) || "" })];
+  if (!tool) {
+    parts.push(statusLine());
+    if (state.result) parts.push(state.result.isError ? errorBlock(state.result) : recordList(dataOf(state.result), null));
+    else parts.push(h("div", { class: "status", text: t("loading") }));
+    return parts;
+  }
+  const properties = (tool.inputSchema && tool.inputSchema.properties) || {};
+  const required = (tool.inputSchema && tool.inputSchema.required) || [];
+  const errors = { ...fieldErrors(state.result), ...(state.localErrors || {}) };
+  const form = h("form", { novalidate: true, "aria-busy": state.busy ? "true" : "false" });
+  let first = null;
+  for (const [name, raw] of Object.entries(properties)) {
+    const schema = resolve(raw, tool.inputSchema);
+    if (schema.readOnly) continue;
+    const isRequired = required.includes(name);
+    const input = control(name, schema, state.args[name], isRequired);
+    const messages = errors[name];
+    const field = h("div", { class: `field${messages ? " invalid" : ""}` },
+      h("label", { for: `field-${name}` }, schema.title || name,
+        isRequired ? h("span", { class: "req", title: t("required"), text: " *" }) : null),
+      input);
+    if (schema.description) {
+      input.setAttribute("aria-describedby", `help-${name}`);
+      field.append(h("div", { class: "help", id: `help-${name}`, text: schema.description }));
+    }
+    if (messages) {
+      input.setAttribute("aria-invalid", "true");
+      field.append(h("div", { class: "error", role: "alert", text: display(Array.isArray(messages) ? messages.join(" ") : messages) }));
+      first = first || input;
+    }
+    form.append(field);
+  }
+  const others = Object.entries(errors).filter(([name]) => !(name in properties));
+  if (state.result && state.result.isError && !Object.keys(fieldErrors(state.result)).length) parts.push(errorBlock(state.result));
+  for (const [name, messages] of others) {
+    parts.push(h("div", { class: "error", role: "alert", text: `${name === "non_field_errors" ? "" : `${name}: `}${display(Array.isArray(messages) ? messages.join(" ") : messages)}` }));
+  }
+  form.append(h("div", { class: "bar" }, h("button", { type: "submit", class: "primary", disabled: state.busy, text: t("submit") })));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const { args, problems } = readForm(form, properties, required);
+    state.localErrors = problems;
+    if (Object.keys(problems).length) {
+      state.args = args;
+      render();
+      return;
+    }
+    callTool(args).then(() => {
+      if (state.result && !state.result.isError) {
+        state.message = t("saved");
+        state.tone = "ok";
+        render();
+      }
+    });
+  });
+  parts.push(statusLine(), form);
+  if (state.result && !state.result.isError && state.tone === "ok") {
+    parts.push(recordList(dataOf(state.result), itemSchema(tool.outputSchema, false)));
+  }
+  if (first) queueMicrotask(() => first.focus());
+  return parts;
+}
+
+function render() {
+  const parts = { collection: renderCollection, record: renderRecord, form: renderForm }[KIND]();
+  root.replaceChildren(...parts);
+}
+
+// ---- the host ----------------------------------------------------------------------------
+
+function applyContext(context) {
+  if (!context) return;
+  if (context.theme) applyDocumentTheme(context.theme);
+  if (context.styles && context.styles.variables) applyHostStyleVariables(context.styles.variables);
+  if (context.styles && context.styles.css && context.styles.css.fonts) applyHostFonts(context.styles.css.fonts);
+  if (context.locale) document.documentElement.lang = context.locale;
+  if (context.toolInfo && context.toolInfo.tool) state.tool = context.toolInfo.tool;
+}
+
+const app = new App({ name: `mcp-bridge-${KIND}`, version: "1.0.0" }, {});
+app.ontoolinput = (params) => {
+  state.args = (params && params.arguments) || {};
+  render();
+};
+app.ontoolresult = (result) => {
+  state.result = result;
+  state.message = null;
+  state.tone = KIND === "form" && !result.isError ? "ok" : "";
+  if (state.tone === "ok") state.message = t("saved");
+  render();
+};
+app.ontoolcancelled = () => {
+  state.message = t("cancelled");
+  state.tone = "error";
+  render();
+};
+app.onhostcontextchanged = (context) => {
+  applyContext(context);
+  render();
+};
+
+render();
+app.connect().then(
+  () => {
+    applyContext(app.getHostContext());
+    render();
+  },
+  (error) => {
+    state.message = t("failed", { message: error && error.message ? error.message : String(error) });
+    state.tone = "error";
+    render();
+  },
+);

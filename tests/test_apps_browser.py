@@ -1,0 +1,204 @@
+"""MCP Apps in a real host: headless Chromium runs the extension's own ``AppBridge`` and the
+official MCP client (tests/apps_host/host.js, built from frontend/apps/host/), connected to
+the bridge's endpoint over HTTP (a live server). The host reads each tool's page with
+``resources/read``, renders it in a sandboxed iframe and forwards the page's tool calls.
+
+Screenshots are kept under ``tests/.artifacts/`` (the path is printed), as the explorer's
+tests keep theirs. Without Chromium the tests are skipped with the reason, and fail under
+``MCP_BRIDGE_REQUIRE_PEERS=1`` (CI).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from django.http import HttpResponse
+from django.urls import path
+
+from mcp_bridge.signals import post_tool_call
+from tests.test_explorer import ARTIFACTS, browser  # noqa: F401 (the explorer's fixture)
+from tests.testapp.models import Account, Author, Note, Post
+from tests.urls import urlpatterns as test_urlpatterns
+
+HOST = Path(__file__).parent / "apps_host" / "host.js"
+HOSTILE = "<img src=x onerror=\"document.title='pwned'\"></script><b>&amp;</b> {{ 1 }}"
+
+
+def host_page(request):
+    script = HOST.read_text(encoding="utf-8").replace("</script", "<\\/script")
+    return HttpResponse(
+        "<!doctype html><html><head><meta charset='utf-8'><title>host</title>"
+        "<style>body{margin:0;font:14px system-ui}iframe{width:100%;border:0;height:520px}"
+        "</style></head><body><div id='host'></div><script>" + script + "</script></body></html>"
+    )
+
+
+urlpatterns = [*test_urlpatterns, path("apps-host/", host_page)]
+pytestmark = [pytest.mark.urls("tests.test_apps_browser"), pytest.mark.slow]
+
+
+def _open(
+    driver, live_server, tool: str, arguments: dict | None = None, theme="light", headers=None
+) -> None:
+    driver.get(f"{live_server.url}/apps-host/")
+    uri = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "window.openApp({endpoint: '/mcp/cases/', tool: arguments[0], arguments: arguments[1],"
+        " theme: arguments[2], headers: arguments[3]})"
+        ".then(done, (e) => done('failed: ' + e.message));",
+        tool,
+        arguments or {},
+        theme,
+        headers or {},
+    )
+    assert uri.startswith("ui://mcp-bridge/"), (uri, driver.execute_script("return window.hostLog"))
+    driver.switch_to.frame(driver.find_element("css selector", "#host iframe"))
+
+
+def _wait(driver, condition, what: str):
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:  # the page renders again as results arrive: an element read mid-way is read again
+        wait = WebDriverWait(driver, 30, ignored_exceptions=(StaleElementReferenceException,))
+        return wait.until(lambda _: condition())
+    except Exception:
+        _shot(driver, f"failed-{what}", None)
+        raise
+
+
+def _shot(driver, name: str, capsys) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    target = ARTIFACTS / f"apps-{name}.png"
+    driver.switch_to.default_content()
+    driver.save_screenshot(str(target))
+    frames = driver.find_elements("css selector", "#host iframe")
+    if frames:
+        driver.switch_to.frame(frames[0])
+    if capsys is not None:
+        with capsys.disabled():
+            print(f"\nscreenshot of an MCP App ({name}): {target}")
+
+
+def _cells(driver) -> list[list[str]]:
+    """The table's cells as text, read at once (the page renders again as results arrive)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('tbody tr')]"
+        ".map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent));"
+    )
+
+
+@pytest.fixture
+def driver(request):
+    """The explorer tests' headless Chromium (skipped, or failed in CI, without it)."""
+    return request.getfixturevalue("browser")
+
+
+@pytest.fixture
+def calls():
+    """The tools/call requests the server ran: (tool, arguments)."""
+    seen: list[tuple[str, dict]] = []
+
+    def record(sender, tool, arguments, request, **kwargs):
+        seen.append((tool.name, arguments))
+
+    post_tool_call.connect(record)
+    yield seen
+    post_tool_call.disconnect(record)
+
+
+@pytest.fixture
+def apps_always(settings):
+    # The official client speaks a handshake-era revision: it declares extensions in
+    # initialize, which this stateless server does not keep (docs/apps.md).
+    settings.MCP_BRIDGE = {"APPS": "always"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_list_renders_its_rows_and_pages_through_a_tool_call(
+    driver, live_server, apps_always, calls, capsys
+):
+
+    notes = [Note.objects.create(text=f"note {n}") for n in range(1, 24)]
+    notes[1].text = HOSTILE
+    notes[1].save()
+    _open(driver, live_server, "note_list")
+    _wait(driver, lambda: len(_cells(driver)) == 10, "rows")
+    head = [cell.text for cell in driver.find_elements("css selector", "thead th")]
+    assert head == ["id", "text"]  # the outputSchema's columns
+    cells = _cells(driver)
+    assert cells[0] == [str(notes[0].id), "note 1"]
+    # Hostile strings are text: shown as written, no element made of them.
+    assert cells[1] == [str(notes[1].id), HOSTILE]
+    assert driver.find_elements("css selector", "td img, td b") == []
+    assert "23" in driver.find_element("css selector", ".bar .grow").text
+    _shot(driver, "collection", capsys)
+
+    driver.find_element("xpath", "//button[normalize-space()='Next']").click()
+    _wait(driver, lambda: _cells(driver) and _cells(driver)[0][1] == "note 11", "next page")
+    assert [row[1] for row in _cells(driver)] == [f"note {n}" for n in range(11, 21)]
+    # The host's call, then the page's own, through the host.
+    assert calls == [("note_list", {}), ("note_list", {"page": 2})]
+    assert driver.title != "pwned"
+    _shot(driver, "collection-page-2", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_form_creates_an_object_and_shows_a_fields_validation_error(
+    driver, live_server, apps_always, calls, capsys
+):
+
+    # The model called the tool with a value the view refuses: the page shows the form, the
+    # value and the view's message beside its field.
+    _open(driver, live_server, "account_create", {"email": "a@b.c", "password": "pw"})
+    _wait(driver, lambda: driver.find_elements("css selector", ".field.invalid"), "errors")
+    field = driver.find_element("css selector", ".field.invalid")
+    assert field.find_element("css selector", "[name]").get_attribute("name") == "email"
+    assert "Enter a valid email address." in field.find_element("css selector", ".error").text
+    _shot(driver, "form-error", capsys)
+
+    # The person corrects it and sends the form: a tools/call through the host.
+    email = driver.find_element("id", "field-email")
+    email.clear()
+    email.send_keys("ada@example.com")
+    driver.find_element("css selector", "button[type=submit]").click()
+    _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "done")
+    assert Account.objects.filter(email="ada@example.com").exists()
+    assert calls[-1] == ("account_create", {"email": "ada@example.com", "password": "pw"})
+    assert driver.find_elements("css selector", ".field.invalid") == []
+    _shot(driver, "form-created", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_record_shows_hostile_strings_as_text_in_the_hosts_dark_theme(
+    driver, live_server, apps_always, calls, capsys
+):
+    author = Author.objects.create(name=HOSTILE)
+    post = Post.objects.create(title=HOSTILE, status="draft", author=author)
+    _open(driver, live_server, "posts_retrieve", {"id": post.id}, theme="dark")
+    _wait(driver, lambda: driver.find_elements("css selector", "dl dd"), "record")
+    shown = driver.execute_script(
+        "return [...document.querySelectorAll('dt')].map((dt) => "
+        "[dt.textContent, dt.nextElementSibling.textContent]);"
+    )
+    assert shown[:3] == [["id", str(post.id)], ["title", HOSTILE], ["status", "draft"]]
+    assert shown[3][0] == "author" and json.loads(shown[3][1]) == {"name": HOSTILE}
+    assert driver.find_elements("css selector", "dd img, dd b") == []
+    # The host's theme: its style variables reach the page.
+    background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(30, 30, 34)"
+    _shot(driver, "record-dark", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_empty_list_says_so_in_the_callers_language(
+    driver, live_server, apps_always, calls, capsys
+):
+    _open(driver, live_server, "note_list", headers={"Accept-Language": "de"})
+    _wait(driver, lambda: _cells(driver) == [["Keine Ergebnisse."]], "empty")
+    buttons = driver.find_elements("css selector", ".bar button")
+    assert [(b.text, b.is_enabled()) for b in buttons] == [("Zurück", False), ("Weiter", False)]
+    assert "0 insgesamt" in driver.find_element("css selector", ".bar .grow").text
+    _shot(driver, "collection-empty-de", capsys)
