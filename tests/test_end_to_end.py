@@ -63,7 +63,13 @@ def test_lists_the_catalog_tools(live_server, demo_data):
     ]
     search = next(t for t in tools if t.name == "products_search")
     assert search.input_schema["required"] == ["q"]
-    assert search.output_schema["properties"]["result"] == {"$ref": "#/$defs/PaginatedProductList"}
+    # The page, or the bare list a paginator answers when not asked to page.
+    assert search.output_schema["properties"]["result"] == {
+        "anyOf": [
+            {"$ref": "#/$defs/PaginatedProductList"},
+            {"type": "array", "items": {"$ref": "#/$defs/Product"}},
+        ]
+    }
     assert search.annotations.read_only_hint is True
     # Self-contained: no reference leaves the tool.
     assert "#/components/" not in json.dumps([t.model_dump(by_alias=True) for t in tools])

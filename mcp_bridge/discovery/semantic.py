@@ -33,7 +33,7 @@ from mcp_bridge.base.errors import Problem
 try:  # the ``semantic`` extra
     import numpy
 except ImportError:  # pragma: no cover - tested by monkeypatching
-    numpy = None  # type: ignore[assignment]
+    numpy = None  # type: ignore[assignment,unused-ignore]
 
 try:  # the ``semantic`` extra: the static models' tokenizer
     import tokenizers  # type: ignore[import-untyped,import-not-found,unused-ignore]
