@@ -390,11 +390,12 @@ def test_pages_are_built_once_per_profile_and_conversions_once_per_tool(db):
     toolset = get_toolset("catalog")
     for profile in PROFILES:
         first = McpClient(Client(), f"/mcp/catalog/?schema={profile}").list_tools()
-        pages = {key: page for key, page in toolset.pages.items() if key[-1] == profile}
+        # A page's key: (revision, offset, size, visible, profile, declares MCP Apps).
+        pages = {key: page for key, page in toolset.pages.items() if key[4] == profile}
         assert len(pages) == 1
         again = McpClient(Client(), f"/mcp/catalog/?schema={profile}").list_tools()
         assert first == again
-        assert {key: page for key, page in toolset.pages.items() if key[-1] == profile} == pages
+        assert {key: page for key, page in toolset.pages.items() if key[4] == profile} == pages
         assert all(toolset.pages[key] is page for key, page in pages.items())
     tool = toolset.by_name["categories_list"]
     assert tool.input_schema_in(INLINE) is tool.input_schema_in(INLINE)

@@ -502,8 +502,8 @@ def test_mcp_build_encodes_every_page(settings, tmp_path, monkeypatch):
     monkeypatch.setattr(registry, "_build", _never_built)
     pages = registry.get_toolset("catalog").pages
     assert sorted(
-        (key[1], key[-1]) for key in pages
-    ) == [  # (revision, offset, size, visible, profile)
+        (key[1], key[4]) for key in pages
+    ) == [  # (revision, offset, size, visible, profile, declares MCP Apps)
         (offset, profile) for offset in (0, 3, 6) for profile in ("defs", "inline")
     ]
 
