@@ -64,7 +64,9 @@ def dist_dir(tmp_path_factory) -> Path:
     given = os.environ.get("MCP_BRIDGE_DIST_DIR")
     if given:
         return Path(given)
-    if importlib.util.find_spec("build") is None:
+    # build.__main__, not build: a setuptools build/ directory left in the checkout (by .ci/run's
+    # own `python -m build`) is importable as a namespace package named build.
+    if importlib.util.find_spec("build.__main__") is None:
         pytest.skip('`build` is not installed: pip install -e ".[release]" (as .ci/run does)')
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(

@@ -206,11 +206,20 @@ def test_a_misspelt_protected_group_is_an_error_and_closes_every_endpoint(settin
 
 
 def _mcp_call(*args: str) -> tuple[int, str]:
+    # mcp_call sends request_started/finished, whose receiver would close the test's connection
+    # (and its transaction; on PostgreSQL the next query then fails). Django's test client
+    # connects that receiver again after each of its requests, so it is kept off around each
+    # call, not only once for the test.
+    for signal in (signals.request_started, signals.request_finished):
+        signal.disconnect(close_old_connections)
     err = io.StringIO()
     try:
         call_command("mcp_call", *args, stdout=io.StringIO(), stderr=err)
     except SystemExit as exit_:
         return int(exit_.code or 0), err.getvalue()
+    finally:
+        for signal in (signals.request_started, signals.request_finished):
+            signal.connect(close_old_connections)
     return 0, err.getvalue()
 
 
