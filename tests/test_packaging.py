@@ -59,14 +59,23 @@ NEEDED_BY_THE_TESTS = [
 LEFTOVERS = ("__pycache__", ".pyc", "node_modules", ".sqlite3", "/.venv", ".artifacts")
 
 
+def _build_installed() -> bool:
+    """Whether `python -m build` runs: build.__main__, not build, is looked up, since a
+    setuptools build/ directory left in the checkout (by .ci/run's own `python -m build`) is
+    importable as a namespace package named build. Looking up the submodule imports its
+    parent, which raises when there is none."""
+    try:
+        return importlib.util.find_spec("build.__main__") is not None
+    except ModuleNotFoundError:
+        return False
+
+
 @pytest.fixture(scope="module")
 def dist_dir(tmp_path_factory) -> Path:
     given = os.environ.get("MCP_BRIDGE_DIST_DIR")
     if given:
         return Path(given)
-    # build.__main__, not build: a setuptools build/ directory left in the checkout (by .ci/run's
-    # own `python -m build`) is importable as a namespace package named build.
-    if importlib.util.find_spec("build.__main__") is None:
+    if not _build_installed():
         pytest.skip('`build` is not installed: pip install -e ".[release]" (as .ci/run does)')
     out = tmp_path_factory.mktemp("dist")
     subprocess.run(
