@@ -416,3 +416,35 @@ def verdict(value: float, target: float, *, at_most: bool = True) -> str:
 
 def log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def modern_poster(declared: dict[str, Any]) -> Callable[[str, dict, bool, str | None], dict]:
+    """``post(method, params, declares, name)``: one 2026-07-28 request to the bench group
+    through Django's test client (Django set up), its ``result``. ``declares``: the client's
+    capabilities are ``declared`` (an extension it declares), else none; ``name``: the
+    ``Mcp-Name`` header. Shared by the benches of the extensions (bench.tasks, bench.apps)."""
+    from django.test import Client  # Django is set up by the caller, after this module loads
+
+    client = Client(HTTP_HOST=HOST)
+
+    def post(method: str, params: dict, declares: bool, name: str | None = None) -> dict:
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": declared if declares else {},
+        }
+        body = json.dumps(
+            {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
+        )
+        headers = {
+            "HTTP_AUTHORIZATION": f"Token {TOKEN}",
+            "HTTP_ACCEPT": "application/json, text/event-stream",
+            "HTTP_MCP_PROTOCOL_VERSION": "2026-07-28",
+            "HTTP_MCP_METHOD": method,
+        }
+        if name is not None:
+            headers["HTTP_MCP_NAME"] = name
+        response = client.post("/mcp/bench/", body, content_type="application/json", **headers)
+        assert response.status_code == 200, response.content[:300]
+        return response.json()["result"]
+
+    return post

@@ -60,35 +60,9 @@ TASK_RULE = {
 
 
 def _poster() -> Callable[[str, dict, bool, str | None], dict]:
-    """``post(method, params, declares, name)``: one 2026-07-28 request to the bench group
-    through Django's test client (Django set up), its ``result``; ``declares``: the client
-    declares the Tasks extension; ``name``: the ``Mcp-Name`` header."""
-    from django.test import Client
-
-    client = Client(HTTP_HOST=lib.HOST)
-
-    def post(method: str, params: dict, declares: bool, name: str | None = None) -> dict:
-        capabilities = {"extensions": {EXTENSION: {}}} if declares else {}
-        meta = {
-            "io.modelcontextprotocol/protocolVersion": MODERN,
-            "io.modelcontextprotocol/clientCapabilities": capabilities,
-        }
-        body = json.dumps(
-            {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
-        )
-        headers = {
-            "HTTP_AUTHORIZATION": f"Token {lib.TOKEN}",
-            "HTTP_ACCEPT": "application/json, text/event-stream",
-            "HTTP_MCP_PROTOCOL_VERSION": MODERN,
-            "HTTP_MCP_METHOD": method,
-        }
-        if name is not None:
-            headers["HTTP_MCP_NAME"] = name
-        response = client.post("/mcp/bench/", body, content_type="application/json", **headers)
-        assert response.status_code == 200, response.content[:300]
-        return response.json()["result"]
-
-    return post
+    """One 2026-07-28 request to the bench group (:func:`bench.lib.modern_poster`), declaring
+    the extension when asked."""
+    return lib.modern_poster({"extensions": {EXTENSION: {}}})
 
 
 def _senders() -> dict:
