@@ -107,6 +107,7 @@ CHECK_IDS = {
     "mcp_bridge.W310": "a file field in a request body the tool sends as JSON (the view reads no multipart, or the body has nested serializers)",
     "mcp_bridge.W023": "an @action that reads request.data itself (or whose code cannot be read) takes the viewset's serializer as arguments",
     "mcp_bridge.W024": "a field of a view's serializer cannot be described, and is left out of the tool's arguments",
+    "mcp_bridge.W025": "a group (or one of its versions) builds no tools: drf-spectacular's schema holds none of its operations",
     # What drf-spectacular's PREPROCESSING_HOOKS do to a group (mcp_bridge.toolset.registry).
     "mcp_bridge.E022": "PREPROCESSING_HOOKS leave a group none of its operations",
     "mcp_bridge.W021": "a PREPROCESSING_HOOKS entry drops some of a group's operations",

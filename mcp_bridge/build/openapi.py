@@ -1000,6 +1000,7 @@ def generate_group_schema(
     messages: list[str] | None = None,
     effects: list[HookEffect] | None = None,
     field_problems: list[Problem] | None = None,
+    offered: list[str] | None = None,
 ) -> tuple[dict[str, Any], list[OperationSource]]:
     """Generate the OpenAPI document of one group/version.
 
@@ -1015,6 +1016,8 @@ def generate_group_schema(
     What the ``PREPROCESSING_HOOKS`` dropped or rewrote of the group's endpoints is appended to
     ``effects`` (when given; see :meth:`_IndexedEndpointEnumerator.get_api_endpoints`), and the
     fields left out of an operation's arguments (``mcp_bridge.W024``) to ``field_problems``.
+    ``offered`` (when given) gets ``"METHOD path"`` of every endpoint of the group handed to
+    drf-spectacular, so that a caller can name what it left out of the document.
     An operation that cannot be described raises :class:`OperationFailure`, naming its view
     and the step that failed.
 
@@ -1045,6 +1048,8 @@ def generate_group_schema(
         effects += generator.inspector.hook_effects
     if field_problems is not None:
         field_problems += generator.field_problems
+    if offered is not None and isinstance(generator.inspector, _IndexedEndpointEnumerator):
+        offered += [f"{method} {path}" for path, _, method, _ in generator.inspector.enumerated]
     for source in generator.sources:
         source.operation = document["paths"][source.path][source.method.lower()]
     return document, generator.sources

@@ -538,6 +538,29 @@ def build_toolset(
         return exc
 
 
+def _no_tools_problem(group: str, version: str | None, offered: list[str]) -> Problem:
+    """``mcp_bridge.W025``: the group's build holds none of its operations.
+
+    Its endpoint would list no tools and say nothing: pretix's whole group once came out empty
+    this way (drf-spectacular generated a version that none of its views answers).
+    """
+    where = f"group {group!r}" + (f", version {version!r}," if version else "")
+    left_out = (
+        f"drf-spectacular's schema left out {_listed(offered)}"
+        if offered
+        else "drf-spectacular included none of its URL patterns (a view whose schema is None?)"
+    )
+    return Problem(
+        "mcp_bridge.W025",
+        f"The {where} builds no tools: {left_out}. Its endpoint lists no tools.",
+        "Look for what drf-spectacular skips: @extend_schema(exclude=True), a view's "
+        "`schema = None`, or a version the views do not answer (the versioning class's "
+        "ALLOWED_VERSIONS, DEFAULT_VERSION); `manage.py spectacular --api-version ...` shows "
+        "the same document. If the group is meant to be empty, remove it.",
+        group,
+    )
+
+
 def _dropped_field_problem(group: str, where: str, what: str) -> Problem:
     return Problem(
         "mcp_bridge.W024",
@@ -588,6 +611,7 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     spectacular_messages: list[str] = []
     effects: list[HookEffect] = []
     field_problems: list[Problem] = []
+    offered: list[str] = []
     try:
         document, sources = generate_group_schema(
             group,
@@ -597,6 +621,7 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
             messages=spectacular_messages,
             effects=effects,
             field_problems=field_problems,
+            offered=offered,
         )
         if dangling_refs(document):  # a POSTPROCESSING_HOOKS entry's, most often
             _borrow_from_whole_api(document, version, urlconf_key)
@@ -625,6 +650,8 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
     hook_errors, hook_warnings = hook_problems(group, effects, emptied=not sources)
     if hook_errors:
         raise ToolSetError(group, version, hook_errors)
+    if not sources:
+        hook_warnings.append(_no_tools_problem(group, version, offered))
     components = convert_components(document)
     methods = build_methods(sources, components)
     problems = [problem for method in methods for problem in method.problems]
