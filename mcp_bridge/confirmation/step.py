@@ -35,10 +35,11 @@ from mcp_bridge.base.protocol import (
     JsonRpcError,
 )
 from mcp_bridge.build.tools import Tool
-from mcp_bridge.confirmation import forms
+from mcp_bridge.confirmation import forms, in_page
 from mcp_bridge.confirmation.inputs import CAPABILITY_OF_METHOD, Inputs
 from mcp_bridge.confirmation.policy import allows_unconfirmed, asks_confirmation
 from mcp_bridge.confirmation.state import (
+    PAGE_ONLY,
     StateRefused,
     caller_identity,
     sign_state,
@@ -52,7 +53,9 @@ CONFIRM_KEY = "mcp_bridge_confirm"
 
 #: The outcomes the tool-call signals report (``confirmation=``).
 ASKED = "asked"
+ASKED_IN_PAGE = "asked_in_page"
 CONFIRMED = "confirmed"
+CONFIRMED_IN_PAGE = "confirmed_in_page"
 DECLINED = "declined"
 CANCELLED = "cancelled"
 UNCONFIRMED = "unconfirmed"
@@ -122,6 +125,8 @@ def prepare(
     toolset: ToolSet,
     read_target: Callable[[ToolSet, Tool, dict[str, Any], HttpRequest], Any],
     check_access: Callable[[], None],
+    *,
+    page_state: str | None = None,
 ) -> Round:
     """The confirmation step (see the module).
 
@@ -133,15 +138,24 @@ def prepare(
             executor's :func:`~mcp_bridge.toolcall.executor.check_access`); called before a
             person is asked, and before a client that cannot ask is refused, so that neither
             happens to a caller the view would refuse.
+        page_state: the ``requestState`` a person's press of Confirm in the call's page sent
+            (the app-only tool :data:`~mcp_bridge.confirmation.in_page.CONFIRM_TOOL`): the
+            call runs confirmed when it verifies for this call and caller and was issued for
+            a page, once.
 
     Raises:
         Ask: the call must be confirmed first (or confirmed again).
-        Stop: the call stops without its view.
+        Stop: the call stops without its view; for a client that renders MCP Apps and cannot
+            ask, an ``isError`` result that asks in the page (:mod:`~mcp_bridge.confirmation.in_page`).
     """
     group = toolset.group
+    if page_state is not None:
+        return _confirmed_in_page(tool, arguments, params, request, revision, toolset, page_state)
     asks = asks_confirmation(tool, group)
     if revision not in MODERN_REVISIONS:  # protocol.is_modern, inlined: once per call
         if asks:
+            if not allows_unconfirmed(group) and in_page.offered(tool, params, revision):
+                _ask_in_page(tool, arguments, request, toolset, read_target, check_access)
             _without_elicitation(tool, group, revision, check_access)
             return Round(Inputs(), UNCONFIRMED, False)
         return _HANDSHAKE_ROUND
@@ -166,10 +180,23 @@ def prepare(
                 ),
             )
         payload = _verified(token, bound)
+        if payload.get("c") == in_page.IN_PAGE:  # the model's path: never a confirmation
+            raise Stop(
+                PAGE_ONLY,
+                error=JsonRpcError(
+                    INVALID_PARAMS,
+                    "This requestState was issued for the call's MCP App page: only a person's "
+                    "press of Confirm in that page carries the call out, and nothing was done. "
+                    "Wait for the person to confirm in the page.",
+                    data={"reason": PAGE_ONLY},
+                ),
+            )
     inputs = Inputs(responses, payload.get("s"), capabilities)
     if not asks:
         return Round(inputs)
     if not _can_elicit(capabilities):
+        if not allows_unconfirmed(group) and in_page.offered(tool, params, revision):
+            _ask_in_page(tool, arguments, request, toolset, read_target, check_access)
         _without_elicitation(tool, group, revision, check_access)
         return Round(inputs, UNCONFIRMED)
     given = payload.get("c")
@@ -198,6 +225,79 @@ def prepare(
         raise Stop(outcome, result=forms.declined_result(tool, outcome, request))
     _use(payload)
     return Round(Inputs(_without_key(responses), None, capabilities), CONFIRMED)
+
+
+def _ask_in_page(
+    tool: Tool,
+    arguments: dict[str, Any],
+    request: HttpRequest,
+    toolset: ToolSet,
+    read_target: Callable[[ToolSet, Tool, dict[str, Any], HttpRequest], Any],
+    check_access: Callable[[], None],
+) -> None:
+    """Stop the call with the result that asks a person to confirm it in its page.
+
+    Raises:
+        Stop: ``"asked_in_page"``, :func:`~mcp_bridge.confirmation.in_page.asked_result`.
+    """
+    check_access()  # never a question to a caller the view refuses
+    form = forms.confirmation_form(
+        tool, arguments, request, lambda: read_target(toolset, tool, arguments, request)
+    )
+    state = sign_state(
+        tool=tool.name,
+        group=toolset.group,
+        version=toolset.version,
+        arguments=arguments,
+        caller=caller_identity(request),
+        confirm=in_page.IN_PAGE,
+    )
+    destructive = bool(
+        tool.annotations.get("destructiveHint", True)
+        and not tool.annotations.get("readOnlyHint", False)
+    )
+    question = form["params"]["message"]
+    raise Stop(
+        ASKED_IN_PAGE, result=in_page.asked_result(tool, arguments, question, state, destructive)
+    )
+
+
+def _confirmed_in_page(
+    tool: Tool,
+    arguments: dict[str, Any],
+    params: Mapping[str, Any],
+    request: HttpRequest,
+    revision: str,
+    toolset: ToolSet,
+    token: str,
+) -> Round:
+    """The round of a call a person confirmed in its page: its state verified for this very
+    call and caller, issued for a page, and used now (once).
+
+    Raises:
+        Stop: the state is refused (tampered, expired, another call or caller, replayed, or
+            not issued for a page); nothing runs.
+    """
+    payload = _verified(
+        token,
+        (tool.name, toolset.group, toolset.version, arguments, caller_identity(request)),
+    )
+    if payload.get("c") != in_page.IN_PAGE:
+        raise Stop(
+            PAGE_ONLY,
+            error=JsonRpcError(
+                INVALID_PARAMS,
+                f"Invalid params: {in_page.CONFIRM_TOOL} takes the state of a confirmation "
+                "asked in a page, and this is not one; nothing was done.",
+                data={"reason": PAGE_ONLY},
+            ),
+        )
+    _use(payload)
+    modern = revision in MODERN_REVISIONS
+    meta = params.get("_meta")
+    capabilities = meta.get(CLIENT_CAPABILITIES_META_KEY) if isinstance(meta, Mapping) else None
+    inputs = Inputs({}, None, capabilities if modern and isinstance(capabilities, Mapping) else {})
+    return Round(inputs, CONFIRMED_IN_PAGE, modern)
 
 
 def view_asked(
