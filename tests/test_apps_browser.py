@@ -19,7 +19,7 @@ from django.urls import path
 
 from mcp_bridge.signals import post_tool_call
 from tests.test_explorer import ARTIFACTS, browser  # noqa: F401 (the explorer's fixture)
-from tests.testapp.models import Account, Author, Note, Post
+from tests.testapp.models import Account, Author, Note, Post, Report
 from tests.urls import urlpatterns as test_urlpatterns
 
 HOST = Path(__file__).parent / "apps_host" / "host.js"
@@ -202,3 +202,70 @@ def test_an_empty_list_says_so_in_the_callers_language(
     assert [(b.text, b.is_enabled()) for b in buttons] == [("Zurück", False), ("Weiter", False)]
     assert "0 insgesamt" in driver.find_element("css selector", ".bar .grow").text
     _shot(driver, "collection-empty-de", capsys)
+
+
+# --- A person confirms in the page where the host cannot ask -------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_person_confirms_in_the_page_and_the_view_runs_once(
+    driver, live_server, settings, calls, capsys
+):
+    # The official client speaks a handshake-era revision: it cannot receive the question (an
+    # input request of 2026-07-28), so the person confirms in the page.
+    settings.MCP_BRIDGE = {"APPS": "always", "CONFIRM": {"cases": ["account_create"]}}
+    arguments = {"email": "ada@example.com", "password": "pw"}
+    _open(driver, live_server, "account_create", arguments)
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation")
+    # The host's (the model's) call ran nothing: the page shows what will happen.
+    assert calls == [] and not Account.objects.exists()
+    assert driver.find_element("id", "confirm-question").text.endswith("?")
+    shown = driver.execute_script(
+        "return [...document.querySelectorAll('.confirm dt')].map((dt) => "
+        "[dt.textContent, dt.nextElementSibling.textContent]);"
+    )
+    assert shown == [["email", "ada@example.com"], ["password", "pw"]]
+    buttons = driver.find_elements("css selector", ".confirm button")
+    assert [b.text for b in buttons] == ["Confirm", "Cancel"]
+    # The host got an error result for the model, whose text holds no state; the page has it.
+    driver.switch_to.default_content()
+    log = driver.execute_script("return window.hostLog")
+    driver.switch_to.frame(driver.find_element("css selector", "#host iframe"))
+    assert {"sent": "account_create", "isError": True} in log
+    _shot(driver, "confirm", capsys)
+
+    buttons[0].click()
+    _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "done")
+    assert Account.objects.filter(email="ada@example.com").count() == 1
+    assert calls == [("account_create", arguments)]  # the view ran once, confirmed
+    assert driver.find_elements("css selector", ".confirm") == []
+    _shot(driver, "confirm-done", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_delete_confirmed_in_its_page_or_cancelled(driver, live_server, settings, calls, capsys):
+    # A delete has no page of its own: where it asks, it gets the record page to confirm in.
+    settings.MCP_BRIDGE = {"APPS": "always", "CONFIRM": {"cases": "destructive"}}
+    report = Report.objects.create(name=HOSTILE)
+    _open(driver, live_server, "reports_destroy", {"id": report.id})
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation")
+    question = driver.find_element("id", "confirm-question").text
+    assert HOSTILE in question and "cannot be undone" in question  # the object's name, as text
+    assert driver.find_elements("css selector", ".confirm img, .confirm b") == []
+    _shot(driver, "confirm-delete", capsys)
+    driver.find_element("xpath", "//button[normalize-space()='Cancel']").click()
+    _wait(
+        driver,
+        lambda: "nothing was done" in driver.find_element("css selector", ".status").text,
+        "cancelled",
+    )
+    assert Report.objects.filter(id=report.id).exists() and calls == []
+
+    _open(driver, live_server, "reports_destroy", {"id": report.id})
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation again")
+    driver.find_element("xpath", "//button[normalize-space()='Confirm']").click()
+    _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "deleted")
+    assert not Report.objects.filter(id=report.id).exists()
+    assert calls == [("reports_destroy", {"id": report.id})]
+    assert driver.title != "pwned"
+    _shot(driver, "confirm-delete-done", capsys)

@@ -46,7 +46,7 @@ function h(tag, attrs = {}, ...children) {
 }
 
 const root = document.getElementById("app");
-const state = { tool: null, args: {}, result: null, busy: false, message: null, tone: "" };
+const state = { tool: null, args: {}, result: null, busy: false, message: null, tone: "", confirm: null, cancelled: false };
 
 // ---- schemas and results ----------------------------------------------------------------
 
@@ -120,6 +120,8 @@ async function callTool(args) {
     const result = await app.callServerTool({ name: state.tool.name, arguments: args });
     state.args = args;
     state.result = result;
+    state.confirm = confirmationOf(result);
+    state.cancelled = false;
     state.message = null;
   } catch (error) {
     state.message = t("failed", { message: error && error.message ? error.message : String(error) });
@@ -393,8 +395,102 @@ function renderForm() {
   return parts;
 }
 
+// ---- a person confirms the call (the host cannot ask them) -------------------------------
+//
+// A call of a tool that asks a person to confirm it, from a host that cannot ask, answers an
+// error whose _meta carries the question, the call and a signed single-use state (never its
+// text, which the model reads). The page shows the question; Confirm calls the server's
+// app-only confirming tool with them, Cancel does nothing on the server.
+
+const CONFIRMATION_KEY = "mcp-bridge/confirmation";
+
+function confirmationOf(result) {
+  const asked = result && result._meta && result._meta[CONFIRMATION_KEY];
+  return asked && typeof asked === "object" && typeof asked.state === "string" ? asked : null;
+}
+
+function tellModel(text) {
+  // What the person decided reaches the model in its next turn, where the host supports it.
+  if (typeof app.updateModelContext === "function") {
+    app.updateModelContext({ content: [{ type: "text", text }] }).catch(() => {});
+  }
+}
+
+async function confirmCall() {
+  const asked = state.confirm;
+  if (!asked || state.busy) return;
+  state.busy = true;
+  state.message = t("loading");
+  state.tone = "";
+  render();
+  let result = null;
+  let failure = null;
+  try {
+    result = await app.callServerTool({
+      name: asked.tool,
+      arguments: { name: asked.name, arguments: asked.arguments, confirmation: asked.state },
+    });
+  } catch (error) {
+    failure = error && error.message ? error.message : String(error);
+  }
+  if (result && !result.isError) {
+    state.confirm = null;
+    state.args = asked.arguments;
+    state.result = result;
+    state.message = t("saved");
+    state.tone = "ok";
+    tellModel(t("confirmedModel", { question: asked.question }));
+  } else {
+    // Refused (expired, used, the view's own error): the call is asked again, for a fresh
+    // confirmation, with the reason shown.
+    const message = failure || errorOf(result).message || t("error");
+    state.confirm = null;
+    try {
+      const again = await app.callServerTool({ name: asked.name, arguments: asked.arguments });
+      state.confirm = confirmationOf(again);
+      state.result = again;
+    } catch {
+      state.result = result;
+    }
+    state.message = t("failed", { message });
+    state.tone = "error";
+  }
+  state.busy = false;
+  render();
+}
+
+function cancelCall() {
+  const asked = state.confirm;
+  if (!asked || state.busy) return;
+  state.confirm = null;
+  state.cancelled = true;
+  state.args = asked.arguments;
+  state.result = null;
+  state.message = t("notConfirmed");
+  state.tone = "";
+  tellModel(t("cancelledModel", { question: asked.question }));
+  render();
+}
+
+function renderConfirmation() {
+  const asked = state.confirm;
+  const title = (state.tool && (state.tool.title || state.tool.name)) || asked.name;
+  const panel = h("section", { class: "confirm", role: "group", "aria-labelledby": "confirm-question" },
+    h("p", { id: "confirm-question", class: "question", text: asked.question }),
+    recordList(asked.arguments, null),
+    h("div", { class: "bar" },
+      h("button", { type: "button", class: asked.destructive ? "primary danger" : "primary",
+        disabled: state.busy, onclick: confirmCall, text: t("confirm") }),
+      h("button", { type: "button", disabled: state.busy, onclick: cancelCall, text: t("cancel") })));
+  if (!state.busy) queueMicrotask(() => panel.querySelector("button:last-child").focus());
+  return [h("h1", { text: title }), statusLine(), panel];
+}
+
 function render() {
-  const parts = { collection: renderCollection, record: renderRecord, form: renderForm }[KIND]();
+  let parts;
+  if (state.confirm) parts = renderConfirmation();
+  else if (state.cancelled && KIND !== "form") parts = [h("h1", { text: (state.tool && (state.tool.title || state.tool.name)) || "" }), statusLine()];
+  else parts = { collection: renderCollection, record: renderRecord, form: renderForm }[KIND]();
   root.replaceChildren(...parts);
 }
 
@@ -416,6 +512,7 @@ app.ontoolinput = (params) => {
 };
 app.ontoolresult = (result) => {
   state.result = result;
+  state.confirm = confirmationOf(result);
   state.message = null;
   state.tone = KIND === "form" && !result.isError ? "ok" : "";
   if (state.tone === "ok") state.message = t("saved");
