@@ -12,7 +12,9 @@ tool's policy (:mod:`~mcp_bridge.confirmation.policy`) whether the call:
   the caller through (a caller it refuses gets its 401, 403 or 404, never the question);
 * stops without its view: :class:`Stop`, a JSON-RPC error for a ``requestState`` or
   ``inputResponses`` that cannot be used (:mod:`~mcp_bridge.confirmation.state`), an
-  ``isError`` result for a declined form and for a client that cannot ask.
+  ``isError`` result for a declined form and for a client that cannot ask; for such a client
+  that renders MCP Apps, the result that asks in the call's page
+  (:mod:`~mcp_bridge.confirmation.in_page`), whose Confirm comes back as ``page_state``.
 
 After the view, :func:`view_asked` turns the view's :class:`InputRequired` (its HTTP 428
 answer) into the ``InputRequiredResult``. The executor's one ``except`` answers with what
