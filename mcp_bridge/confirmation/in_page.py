@@ -27,6 +27,7 @@ from mcp_bridge.base.apps_extension import declares_apps
 from mcp_bridge.base.encoding import dumps
 from mcp_bridge.base.protocol import MODERN_REVISIONS
 from mcp_bridge.build.tools import Tool
+from mcp_bridge.toolset.registry import ToolSet
 
 #: The app-only tool a page calls when the person presses Confirm.
 CONFIRM_TOOL = "mcp_bridge_confirm"
@@ -36,11 +37,13 @@ META_KEY = "mcp-bridge/confirmation"
 IN_PAGE = "page"
 
 
-def offered(tool: Tool, params: Mapping[str, Any], revision: str) -> bool:
+def offered(tool: Tool, toolset: ToolSet, params: Mapping[str, Any], revision: str) -> bool:
     """Whether a person may confirm a call of ``tool`` in its page: the client renders the
     pages, and the tool has one (every tool that asks has a page unless
-    ``@mcp_tool(app=False)``: :func:`mcp_bridge.ui.kinds.kind_of`)."""
-    if tool.method.source.metadata.get("app") is False:
+    ``@mcp_tool(app=False)``: :func:`mcp_bridge.ui.kinds.kind_of`). Never in a group with a
+    tool of its own named :data:`CONFIRM_TOOL`: the page's Confirm would call that tool, so its
+    callers are refused as clients that cannot ask."""
+    if tool.method.source.metadata.get("app") is False or CONFIRM_TOOL in toolset.by_name:
         return False
     return declares_apps(params, revision, revision in MODERN_REVISIONS)
 

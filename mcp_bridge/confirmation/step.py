@@ -156,7 +156,7 @@ def prepare(
     asks = asks_confirmation(tool, group)
     if revision not in MODERN_REVISIONS:  # protocol.is_modern, inlined: once per call
         if asks:
-            if not allows_unconfirmed(group) and in_page.offered(tool, params, revision):
+            if not allows_unconfirmed(group) and in_page.offered(tool, toolset, params, revision):
                 _ask_in_page(tool, arguments, request, toolset, read_target, check_access)
             _without_elicitation(tool, group, revision, check_access)
             return Round(Inputs(), UNCONFIRMED, False)
@@ -197,7 +197,7 @@ def prepare(
     if not asks:
         return Round(inputs)
     if not _can_elicit(capabilities):
-        if not allows_unconfirmed(group) and in_page.offered(tool, params, revision):
+        if not allows_unconfirmed(group) and in_page.offered(tool, toolset, params, revision):
             _ask_in_page(tool, arguments, request, toolset, read_target, check_access)
         _without_elicitation(tool, group, revision, check_access)
         return Round(inputs, UNCONFIRMED)

@@ -24,7 +24,8 @@ class AccountSerializer(serializers.ModelSerializer):
     class Meta:
         model = Account
         fields = ["id", "email", "password"]
-        extra_kwargs = {"password": {"write_only": True}}
+        # A password input in the form page (drf-spectacular's format "password").
+        extra_kwargs = {"password": {"write_only": True, "style": {"input_type": "password"}}}
 
 
 class AuthorSerializer(serializers.Serializer):

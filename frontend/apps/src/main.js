@@ -292,11 +292,13 @@ function control(name, schema, value, required) {
   if (types.includes("object") || types.includes("array")) {
     return h("textarea", { ...common, rows: 3, class: "json", text: value === undefined ? "" : JSON.stringify(value) });
   }
-  const type = { email: "email", uri: "url", date: "date" }[schema.format];
+  // A serializer field with style={"input_type": "password"} is drf-spectacular's format "password".
+  const type = { email: "email", uri: "url", date: "date", password: "password" }[schema.format];
   if (!type && (!schema.maxLength || schema.maxLength > 200)) {
     return h("textarea", { ...common, rows: 3, text: value ?? "" });
   }
-  return h("input", { ...common, type: type || "text", maxlength: schema.maxLength, value: value ?? "" });
+  return h("input", { ...common, type: type || "text", maxlength: schema.maxLength, value: value ?? "",
+    autocomplete: type === "password" ? "new-password" : undefined });
 }
 
 function readForm(form, properties, required) {
@@ -472,12 +474,24 @@ function cancelCall() {
   render();
 }
 
+// The call's arguments as the person reads them; a password's value is not shown.
+function argumentsShown(args) {
+  const properties = (state.tool && state.tool.inputSchema && state.tool.inputSchema.properties) || {};
+  if (!args || typeof args !== "object" || Array.isArray(args)) return args;
+  const shown = {};
+  for (const [name, value] of Object.entries(args)) {
+    const schema = resolve(properties[name] || {}, state.tool && state.tool.inputSchema);
+    shown[name] = schema.format === "password" && value ? "••••••••" : value;
+  }
+  return shown;
+}
+
 function renderConfirmation() {
   const asked = state.confirm;
   const title = (state.tool && (state.tool.title || state.tool.name)) || asked.name;
   const panel = h("section", { class: "confirm", role: "group", "aria-labelledby": "confirm-question" },
     h("p", { id: "confirm-question", class: "question", text: asked.question }),
-    recordList(asked.arguments, null),
+    recordList(argumentsShown(asked.arguments), null),
     h("div", { class: "bar" },
       h("button", { type: "button", class: asked.destructive ? "primary danger" : "primary",
         disabled: state.busy, onclick: confirmCall, text: t("confirm") }),
