@@ -24,8 +24,7 @@ class AccountSerializer(serializers.ModelSerializer):
     class Meta:
         model = Account
         fields = ["id", "email", "password"]
-        # A password input in the form page (drf-spectacular's format "password").
-        extra_kwargs = {"password": {"write_only": True, "style": {"input_type": "password"}}}
+        extra_kwargs = {"password": {"write_only": True}}
 
 
 class AuthorSerializer(serializers.Serializer):
