@@ -11,6 +11,7 @@ tests keep theirs. Without Chromium the tests are skipped with the reason, and f
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -269,3 +270,29 @@ def test_a_delete_confirmed_in_its_page_or_cancelled(driver, live_server, settin
     assert calls == [("reports_destroy", {"id": report.id})]
     assert driver.title != "pwned"
     _shot(driver, "confirm-delete-done", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_late_confirmation_is_refused_and_the_call_asked_again(
+    driver, live_server, settings, calls, capsys
+):
+    settings.MCP_BRIDGE = {"APPS": "always", "CONFIRM": {"cases": ["account_create"]}}
+    arguments = {"email": "late@example.com", "password": "pw"}
+    _open(driver, live_server, "account_create", arguments)
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation")
+    # The person comes back after the state expired: the server refuses it, nothing runs, and
+    # the page shows why with a fresh question.
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "CONFIRM_TTL": 1}
+    time.sleep(2.1)
+    driver.find_element("xpath", "//button[normalize-space()='Confirm']").click()
+    _wait(
+        driver, lambda: "expired" in driver.find_element("css selector", ".status").text, "expired"
+    )
+    assert not Account.objects.exists() and calls == []
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "asked again")
+    _shot(driver, "confirm-expired", capsys)
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "CONFIRM_TTL": 300}
+    driver.find_element("xpath", "//button[normalize-space()='Confirm']").click()
+    _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "done")
+    assert Account.objects.filter(email="late@example.com").count() == 1
+    assert calls == [("account_create", arguments)]

@@ -64,9 +64,15 @@ def asked_result(
         f"{question} The person confirms or cancels there; only their press of Confirm in the "
         "page carries out the call. Do not call the tool again for this; wait for the person. "
         "If no page is shown, your client does not render MCP Apps: use a client that declares "
-        "the elicitation capability, or `manage.py mcp_call ... --yes` on the server."
+        "the elicitation capability, or `manage.py mcp_call ... --yes` on the server, or ask "
+        "the operator about MCP_BRIDGE['CONFIRM_WITHOUT_ELICITATION']."
     )
-    data = {"status": 428, "confirmation": "in_page", "question": question}
+    data = {
+        "status": 428,
+        "confirmation": "in_page",
+        "question": question,
+        "setting": "CONFIRM_WITHOUT_ELICITATION",
+    }
     return {
         "content": [
             {"type": "text", "text": dumps({"code": 428, "message": message, "data": data})}
