@@ -20,6 +20,7 @@ from django.urls import path
 
 from mcp_bridge.signals import post_tool_call
 from tests.test_explorer import ARTIFACTS, browser  # noqa: F401 (the explorer's fixture)
+from tests.testapp import upload_views
 from tests.testapp.models import Account, Author, Note, Post, Report
 from tests.urls import urlpatterns as test_urlpatterns
 
@@ -36,23 +37,30 @@ def host_page(request):
     )
 
 
-urlpatterns = [*test_urlpatterns, path("apps-host/", host_page)]
+urlpatterns = [*test_urlpatterns, *upload_views.urlpatterns, path("apps-host/", host_page)]
 pytestmark = [pytest.mark.urls("tests.test_apps_browser"), pytest.mark.slow]
 
 
 def _open(
-    driver, live_server, tool: str, arguments: dict | None = None, theme="light", headers=None
+    driver,
+    live_server,
+    tool: str,
+    arguments: dict | None = None,
+    theme="light",
+    headers=None,
+    group="cases",
 ) -> None:
     driver.get(f"{live_server.url}/apps-host/")
     uri = driver.execute_async_script(
         "const done = arguments[arguments.length - 1];"
-        "window.openApp({endpoint: '/mcp/cases/', tool: arguments[0], arguments: arguments[1],"
+        "window.openApp({endpoint: arguments[4], tool: arguments[0], arguments: arguments[1],"
         " theme: arguments[2], headers: arguments[3]})"
         ".then(done, (e) => done('failed: ' + e.message));",
         tool,
         arguments or {},
         theme,
         headers or {},
+        f"/mcp/{group}/",
     )
     assert uri.startswith("ui://mcp-bridge/"), (uri, driver.execute_script("return window.hostLog"))
     driver.switch_to.frame(driver.find_element("css selector", "#host iframe"))
@@ -296,3 +304,37 @@ def test_a_late_confirmation_is_refused_and_the_call_asked_again(
     _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "done")
     assert Account.objects.filter(email="late@example.com").count() == 1
     assert calls == [("account_create", arguments)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_forms_file_field_is_a_file_input_whose_file_the_view_receives(
+    driver, live_server, apps_always, calls, capsys, settings, tmp_path
+):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    report = tmp_path / "zap.xml"
+    report.write_bytes(b'<?xml version="1.0"?><OWASPZAPReport><site name="shop"/></OWASPZAPReport>')
+    # The model called the upload tool without the file: the form says so beside the field.
+    _open(
+        driver,
+        live_server,
+        "import_scan",
+        {"engagement": 7, "scan_type": "ZAP Scan"},
+        group="uploads",
+    )
+    _wait(driver, lambda: driver.find_elements("css selector", ".field.invalid"), "missing file")
+    picker = driver.find_element("id", "field-file")
+    assert picker.get_attribute("type") == "file"
+    # The view's help text, without how a model sends a file.
+    assert driver.find_element("id", "help-file").text == "The scanner's report."
+    assert "file" in driver.find_element("css selector", ".field.invalid").text
+    picker.send_keys(str(report))
+    _shot(driver, "form-file", capsys)
+    driver.find_element("css selector", "button[type=submit]").click()
+    _wait(
+        driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "imported"
+    )
+    ((name, arguments),) = calls
+    assert name == "import_scan" and arguments["file"]["filename"] == "zap.xml"
+    stored = list((tmp_path / "media" / "scans").iterdir())
+    assert [path.read_bytes() for path in stored] == [report.read_bytes()]
+    _shot(driver, "form-file-sent", capsys)

@@ -272,9 +272,32 @@ function fieldErrors(result) {
   return found;
 }
 
+// A file argument of an upload tool: its forms (anyOf) include base64 text, which a file input
+// fills (the bridge sends the view a multipart request).
+function isFile(schema) {
+  return Array.isArray(schema.anyOf) &&
+    schema.anyOf.some((form) => form && form.type === "string" && form.contentEncoding === "base64");
+}
+
+async function fileArgument(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (let start = 0; start < bytes.length; start += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
+  }
+  const argument = { data: btoa(binary), filename: file.name };
+  if (file.type) argument.mimeType = file.type;
+  return argument;
+}
+
 function control(name, schema, value, required) {
   const types = typesOf(schema);
   const common = { id: `field-${name}`, name, required: required || undefined };
+  if (isFile(schema)) {
+    const media = schema.anyOf.find((form) => form && form.contentMediaType);
+    const accept = media && media.contentMediaType !== "application/octet-stream" ? media.contentMediaType : undefined;
+    return h("input", { ...common, type: "file", accept });
+  }
   if (Array.isArray(schema.enum)) {
     const select = h("select", common);
     if (!required || value === undefined) select.append(h("option", { value: "", text: "—" }));
@@ -309,6 +332,12 @@ function readForm(form, properties, required) {
     const types = typesOf(schema);
     const input = form.elements.namedItem(name);
     if (!input) continue;
+    if (isFile(schema)) {
+      // Read when the form is sent (fileArgument); else the value the call was made with.
+      if (input.files && input.files.length) args[name] = input.files[0];
+      else if (state.args[name] !== undefined) args[name] = state.args[name];
+      continue;
+    }
     if (types.includes("boolean") && !schema.enum) {
       args[name] = input.checked;
       continue;
@@ -355,9 +384,14 @@ function renderForm() {
       h("label", { for: `field-${name}` }, schema.title || name,
         isRequired ? h("span", { class: "req", title: t("required"), text: " *" }) : null),
       input);
-    if (schema.description) {
+    // A file argument's description ends with how a model sends a file (the build's FILE_TEXT,
+    // mcp_bridge.build.openrpc), which a person choosing a file has no use for.
+    const help = isFile(schema)
+      ? String(schema.description || "").replace(/\s*A file: its bytes in base64[\s\S]*$/, "")
+      : schema.description;
+    if (help) {
       input.setAttribute("aria-describedby", `help-${name}`);
-      field.append(h("div", { class: "help", id: `help-${name}`, text: schema.description }));
+      field.append(h("div", { class: "help", id: `help-${name}`, text: help }));
     }
     if (messages) {
       input.setAttribute("aria-invalid", "true");
@@ -372,9 +406,12 @@ function renderForm() {
     parts.push(h("div", { class: "error", role: "alert", text: `${name === "non_field_errors" ? "" : `${name}: `}${display(Array.isArray(messages) ? messages.join(" ") : messages)}` }));
   }
   form.append(h("div", { class: "bar" }, h("button", { type: "submit", class: "primary", disabled: state.busy, text: t("submit") })));
-  form.addEventListener("submit", (event) => {
+  form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const { args, problems } = readForm(form, properties, required);
+    for (const [name, value] of Object.entries(args)) {
+      if (value instanceof File) args[name] = await fileArgument(value);
+    }
     state.localErrors = problems;
     if (Object.keys(problems).length) {
       state.args = args;
@@ -481,7 +518,9 @@ function argumentsShown(args) {
   const shown = {};
   for (const [name, value] of Object.entries(args)) {
     const schema = resolve(properties[name] || {}, state.tool && state.tool.inputSchema);
-    shown[name] = schema.format === "password" && value ? "••••••••" : value;
+    if (schema.format === "password" && value) shown[name] = "••••••••";
+    else if (isFile(schema) && value) shown[name] = (value && value.filename) || "(file)";
+    else shown[name] = value;
   }
   return shown;
 }
