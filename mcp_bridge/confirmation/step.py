@@ -156,9 +156,9 @@ def prepare(
     asks = asks_confirmation(tool, group)
     if revision not in MODERN_REVISIONS:  # protocol.is_modern, inlined: once per call
         if asks:
-            if not allows_unconfirmed(group) and in_page.offered(tool, toolset, params, revision):
-                _ask_in_page(tool, arguments, request, toolset, read_target, check_access)
-            _without_elicitation(tool, group, revision, check_access)
+            _without_elicitation(
+                tool, arguments, params, request, revision, toolset, read_target, check_access
+            )
             return Round(Inputs(), UNCONFIRMED, False)
         return _HANDSHAKE_ROUND
     meta = params.get("_meta")
@@ -197,9 +197,9 @@ def prepare(
     if not asks:
         return Round(inputs)
     if not _can_elicit(capabilities):
-        if not allows_unconfirmed(group) and in_page.offered(tool, toolset, params, revision):
-            _ask_in_page(tool, arguments, request, toolset, read_target, check_access)
-        _without_elicitation(tool, group, revision, check_access)
+        _without_elicitation(
+            tool, arguments, params, request, revision, toolset, read_target, check_access
+        )
         return Round(inputs, UNCONFIRMED)
     given = payload.get("c")
     if given == _GIVEN:
@@ -438,16 +438,29 @@ def _declares(capabilities: Mapping[str, Any], method: Any) -> bool:
 
 
 def _without_elicitation(
-    tool: Tool, group: str, revision: str, check_access: Callable[[], None]
+    tool: Tool,
+    arguments: dict[str, Any],
+    params: Mapping[str, Any],
+    request: HttpRequest,
+    revision: str,
+    toolset: ToolSet,
+    read_target: Callable[[ToolSet, Tool, dict[str, Any], HttpRequest], Any],
+    check_access: Callable[[], None],
 ) -> None:
     """A call that asks, from a client that cannot ask a person: refused, unless the operator
-    allows such clients for ``group``; a caller the view refuses gets the view's refusal.
+    allows such clients for the group; asked in the call's page where the client renders MCP
+    Apps (:mod:`~mcp_bridge.confirmation.in_page`); a caller the view refuses gets the view's
+    refusal.
 
     Raises:
-        Stop: ``"unavailable"``, an ``isError`` result saying why and what to do.
+        Stop: ``"asked_in_page"`` (:func:`_ask_in_page`), or ``"unavailable"``, an ``isError``
+            result saying why and what to do.
     """
+    group = toolset.group
     if allows_unconfirmed(group):
         return  # the view runs, and refuses whom it refuses
+    if in_page.offered(tool, toolset, params, revision):
+        _ask_in_page(tool, arguments, request, toolset, read_target, check_access)
     check_access()
     if revision in MODERN_REVISIONS:
         why = (
