@@ -338,3 +338,29 @@ def test_a_forms_file_field_is_a_file_input_whose_file_the_view_receives(
     stored = list((tmp_path / "media" / "scans").iterdir())
     assert [path.read_bytes() for path in stored] == [report.read_bytes()]
     _shot(driver, "form-file-sent", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cancelled_form_is_corrected_sent_and_confirmed_again(
+    driver, live_server, settings, calls, capsys
+):
+    settings.MCP_BRIDGE = {"APPS": "always", "CONFIRM": {"cases": ["account_create"]}}
+    _open(driver, live_server, "account_create", {"email": "typo@example", "password": "pw"})
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation")
+    driver.find_element("xpath", "//button[normalize-space()='Cancel']").click()
+    # Cancelled: the form again, with the model's arguments, nothing run.
+    _wait(driver, lambda: driver.find_elements("id", "field-email"), "the form")
+    assert "nothing was done" in driver.find_element("css selector", ".status").text
+    email = driver.find_element("id", "field-email")
+    assert email.get_attribute("value") == "typo@example"
+    email.clear()
+    email.send_keys("fixed@example.com")
+    driver.find_element("css selector", "button[type=submit]").click()
+    # The page's own call of the tool asks again, for the corrected arguments.
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "asked again")
+    assert "fixed@example.com" in driver.find_element("css selector", ".confirm dl").text
+    assert calls == [] and not Account.objects.exists()
+    driver.find_element("xpath", "//button[normalize-space()='Confirm']").click()
+    _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "done")
+    assert list(Account.objects.values_list("email", flat=True)) == ["fixed@example.com"]
+    assert calls == [("account_create", {"email": "fixed@example.com", "password": "pw"})]
