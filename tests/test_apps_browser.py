@@ -166,6 +166,9 @@ def test_a_form_creates_an_object_and_shows_a_fields_validation_error(
     field = driver.find_element("css selector", ".field.invalid")
     assert field.find_element("css selector", "[name]").get_attribute("name") == "email"
     assert "Enter a valid email address." in field.find_element("css selector", ".error").text
+    # The serializer's password (style input_type "password", format "password") is masked.
+    password = driver.find_element("id", "field-password")
+    assert (password.get_attribute("type"), password.get_attribute("value")) == ("password", "pw")
     _shot(driver, "form-error", capsys)
 
     # The person corrects it and sends the form: a tools/call through the host.
@@ -233,7 +236,7 @@ def test_a_person_confirms_in_the_page_and_the_view_runs_once(
         "return [...document.querySelectorAll('.confirm dt')].map((dt) => "
         "[dt.textContent, dt.nextElementSibling.textContent]);"
     )
-    assert shown == [["email", "ada@example.com"], ["password", "pw"]]
+    assert shown == [["email", "ada@example.com"], ["password", "••••••••"]]  # not shown
     buttons = driver.find_elements("css selector", ".confirm button")
     assert [b.text for b in buttons] == ["Confirm", "Cancel"]
     # The host got an error result for the model, whose text holds no state; the page has it.
