@@ -367,3 +367,19 @@ def test_a_cancelled_form_is_corrected_sent_and_confirmed_again(
     _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "done")
     assert list(Account.objects.values_list("email", flat=True)) == ["fixed@example.com"]
     assert calls == [("account_create", {"email": "fixed@example.com", "password": "pw"})]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_confirmed_call_the_view_refuses_shows_its_error_beside_the_field(
+    driver, live_server, settings, calls, capsys
+):
+    settings.MCP_BRIDGE = {"APPS": "always", "CONFIRM": {"cases": ["account_create"]}}
+    _open(driver, live_server, "account_create", {"email": "a@b.c", "password": "pw"})
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation")
+    driver.find_element("xpath", "//button[normalize-space()='Confirm']").click()
+    # Confirmed, the view ran and refused the email: the form shows why, beside the field.
+    _wait(driver, lambda: driver.find_elements("css selector", ".field.invalid"), "view error")
+    field = driver.find_element("css selector", ".field.invalid")
+    assert "Enter a valid email address." in field.find_element("css selector", ".error").text
+    assert not Account.objects.exists() and calls == []
+    _shot(driver, "confirm-view-error", capsys)

@@ -472,26 +472,26 @@ async function confirmCall() {
   } catch (error) {
     failure = error && error.message ? error.message : String(error);
   }
-  if (result && !result.isError) {
-    state.confirm = null;
+  if (failure === null) {
+    // The view ran: its result, or its own error (a form shows it beside the fields).
+    state.confirm = confirmationOf(result);
     state.args = asked.arguments;
     state.result = result;
-    state.message = t("saved");
-    state.tone = "ok";
+    state.message = result.isError ? null : t("saved");
+    state.tone = result.isError ? "" : "ok";
     tellModel(t("confirmedModel", { question: asked.question }));
   } else {
-    // Refused (expired, used, the view's own error): the call is asked again, for a fresh
-    // confirmation, with the reason shown.
-    const message = failure || errorOf(result).message || t("error");
+    // The server refused the confirmation (it came too late, it was used): nothing ran. The
+    // call is asked again, for a fresh confirmation, with the reason shown.
     state.confirm = null;
     try {
       const again = await app.callServerTool({ name: asked.name, arguments: asked.arguments });
       state.confirm = confirmationOf(again);
       state.result = again;
     } catch {
-      state.result = result;
+      state.result = null;
     }
-    state.message = t("failed", { message });
+    state.message = t("failed", { message: failure });
     state.tone = "error";
   }
   state.busy = false;
