@@ -11,6 +11,7 @@ tests keep theirs. Without Chromium the tests are skipped with the reason, and f
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,8 @@ from django.urls import path
 
 from mcp_bridge.signals import post_tool_call
 from tests.test_explorer import ARTIFACTS, browser  # noqa: F401 (the explorer's fixture)
-from tests.testapp.models import Account, Author, Note, Post
+from tests.testapp import upload_views
+from tests.testapp.models import Account, Author, Note, Post, Report
 from tests.urls import urlpatterns as test_urlpatterns
 
 HOST = Path(__file__).parent / "apps_host" / "host.js"
@@ -35,23 +37,30 @@ def host_page(request):
     )
 
 
-urlpatterns = [*test_urlpatterns, path("apps-host/", host_page)]
+urlpatterns = [*test_urlpatterns, *upload_views.urlpatterns, path("apps-host/", host_page)]
 pytestmark = [pytest.mark.urls("tests.test_apps_browser"), pytest.mark.slow]
 
 
 def _open(
-    driver, live_server, tool: str, arguments: dict | None = None, theme="light", headers=None
+    driver,
+    live_server,
+    tool: str,
+    arguments: dict | None = None,
+    theme="light",
+    headers=None,
+    group="cases",
 ) -> None:
     driver.get(f"{live_server.url}/apps-host/")
     uri = driver.execute_async_script(
         "const done = arguments[arguments.length - 1];"
-        "window.openApp({endpoint: '/mcp/cases/', tool: arguments[0], arguments: arguments[1],"
+        "window.openApp({endpoint: arguments[4], tool: arguments[0], arguments: arguments[1],"
         " theme: arguments[2], headers: arguments[3]})"
         ".then(done, (e) => done('failed: ' + e.message));",
         tool,
         arguments or {},
         theme,
         headers or {},
+        f"/mcp/{group}/",
     )
     assert uri.startswith("ui://mcp-bridge/"), (uri, driver.execute_script("return window.hostLog"))
     driver.switch_to.frame(driver.find_element("css selector", "#host iframe"))
@@ -157,6 +166,9 @@ def test_a_form_creates_an_object_and_shows_a_fields_validation_error(
     field = driver.find_element("css selector", ".field.invalid")
     assert field.find_element("css selector", "[name]").get_attribute("name") == "email"
     assert "Enter a valid email address." in field.find_element("css selector", ".error").text
+    # The serializer's password (style input_type "password", format "password") is masked.
+    password = driver.find_element("id", "field-password")
+    assert (password.get_attribute("type"), password.get_attribute("value")) == ("password", "pw")
     _shot(driver, "form-error", capsys)
 
     # The person corrects it and sends the form: a tools/call through the host.
@@ -202,3 +214,172 @@ def test_an_empty_list_says_so_in_the_callers_language(
     assert [(b.text, b.is_enabled()) for b in buttons] == [("Zurück", False), ("Weiter", False)]
     assert "0 insgesamt" in driver.find_element("css selector", ".bar .grow").text
     _shot(driver, "collection-empty-de", capsys)
+
+
+# --- A person confirms in the page where the host cannot ask -------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_person_confirms_in_the_page_and_the_view_runs_once(
+    driver, live_server, settings, calls, capsys
+):
+    # The official client speaks a handshake-era revision: it cannot receive the question (an
+    # input request of 2026-07-28), so the person confirms in the page.
+    settings.MCP_BRIDGE = {"APPS": "always", "CONFIRM": {"cases": ["account_create"]}}
+    arguments = {"email": "ada@example.com", "password": "pw"}
+    _open(driver, live_server, "account_create", arguments)
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation")
+    # The host's (the model's) call ran nothing: the page shows what will happen.
+    assert calls == [] and not Account.objects.exists()
+    assert driver.find_element("id", "confirm-question").text.endswith("?")
+    shown = driver.execute_script(
+        "return [...document.querySelectorAll('.confirm dt')].map((dt) => "
+        "[dt.textContent, dt.nextElementSibling.textContent]);"
+    )
+    assert shown == [["email", "ada@example.com"], ["password", "••••••••"]]  # not shown
+    buttons = driver.find_elements("css selector", ".confirm button")
+    assert [b.text for b in buttons] == ["Confirm", "Cancel"]
+    # The host got an error result for the model, whose text holds no state; the page has it.
+    driver.switch_to.default_content()
+    log = driver.execute_script("return window.hostLog")
+    driver.switch_to.frame(driver.find_element("css selector", "#host iframe"))
+    assert {"sent": "account_create", "isError": True} in log
+    _shot(driver, "confirm", capsys)
+
+    buttons[0].click()
+    _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "done")
+    assert Account.objects.filter(email="ada@example.com").count() == 1
+    assert calls == [("account_create", arguments)]  # the view ran once, confirmed
+    assert driver.find_elements("css selector", ".confirm") == []
+    _shot(driver, "confirm-done", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_delete_confirmed_in_its_page_or_cancelled(driver, live_server, settings, calls, capsys):
+    # A delete has no page of its own: where it asks, it gets the record page to confirm in.
+    settings.MCP_BRIDGE = {"APPS": "always", "CONFIRM": {"cases": "destructive"}}
+    report = Report.objects.create(name=HOSTILE)
+    _open(driver, live_server, "reports_destroy", {"id": report.id})
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation")
+    question = driver.find_element("id", "confirm-question").text
+    assert HOSTILE in question and "cannot be undone" in question  # the object's name, as text
+    assert driver.find_elements("css selector", ".confirm img, .confirm b") == []
+    _shot(driver, "confirm-delete", capsys)
+    driver.find_element("xpath", "//button[normalize-space()='Cancel']").click()
+    _wait(
+        driver,
+        lambda: "nothing was done" in driver.find_element("css selector", ".status").text,
+        "cancelled",
+    )
+    assert Report.objects.filter(id=report.id).exists() and calls == []
+
+    _open(driver, live_server, "reports_destroy", {"id": report.id})
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation again")
+    driver.find_element("xpath", "//button[normalize-space()='Confirm']").click()
+    _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "deleted")
+    assert not Report.objects.filter(id=report.id).exists()
+    assert calls == [("reports_destroy", {"id": report.id})]
+    assert driver.title != "pwned"
+    _shot(driver, "confirm-delete-done", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_late_confirmation_is_refused_and_the_call_asked_again(
+    driver, live_server, settings, calls, capsys
+):
+    settings.MCP_BRIDGE = {"APPS": "always", "CONFIRM": {"cases": ["account_create"]}}
+    arguments = {"email": "late@example.com", "password": "pw"}
+    _open(driver, live_server, "account_create", arguments)
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation")
+    # The person comes back after the state expired: the server refuses it, nothing runs, and
+    # the page shows why with a fresh question.
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "CONFIRM_TTL": 1}
+    time.sleep(2.1)
+    driver.find_element("xpath", "//button[normalize-space()='Confirm']").click()
+    _wait(
+        driver, lambda: "expired" in driver.find_element("css selector", ".status").text, "expired"
+    )
+    assert not Account.objects.exists() and calls == []
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "asked again")
+    _shot(driver, "confirm-expired", capsys)
+    settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "CONFIRM_TTL": 300}
+    driver.find_element("xpath", "//button[normalize-space()='Confirm']").click()
+    _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "done")
+    assert Account.objects.filter(email="late@example.com").count() == 1
+    assert calls == [("account_create", arguments)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_forms_file_field_is_a_file_input_whose_file_the_view_receives(
+    driver, live_server, apps_always, calls, capsys, settings, tmp_path
+):
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    report = tmp_path / "zap.xml"
+    report.write_bytes(b'<?xml version="1.0"?><OWASPZAPReport><site name="shop"/></OWASPZAPReport>')
+    # The model called the upload tool without the file: the form says so beside the field.
+    _open(
+        driver,
+        live_server,
+        "import_scan",
+        {"engagement": 7, "scan_type": "ZAP Scan"},
+        group="uploads",
+    )
+    _wait(driver, lambda: driver.find_elements("css selector", ".field.invalid"), "missing file")
+    picker = driver.find_element("id", "field-file")
+    assert picker.get_attribute("type") == "file"
+    # The view's help text, without how a model sends a file.
+    assert driver.find_element("id", "help-file").text == "The scanner's report."
+    assert "file" in driver.find_element("css selector", ".field.invalid").text
+    picker.send_keys(str(report))
+    _shot(driver, "form-file", capsys)
+    driver.find_element("css selector", "button[type=submit]").click()
+    _wait(
+        driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "imported"
+    )
+    ((name, arguments),) = calls
+    assert name == "import_scan" and arguments["file"]["filename"] == "zap.xml"
+    stored = list((tmp_path / "media" / "scans").iterdir())
+    assert [path.read_bytes() for path in stored] == [report.read_bytes()]
+    _shot(driver, "form-file-sent", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_cancelled_form_is_corrected_sent_and_confirmed_again(
+    driver, live_server, settings, calls, capsys
+):
+    settings.MCP_BRIDGE = {"APPS": "always", "CONFIRM": {"cases": ["account_create"]}}
+    _open(driver, live_server, "account_create", {"email": "typo@example", "password": "pw"})
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation")
+    driver.find_element("xpath", "//button[normalize-space()='Cancel']").click()
+    # Cancelled: the form again, with the model's arguments, nothing run.
+    _wait(driver, lambda: driver.find_elements("id", "field-email"), "the form")
+    assert "nothing was done" in driver.find_element("css selector", ".status").text
+    email = driver.find_element("id", "field-email")
+    assert email.get_attribute("value") == "typo@example"
+    email.clear()
+    email.send_keys("fixed@example.com")
+    driver.find_element("css selector", "button[type=submit]").click()
+    # The page's own call of the tool asks again, for the corrected arguments.
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "asked again")
+    assert "fixed@example.com" in driver.find_element("css selector", ".confirm dl").text
+    assert calls == [] and not Account.objects.exists()
+    driver.find_element("xpath", "//button[normalize-space()='Confirm']").click()
+    _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "done")
+    assert list(Account.objects.values_list("email", flat=True)) == ["fixed@example.com"]
+    assert calls == [("account_create", {"email": "fixed@example.com", "password": "pw"})]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_confirmed_call_the_view_refuses_shows_its_error_beside_the_field(
+    driver, live_server, settings, calls, capsys
+):
+    settings.MCP_BRIDGE = {"APPS": "always", "CONFIRM": {"cases": ["account_create"]}}
+    _open(driver, live_server, "account_create", {"email": "a@b.c", "password": "pw"})
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation")
+    driver.find_element("xpath", "//button[normalize-space()='Confirm']").click()
+    # Confirmed, the view ran and refused the email: the form shows why, beside the field.
+    _wait(driver, lambda: driver.find_elements("css selector", ".field.invalid"), "view error")
+    field = driver.find_element("css selector", ".field.invalid")
+    assert "Enter a valid email address." in field.find_element("css selector", ".error").text
+    assert not Account.objects.exists() and calls == []
+    _shot(driver, "confirm-view-error", capsys)

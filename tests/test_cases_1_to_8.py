@@ -314,8 +314,21 @@ class TestCase3ReadAndWriteOnly:
         schema = group_tools["account_create"]["inputSchema"]
         assert "password" in schema["properties"]
         assert "password" in schema.get("required", [])
+        # style={"input_type": "password"}: a password input in a form (mcp_bridge.build.password_fields)
+        assert schema["properties"]["password"]["format"] == "password"
         assert not accepts(schema, {"email": "a@example.com"})
         assert accepts(schema, {"email": "a@example.com", "password": "s3cret"})
+
+    def test_the_applications_own_openapi_document_keeps_drf_spectacular_s_password(self, db):
+        from drf_spectacular.generators import SchemaGenerator
+
+        document = SchemaGenerator().get_schema(request=None, public=True)
+        passwords = [
+            schema["properties"]["password"]
+            for schema in document["components"]["schemas"].values()
+            if "password" in (schema.get("properties") or {})
+        ]
+        assert passwords and all("format" not in password for password in passwords)
 
     def test_write_only_password_is_not_in_the_output_schema(self, group_tools):
         output = group_tools["account_create"]["outputSchema"]

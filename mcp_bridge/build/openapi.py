@@ -38,6 +38,7 @@ from rest_framework.versioning import NamespaceVersioning, QueryParameterVersion
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
+from mcp_bridge.build import password_fields  # noqa: F401 (registers its extension)
 from mcp_bridge.build.facts import OperationFacts, view_facts, view_model
 from mcp_bridge.build.membership import Membership, Operation, Reason, compile_rules
 from mcp_bridge.build.naming import copy_qualifiers

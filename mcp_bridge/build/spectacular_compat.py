@@ -60,6 +60,11 @@ def bridge_generation() -> Iterator[None]:
         _generating.reset(token)
 
 
+def is_generating() -> bool:
+    """Whether the bridge is generating a group's schema (:func:`bridge_generation`)."""
+    return _generating.get()
+
+
 def blank_or_formatted(schema: dict[str, Any]) -> dict[str, Any]:
     """A string schema with a format, pattern or minimum length that also accepts ``""``,
     written as drf-spectacular 0.30 writes it: the constraints in a ``oneOf`` branch beside

@@ -11,6 +11,8 @@ The modules, in the order a call meets them:
   and the round of a view that asks (:func:`~mcp_bridge.confirmation.step.view_asked`);
 * ``forms``: what the person reads;
 * ``state``: the signed, bound, expiring ``requestState``, used once where it confirms;
+* ``in_page``: the result that asks a person in the call's MCP App page, for a client that
+  renders the pages but cannot ask;
 * ``inputs``: the public part, what a view raises to ask and reads on the retry.
 
 Its layer is below the call pipeline and above the tool set: the executor asks it, and turns

@@ -12,7 +12,8 @@ timestamped), whose payload binds:
 * ``u``: the caller (:func:`caller_identity`);
 * ``n``: a random nonce, the key of its single use;
 * ``c``: the confirmation it carries: ``"ask"`` (the form was asked with it), ``"done"`` (given
-  on an earlier round, still to be used) or ``None``;
+  on an earlier round, still to be used), ``"page"`` (asked in the call's MCP App page, used
+  only by its confirming tool: :mod:`~mcp_bridge.confirmation.in_page`) or ``None``;
 * ``s``: the view's own state (:class:`~mcp_bridge.confirmation.inputs.InputRequired`).
 
 A state that fails any of these is refused with a :class:`StateRefused` naming why; nothing
@@ -47,6 +48,9 @@ EXPIRED = "expired"
 REPLAYED = "replayed"
 OTHER_CALL = "other_call"  # another tool, group, version or other arguments
 OTHER_CALLER = "other_caller"
+#: A state issued for a confirmation in a page, presented anywhere but that page's confirming
+#: tool, or another state presented there (:mod:`~mcp_bridge.confirmation.in_page`).
+PAGE_ONLY = "page_only"
 
 
 class StateRefused(Exception):

@@ -12,7 +12,9 @@ tool's policy (:mod:`~mcp_bridge.confirmation.policy`) whether the call:
   the caller through (a caller it refuses gets its 401, 403 or 404, never the question);
 * stops without its view: :class:`Stop`, a JSON-RPC error for a ``requestState`` or
   ``inputResponses`` that cannot be used (:mod:`~mcp_bridge.confirmation.state`), an
-  ``isError`` result for a declined form and for a client that cannot ask.
+  ``isError`` result for a declined form and for a client that cannot ask; for such a client
+  that renders MCP Apps, the result that asks in the call's page
+  (:mod:`~mcp_bridge.confirmation.in_page`), whose Confirm comes back as ``page_state``.
 
 After the view, :func:`view_asked` turns the view's :class:`InputRequired` (its HTTP 428
 answer) into the ``InputRequiredResult``. The executor's one ``except`` answers with what
@@ -35,10 +37,11 @@ from mcp_bridge.base.protocol import (
     JsonRpcError,
 )
 from mcp_bridge.build.tools import Tool
-from mcp_bridge.confirmation import forms
+from mcp_bridge.confirmation import forms, in_page
 from mcp_bridge.confirmation.inputs import CAPABILITY_OF_METHOD, Inputs
 from mcp_bridge.confirmation.policy import allows_unconfirmed, asks_confirmation
 from mcp_bridge.confirmation.state import (
+    PAGE_ONLY,
     StateRefused,
     caller_identity,
     sign_state,
@@ -52,7 +55,9 @@ CONFIRM_KEY = "mcp_bridge_confirm"
 
 #: The outcomes the tool-call signals report (``confirmation=``).
 ASKED = "asked"
+ASKED_IN_PAGE = "asked_in_page"
 CONFIRMED = "confirmed"
+CONFIRMED_IN_PAGE = "confirmed_in_page"
 DECLINED = "declined"
 CANCELLED = "cancelled"
 UNCONFIRMED = "unconfirmed"
@@ -122,6 +127,8 @@ def prepare(
     toolset: ToolSet,
     read_target: Callable[[ToolSet, Tool, dict[str, Any], HttpRequest], Any],
     check_access: Callable[[], None],
+    *,
+    page_state: str | None = None,
 ) -> Round:
     """The confirmation step (see the module).
 
@@ -133,16 +140,25 @@ def prepare(
             executor's :func:`~mcp_bridge.toolcall.executor.check_access`); called before a
             person is asked, and before a client that cannot ask is refused, so that neither
             happens to a caller the view would refuse.
+        page_state: the ``requestState`` a person's press of Confirm in the call's page sent
+            (the app-only tool :data:`~mcp_bridge.confirmation.in_page.CONFIRM_TOOL`): the
+            call runs confirmed when it verifies for this call and caller and was issued for
+            a page, once.
 
     Raises:
         Ask: the call must be confirmed first (or confirmed again).
-        Stop: the call stops without its view.
+        Stop: the call stops without its view; for a client that renders MCP Apps and cannot
+            ask, an ``isError`` result that asks in the page (:mod:`~mcp_bridge.confirmation.in_page`).
     """
     group = toolset.group
+    if page_state is not None:
+        return _confirmed_in_page(tool, arguments, params, request, revision, toolset, page_state)
     asks = asks_confirmation(tool, group)
     if revision not in MODERN_REVISIONS:  # protocol.is_modern, inlined: once per call
         if asks:
-            _without_elicitation(tool, group, revision, check_access)
+            _without_elicitation(
+                tool, arguments, params, request, revision, toolset, read_target, check_access
+            )
             return Round(Inputs(), UNCONFIRMED, False)
         return _HANDSHAKE_ROUND
     meta = params.get("_meta")
@@ -166,11 +182,24 @@ def prepare(
                 ),
             )
         payload = _verified(token, bound)
+        if payload.get("c") == in_page.IN_PAGE:  # the model's path: never a confirmation
+            raise Stop(
+                PAGE_ONLY,
+                error=JsonRpcError(
+                    INVALID_PARAMS,
+                    "This requestState was issued for the call's MCP App page: only a person's "
+                    "press of Confirm in that page carries the call out, and nothing was done. "
+                    "Wait for the person to confirm in the page.",
+                    data={"reason": PAGE_ONLY},
+                ),
+            )
     inputs = Inputs(responses, payload.get("s"), capabilities)
     if not asks:
         return Round(inputs)
     if not _can_elicit(capabilities):
-        _without_elicitation(tool, group, revision, check_access)
+        _without_elicitation(
+            tool, arguments, params, request, revision, toolset, read_target, check_access
+        )
         return Round(inputs, UNCONFIRMED)
     given = payload.get("c")
     if given == _GIVEN:
@@ -198,6 +227,79 @@ def prepare(
         raise Stop(outcome, result=forms.declined_result(tool, outcome, request))
     _use(payload)
     return Round(Inputs(_without_key(responses), None, capabilities), CONFIRMED)
+
+
+def _ask_in_page(
+    tool: Tool,
+    arguments: dict[str, Any],
+    request: HttpRequest,
+    toolset: ToolSet,
+    read_target: Callable[[ToolSet, Tool, dict[str, Any], HttpRequest], Any],
+    check_access: Callable[[], None],
+) -> None:
+    """Stop the call with the result that asks a person to confirm it in its page.
+
+    Raises:
+        Stop: ``"asked_in_page"``, :func:`~mcp_bridge.confirmation.in_page.asked_result`.
+    """
+    check_access()  # never a question to a caller the view refuses
+    form = forms.confirmation_form(
+        tool, arguments, request, lambda: read_target(toolset, tool, arguments, request)
+    )
+    state = sign_state(
+        tool=tool.name,
+        group=toolset.group,
+        version=toolset.version,
+        arguments=arguments,
+        caller=caller_identity(request),
+        confirm=in_page.IN_PAGE,
+    )
+    destructive = bool(
+        tool.annotations.get("destructiveHint", True)
+        and not tool.annotations.get("readOnlyHint", False)
+    )
+    question = form["params"]["message"]
+    raise Stop(
+        ASKED_IN_PAGE, result=in_page.asked_result(tool, arguments, question, state, destructive)
+    )
+
+
+def _confirmed_in_page(
+    tool: Tool,
+    arguments: dict[str, Any],
+    params: Mapping[str, Any],
+    request: HttpRequest,
+    revision: str,
+    toolset: ToolSet,
+    token: str,
+) -> Round:
+    """The round of a call a person confirmed in its page: its state verified for this very
+    call and caller, issued for a page, and used now (once).
+
+    Raises:
+        Stop: the state is refused (tampered, expired, another call or caller, replayed, or
+            not issued for a page); nothing runs.
+    """
+    payload = _verified(
+        token,
+        (tool.name, toolset.group, toolset.version, arguments, caller_identity(request)),
+    )
+    if payload.get("c") != in_page.IN_PAGE:
+        raise Stop(
+            PAGE_ONLY,
+            error=JsonRpcError(
+                INVALID_PARAMS,
+                f"Invalid params: {in_page.CONFIRM_TOOL} takes the state of a confirmation "
+                "asked in a page, and this is not one; nothing was done.",
+                data={"reason": PAGE_ONLY},
+            ),
+        )
+    _use(payload)
+    modern = revision in MODERN_REVISIONS
+    meta = params.get("_meta")
+    capabilities = meta.get(CLIENT_CAPABILITIES_META_KEY) if isinstance(meta, Mapping) else None
+    inputs = Inputs({}, None, capabilities if modern and isinstance(capabilities, Mapping) else {})
+    return Round(inputs, CONFIRMED_IN_PAGE, modern)
 
 
 def view_asked(
@@ -336,16 +438,29 @@ def _declares(capabilities: Mapping[str, Any], method: Any) -> bool:
 
 
 def _without_elicitation(
-    tool: Tool, group: str, revision: str, check_access: Callable[[], None]
+    tool: Tool,
+    arguments: dict[str, Any],
+    params: Mapping[str, Any],
+    request: HttpRequest,
+    revision: str,
+    toolset: ToolSet,
+    read_target: Callable[[ToolSet, Tool, dict[str, Any], HttpRequest], Any],
+    check_access: Callable[[], None],
 ) -> None:
     """A call that asks, from a client that cannot ask a person: refused, unless the operator
-    allows such clients for ``group``; a caller the view refuses gets the view's refusal.
+    allows such clients for the group; asked in the call's page where the client renders MCP
+    Apps (:mod:`~mcp_bridge.confirmation.in_page`); a caller the view refuses gets the view's
+    refusal.
 
     Raises:
-        Stop: ``"unavailable"``, an ``isError`` result saying why and what to do.
+        Stop: ``"asked_in_page"`` (:func:`_ask_in_page`), or ``"unavailable"``, an ``isError``
+            result saying why and what to do.
     """
+    group = toolset.group
     if allows_unconfirmed(group):
         return  # the view runs, and refuses whom it refuses
+    if in_page.offered(tool, toolset, params, revision):
+        _ask_in_page(tool, arguments, request, toolset, read_target, check_access)
     check_access()
     if revision in MODERN_REVISIONS:
         why = (

@@ -53,6 +53,7 @@ from mcp_bridge.toolcall import completion, executor, meta_tools, resources
 from mcp_bridge.toolcall.visibility import listed_tools, varies_by_caller, visible_tool_names
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.tracing import traced_request
+from mcp_bridge.ui import confirm as app_confirm
 from mcp_bridge.ui import kinds as app_kinds
 from mcp_bridge.ui import pages as app_pages
 
@@ -286,7 +287,12 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
     # mcp_bridge.discovery.modes); a cursor is an offset into that list, valid for as long as
     # the caller's list stays the same.
     visible = None if call.every_tool else visible_tool_names(call.toolset, call.request)
-    tools = listed_tools(call.toolset, visible)
+    tools: list[Any] = listed_tools(call.toolset, visible)
+    # A client that declares MCP Apps (mcp_bridge.ui) gets each tool's page in _meta.ui, and
+    # the app-only tool a page confirms a call with, where a tool it may see asks a person.
+    apps = app_kinds.declares_apps(params, call.revision, call.modern)
+    if apps and app_confirm.listed_for(call.toolset, visible):
+        tools = [*tools, app_confirm.TOOL]
     offset = 0
     if params.get("cursor") is not None:
         offset = _decode_cursor(params["cursor"], len(tools))
@@ -294,15 +300,14 @@ def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
     page = tools[offset : offset + size]
     # A page is the same for every caller of the tool set, profile and visible set (its texts
     # are per language already): encoded once, then spliced into each answer by dumps().
-    # A client that declares MCP Apps (mcp_bridge.ui) gets each tool's page in _meta.ui.
     profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
-    apps = app_kinds.declares_apps(params, call.revision, call.modern)
     key = (call.revision, offset, size, visible, profile, apps)
     listed = call.toolset.pages.get(key)
     if listed is None:
         entries = [tool.as_mcp(call.revision, profile) for tool in page]
         if apps:
-            entries = [app_kinds.with_app(entry, tool) for entry, tool in zip(entries, page)]
+            group = call.toolset.group
+            entries = [app_kinds.with_app(entry, tool, group) for entry, tool in zip(entries, page)]
         listed = call.toolset.pages[key] = EncodedJSON(dumps(entries))
     result: dict[str, Any] = {"tools": listed}
     if offset + size < len(tools):
@@ -322,7 +327,13 @@ def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
     # A 2026-07-28 request that declares the Tasks extension goes to mcp_bridge.tasks, which
     # may answer a task; a tool served only as a task refuses the others (-32021).
     profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
-    meta = call.toolset.meta_tool(params.get("name"))
+    name = params.get("name")
+    if name == app_confirm.CONFIRM_TOOL and name not in call.toolset.by_name:
+        # A person pressed Confirm in a tool's page (mcp_bridge.ui.confirm).
+        return app_confirm.answer(
+            params, call.toolset, call.request, call.revision, call.modern, profile
+        )
+    meta = call.toolset.meta_tool(name)
     if meta is not None:
         if call.modern and declares_tasks(params):  # a call proxy's tool may become a task
             return meta_tools.answer(

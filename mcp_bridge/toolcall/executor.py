@@ -114,6 +114,8 @@ def call_tool(
     revision: str,
     profile: str = DEFS,
     answer_instead: Callable[[Tool, HttpResponseBase], dict[str, Any] | None] | None = None,
+    *,
+    page_confirmation: str | None = None,
 ) -> dict[str, Any]:
     """Answer the ``tools/call`` of ``params`` (``name``, ``arguments``) on ``toolset``.
 
@@ -124,6 +126,10 @@ def call_tool(
     what it returns, unless ``None``, is the answer instead of the tool's result. The Tasks
     extension (:mod:`mcp_bridge.tasks`) answers a task for a view's ``202 Accepted`` job this
     way, so that such a call takes every step of this one (confirmation, uploads included).
+
+    ``page_confirmation`` is the state a person's press of Confirm in the call's MCP App page
+    sent (:mod:`mcp_bridge.ui.confirm`): the confirmation step runs the call confirmed when it
+    verifies (:func:`~mcp_bridge.confirmation.step.prepare`).
 
     Returns:
         The ``CallToolResult``: the view's, or an ``isError`` result for any failure
@@ -152,6 +158,7 @@ def call_tool(
                 toolset,
                 read_target,
                 lambda: check_access(tool, arguments, mcp_request, revision),
+                page_state=page_confirmation,
             )
             call.confirmation = round_.outcome
             request = build_request(tool, arguments, mcp_request, files)

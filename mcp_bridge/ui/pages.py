@@ -54,6 +54,12 @@ def texts() -> dict[str, str]:
         "saved": gettext("Done."),
         "required": gettext("Required"),
         "invalidJson": gettext("Enter valid JSON."),
+        # A person confirms a call in the page (mcp_bridge.confirmation.in_page).
+        "confirm": gettext("Confirm"),
+        "cancel": gettext("Cancel"),
+        "notConfirmed": gettext("Cancelled: nothing was done."),
+        "confirmedModel": gettext("The person confirmed in the page: {question} It was done."),
+        "cancelledModel": gettext("The person cancelled in the page: {question} Nothing was done."),
     }
 
 

@@ -24,7 +24,8 @@ class AccountSerializer(serializers.ModelSerializer):
     class Meta:
         model = Account
         fields = ["id", "email", "password"]
-        extra_kwargs = {"password": {"write_only": True}}
+        # A password input, as DRF's browsable API draws it (and the MCP App form page).
+        extra_kwargs = {"password": {"write_only": True, "style": {"input_type": "password"}}}
 
 
 class AuthorSerializer(serializers.Serializer):

@@ -11,7 +11,7 @@ from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from mcp_bridge import api_group
+from mcp_bridge import api_group, mcp_tool
 
 
 class ScanImportSerializer(serializers.Serializer):
@@ -65,6 +65,9 @@ class ImportScanView(APIView):
     def get_serializer(self, *args, **kwargs):
         return self.serializer_class(*args, **kwargs)
 
+    @mcp_tool(
+        app="form"
+    )  # an import is a create: its MCP App is the form (tests/test_apps_browser.py)
     def post(self, request):
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)

@@ -46,7 +46,7 @@ function h(tag, attrs = {}, ...children) {
 }
 
 const root = document.getElementById("app");
-const state = { tool: null, args: {}, result: null, busy: false, message: null, tone: "" };
+const state = { tool: null, args: {}, result: null, busy: false, message: null, tone: "", confirm: null, cancelled: false };
 
 // ---- schemas and results ----------------------------------------------------------------
 
@@ -120,6 +120,8 @@ async function callTool(args) {
     const result = await app.callServerTool({ name: state.tool.name, arguments: args });
     state.args = args;
     state.result = result;
+    state.confirm = confirmationOf(result);
+    state.cancelled = false;
     state.message = null;
   } catch (error) {
     state.message = t("failed", { message: error && error.message ? error.message : String(error) });
@@ -270,9 +272,32 @@ function fieldErrors(result) {
   return found;
 }
 
+// A file argument of an upload tool: its forms (anyOf) include base64 text, which a file input
+// fills (the bridge sends the view a multipart request).
+function isFile(schema) {
+  return Array.isArray(schema.anyOf) &&
+    schema.anyOf.some((form) => form && form.type === "string" && form.contentEncoding === "base64");
+}
+
+async function fileArgument(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (let start = 0; start < bytes.length; start += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
+  }
+  const argument = { data: btoa(binary), filename: file.name };
+  if (file.type) argument.mimeType = file.type;
+  return argument;
+}
+
 function control(name, schema, value, required) {
   const types = typesOf(schema);
   const common = { id: `field-${name}`, name, required: required || undefined };
+  if (isFile(schema)) {
+    const media = schema.anyOf.find((form) => form && form.contentMediaType);
+    const accept = media && media.contentMediaType !== "application/octet-stream" ? media.contentMediaType : undefined;
+    return h("input", { ...common, type: "file", accept });
+  }
   if (Array.isArray(schema.enum)) {
     const select = h("select", common);
     if (!required || value === undefined) select.append(h("option", { value: "", text: "—" }));
@@ -290,11 +315,13 @@ function control(name, schema, value, required) {
   if (types.includes("object") || types.includes("array")) {
     return h("textarea", { ...common, rows: 3, class: "json", text: value === undefined ? "" : JSON.stringify(value) });
   }
-  const type = { email: "email", uri: "url", date: "date" }[schema.format];
+  // A serializer field with style={"input_type": "password"} is drf-spectacular's format "password".
+  const type = { email: "email", uri: "url", date: "date", password: "password" }[schema.format];
   if (!type && (!schema.maxLength || schema.maxLength > 200)) {
     return h("textarea", { ...common, rows: 3, text: value ?? "" });
   }
-  return h("input", { ...common, type: type || "text", maxlength: schema.maxLength, value: value ?? "" });
+  return h("input", { ...common, type: type || "text", maxlength: schema.maxLength, value: value ?? "",
+    autocomplete: type === "password" ? "new-password" : undefined });
 }
 
 function readForm(form, properties, required) {
@@ -305,6 +332,12 @@ function readForm(form, properties, required) {
     const types = typesOf(schema);
     const input = form.elements.namedItem(name);
     if (!input) continue;
+    if (isFile(schema)) {
+      // Read when the form is sent (fileArgument); else the value the call was made with.
+      if (input.files && input.files.length) args[name] = input.files[0];
+      else if (state.args[name] !== undefined) args[name] = state.args[name];
+      continue;
+    }
     if (types.includes("boolean") && !schema.enum) {
       args[name] = input.checked;
       continue;
@@ -351,9 +384,14 @@ function renderForm() {
       h("label", { for: `field-${name}` }, schema.title || name,
         isRequired ? h("span", { class: "req", title: t("required"), text: " *" }) : null),
       input);
-    if (schema.description) {
+    // A file argument's description ends with how a model sends a file (the build's FILE_TEXT,
+    // mcp_bridge.build.openrpc), which a person choosing a file has no use for.
+    const help = isFile(schema)
+      ? String(schema.description || "").replace(/\s*A file: its bytes in base64[\s\S]*$/, "")
+      : schema.description;
+    if (help) {
       input.setAttribute("aria-describedby", `help-${name}`);
-      field.append(h("div", { class: "help", id: `help-${name}`, text: schema.description }));
+      field.append(h("div", { class: "help", id: `help-${name}`, text: help }));
     }
     if (messages) {
       input.setAttribute("aria-invalid", "true");
@@ -368,9 +406,12 @@ function renderForm() {
     parts.push(h("div", { class: "error", role: "alert", text: `${name === "non_field_errors" ? "" : `${name}: `}${display(Array.isArray(messages) ? messages.join(" ") : messages)}` }));
   }
   form.append(h("div", { class: "bar" }, h("button", { type: "submit", class: "primary", disabled: state.busy, text: t("submit") })));
-  form.addEventListener("submit", (event) => {
+  form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const { args, problems } = readForm(form, properties, required);
+    for (const [name, value] of Object.entries(args)) {
+      if (value instanceof File) args[name] = await fileArgument(value);
+    }
     state.localErrors = problems;
     if (Object.keys(problems).length) {
       state.args = args;
@@ -393,8 +434,116 @@ function renderForm() {
   return parts;
 }
 
+// ---- a person confirms the call (the host cannot ask them) -------------------------------
+//
+// A call of a tool that asks a person to confirm it, from a host that cannot ask, answers an
+// error whose _meta carries the question, the call and a signed single-use state (never its
+// text, which the model reads). The page shows the question; Confirm calls the server's
+// app-only confirming tool with them, Cancel does nothing on the server.
+
+const CONFIRMATION_KEY = "mcp-bridge/confirmation";
+
+function confirmationOf(result) {
+  const asked = result && result._meta && result._meta[CONFIRMATION_KEY];
+  return asked && typeof asked === "object" && typeof asked.state === "string" ? asked : null;
+}
+
+function tellModel(text) {
+  // What the person decided reaches the model in its next turn, where the host supports it.
+  if (typeof app.updateModelContext === "function") {
+    app.updateModelContext({ content: [{ type: "text", text }] }).catch(() => {});
+  }
+}
+
+async function confirmCall() {
+  const asked = state.confirm;
+  if (!asked || state.busy) return;
+  state.busy = true;
+  state.message = t("loading");
+  state.tone = "";
+  render();
+  let result = null;
+  let failure = null;
+  try {
+    result = await app.callServerTool({
+      name: asked.tool,
+      arguments: { name: asked.name, arguments: asked.arguments, confirmation: asked.state },
+    });
+  } catch (error) {
+    failure = error && error.message ? error.message : String(error);
+  }
+  if (failure === null) {
+    // The view ran: its result, or its own error (a form shows it beside the fields).
+    state.confirm = confirmationOf(result);
+    state.args = asked.arguments;
+    state.result = result;
+    state.message = result.isError ? null : t("saved");
+    state.tone = result.isError ? "" : "ok";
+    tellModel(t("confirmedModel", { question: asked.question }));
+  } else {
+    // The server refused the confirmation (it came too late, it was used): nothing ran. The
+    // call is asked again, for a fresh confirmation, with the reason shown.
+    state.confirm = null;
+    try {
+      const again = await app.callServerTool({ name: asked.name, arguments: asked.arguments });
+      state.confirm = confirmationOf(again);
+      state.result = again;
+    } catch {
+      state.result = null;
+    }
+    state.message = t("failed", { message: failure });
+    state.tone = "error";
+  }
+  state.busy = false;
+  render();
+}
+
+function cancelCall() {
+  const asked = state.confirm;
+  if (!asked || state.busy) return;
+  state.confirm = null;
+  state.cancelled = true;
+  state.args = asked.arguments;
+  state.result = null;
+  state.message = t("notConfirmed");
+  state.tone = "";
+  tellModel(t("cancelledModel", { question: asked.question }));
+  render();
+}
+
+// The call's arguments as the person reads them; a password's value is not shown.
+function argumentsShown(args) {
+  const properties = (state.tool && state.tool.inputSchema && state.tool.inputSchema.properties) || {};
+  if (!args || typeof args !== "object" || Array.isArray(args)) return args;
+  const shown = {};
+  for (const [name, value] of Object.entries(args)) {
+    const schema = resolve(properties[name] || {}, state.tool && state.tool.inputSchema);
+    if (schema.format === "password" && value) shown[name] = "••••••••";
+    else if (isFile(schema) && value) shown[name] = (value && value.filename) || "(file)";
+    else shown[name] = value;
+  }
+  return shown;
+}
+
+function renderConfirmation() {
+  const asked = state.confirm;
+  const title = (state.tool && (state.tool.title || state.tool.name)) || asked.name;
+  const panel = h("section", { class: "confirm", role: "group", "aria-labelledby": "confirm-question" },
+    h("p", { id: "confirm-question", class: "question", text: asked.question }),
+    recordList(argumentsShown(asked.arguments), null),
+    h("div", { class: "bar" },
+      h("button", { type: "button", class: asked.destructive ? "primary danger" : "primary",
+        disabled: state.busy, onclick: confirmCall, text: t("confirm") }),
+      h("button", { type: "button", disabled: state.busy, onclick: cancelCall, text: t("cancel") })));
+  if (!state.busy) queueMicrotask(() => panel.querySelector("button:last-child").focus());
+  return [h("h1", { text: title }), statusLine(), panel];
+}
+
 function render() {
-  const parts = { collection: renderCollection, record: renderRecord, form: renderForm }[KIND]();
+  let parts;
+  if (state.confirm) parts = renderConfirmation();
+  else if (state.cancelled && KIND !== "form") parts = [h("h1", { text: (state.tool && (state.tool.title || state.tool.name)) || "" }), statusLine()];
+  else parts = { collection: renderCollection, record: renderRecord, form: renderForm }[KIND]();
   root.replaceChildren(...parts);
 }
 
@@ -416,6 +565,7 @@ app.ontoolinput = (params) => {
 };
 app.ontoolresult = (result) => {
   state.result = result;
+  state.confirm = confirmationOf(result);
   state.message = null;
   state.tone = KIND === "form" && !result.isError ? "ok" : "";
   if (state.tone === "ok") state.message = t("saved");
