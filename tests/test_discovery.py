@@ -809,6 +809,51 @@ def test_search_runs_in_the_callers_language(settings, db):
     assert "rechnung" not in get_toolset(GROUP, None, "en").index("en").postings
 
 
+@pytest.mark.parametrize(
+    ("language", "search_title", "proxy_title", "no_match"),
+    [
+        ("en", "Search the tools", "Call a read-only tool", "No tool matches these words"),
+        ("de", "Werkzeuge suchen", "Ein nur lesendes Werkzeug aufrufen", "Kein Werkzeug passt"),
+        ("uk", "Шукати інструменти", "Викликати інструмент лише для читання", "Жоден інструмент"),
+    ],
+)
+@pytest.mark.parametrize("group", ["realistic", "cases"])
+def test_the_meta_tools_speak_the_callers_language(
+    settings, db, group, language, search_title, proxy_title, no_match
+):
+    # The meta-tools' own texts come from mcp_bridge's catalogue, for a group whose tool texts
+    # have a catalogue of the language (realistic) and for one whose have none (cases).
+    from tests.realistic import GROUP, MCP_BRIDGE, URLCONF
+
+    if group == "realistic":
+        settings.ROOT_URLCONF = URLCONF
+        settings.MCP_BRIDGE = {**MCP_BRIDGE, "DISCOVERY": "search"}
+        group = GROUP
+    else:
+        settings.MCP_BRIDGE = copy.deepcopy(SEARCH_CASES)
+    settings.LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("uk", "Українська")]
+    client = McpClient(path=f"/mcp/{group}/", **{"Accept-Language": language})
+    listed = {tool["name"]: tool for tool in client.list_tools()}
+    assert listed[SEARCH_TOOL]["title"] == search_title
+    assert listed[CALL_READ_ONLY]["title"] == proxy_title
+    query = listed[SEARCH_TOOL]["inputSchema"]["properties"]["query"]["description"]
+    assert "500" in query  # the placeholders are filled in every language
+    # The answers' hints and refusals too.
+    nothing = answer_of(client.call(SEARCH_TOOL, {"query": "xqzv wprtk"}))
+    assert nothing["hint"].startswith(no_match), nothing["hint"]
+    unknown = client.call(CALL_READ_ONLY, {"name": "no_such_tool"})
+    assert unknown["isError"] is True
+    message = json.loads(unknown["content"][0]["text"])["message"]
+    assert "no_such_tool" in message
+    if language == "de":
+        assert message.startswith("Unbekanntes Werkzeug"), message
+    # Every other language's texts stay its own: an English caller after a German one.
+    english = McpClient(path=f"/mcp/{group}/", **{"Accept-Language": "en"})
+    assert {t["name"]: t for t in english.list_tools()}[SEARCH_TOOL]["title"] == (
+        "Search the tools"
+    )
+
+
 def test_the_index_is_plain_data(db):
     import pickle
 

@@ -279,6 +279,9 @@ class TranslatableToolSet(Protocol):
     @property
     def tools(self) -> list[Tool]: ...
 
+    @property
+    def discovery(self) -> Any: ...
+
 
 _ToolSetT = TypeVar("_ToolSetT", bound=TranslatableToolSet)
 
@@ -463,15 +466,20 @@ def translated_copy(toolset: _ToolSetT, language: str) -> _ToolSetT:
         raise ToolSetError(toolset.group, toolset.version, [_catalogue_problem(exc)]) from exc
     # The texts made from the facts are in LANGUAGE_CODE; another language writes them
     # again with its own templates (mcp_bridge's django catalogue) and verbose names.
-    rewrite = _other_language(language) and any(
-        tool.generated or tool.generated_arguments for tool in toolset.tools
-    )
-    if lookup is None and not rewrite:  # every text is the code's already
-        return toolset
+    other = _other_language(language)
+    rewrite = other and any(tool.generated or tool.generated_arguments for tool in toolset.tools)
+    if lookup is None and not rewrite:  # every tool text is the code's already
+        # In search mode the meta-tools' own texts are in mcp_bridge's catalogue of the
+        # language: a copy that only says which language they are made in.
+        return (
+            replace(toolset, language=language) if other and toolset.discovery.search else toolset
+        )
     chain = lookup or _no_entry
     with translation.override(language):
         tools = [translate_tool(tool, chain, rewrite_defaults=rewrite) for tool in toolset.tools]
-    return replace(toolset, tools=tools, by_name={tool.name: tool for tool in tools})
+    return replace(
+        toolset, tools=tools, by_name={tool.name: tool for tool in tools}, language=language
+    )
 
 
 def catalogue_fingerprint(group: str, language: str) -> str:

@@ -9,7 +9,9 @@ Every real tool stays callable by its own name.
 
 This module defines them, as the build lists them; :mod:`mcp_bridge.toolcall.meta_tools`
 answers their calls (dispatch sends it a call to a meta-tool, and every other call to the
-executor).
+executor). Their texts are in the caller's language, from mcp_bridge's own ``django``
+catalogue (a project's ``LOCALE_PATHS`` may add languages): they are made once per tool set
+copy and language, as the tools' own texts are.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
+from django.utils import translation
+from django.utils.translation import gettext as _
 from jsonschema import Draft202012Validator
 
 from mcp_bridge.base.conf import GEMINI, STRICT
@@ -104,6 +109,8 @@ class MetaTool:
     input_schema: dict[str, Any]
     annotations: dict[str, bool]
     level: int | None = None
+    #: The language of the texts (``None``: ``LANGUAGE_CODE``), for the ones made per profile.
+    language: str | None = None
     _validator: SchemaValidator | None = field(default=None, repr=False, compare=False)
     _profiled: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False, compare=False)
 
@@ -126,7 +133,8 @@ class MetaTool:
         if schema is None:
             schema = self.input_schema
             if profile in TEXT_ARGUMENTS_PROFILES and "arguments" in schema["properties"]:
-                properties = {**schema["properties"], "arguments": _ARGUMENTS_AS_TEXT}
+                with _texts_in(self.language):
+                    properties = {**schema["properties"], "arguments": _arguments_as_text()}
                 schema = {**schema, "properties": properties}
             schema = self._profiled[profile] = convert_schema(schema, profile or "defs")
         return schema
@@ -146,104 +154,124 @@ class MetaTool:
         return tool
 
 
-_NAME_ARGUMENT = {
-    "type": "string",
-    "description": f"The tool's name, as {SEARCH_TOOL} returns it.",
-}
-_ARGUMENTS_ARGUMENT = {
-    "description": (
-        "The tool's arguments, as its inputSchema describes them (an object; or the same "
-        "object as JSON text, for clients whose schemas allow no free-form object). "
-        "Default: no arguments."
-    ),
-    "anyOf": [{"type": "object"}, {"type": "string"}],
-}
-#: ``arguments`` where no free-form object is allowed (:data:`TEXT_ARGUMENTS_PROFILES`).
-_ARGUMENTS_AS_TEXT = {
-    "type": "string",
-    "description": (
-        "The tool's arguments as a JSON object in text, as its inputSchema describes them "
-        "(e.g. '{\"id\": 3}'); '{}' for none."
-    ),
-}
+def _texts_in(language: str | None) -> Any:
+    """Texts made in ``language`` (``None``: ``LANGUAGE_CODE``), whatever the thread has active."""
+    return translation.override(language or settings.LANGUAGE_CODE)
 
-_PROXY_TEXTS = {
-    READ_ONLY: (
-        "Call a read-only tool",
-        (
-            "Run a read-only tool (readOnlyHint: true) found with {search} by its name, with its "
-            "arguments. The result is that tool's own result. Tools that change data are refused"
+
+def _name_argument() -> dict[str, Any]:
+    return {
+        "type": "string",
+        "description": _("The tool's name, as %(search)s returns it.") % {"search": SEARCH_TOOL},
+    }
+
+
+def _arguments_argument() -> dict[str, Any]:
+    return {
+        "description": _(
+            "The tool's arguments, as its inputSchema describes them (an object; or the same "
+            "object as JSON text, for clients whose schemas allow no free-form object). "
+            "Default: no arguments."
         ),
-    ),
-    WRITE: (
-        "Call a tool that adds or changes data",
-        (
-            "Run a tool found with {search} that adds or changes data without destroying any "
-            "(destructiveHint: false), or a read-only one, by its name, with its arguments. The "
-            "result is that tool's own result. Destructive tools (deletes, full replacements) are "
+        "anyOf": [{"type": "object"}, {"type": "string"}],
+    }
+
+
+def _arguments_as_text() -> dict[str, Any]:
+    """``arguments`` where no free-form object is allowed (:data:`TEXT_ARGUMENTS_PROFILES`)."""
+    return {
+        "type": "string",
+        "description": _(
+            "The tool's arguments as a JSON object in text, as its inputSchema describes them "
+            "(e.g. '{\"id\": 3}'); '{}' for none."
+        ),
+    }
+
+
+def _proxy_texts(level: int) -> tuple[str, str]:
+    """The title and description of the proxy of ``level``, in the active language."""
+    search = {"search": SEARCH_TOOL}
+    if level == READ_ONLY:
+        return _("Call a read-only tool"), _(
+            "Run a read-only tool (readOnlyHint: true) found with %(search)s by its name, with "
+            "its arguments. The result is that tool's own result. Tools that change data are "
             "refused"
-        ),
-    ),
-    DESTRUCTIVE: (
-        "Call a destructive tool",
-        (
-            "Run any tool found with {search}, destructive ones included (deletes, full "
-            "replacements: destructiveHint: true), by its name, with its arguments. The result is "
-            "that tool's own result."
-        ),
-    ),
-}
+        ) % search
+    if level == WRITE:
+        return _("Call a tool that adds or changes data"), _(
+            "Run a tool found with %(search)s that adds or changes data without destroying any "
+            "(destructiveHint: false), or a read-only one, by its name, with its arguments. The "
+            "result is that tool's own result. Destructive tools (deletes, full replacements) "
+            "are refused"
+        ) % search
+    return _("Call a destructive tool"), _(
+        "Run any tool found with %(search)s, destructive ones included (deletes, full "
+        "replacements: destructiveHint: true), by its name, with its arguments. The result is "
+        "that tool's own result."
+    ) % search
 
 
 def proxies_named(levels: frozenset[int] | set[int]) -> str:
-    """The names of the proxies of ``levels``, as a sentence's list: ``"a, b or c"``."""
+    """The names of the proxies of ``levels``, as a sentence's list in the active language:
+    ``"a, b or c"``."""
     names = [PROXIES[level] for level in sorted(levels)]
-    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else "".join(names)
+    if len(names) < 2:
+        return "".join(names)
+    return _("%(names)s or %(last)s") % {"names": ", ".join(names[:-1]), "last": names[-1]}
 
 
-def _search_tool(levels: frozenset[int]) -> MetaTool:
+def _search_tool(levels: frozenset[int], language: str | None) -> MetaTool:
     proxies = (
-        f" Call a found tool by its name, or through {proxies_named(levels)}." if levels else ""
+        " "
+        + _("Call a found tool by its name, or through %(proxies)s.")
+        % {"proxies": proxies_named(levels)}
+        if levels
+        else ""
     )
     return MetaTool(
         name=SEARCH_TOOL,
-        title="Search the tools",
-        description=(
+        title=_("Search the tools"),
+        description=_(
             "This API has more tools than can be listed. Find the ones for a task: describe "
             "it in plain words or keywords ('cancel an order', 'which invoices are overdue'). "
             "Returns the best matches with everything needed to call them (name, "
             "description, annotations, inputSchema) and how many more matched. Or browse: "
             "an empty query returns an overview of the API's areas and resources with their "
             "operations; give one of them as 'resource' (with the empty query) for what it "
-            "holds, and 'page' for the next page of a long answer." + proxies
-        ),
+            "holds, and 'page' for the next page of a long answer."
+        )
+        + proxies,
         input_schema={
             "type": "object",
             "properties": {
                 "query": {
                     "type": "string",
-                    "description": (
+                    "description": _(
                         "What you want to do, in plain words or keywords; empty to browse "
-                        f"(at most {MAX_QUERY_CHARS} characters)."
-                    ),
+                        "(at most %(most)d characters)."
+                    )
+                    % {"most": MAX_QUERY_CHARS},
                 },
                 "limit": {
                     "type": "integer",
-                    "description": (
-                        f"How many tools to return: default {DEFAULT_LIMIT}, at most "
-                        f"{MAX_LIMIT} (a larger number is taken as {MAX_LIMIT})."
-                    ),
+                    "description": _(
+                        "How many tools to return: default %(default)d, at most %(most)d "
+                        "(a larger number is taken as %(most)d)."
+                    )
+                    % {"default": DEFAULT_LIMIT, "most": MAX_LIMIT},
                 },
                 "resource": {
                     "type": "string",
-                    "description": (
+                    "description": _(
                         "Browse, with an empty query: an area (ending in '/') or a resource, "
                         "as an earlier overview named it. Leave it out to search."
                     ),
                 },
                 "page": {
                     "type": "integer",
-                    "description": "Browse: which page of the overview or of the resource (from 1).",
+                    "description": _(
+                        "Browse: which page of the overview or of the resource (from 1)."
+                    ),
                 },
             },
             "required": ["query"],
@@ -255,20 +283,22 @@ def _search_tool(levels: frozenset[int]) -> MetaTool:
             "idempotentHint": True,
             "openWorldHint": False,
         },
+        language=language,
     )
 
 
-def _describe_tool() -> MetaTool:
+def _describe_tool(language: str | None) -> MetaTool:
     return MetaTool(
         name=DESCRIBE_TOOL,
-        title="Describe a tool",
-        description=(
-            f"The full definition of one tool (inputSchema and outputSchema), for a tool that "
-            f"{SEARCH_TOOL} described compactly because it is large."
-        ),
+        title=_("Describe a tool"),
+        description=_(
+            "The full definition of one tool (inputSchema and outputSchema), for a tool that "
+            "%(search)s described compactly because it is large."
+        )
+        % {"search": SEARCH_TOOL},
         input_schema={
             "type": "object",
-            "properties": {"name": _NAME_ARGUMENT},
+            "properties": {"name": _name_argument()},
             "required": ["name"],
             "additionalProperties": False,
         },
@@ -278,23 +308,27 @@ def _describe_tool() -> MetaTool:
             "idempotentHint": True,
             "openWorldHint": False,
         },
+        language=language,
     )
 
 
-def _proxy(level: int, accepted: list[Tool], levels: frozenset[int]) -> MetaTool:
-    title, description = _PROXY_TEXTS[level]
-    description = description.format(search=SEARCH_TOOL)
+def _proxy(
+    level: int, accepted: list[Tool], levels: frozenset[int], language: str | None
+) -> MetaTool:
+    title, description = _proxy_texts(level)
     riskier = {other for other in levels if other > level}
     if level < DESTRUCTIVE:
         # Name only the proxies this caller is offered: none, when it may run nothing riskier.
-        description += f": use {proxies_named(riskier)}." if riskier else "."
+        description += (
+            _(": use %(proxies)s.") % {"proxies": proxies_named(riskier)} if riskier else "."
+        )
     return MetaTool(
         name=PROXIES[level],
         title=title,
         description=description,
         input_schema={
             "type": "object",
-            "properties": {"name": _NAME_ARGUMENT, "arguments": _ARGUMENTS_ARGUMENT},
+            "properties": {"name": _name_argument(), "arguments": _arguments_argument()},
             "required": ["name"],
             "additionalProperties": False,
         },
@@ -307,6 +341,7 @@ def _proxy(level: int, accepted: list[Tool], levels: frozenset[int]) -> MetaTool
             "openWorldHint": any(t.annotations.get("openWorldHint", True) for t in accepted),
         },
         level=level,
+        language=language,
     )
 
 
@@ -315,7 +350,9 @@ def levels_of(tools: Iterable[Tool]) -> frozenset[int]:
     return frozenset(risk_of(tool) for tool in tools)
 
 
-def meta_tools(tools: list[Tool], offered: frozenset[int] | None = None) -> list[MetaTool]:
+def meta_tools(
+    tools: list[Tool], offered: frozenset[int] | None = None, language: str | None = None
+) -> list[MetaTool]:
     """The meta-tools of a group in search mode: search, describe, and the proxy of each
     level of risk that some tool of the group has (a proxy with nothing to run is left out).
 
@@ -324,18 +361,23 @@ def meta_tools(tools: list[Tool], offered: frozenset[int] | None = None) -> list
         offered: the levels of the tools a caller may use (:func:`levels_of` its visible
             tools), when it may use fewer than all: only their proxies are listed, and the
             texts name no other. ``None``: every level the group has.
+        language: the language of their texts (``None``: ``LANGUAGE_CODE``).
     """
     levels = levels_of(tools)
     if offered is not None:
         levels &= offered
-    proxies = [
-        _proxy(level, [t for t in tools if risk_of(t) <= level], levels)
-        for level in (READ_ONLY, WRITE, DESTRUCTIVE)
-        if level in levels
-    ]
-    return [_search_tool(levels), _describe_tool(), *proxies]
+    with _texts_in(language):
+        proxies = [
+            _proxy(level, [t for t in tools if risk_of(t) <= level], levels, language)
+            for level in (READ_ONLY, WRITE, DESTRUCTIVE)
+            if level in levels
+        ]
+        return [_search_tool(levels, language), _describe_tool(language), *proxies]
 
 
-def search_listing(group: str, tools: list[Tool]) -> list[Tool | MetaTool]:
-    """What ``tools/list`` holds in search mode: the pinned tools, then the meta-tools."""
-    return [*(tool for tool in tools if is_pinned(tool, group)), *meta_tools(tools)]
+def search_listing(
+    group: str, tools: list[Tool], language: str | None = None
+) -> list[Tool | MetaTool]:
+    """What ``tools/list`` holds in search mode: the pinned tools, then the meta-tools (their
+    texts in ``language``; ``None``: ``LANGUAGE_CODE``)."""
+    return [*(tool for tool in tools if is_pinned(tool, group)), *meta_tools(tools, None, language)]

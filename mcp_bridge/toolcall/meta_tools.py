@@ -33,7 +33,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
+from django.utils import translation
+from django.utils.translation import gettext as _
 
 from mcp_bridge.base.conf import STRICT, bridge_settings
 from mcp_bridge.base.encoding import dumps
@@ -106,16 +109,18 @@ def answer(
         arguments = _checked_arguments(meta, params.get("arguments"), revision, profile)
     except ToolCallFailed as failed:
         return failed.answer()
+    # The language transport negotiated for the tool texts (endpoint.negotiated_language):
+    # the answers' hints and refusals are in it, as the meta-tools' own texts are.
+    language = getattr(mcp_request, "LANGUAGE_CODE", None)
     if meta.level is not None:
         return proxied_call(
             meta, arguments, toolset, mcp_request, revision, profile, visible, params, call
         )
-    if meta.name == SEARCH_TOOL:
-        # The language transport negotiated for the tool texts (endpoint.negotiated_language).
-        language = getattr(mcp_request, "LANGUAGE_CODE", None)
-        return search_tools(arguments, toolset, revision, profile, visible, language)
-    assert meta.name == DESCRIBE_TOOL
-    return describe_tool(arguments["name"], toolset, revision, profile, visible)
+    with translation.override(language or settings.LANGUAGE_CODE):
+        if meta.name == SEARCH_TOOL:
+            return search_tools(arguments, toolset, revision, profile, visible, language)
+        assert meta.name == DESCRIBE_TOOL
+        return describe_tool(arguments["name"], toolset, revision, profile, visible)
 
 
 def _checked_arguments(
@@ -186,21 +191,41 @@ def proxied_call(
     closest visible names), a tool riskier than the proxy (naming the proxy to use), or
     arguments given as text that is not a JSON object.
     """
+    with translation.override(
+        getattr(mcp_request, "LANGUAGE_CODE", None) or settings.LANGUAGE_CODE
+    ):
+        refused, tool_arguments = _proxy_refusal(proxy, arguments, toolset, visible)
+    if refused is not None:
+        return refused
+    name = arguments["name"]
+    # The same call as by name: validation, signals, caching, locks, permissions, output,
+    # confirmation.
+    forwarded = {key: value for key, value in (params or {}).items() if key in _FORWARDED}
+    forwarded["name"], forwarded["arguments"] = name, tool_arguments
+    return call(forwarded, toolset, mcp_request, revision, profile)
+
+
+def _proxy_refusal(
+    proxy: MetaTool, arguments: dict[str, Any], toolset: ToolSet, visible: frozenset[str] | None
+) -> tuple[dict[str, Any] | None, Any]:
+    """``(refusal, None)`` when ``proxy`` may not run ``arguments``, in the active language;
+    else ``(None, the real tool's arguments)`` (an object, from JSON text where need be)."""
     name = arguments["name"]
     tool = toolset.by_name.get(name)
     if tool is None or (visible is not None and name not in visible):
-        return unknown_tool(name, toolset, visible)
+        return unknown_tool(name, toolset, visible), None
     assert proxy.level is not None
     level = risk_of(tool)
     if level > proxy.level:
         needed = PROXIES[level]
         return _refusal(
-            f"Tool {name!r} is not read-only"
+            _("Tool %(name)s is not read-only") % {"name": repr(name)}
             if proxy.name == CALL_READ_ONLY
-            else f"Tool {name!r} is destructive (destructiveHint: true)",
-            hint=f"Call it with {needed}, whose annotations say what it does.",
+            else _("Tool %(name)s is destructive (destructiveHint: true)") % {"name": repr(name)},
+            hint=_("Call it with %(proxy)s, whose annotations say what it does.")
+            % {"proxy": needed},
             proxy=needed,
-        )
+        ), None
     tool_arguments = arguments.get("arguments")
     if isinstance(tool_arguments, str):
         try:
@@ -209,14 +234,14 @@ def proxied_call(
             tool_arguments = None
         if not isinstance(tool_arguments, dict):
             return _refusal(
-                f'Invalid arguments for tool {proxy.name!r}: "arguments" is text, but not a JSON object.',
-                hint='Send the tool\'s arguments as an object, e.g. {"id": 3}.',
-            )
-    # The same call as by name: validation, signals, caching, locks, permissions, output,
-    # confirmation.
-    forwarded = {key: value for key, value in (params or {}).items() if key in _FORWARDED}
-    forwarded["name"], forwarded["arguments"] = name, tool_arguments
-    return call(forwarded, toolset, mcp_request, revision, profile)
+                _(
+                    'Invalid arguments for tool %(proxy)s: "arguments" is text, but not a '
+                    "JSON object."
+                )
+                % {"proxy": repr(proxy.name)},
+                hint=_('Send the tool\'s arguments as an object, e.g. {"id": 3}.'),
+            ), None
+    return None, tool_arguments
 
 
 #: What a proxy call hands on to the real tool's call: the 2026-07-28 envelope and the answers
@@ -229,10 +254,11 @@ def unknown_tool(name: Any, toolset: ToolSet, visible: frozenset[str] | None) ->
     closest names it can."""
     names = toolset.by_name if visible is None else [n for n in toolset.by_name if n in visible]
     closest = difflib.get_close_matches(str(name), names, n=SUGGESTIONS, cutoff=0.5)
-    message = f"Unknown tool: {shorten(repr(name))}."
+    message = _("Unknown tool: %(name)s.") % {"name": shorten(repr(name))}
     if closest:
-        message += f" The closest names are: {', '.join(closest)}."
-    return _refusal(message + f" Find tools with {SEARCH_TOOL}.", closest=closest)
+        message += " " + _("The closest names are: %(names)s.") % {"names": ", ".join(closest)}
+    message += " " + _("Find tools with %(search)s.") % {"search": SEARCH_TOOL}
+    return _refusal(message, closest=closest)
 
 
 # --- Describe -----------------------------------------------------------------------------------
@@ -264,8 +290,9 @@ def search_tools(
     query = arguments["query"]
     if len(query) > MAX_QUERY_CHARS:
         return _refusal(
-            f"The query has {len(query)} characters; the limit is {MAX_QUERY_CHARS}.",
-            hint="Describe the task in a sentence, or give a few keywords.",
+            _("The query has %(length)d characters; the limit is %(most)d.")
+            % {"length": len(query), "most": MAX_QUERY_CHARS},
+            hint=_("Describe the task in a sentence, or give a few keywords."),
             limit=MAX_QUERY_CHARS,
         )
     if not query.strip():
@@ -277,7 +304,11 @@ def search_tools(
     clamped = min(max(asked, 1), MAX_LIMIT)
     answer = search_answer(query, clamped, toolset, revision, profile, visible, language)
     if clamped != asked:
-        answer["limit"] = f"{asked} is out of range: {clamped} used (1 to {MAX_LIMIT})."
+        answer["limit"] = _("%(asked)d is out of range: %(used)d used (1 to %(most)d).") % {
+            "asked": asked,
+            "used": clamped,
+            "most": MAX_LIMIT,
+        }
     return _text_result(answer)
 
 
@@ -285,8 +316,8 @@ def _calling_hint(toolset: ToolSet, visible: frozenset[str] | None) -> str:
     """How to call a found tool: by its name, or through the proxies this caller is offered."""
     offered = offered_levels(toolset, visible)
     if not offered:
-        return "Call a tool by its name."
-    return f"Call a tool by its name, or with {proxies_named(offered)}."
+        return _("Call a tool by its name.")
+    return _("Call a tool by its name, or with %(proxies)s.") % {"proxies": proxies_named(offered)}
 
 
 def search_answer(
@@ -347,20 +378,35 @@ def search_answer(
     answer: dict[str, Any] = {"tools": entries, "more": matched - len(entries)}
     hint = _calling_hint(toolset, visible) if entries else ""
     if shortened:
-        hint += (
-            f" A tool given with 'arguments' or 'required' instead of 'inputSchema' is "
-            f"described in full by {DESCRIBE_TOOL}."
-        )
+        hint += " " + _(
+            "A tool given with 'arguments' or 'required' instead of 'inputSchema' is "
+            "described in full by %(describe)s."
+        ) % {"describe": DESCRIBE_TOOL}
     if unmatched:
         overview = browse(toolset, visible, language)
         for key in ("areas", "resources", "page", "pages"):
             if key in overview:
                 answer[key] = overview[key]
-        found = "the tools above are the closest found, and these are " if entries else "these are "
+        if "areas" in overview:
+            shown = (
+                _("the tools above are the closest found, and these are the group's areas")
+                if entries
+                else _("these are the group's areas")
+            )
+        else:
+            shown = (
+                _("the tools above are the closest found, and these are the group's resources")
+                if entries
+                else _("these are the group's resources")
+            )
         hint = (
-            f"No tool matches these words: {found}the group's "
-            f"{'areas' if 'areas' in overview else 'resources'}. Browse one with "
-            "search_tools(query='', resource='<name>'), or search with the API's own words. " + hint
+            _(
+                "No tool matches these words: %(shown)s. Browse one with "
+                "search_tools(query='', resource='<name>'), or search with the API's own words."
+            )
+            % {"shown": shown}
+            + " "
+            + hint
         ).strip()
     answer["hint"] = hint
     return answer
@@ -530,7 +576,7 @@ def browse(
 
     head: dict[str, Any] = {"group": toolset.group}
     room = OVERVIEW_TOKENS - _FRAME_TOKENS
-    to_resource = "See a resource's tools with search_tools(query='', resource='<resource>')."
+    to_resource = _("See a resource's tools with search_tools(query='', resource='<resource>').")
 
     def fits(items: list[Any]) -> bool:
         return estimate_tokens(dumps(items)) <= room - estimate_tokens(dumps(head))
@@ -556,7 +602,7 @@ def browse(
                 key, items = "areas", areas
                 if not fits(areas):
                     items = [{"area": i["area"], "resources": len(i["resources"])} for i in areas]
-                hint = (
+                hint = _(
                     "Browse an area with search_tools(query='', resource='<area>/'), or go "
                     "straight to a resource with resource='<resource>'."
                 )
@@ -569,7 +615,11 @@ def browse(
         head["resource"] = resource
         items = [brief_entry(toolset.by_name[item.tools[i]]) for i in seen(item.tools)]
         key = "tools"
-        hint = f"{_calling_hint(toolset, visible)} Its full definition: {DESCRIBE_TOOL}(name=...)."
+        hint = (
+            _calling_hint(toolset, visible)
+            + " "
+            + _("Its full definition: %(describe)s(name=...).") % {"describe": DESCRIBE_TOOL}
+        )
         if not items:
             return _unknown_resource(resource, shape, visible)
     else:
@@ -578,8 +628,9 @@ def browse(
     number = 1 if page is None else page
     if not 1 <= number <= len(pages):
         return _refusal(
-            f"Page {number} does not exist: there are {len(pages)}.",
-            hint="Pages are numbered from 1.",
+            _("Page %(number)d does not exist: there are %(pages)d.")
+            % {"number": number, "pages": len(pages)},
+            hint=_("Pages are numbered from 1."),
             pages=len(pages),
         )
     answer: dict[str, Any] = {**head, key: pages[number - 1]}
@@ -587,7 +638,7 @@ def browse(
         answer["page"] = number
         answer["pages"] = len(pages)
         if number < len(pages):
-            hint += f" More on page={number + 1}."
+            hint += " " + _("More on page=%(next)d.") % {"next": number + 1}
     answer["hint"] = hint
     return answer
 
@@ -602,7 +653,8 @@ def _unknown_resource(
     ]
     names = [*shape.areas, *known]
     closest = difflib.get_close_matches(str(resource), names, n=SUGGESTIONS, cutoff=0.5)
-    message = f"Unknown area or resource: {shorten(repr(resource))}."
+    message = _("Unknown area or resource: %(resource)s.") % {"resource": shorten(repr(resource))}
     if closest:
-        message += f" The closest are: {', '.join(closest)}."
-    return _refusal(message + " An empty query without 'resource' lists them.", closest=closest)
+        message += " " + _("The closest are: %(names)s.") % {"names": ", ".join(closest)}
+    message += " " + _("An empty query without 'resource' lists them.")
+    return _refusal(message, closest=closest)

@@ -340,7 +340,7 @@ def listed_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool 
             if offered == offered_levels(toolset, None):
                 listed += [tool for tool in listing if isinstance(tool, MetaTool)]
             else:
-                listed += meta_tools(toolset.tools, offered)
+                listed += meta_tools(toolset.tools, offered, toolset.language)
         tools = plan.lists[visible] = listed
     return tools
 

@@ -146,6 +146,9 @@ class ToolSet:
     )
     visibility: Any = field(default=None, init=False, repr=False, compare=False)
     discovery: Discovery = field(default_factory=Discovery, repr=False, compare=False)
+    #: The language of a translated copy (``None``: the build's own texts): the meta-tools'
+    #: texts of search mode are made in it (:mod:`mcp_bridge.discovery.metatools`).
+    language: str | None = field(default=None, repr=False, compare=False)
     # Passed on by dataclasses.replace: a translated copy reads the build's.
     prebuilt_indexes: dict[str | None, tuple[str, SearchIndex]] = field(
         default_factory=dict, repr=False, compare=False
@@ -210,7 +213,7 @@ class ToolSet:
         listed = self._listed
         if listed is None:
             if self.discovery.search:
-                listed = search_listing(self.group, self.tools)
+                listed = search_listing(self.group, self.tools, self.language)
                 self._meta = {meta.name: meta for meta in listed if isinstance(meta, MetaTool)}
             else:
                 listed = list(self.tools)
