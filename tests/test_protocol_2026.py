@@ -63,10 +63,20 @@ def test_discover(mcp):
         "prompts": {"listChanged": False},
         "resources": {"listChanged": False},
         "completions": {},  # resource template arguments (docs/resources.md)
-        "extensions": {"io.modelcontextprotocol/tasks": {}},  # MCP tasks (docs/tasks.md)
+        "extensions": {
+            "io.modelcontextprotocol/tasks": {},  # MCP tasks (docs/tasks.md)
+            # MCP Apps (docs/apps.md): the pages the tools name, unless APPS is False
+            "io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]},
+        },
     }
     assert result["ttlMs"] == 300_000
     assert result["cacheScope"] == "public"
+
+
+def test_discover_names_no_apps_extension_when_apps_are_off(mcp, settings):
+    settings.MCP_BRIDGE = {"SERVER_NAME": "tests", "APPS": False}
+    result = result_of(mcp.request("server/discover"), "server/discover")
+    assert result["capabilities"]["extensions"] == {"io.modelcontextprotocol/tasks": {}}
 
 
 def test_tools_list_carries_cache_hints(mcp, settings):

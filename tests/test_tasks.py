@@ -89,7 +89,7 @@ def users(db):
 
 def test_discover_advertises_the_extension():
     reply = TaskClient().send("server/discover", {})
-    assert reply["result"]["capabilities"]["extensions"] == {EXTENSION: {}}
+    assert reply["result"]["capabilities"]["extensions"][EXTENSION] == {}
     assert "tasks" not in reply["result"]["capabilities"]
 
 

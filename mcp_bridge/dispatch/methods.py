@@ -31,6 +31,7 @@ from django.http import HttpRequest
 from drf_spectacular.settings import spectacular_settings
 
 import mcp_bridge
+from mcp_bridge.base.apps_extension import EXTENSION as APPS_EXTENSION
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.encoding import EncodedJSON, dumps
 from mcp_bridge.base.limits import echoed, shorten
@@ -249,12 +250,22 @@ def _cache_scope(call: Call) -> str:
 
 #: What server/discover declares: the features, and the Tasks extension (mcp_bridge.tasks).
 DISCOVER_CAPABILITIES: dict[str, Any] = {**SERVER_CAPABILITIES, "extensions": DISCOVER_EXTENSIONS}
+#: The same with the MCP Apps extension, whose pages the server serves unless ``APPS`` is
+#: ``False`` (mcp_bridge.ui): a client that reads it knows the tools may name a page.
+DISCOVER_CAPABILITIES_WITH_APPS: dict[str, Any] = {
+    **SERVER_CAPABILITIES,
+    "extensions": {**DISCOVER_EXTENSIONS, APPS_EXTENSION: {"mimeTypes": [app_kinds.MIME_TYPE]}},
+}
 
 
 def _discover(params: dict[str, Any], call: Call) -> dict[str, Any]:
     result: dict[str, Any] = {
         "supportedVersions": list(SUPPORTED_REVISIONS),
-        "capabilities": DISCOVER_CAPABILITIES,
+        "capabilities": (
+            DISCOVER_CAPABILITIES
+            if bridge_settings.APPS is False
+            else DISCOVER_CAPABILITIES_WITH_APPS
+        ),
     }
     if instructions := _instructions(call):
         result["instructions"] = instructions
