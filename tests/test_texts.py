@@ -4,6 +4,8 @@ drf-spectacular's boilerplate trimmed from the listing."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from django.test import Client, override_settings
 from django.urls import include, path
@@ -15,7 +17,8 @@ from rest_framework.routers import SimpleRouter
 
 from demo_project.shop.models import Order, OrderItem, Tag
 from mcp_bridge import api_group, mcp_tool
-from mcp_bridge.build.texts import trimmed_components
+from mcp_bridge.build.facts import OperationFacts
+from mcp_bridge.build.texts import title_from_facts, trimmed_components
 from mcp_bridge.toolset.registry import get_toolset
 from tests.mcp_client import McpClient
 from tests.realistic import GROUP, MCP_BRIDGE, URLCONF
@@ -287,7 +290,7 @@ def test_a_state_change_is_titled_by_its_action_never_create():
         tools = {tool.name: tool for tool in get_toolset("texts").tools}
     titles = {name: tools[name].title for name in tools if name.startswith(("order", "tags_c"))}
     assert titles["orders_hold"] == "Hold order"
-    assert titles["orders_receive_items"] == "Order: receive items"
+    assert titles["orders_receive_items"] == "Receive items of order"
     assert titles["orders_overdue"] == "Orders: overdue"
     # Generic create views at an object's URL whose serializer is no model's: actions.
     issue = next(t for t in tools.values() if t.method.source.view_class is OrderIssue)
@@ -361,3 +364,42 @@ def test_choice_lines_with_labels_of_their_own_stay():
     assert trimmed["Thing"]["properties"]["kind"]["description"] == "Its kind."
     # A property named like a keyword is a schema still.
     assert "description" not in trimmed["Thing"]["properties"]["enum"]
+
+
+@pytest.mark.parametrize(
+    ("action", "method", "title"),
+    [
+        ("hold", "POST", "Hold order"),  # one word that writes: a verb
+        ("accept_fields", "POST", "Accept fields of order"),  # the verb first
+        ("bom_copy", "POST", "Copy bom of order"),  # the verb last: turned round
+        ("purchase_order", "POST", "Order: purchase order"),  # a noun at the end: kept
+        ("shipping_label", "POST", "Order: shipping label"),  # no verb
+        ("copy_lines", "GET", "Order: copy lines"),  # a read keeps its name
+    ],
+)
+def test_a_custom_action_is_titled_with_its_verb_first(action, method, title):
+    with override_settings(ROOT_URLCONF=__name__):
+        facts = get_toolset("texts").by_name["orders_hold"].facts
+    changed = dataclasses.replace(facts, action_name=action, http_method=method)
+    assert title_from_facts(changed) == title
+
+
+@pytest.mark.parametrize(
+    ("name", "action", "title"),
+    [
+        ("machine_restart_create", "restart", "Restart machine"),
+        (
+            "importer_session_accept_fields_create",
+            "accept_fields",
+            "Accept fields of importer session",
+        ),
+        ("ml_backends_train_update", "train", "Train ml backends"),
+        ("reports_export_create", "data_export", None),  # the name does not end with the action
+        ("exports_shipping_label_create", "shipping_label", None),  # no verb: the name's words
+    ],
+)
+def test_an_action_of_a_view_without_a_model_is_titled_from_its_name(name, action, title):
+    facts = OperationFacts(
+        action="custom", http_method="POST", handler_name="post", action_name=action
+    )
+    assert title_from_facts(facts, name) == title

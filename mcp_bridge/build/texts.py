@@ -89,6 +89,239 @@ _VERB_TITLES = {
     False: gettext_noop("%(action)s %(plural)s"),
     True: gettext_noop("%(action)s %(name)s"),
 }
+#: The title of a custom action that writes and whose name is a verb with more words
+#: ("accept_fields", "bom_copy"): the verb phrase first ("Accept fields of importer session",
+#: "Copy bom of part").
+_VERB_PHRASE_TITLES = {
+    False: gettext_noop("%(action)s of %(plural)s"),
+    True: gettext_noop("%(action)s of %(name)s"),
+}
+#: Verbs a custom action's name may start with (names are code, written in English): a title
+#: puts the verb phrase first. A name with none of them keeps "<resource>: <name>".
+_ACTION_VERBS = frozenset(
+    [
+        "accept",
+        "activate",
+        "add",
+        "allocate",
+        "approve",
+        "archive",
+        "assign",
+        "attach",
+        "authorize",
+        "block",
+        "book",
+        "build",
+        "calculate",
+        "cancel",
+        "charge",
+        "check",
+        "checkout",
+        "claim",
+        "clear",
+        "clone",
+        "close",
+        "commit",
+        "complete",
+        "compute",
+        "confirm",
+        "connect",
+        "convert",
+        "copy",
+        "count",
+        "create",
+        "deactivate",
+        "decline",
+        "delete",
+        "deliver",
+        "deploy",
+        "detach",
+        "disable",
+        "disconnect",
+        "dismiss",
+        "download",
+        "duplicate",
+        "edit",
+        "email",
+        "enable",
+        "end",
+        "enqueue",
+        "estimate",
+        "export",
+        "fail",
+        "finalize",
+        "finish",
+        "flag",
+        "flush",
+        "fork",
+        "freeze",
+        "fulfil",
+        "fulfill",
+        "generate",
+        "grant",
+        "hide",
+        "hold",
+        "import",
+        "install",
+        "invalidate",
+        "invite",
+        "issue",
+        "join",
+        "kill",
+        "label",
+        "leave",
+        "link",
+        "load",
+        "lock",
+        "login",
+        "logout",
+        "mark",
+        "merge",
+        "migrate",
+        "move",
+        "notify",
+        "open",
+        "order",
+        "pause",
+        "pay",
+        "ping",
+        "pin",
+        "place",
+        "post",
+        "preview",
+        "print",
+        "process",
+        "promote",
+        "publish",
+        "purge",
+        "push",
+        "rebuild",
+        "receive",
+        "recalculate",
+        "refresh",
+        "refund",
+        "regenerate",
+        "reindex",
+        "reject",
+        "release",
+        "reload",
+        "remove",
+        "rename",
+        "render",
+        "reopen",
+        "reorder",
+        "repair",
+        "replace",
+        "reply",
+        "report",
+        "request",
+        "resend",
+        "reserve",
+        "reset",
+        "resolve",
+        "restart",
+        "restore",
+        "resume",
+        "retry",
+        "return",
+        "revert",
+        "revoke",
+        "rollback",
+        "run",
+        "save",
+        "schedule",
+        "scrap",
+        "send",
+        "set",
+        "setup",
+        "share",
+        "ship",
+        "sign",
+        "skip",
+        "sort",
+        "split",
+        "start",
+        "stop",
+        "submit",
+        "subscribe",
+        "suspend",
+        "sync",
+        "synchronize",
+        "tag",
+        "test",
+        "toggle",
+        "track",
+        "transfer",
+        "trigger",
+        "unarchive",
+        "unassign",
+        "unblock",
+        "unfreeze",
+        "unhide",
+        "uninstall",
+        "unlink",
+        "unlock",
+        "unmark",
+        "unpin",
+        "unpublish",
+        "unsubscribe",
+        "update",
+        "upgrade",
+        "upload",
+        "validate",
+        "verify",
+        "void",
+        "withdraw",
+    ]
+)
+#: The ones also read as nouns, as at the end of "purchase_order" or "sales_report": a name is
+#: turned round ("bom_copy" → "copy bom") only on the others.
+_NOUN_LIKE_VERBS = frozenset(
+    [
+        "book",
+        "charge",
+        "check",
+        "count",
+        "email",
+        "end",
+        "flag",
+        "fork",
+        "hold",
+        "issue",
+        "label",
+        "link",
+        "load",
+        "lock",
+        "mark",
+        "order",
+        "pin",
+        "post",
+        "print",
+        "process",
+        "purge",
+        "push",
+        "render",
+        "reply",
+        "report",
+        "request",
+        "return",
+        "run",
+        "schedule",
+        "scrap",
+        "setup",
+        "share",
+        "sign",
+        "sort",
+        "split",
+        "tag",
+        "test",
+        "track",
+        "transfer",
+        "edit",
+    ]
+)
+#: What drf-spectacular appends to an ``APIView`` operation's id for its HTTP method.
+_METHOD_SUFFIXES = ("partial_update", "create", "update", "destroy", "list", "retrieve")
 _DESCRIPTIONS = {
     "retrieve": gettext_noop("Get the %(name)s with the given `%(parameter)s`."),
     "create": gettext_noop("Create a new %(name)s."),
@@ -152,19 +385,72 @@ def _listed(names: tuple[str, ...]) -> str:
     return shown + (" …" if len(names) > MAX_FIELDS else "")
 
 
-def title_from_facts(facts: OperationFacts) -> str | None:
+def title_from_facts(facts: OperationFacts, name: str = "") -> str | None:
     """The default title of an operation, in the active language; ``None`` when the facts
-    know no model to name (then the title is made from the tool name)."""
+    know no model to name and the tool's ``name`` no action (then the title is the tool name's
+    words)."""
     if facts.model is None:
-        return None
+        return _modelless_action_title(facts, name)
     values = {"name": _name(facts), "plural": _plural(facts)}
     if facts.action == "custom":
         action = facts.action_name or facts.handler_name
         values["action"] = action.replace("_", " ")
-        one_verb = facts.http_method != "GET" and "_" not in action
-        template = (_VERB_TITLES if one_verb else _CUSTOM_TITLES)[bool(facts.detail)]
+        writes = facts.http_method != "GET"
+        phrase = _verb_first(action) if writes else None
+        if writes and "_" not in action:  # one word, a verb: "Hold purchase order"
+            template = _VERB_TITLES[bool(facts.detail)]
+        elif phrase is not None:  # "Copy bom of part"
+            values["action"] = phrase
+            template = _VERB_PHRASE_TITLES[bool(facts.detail)]
+        else:
+            template = _CUSTOM_TITLES[bool(facts.detail)]
     else:
         template = _TITLES[facts.action]
+    return _capfirst(gettext(template) % values)
+
+
+def _verb_first(action: str) -> str | None:
+    """An action name of several words as a verb phrase, the verb first (``accept_fields`` →
+    ``accept fields``, ``bom_copy`` → ``copy bom``); ``None`` when no end of it is a verb."""
+    words = [word for word in action.lower().split("_") if word]
+    if len(words) < 2:
+        return None
+    if words[0] in _ACTION_VERBS:
+        return " ".join(words)
+    if words[-1] in _ACTION_VERBS and words[-1] not in _NOUN_LIKE_VERBS:
+        return " ".join([words[-1], *words[:-1]])
+    return None
+
+
+def _modelless_action_title(facts: OperationFacts, name: str) -> str | None:
+    """The title of a custom action that writes on a view without a model, from the tool's
+    name: its words before the action name the resource (``machine_restart_create`` →
+    "Restart machine", ``importer_session_accept_fields_create`` → "Accept fields of importer
+    session"); ``None`` when the name does not end with the action (then the name's words)."""
+    action = facts.action_name
+    if facts.action != "custom" or not action or facts.http_method == "GET" or not name:
+        return None
+    stem = name.lower()
+    for suffix in _METHOD_SUFFIXES:  # drf-spectacular's operation id: <path words>_<method>
+        if stem.endswith("_" + suffix) and not action.lower().endswith(suffix):
+            stem = stem[: -len(suffix) - 1]
+            break
+    action_key = action.lower().replace("-", "_")
+    if not stem.endswith("_" + action_key):
+        return None
+    resource = stem[: -len(action_key) - 1].replace("_", " ").strip()
+    if not resource:
+        return None
+    values = {"name": resource, "plural": resource}
+    phrase = _verb_first(action_key)
+    if "_" not in action_key:
+        values["action"] = action_key
+        template = _VERB_TITLES[True]
+    elif phrase is not None:
+        values["action"] = phrase
+        template = _VERB_PHRASE_TITLES[True]
+    else:
+        return None
     return _capfirst(gettext(template) % values)
 
 

@@ -403,7 +403,7 @@ def build_tool(
             declared_output_schema["$defs"] = result_schema["$defs"]
 
     # Explicit texts win; the facts speak for an operation that has none.
-    title = method.title or title_from_facts(method.facts)
+    title = method.title or title_from_facts(method.facts, method.name)
     description = method.description or method.summary or description_from_facts(method.facts)
     description = with_file_note(with_context(description, method.context), method)
     generated = {

@@ -362,7 +362,7 @@ def _texts_from_facts(tool: Tool) -> tuple[dict[str, str], dict[str, str]]:
     its own text (an argument whose boilerplate was dropped has none)."""
     facts = tool.facts
     made: dict[str, str] = {}
-    title = title_from_facts(facts) if TITLE in tool.generated else None
+    title = title_from_facts(facts, tool.name) if TITLE in tool.generated else None
     description = (
         with_file_note(
             with_context(description_from_facts(facts), tool.method.context), tool.method
