@@ -13,7 +13,12 @@ client declaring elicitation:
   the object through the tool's own ``GET`` (here the tool itself), and answers the
   ``InputRequiredResult`` with a signed ``requestState``;
 * ``confirm``: the retry: the state verified, recorded as used (``cache.add`` in the bench's
-  ``LocMemCache``; a Redis round trip in production comes on top), then the view.
+  ``LocMemCache``; a Redis round trip in production comes on top), then the view;
+* ``bare`` and ``ruled``: what rules for other tools cost a call that uses neither. The same
+  call by a client that declares neither elicitation nor tasks, in a group without rules
+  (``bare``) and in one whose ``CONFIRM`` and ``"tasks"`` rule cover its list tool
+  (``ruled``: ``item_list`` asks a person and is a run task; ``item_detail``, called, is
+  covered by neither). Goal: ``ruled`` ≤ 1.002× ``bare``.
 
 Every retry needs a state of its own (each is used once): both counted processes sign
 :data:`MANY` states before the count starts, so that only the retries differ.
@@ -30,7 +35,15 @@ from typing import Any
 
 from bench import instructions, lib
 
-KINDS = ("plain", "ask", "confirm")
+KINDS = ("plain", "ask", "confirm", "bare", "ruled")
+#: ``ruled``: the group's list tool asks a person and is a run task; the called tool neither.
+OTHER_TOOL = lib.IN_PROCESS_CASES["list"][0]
+RULES = {
+    "CONFIRM": {"bench": [OTHER_TOOL]},
+    "GROUPS": {
+        "bench": {"tasks": [{"path_regex": r"^/api/items/$", "methods": ["GET"], "task": "run"}]},
+    },
+}
 #: The counts of requests of the two processes (``BENCH_CONFIRMATION_COUNTS="10,60"`` for a
 #: quicker, noisier figure on a busy host).
 FEW, MANY = (
@@ -62,6 +75,11 @@ def _senders(kind: str) -> tuple[Any, Any]:
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
     }
     first = {"name": TOOL, "arguments": ARGUMENTS, "_meta": meta}
+    # A client that declares neither elicitation nor the Tasks extension.
+    undeclared = {
+        **first,
+        "_meta": {**meta, "io.modelcontextprotocol/clientCapabilities": {}},
+    }
 
     def post(params: dict[str, Any]) -> dict[str, Any]:
         response = client.post(
@@ -75,6 +93,8 @@ def _senders(kind: str) -> tuple[Any, Any]:
 
     if kind == "plain":
         return (lambda: None), (lambda: _check(post(first), "complete"))
+    if kind in ("bare", "ruled"):
+        return (lambda: None), (lambda: _check(post(undeclared), "complete"))
     if kind == "ask":
         return (lambda: None), (lambda: _check(post(first), "input_required"))
     states: list[str] = []
@@ -105,10 +125,17 @@ def _child(kind: str, n: int) -> None:
     warm = _senders("plain")[1]
     for _ in range(WARM_UP):
         warm()
-    if kind != "plain":  # as a deployment sets it; override_settings tells the bridge
+    if kind in ("bare", "ruled"):  # as a deployment sets it; override_settings tells the bridge
+        # Both kinds read their settings through an override: it costs every settings read.
+        rules = RULES if kind == "ruled" else {}
+        override_settings(MCP_BRIDGE={**settings.MCP_BRIDGE, **rules}).enable()
+    elif kind not in ("plain", "bare"):
         override_settings(MCP_BRIDGE={**settings.MCP_BRIDGE, "CONFIRM": {"bench": [TOOL]}}).enable()
     prepare()
-    if kind != "plain":
+    if kind in ("bare", "ruled"):
+        for _ in range(WARM_UP):  # the rules' own first uses (the new tool set) warmed too
+            send()
+    elif kind != "plain":
         for _ in range(WARM_UP // 5):  # the kind's own path warmed too, with states to spare
             _senders("ask")[1]()
     gc.collect()
@@ -136,6 +163,8 @@ def run() -> str:
         [kind, f"{value / 1e3:,.0f}", f"{value / plain:.2f}"] for kind, value in per_request.items()
     ]
     rows.append(["ask + confirm (the round trip)", f"{both / 1e3:,.0f}", f"{both / plain:.2f}"])
+    ruled = per_request["ruled"] / per_request["bare"]
+    rows.append(["ruled / bare (goal ≤ 1.002)", "", f"{ruled:.4f}"])
     return lib.table(
         "A confirmed call against the same call unconfirmed (instructions per request)",
         ["request", "k instr", "× the unconfirmed call"],

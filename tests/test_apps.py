@@ -197,3 +197,40 @@ def test_the_lockfile_pins_the_extensions_sdk():
     assert sdk["integrity"].startswith("sha512-")
     package = json.loads((FRONTEND / "package.json").read_text())
     assert package["dependencies"]["@modelcontextprotocol/ext-apps"] == "2.0.4"
+
+
+# --- A record's related objects ---------------------------------------------------------------------
+
+
+def _called(name: str, arguments: dict, *, declare: bool, group="catalog") -> dict:
+    c = McpClient(path=f"/mcp/{group}/", revision=MODERN)
+    meta = apps_envelope() if declare else envelope(MODERN)
+    message = c.message("tools/call", {"name": name, "arguments": arguments}, meta=meta)
+    answer = c.post(message, **{"Mcp-Method": "tools/call", "Mcp-Name": name})
+    assert answer.status_code == 200, answer.content
+    return answer.json()["result"]
+
+
+def test_a_records_related_objects_are_linked_for_a_client_with_apps_only(db):
+    from demo_project.shop.models import Category, Product
+
+    lamps = Category.objects.create(name="Desk lamps", slug="desk-lamps")
+    Product.objects.create(name="Arc lamp", slug="arc-lamp", price="49.00", category=lamps)
+    with_apps = _called("products_retrieve", {"slug": "arc-lamp"}, declare=True)
+    assert with_apps["_meta"]["mcp-bridge/links"] == {
+        "category": {"tool": "categories_retrieve", "argument": "id", "title": "Get a category"}
+    }
+    assert with_apps["structuredContent"]["category"] == lamps.pk
+    # The link reads what it names: the category, by the product's key of it.
+    related = _called("categories_retrieve", {"id": lamps.pk}, declare=True)
+    assert related["structuredContent"]["name"] == "Desk lamps"
+    # A client without Apps, a list, a refused call: no links.
+    without = _called("products_retrieve", {"slug": "arc-lamp"}, declare=False)
+    assert "mcp-bridge/links" not in (without.get("_meta") or {})
+    assert without["structuredContent"] == with_apps["structuredContent"]
+    listing = _called("products_list", {}, declare=True)
+    assert "mcp-bridge/links" not in (listing.get("_meta") or {})
+    missing = _called("products_retrieve", {"slug": "no-such-lamp"}, declare=True)
+    assert missing["isError"] is True and "mcp-bridge/links" not in (missing.get("_meta") or {})
+    # Nothing is added to the listing.
+    assert "links" not in json.dumps(listed(group="catalog")["products_retrieve"])

@@ -18,6 +18,7 @@ import pytest
 from django.http import HttpResponse
 from django.urls import path
 
+from demo_project.shop.models import Category, Product
 from mcp_bridge.signals import post_tool_call
 from tests.test_explorer import ARTIFACTS, browser  # noqa: F401 (the explorer's fixture)
 from tests.testapp import upload_views
@@ -383,3 +384,33 @@ def test_a_confirmed_call_the_view_refuses_shows_its_error_beside_the_field(
     assert "Enter a valid email address." in field.find_element("css selector", ".error").text
     assert not Account.objects.exists() and calls == []
     _shot(driver, "confirm-view-error", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_records_related_object_is_a_link_that_reads_it(
+    driver, live_server, apps_always, calls, capsys
+):
+    # The demo's catalog: a product's category is its key; the group reads a category by its key.
+    lamps = Category.objects.create(name="Desk lamps", slug="desk-lamps")
+    Product.objects.create(name="Arc lamp", slug="arc-lamp", price="49.00", category=lamps)
+    _open(driver, live_server, "products_retrieve", {"slug": "arc-lamp"}, group="catalog")
+    link = _wait(driver, lambda: driver.find_elements("css selector", "dd button.link"), "link")[0]
+    assert link.text == str(lamps.pk)
+    assert link.get_attribute("aria-label") == f"Open category {lamps.pk}"
+    link.click()
+    _wait(
+        driver,
+        lambda: driver.find_element("css selector", "h1").text == "Get a category",
+        "the category",
+    )
+    shown = driver.execute_script(
+        "return Object.fromEntries([...document.querySelectorAll('dt')].map((dt) => "
+        "[dt.textContent, dt.nextElementSibling.textContent]));"
+    )
+    assert shown["name"] == "Desk lamps" and shown["slug"] == "desk-lamps"
+    # Read through a real tools/call of the tool that reads a category, by its key.
+    assert ("categories_retrieve", {"id": lamps.pk}) in calls
+    _shot(driver, "record-related", capsys)
+    driver.find_element("css selector", "button.back").click()
+    _wait(driver, lambda: driver.find_elements("css selector", "dd button.link"), "back")
+    assert driver.find_element("css selector", "h1").text != "Get a category"

@@ -56,6 +56,7 @@ from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.tracing import traced_request
 from mcp_bridge.ui import confirm as app_confirm
 from mcp_bridge.ui import kinds as app_kinds
+from mcp_bridge.ui import links as app_links
 from mcp_bridge.ui import pages as app_pages
 
 
@@ -357,7 +358,16 @@ def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
         tool = call.toolset.by_name.get(params.get("name"))  # type: ignore[arg-type]
         if tool is not None and tool.method.source.metadata and policy_of(tool).required:
             raise missing_capability(f"the tool {tool.name!r}, served only as a task,")
-    return executor.call_tool(params, call.toolset, call.request, call.revision, profile)
+    result = executor.call_tool(params, call.toolset, call.request, call.revision, profile)
+    tool = call.toolset.by_name.get(name)  # type: ignore[arg-type]
+    if tool is not None and not result.get("isError"):
+        # A record's related objects as links its page can follow (mcp_bridge.ui.links): two
+        # dictionary lookups for a tool without links, nothing more for a client without Apps.
+        links = app_links.related_links(call.toolset, tool)
+        if links and app_kinds.declares_apps(params, call.revision, call.modern):
+            result_meta = {**(result.get("_meta") or {}), app_links.LINKS_META_KEY: links}
+            result = {**result, "_meta": result_meta}
+    return result
 
 
 def _task_method(method: str, handler: Any) -> Any:

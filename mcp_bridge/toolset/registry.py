@@ -146,6 +146,9 @@ class ToolSet:
     )
     visibility: Any = field(default=None, init=False, repr=False, compare=False)
     discovery: Discovery = field(default_factory=Discovery, repr=False, compare=False)
+    #: ``{tool name: the links of its MCP App record}`` (:mod:`mcp_bridge.ui.links`), made on
+    #: first use, per copy (the linked tools' titles are the copy's language).
+    app_links: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
     #: The language of a translated copy (``None``: the build's own texts): the meta-tools'
     #: texts of search mode are made in it (:mod:`mcp_bridge.discovery.metatools`).
     language: str | None = field(default=None, repr=False, compare=False)
@@ -196,6 +199,7 @@ class ToolSet:
         state["_resources"] = None
         state["_meta"] = {}
         state["search_entries"] = {}
+        state["app_links"] = {}
         return state
 
     @property

@@ -54,6 +54,9 @@ def texts() -> dict[str, str]:
         "saved": gettext("Done."),
         "required": gettext("Required"),
         "invalidJson": gettext("Enter valid JSON."),
+        # A record's related object, read through the tool that reads it (mcp_bridge.ui.links).
+        "back": gettext("Back"),
+        "openRelated": gettext("Open {field} {value}"),
         # A person confirms a call in the page (mcp_bridge.confirmation.in_page).
         "confirm": gettext("Confirm"),
         "cancel": gettext("Cancel"),

@@ -46,7 +46,7 @@ function h(tag, attrs = {}, ...children) {
 }
 
 const root = document.getElementById("app");
-const state = { tool: null, args: {}, result: null, busy: false, message: null, tone: "", confirm: null, cancelled: false };
+const state = { tool: null, args: {}, result: null, busy: false, message: null, tone: "", confirm: null, cancelled: false, trail: [] };
 
 // ---- schemas and results ----------------------------------------------------------------
 
@@ -239,22 +239,83 @@ function renderCollection() {
   return parts;
 }
 
-function recordList(data, schema) {
+// A record's fields that name a related object, and the tool that reads it: the server's
+// result _meta (mcp_bridge.ui.links), {field: {tool, argument, title}}.
+function linksOf(result) {
+  const links = result && result._meta && result._meta["mcp-bridge/links"];
+  return links && typeof links === "object" && !Array.isArray(links) ? links : {};
+}
+
+function recordList(data, schema, links = {}) {
   if (!data || typeof data !== "object" || Array.isArray(data)) {
     return h("div", { class: "json", text: display(data) });
   }
   const keys = schema ? Object.keys(schema.properties).filter((key) => key in data) : [];
   for (const key of Object.keys(data)) if (!keys.includes(key)) keys.push(key);
   const list = h("dl", {});
-  for (const key of keys) list.append(h("dt", { text: key }), h("dd", { text: display(data[key]) }));
+  for (const key of keys) {
+    const value = data[key];
+    const link = Object.hasOwn(links, key) ? links[key] : null;
+    const linkable = link && typeof link.tool === "string" && typeof link.argument === "string";
+    const shown =
+      linkable && (typeof value === "number" || typeof value === "string") && value !== ""
+        ? h("button", {
+            type: "button",
+            class: "link",
+            text: display(value),
+            "aria-label": t("openRelated", { field: key, value: display(value) }),
+            disabled: state.busy,
+            onclick: () => openRelated(link, value),
+          })
+        : display(value);
+    list.append(h("dt", { text: key }), h("dd", {}, shown));
+  }
   return list;
 }
 
+// Read a related object through the tool that reads it, as the person's own call through the
+// host, and show it as a record; Back returns to the one before.
+async function openRelated(link, value) {
+  state.busy = true;
+  state.message = t("loading");
+  state.tone = "";
+  render();
+  try {
+    const result = await app.callServerTool({ name: link.tool, arguments: { [link.argument]: value } });
+    state.trail.push({ title: typeof link.title === "string" ? link.title : link.tool, result });
+    state.message = null;
+  } catch (error) {
+    state.message = t("failed", { message: error && error.message ? error.message : String(error) });
+    state.tone = "error";
+  } finally {
+    state.busy = false;
+    render();
+    const back = root.querySelector("button.back");
+    if (back) back.focus();
+  }
+}
+
 function renderRecord() {
+  if (state.trail.length) {
+    const { title, result } = state.trail[state.trail.length - 1];
+    const back = h("button", {
+      type: "button",
+      class: "back",
+      text: `← ${t("back")}`,
+      onclick: () => {
+        state.trail.pop();
+        state.message = null;
+        render();
+      },
+    });
+    const parts = [back, h("h1", { text: title }), statusLine()];
+    parts.push(result.isError ? errorBlock(result) : recordList(dataOf(result), null, linksOf(result)));
+    return parts;
+  }
   const parts = [h("h1", { text: (state.tool && (state.tool.title || state.tool.name)) || "" }), statusLine()];
   if (!state.result) parts.push(h("div", { class: "status", text: t("loading") }));
   else if (state.result.isError) parts.push(errorBlock(state.result));
-  else parts.push(recordList(dataOf(state.result), itemSchema(state.tool && state.tool.outputSchema, false)));
+  else parts.push(recordList(dataOf(state.result), itemSchema(state.tool && state.tool.outputSchema, false), linksOf(state.result)));
   return parts;
 }
 
@@ -565,6 +626,7 @@ app.ontoolinput = (params) => {
 };
 app.ontoolresult = (result) => {
   state.result = result;
+  state.trail = [];
   state.confirm = confirmationOf(result);
   state.message = null;
   state.tone = KIND === "form" && !result.isError ? "ok" : "";
