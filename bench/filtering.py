@@ -11,13 +11,18 @@ time (``time.process_time``), median of N rounds, one token user with the ``view
 permission (it sees the reads, not the writes):
 
 * unfiltered: ``FILTER_TOOLS_LIST=False``, the page encoded once (warm);
-* filtered, cold: the cache of what callers may see cleared before each request, so every
-  check runs (what every request cost before the outcome was cached);
+* filtered, cold: the cache of what callers may see cleared before each request: a caller's
+  first request, which runs the checks of what its answer shows (every tool for the whole
+  list, which is what every first request cost before the checks were made lazily);
 * filtered, warm: the caller's outcome read from the cache (``FILTER_TOOLS_LIST_TIMEOUT``);
-* the same three for a ``search_tools`` meta-tool call in search mode.
+
+for the direct ``tools/list`` in one page and in pages of 100 (the first page), the search-mode
+``tools/list`` (the pinned tools and the proxies of the levels the caller may use), and a
+``search_tools`` meta-tool call.
 
 Run alone: ``PYTHONPATH=. python -m bench.filtering`` (a few seconds; its own SQLite file in a
-temporary directory). Target: warm filtered <= 2x unfiltered.
+temporary directory). Targets: warm filtered <= 2x unfiltered; a first page of 100 <= 20 %
+of the whole list's checks, a first ``search_tools`` <= 0.3 s.
 """
 
 from __future__ import annotations
@@ -116,29 +121,40 @@ def main() -> int:
         "method": "tools/call",
         "params": {"name": "search_tools", "arguments": {"query": "resource 7 list"}},
     }
-    base = {"SERVER_NAME": "bench", "BUILD_STORE": None, "PAGE_SIZE": None}
+    base = {"SERVER_NAME": "bench", "BUILD_STORE": None}
     rows = []
-    for label, body, mode in (
-        ("tools/list", tools_list, "direct"),
-        ("search_tools", search, "search"),
+    for label, body, mode, page_size in (
+        ("tools/list", tools_list, "direct", None),
+        ("tools/list, page", tools_list, "direct", 100),
+        ("tools/list", tools_list, "search", None),
+        ("search_tools", search, "search", None),
     ):
-        with override_settings(MCP_BRIDGE={**base, "DISCOVERY": mode, "FILTER_TOOLS_LIST": False}):
+        settings = {**base, "DISCOVERY": mode, "PAGE_SIZE": page_size}
+        with override_settings(MCP_BRIDGE={**settings, "FILTER_TOOLS_LIST": False}):
             clear_cache()
             tools = len(get_toolset("costly").tools)
             unfiltered = _median(body, token, clear=False)
-        with override_settings(MCP_BRIDGE={**base, "DISCOVERY": mode}):
+        with override_settings(MCP_BRIDGE=settings):
             clear_cache()
             cold = _median(body, token, clear=True)
             warm = _median(body, token, clear=False)
-        rows.append((label, tools, unfiltered, cold, warm))
-    print(f"{'request':<14}{'tools':>6}{'unfiltered':>12}{'cold':>10}{'warm':>10}{'warm/unf.':>11}")
+        rows.append((f"{label} ({mode})", tools, unfiltered, cold, warm))
+    # What a caller's first answer cost when every check ran up front: the whole list's.
+    everything = rows[0][3]
+    print(
+        f"{'request':<26}{'tools':>6}{'unfiltered':>12}{'cold':>10}{'cold/all':>10}"
+        f"{'warm':>10}{'warm/unf.':>11}"
+    )
     for label, tools, unfiltered, cold, warm in rows:
         print(
-            f"{label:<14}{tools:>6}{unfiltered * 1000:>10.2f}ms{cold * 1000:>8.1f}ms"
-            f"{warm * 1000:>8.2f}ms{warm / unfiltered:>10.2f}x"
+            f"{label:<26}{tools:>6}{unfiltered * 1000:>10.2f}ms{cold * 1000:>8.1f}ms"
+            f"{cold / everything:>10.2f}{warm * 1000:>8.2f}ms{warm / unfiltered:>10.2f}x"
         )
     where = "handler and middleware" if STACK else "the endpoint view alone"
-    print(f"(CPU time through {where}, median of {ROUNDS}; cold: every check runs, as before)")
+    print(
+        f"(CPU time through {where}, median of {ROUNDS}; cold: the caller's first request, "
+        "its outcome not cached; cold/all: against the whole list's, which asks every check)"
+    )
     return 0 if all(warm <= 2 * unfiltered for *_, unfiltered, _, warm in rows) else 1
 
 

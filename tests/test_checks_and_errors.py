@@ -342,11 +342,13 @@ def test_tools_list_is_one_page_by_default(cases):
 def test_tools_list_pages_with_an_opaque_cursor(cases, settings):
     settings.MCP_BRIDGE = {"PAGE_SIZE": 4}
     first = cases.rpc("tools/list")["result"]
-    assert len(first["tools"]) == 4 and first["nextCursor"]
+    # The caller's tools among the first four of the group (a page may hold fewer).
+    shown = [t["name"] for t in first["tools"]]
+    assert 1 <= len(shown) <= 4 and first["nextCursor"]
     everything = cases.list_tools()
     names = [t["name"] for t in everything]
     assert names == sorted(names) and len(names) > 4
-    assert names[:4] == [t["name"] for t in first["tools"]]
+    assert names[: len(shown)] == shown
     assert cases.rpc("tools/list", {"cursor": "bogus"})["error"]["code"] == -32602
 
 

@@ -351,11 +351,17 @@ def test_pages_and_cursors_work_on_the_filtered_list(user, settings):
     header = token_of(user)
     mcp = McpClient(None, "/mcp/matrix/", Authorization=header)
     first = mcp.rpc("tools/list")["result"]
-    assert len(first["tools"]) == 3
+    # A page shows the caller's tools among the next three of the whole list (at least one):
+    # it checks only those, and may hold fewer than PAGE_SIZE, as MCP's pagination allows.
+    assert 1 <= len(first["tools"]) <= 3
     # The cursor stays valid for the same caller, whose list did not change.
     second = mcp.rpc("tools/list", {"cursor": first["nextCursor"]})["result"]
+    assert 1 <= len(second["tools"]) <= 3
     assert {t["name"] for t in first["tools"]}.isdisjoint(t["name"] for t in second["tools"])
-    assert {t["name"] for t in mcp.list_tools()} == names(Authorization=header)
+    # Every page together is the caller's whole list, each tool once.
+    listed = [t["name"] for t in mcp.list_tools()]
+    assert len(listed) == len(set(listed))
+    assert set(listed) == names(Authorization=header)
 
 
 def _access_token(user, scope: str) -> str:
@@ -449,3 +455,59 @@ def test_mcp_build_encodes_the_whole_list_and_a_caller_still_gets_their_own():
     assert key[3] is None  # (revision, offset, size, visible, profile)
     assert len(json.loads(toolset.pages[key].text)) == len(toolset.tools) == 15
     assert names() == {"broken_tool", "object_tool", "open_tool", "tenant_reports_create"}
+
+
+@pytest.fixture
+def asked(monkeypatch):
+    """The tools whose view-level checks run, in order (the real checks run as before)."""
+    names: list[str] = []
+    passes = visibility._Evaluation.passes
+
+    def counted(self, check):
+        names.append(check.tool.name)
+        return passes(self, check)
+
+    monkeypatch.setattr(visibility._Evaluation, "passes", counted)
+    return names
+
+
+def test_a_first_page_checks_only_the_tools_it_can_show(user, settings, asked):
+    settings.MCP_BRIDGE = {"PAGE_SIZE": 3}
+    mcp = McpClient(None, "/mcp/matrix/", Authorization=token_of(user))
+    toolset = get_toolset("matrix")
+    every = [tool.name for tool in toolset.tools]
+    first = mcp.rpc("tools/list")["result"]
+    # The checks of the first window of the whole list, and of no other tool.
+    window = every[: every.index(first["tools"][-1]["name"]) + 1]
+    assert asked and set(asked) <= set(window)
+    assert len(set(asked)) < len(toolset.visibility.checks)
+    # The same page again: the caller's cached outcome answers, nothing is asked.
+    asked.clear()
+    assert mcp.rpc("tools/list")["result"] == first
+    assert asked == []
+    # The next page asks only its own tools.
+    mcp.rpc("tools/list", {"cursor": first["nextCursor"]})
+    assert asked and not set(asked) & set(window)
+
+
+def test_a_search_checks_only_its_candidates_and_a_proxy_its_tool(user, settings, asked):
+    settings.MCP_BRIDGE = {"DISCOVERY": "search"}
+    header = token_of(user)
+    mcp = McpClient(None, "/mcp/matrix/", MODERN, Authorization=header)
+    answer = json.loads(mcp.call("search_tools", {"query": "reports"})["content"][0]["text"])
+    # A GET of the tenant's reports needs X-Tenant, which this caller does not send.
+    assert [tool["name"] for tool in answer["tools"]] == ["tenant_reports_create"]
+    searched = set(asked)
+    plan = get_toolset("matrix").visibility
+    assert searched and len(searched) < len(plan.checks)
+    # A proxy call asks the check of its own tool, and only if the search did not.
+    asked.clear()
+    called = mcp.call("call_read_only_tool", {"name": "authed_tool", "arguments": {}})
+    assert not called.get("isError"), called
+    deciding = plan.checks[plan.check_of["authed_tool"]].tool.name
+    assert set(asked) <= {deciding} and len(asked) <= 1
+    # The whole list (the explorer, the resources) decides what is left, and only that.
+    asked.clear()
+    mcp.rpc("resources/list")
+    assert asked and not set(asked) & (searched | {deciding})
+    assert len(searched | {deciding} | set(asked)) == len(plan.checks)

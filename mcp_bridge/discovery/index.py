@@ -40,7 +40,7 @@ import math
 import re
 import threading
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -837,7 +837,7 @@ class SearchIndex:
     def search(
         self,
         query: str,
-        visible: frozenset[str] | None = None,
+        visible: Container[str] | None = None,
         limit: int | None = None,
         vector: Any = None,
     ) -> tuple[list[tuple[str, float]], int]:
@@ -861,7 +861,7 @@ class SearchIndex:
     def ranked(
         self,
         query: str,
-        visible: frozenset[str] | None = None,
+        visible: Container[str] | None = None,
         limit: int | None = None,
         vector: Any = None,
     ) -> tuple[list[tuple[str, float]], int, int]:
@@ -947,7 +947,7 @@ class SearchIndex:
         self,
         scores: dict[int, float],
         vector: Any,
-        visible: frozenset[str] | None,
+        visible: Container[str] | None,
         factors: list[float],
         exact: list[int],
     ) -> dict[int, float]:
@@ -959,17 +959,23 @@ class SearchIndex:
         :data:`SEMANTIC_DEPTH` best visible tools. A tool named exactly stays first."""
         semantic = self.semantic
         similarities = semantic.similarities(vector) * _numpy().asarray(factors)[self._classes()]
-        if visible is not None:
-            hidden = _numpy().fromiter(
-                (name not in visible for name in self.names), dtype=bool, count=len(self.names)
+        if visible is None:
+            depth = min(SEMANTIC_DEPTH, len(similarities))
+            best = _numpy().argpartition(-similarities, depth - 1)[:depth] if depth else []
+            ranked = sorted(
+                (int(doc) for doc in best if similarities[doc] > 0),
+                key=lambda doc: -similarities[doc],
             )
-            similarities[hidden] = -_numpy().inf
-        depth = min(SEMANTIC_DEPTH, len(similarities))
-        best = _numpy().argpartition(-similarities, depth - 1)[:depth] if depth else []
-        ranked = sorted(
-            (int(doc) for doc in best if similarities[doc] > 0),
-            key=lambda doc: -similarities[doc],
-        )
+        else:
+            # Best first, asking the caller's visibility of each tool only until the depth is
+            # reached: a caller's visibility may check a tool when it is asked.
+            ranked = []
+            names = self.names
+            for doc in _numpy().argsort(-similarities, kind="stable"):
+                if len(ranked) == SEMANTIC_DEPTH or similarities[doc] <= 0:
+                    break
+                if names[doc] in visible:
+                    ranked.append(int(doc))
         fused: dict[int, float] = {}
         lexical = sorted(scores, key=lambda doc: (-scores[doc], doc))
         for rank, doc in enumerate(lexical):
@@ -991,7 +997,7 @@ class SearchIndex:
         return cache["classes"]
 
     def closest(
-        self, query: str, visible: frozenset[str] | None = None, limit: int | None = None
+        self, query: str, visible: Container[str] | None = None, limit: int | None = None
     ) -> tuple[list[tuple[str, float]], int]:
         """For a query that matches nothing: the tools that the index's terms closest in
         spelling to the query's own terms find (a typo, another form of a word), as

@@ -23,6 +23,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +52,14 @@ from mcp_bridge.tasks import methods as tasks
 from mcp_bridge.tasks.negotiation import DISCOVER_EXTENSIONS, declares_tasks, missing_capability
 from mcp_bridge.tasks.policy import policy_of
 from mcp_bridge.toolcall import completion, executor, meta_tools, resources
-from mcp_bridge.toolcall.visibility import listed_tools, varies_by_caller, visible_tool_names
+from mcp_bridge.toolcall.visibility import (
+    Visible,
+    caller_visibility,
+    listed_tools,
+    varies_by_caller,
+    visible_tool_names,
+    visible_window,
+)
 from mcp_bridge.toolset.registry import ToolSet
 from mcp_bridge.tracing import traced_request
 from mcp_bridge.ui import confirm as app_confirm
@@ -296,34 +304,57 @@ def _decode_cursor(cursor: Any, total: int, method: str = "tools/list") -> int:
 def _tools_list(params: dict[str, Any], call: Call) -> dict[str, Any]:
     # Only the tools the caller's view-level checks let through (mcp_bridge.toolcall.visibility),
     # of every tool or of the pinned tools and the discovery meta-tools (search mode,
-    # mcp_bridge.discovery.modes); a cursor is an offset into that list, valid for as long as
-    # the caller's list stays the same.
-    visible = None if call.every_tool else visible_tool_names(call.toolset, call.request)
-    tools: list[Any] = listed_tools(call.toolset, visible)
+    # mcp_bridge.discovery.modes). A cursor is an offset into the list the page is cut from:
+    # the caller's own list, or, for a direct listing in pages, the tool set's whole list, of
+    # which a page shows (and checks) only the tools the caller may see.
     # A client that declares MCP Apps (mcp_bridge.ui) gets each tool's page in _meta.ui, and
     # the app-only tool a page confirms a call with, where a tool it may see asks a person.
     apps = app_kinds.declares_apps(params, call.revision, call.modern)
-    if apps and app_confirm.listed_for(call.toolset, visible):
-        tools = [*tools, app_confirm.TOOL]
-    offset = 0
-    if params.get("cursor") is not None:
-        offset = _decode_cursor(params["cursor"], len(tools))
-    size = bridge_settings.PAGE_SIZE or len(tools)  # None: one page, the whole list
-    page = tools[offset : offset + size]
-    # A page is the same for every caller of the tool set, profile and visible set (its texts
+    toolset = call.toolset
+    visibility_of = (
+        nullcontext(None) if call.every_tool else caller_visibility(toolset, call.request)
+    )
+    with visibility_of as visibility:
+        windowed = (
+            visibility is not None
+            and not toolset.discovery.search
+            and bool(bridge_settings.PAGE_SIZE)
+        )
+        visible: Visible = None
+        if visibility is not None:
+            # The whole direct list asks every check; a page or the search-mode list only its own.
+            lazy = windowed or toolset.discovery.search
+            visible = visibility.settled() if lazy else visibility.everything()
+        tools: list[Any] = toolset.listed_tools() if windowed else listed_tools(toolset, visible)
+        if apps and app_confirm.listed_for(toolset, visible):
+            tools = [*tools, app_confirm.TOOL]
+        offset = 0
+        if params.get("cursor") is not None:
+            offset = _decode_cursor(params["cursor"], len(tools))
+        size = bridge_settings.PAGE_SIZE or len(tools)  # None: one page, the whole list
+        if windowed:
+            page, end = visible_window(toolset, tools, offset, size, visible)
+        else:
+            page, end = tools[offset : offset + size], offset + size
+    # A page is the same for every caller of the tool set, profile and tools shown (its texts
     # are per language already): encoded once, then spliced into each answer by dumps().
     profile = call.schema_profile or bridge_settings.SCHEMA_PROFILE
-    key = (call.revision, offset, size, visible, profile, apps)
-    listed = call.toolset.pages.get(key)
+    # What the page shows: the caller's whole visible set when the page is cut from it (one
+    # hashed set per outcome), else the names on the page.
+    shown: Any = visible
+    if visible is not None and (windowed or not isinstance(visible, frozenset)):
+        shown = frozenset(tool.name for tool in page)
+    key = (call.revision, offset, end, shown, profile, apps)
+    listed = toolset.pages.get(key)
     if listed is None:
         entries = [tool.as_mcp(call.revision, profile) for tool in page]
         if apps:
-            group = call.toolset.group
+            group = toolset.group
             entries = [app_kinds.with_app(entry, tool, group) for entry, tool in zip(entries, page)]
-        listed = call.toolset.pages[key] = EncodedJSON(dumps(entries))
+        listed = toolset.pages[key] = EncodedJSON(dumps(entries))
     result: dict[str, Any] = {"tools": listed}
-    if offset + size < len(tools):
-        result["nextCursor"] = _encode_cursor(offset + size)
+    if end < len(tools):
+        result["nextCursor"] = _encode_cursor(end)
     if call.modern:
         result["ttlMs"] = int(bridge_settings.TOOLS_LIST_TTL_MS)
         result["cacheScope"] = _cache_scope(call)

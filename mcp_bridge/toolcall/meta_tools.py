@@ -21,8 +21,9 @@ Search and describe run no view and send no tool-call signal (no operation of th
 runs). Their answers are JSON text blocks without ``structuredContent``: they declare no
 ``outputSchema``, and a model reads the text.
 
-Visibility: every function takes ``visible``, the tool names the caller may see, or
-``None`` for all. Search never returns, counts or suggests a tool outside it, describe and
+Visibility: every function takes ``visible``, the tool names the caller may see (the
+caller's :class:`~mcp_bridge.toolcall.visibility.CallerVisibility`, which checks a tool when
+its name is asked, so an answer checks only the tools it considers), or ``None`` for all. Search never returns, counts or suggests a tool outside it, describe and
 the proxies answer as for an unknown tool.
 """
 
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.conf import settings
@@ -57,6 +58,7 @@ from mcp_bridge.discovery.metatools import (
     PROXIES,
     SEARCH_TOOL,
     MetaTool,
+    levels_of,
     proxies_named,
     risk_of,
 )
@@ -64,7 +66,7 @@ from mcp_bridge.discovery.semantic import configured_embedder, embed_query
 from mcp_bridge.schemas.profiles import without_optional_nulls
 from mcp_bridge.toolcall import executor
 from mcp_bridge.toolcall.results import ToolCallFailed, success_result, tool_error_result
-from mcp_bridge.toolcall.visibility import offered_levels, visible_tool_names
+from mcp_bridge.toolcall.visibility import Visible, caller_visibility
 from mcp_bridge.toolset.registry import ToolSet
 
 #: The characters of an argument's description in a compact entry.
@@ -97,14 +99,13 @@ def answer(
             reads the arguments of a proxied tool in it.
 
     A meta-tool sees only the tools the caller may see
-    (:func:`~mcp_bridge.toolcall.visibility.visible_tool_names`, asked only for a meta-tool:
+    (:func:`~mcp_bridge.toolcall.visibility.caller_visibility`, asked only for a meta-tool:
     a real tool's call is the view's to refuse).
 
     Raises:
         JsonRpcError: as :func:`~mcp_bridge.toolcall.executor.call_tool`, and for the
             meta-tools' own invalid arguments before 2025-11-25.
     """
-    visible = visible_tool_names(toolset, mcp_request)
     try:
         arguments = _checked_arguments(meta, params.get("arguments"), revision, profile)
     except ToolCallFailed as failed:
@@ -112,15 +113,18 @@ def answer(
     # The language transport negotiated for the tool texts (endpoint.negotiated_language):
     # the answers' hints and refusals are in it, as the meta-tools' own texts are.
     language = getattr(mcp_request, "LANGUAGE_CODE", None)
-    if meta.level is not None:
-        return proxied_call(
-            meta, arguments, toolset, mcp_request, revision, profile, visible, params, call
-        )
-    with translation.override(language or settings.LANGUAGE_CODE):
-        if meta.name == SEARCH_TOOL:
-            return search_tools(arguments, toolset, revision, profile, visible, language)
-        assert meta.name == DESCRIBE_TOOL
-        return describe_tool(arguments["name"], toolset, revision, profile, visible)
+    # Only what the answer shows is checked: a search's candidates, a proxy's tool.
+    with caller_visibility(toolset, mcp_request) as visibility:
+        visible = None if visibility is None else visibility.settled()
+        if meta.level is not None:
+            return proxied_call(
+                meta, arguments, toolset, mcp_request, revision, profile, visible, params, call
+            )
+        with translation.override(language or settings.LANGUAGE_CODE):
+            if meta.name == SEARCH_TOOL:
+                return search_tools(arguments, toolset, revision, profile, visible, language)
+            assert meta.name == DESCRIBE_TOOL
+            return describe_tool(arguments["name"], toolset, revision, profile, visible)
 
 
 def _checked_arguments(
@@ -178,7 +182,7 @@ def proxied_call(
     mcp_request: HttpRequest,
     revision: str,
     profile: str,
-    visible: frozenset[str] | None,
+    visible: Visible,
     params: dict[str, Any] | None = None,
     call: Callable[..., dict[str, Any]] = executor.call_tool,
 ) -> dict[str, Any]:
@@ -206,7 +210,7 @@ def proxied_call(
 
 
 def _proxy_refusal(
-    proxy: MetaTool, arguments: dict[str, Any], toolset: ToolSet, visible: frozenset[str] | None
+    proxy: MetaTool, arguments: dict[str, Any], toolset: ToolSet, visible: Visible
 ) -> tuple[dict[str, Any] | None, Any]:
     """``(refusal, None)`` when ``proxy`` may not run ``arguments``, in the active language;
     else ``(None, the real tool's arguments)`` (an object, from JSON text where need be)."""
@@ -249,7 +253,7 @@ def _proxy_refusal(
 _FORWARDED = ("_meta", "inputResponses", "requestState")
 
 
-def unknown_tool(name: Any, toolset: ToolSet, visible: frozenset[str] | None) -> dict[str, Any]:
+def unknown_tool(name: Any, toolset: ToolSet, visible: Visible) -> dict[str, Any]:
     """The ``isError`` answer to a name that is no tool the caller can see, naming the
     closest names it can."""
     names = toolset.by_name if visible is None else [n for n in toolset.by_name if n in visible]
@@ -265,7 +269,7 @@ def unknown_tool(name: Any, toolset: ToolSet, visible: frozenset[str] | None) ->
 
 
 def describe_tool(
-    name: str, toolset: ToolSet, revision: str, profile: str, visible: frozenset[str] | None
+    name: str, toolset: ToolSet, revision: str, profile: str, visible: Visible
 ) -> dict[str, Any]:
     """One tool's full ``Tool`` object, as ``tools/list`` would list it in ``profile``."""
     tool = toolset.by_name.get(name)
@@ -282,7 +286,7 @@ def search_tools(
     toolset: ToolSet,
     revision: str,
     profile: str,
-    visible: frozenset[str] | None,
+    visible: Visible,
     language: str | None = None,
 ) -> dict[str, Any]:
     """``search_tools``: refuse an over-long query, clamp the limit, then search; an empty
@@ -312,9 +316,10 @@ def search_tools(
     return _text_result(answer)
 
 
-def _calling_hint(toolset: ToolSet, visible: frozenset[str] | None) -> str:
-    """How to call a found tool: by its name, or through the proxies this caller is offered."""
-    offered = offered_levels(toolset, visible)
+def _calling_hint(shown: Iterable[Tool]) -> str:
+    """How to call the tools an answer shows: by name, or through the proxies of their levels
+    of risk (offered to the caller, who may see these tools)."""
+    offered = levels_of(shown)
     if not offered:
         return _("Call a tool by its name.")
     return _("Call a tool by its name, or with %(proxies)s.") % {"proxies": proxies_named(offered)}
@@ -326,7 +331,7 @@ def search_answer(
     toolset: ToolSet,
     revision: str,
     profile: str,
-    visible: frozenset[str] | None,
+    visible: Visible,
     language: str | None = None,
 ) -> dict[str, Any]:
     """The answer to a non-empty query: ``limit`` tools whenever that many match, best
@@ -376,7 +381,7 @@ def search_answer(
             used += brief_tokens + 1
             shortened = True
     answer: dict[str, Any] = {"tools": entries, "more": matched - len(entries)}
-    hint = _calling_hint(toolset, visible) if entries else ""
+    hint = _calling_hint(toolset.by_name[name] for name, _ in ranked) if entries else ""
     if shortened:
         hint += " " + _(
             "A tool given with 'arguments' or 'required' instead of 'inputSchema' is "
@@ -529,7 +534,7 @@ def _pages(items: list[dict[str, Any]], budget: int) -> list[list[dict[str, Any]
 
 def browse_answer(
     toolset: ToolSet,
-    visible: frozenset[str] | None,
+    visible: Visible,
     language: str | None = None,
     resource: str | None = None,
     page: int | None = None,
@@ -541,7 +546,7 @@ def browse_answer(
 
 def browse(
     toolset: ToolSet,
-    visible: frozenset[str] | None,
+    visible: Visible,
     language: str | None = None,
     resource: str | None = None,
     page: int | None = None,
@@ -613,10 +618,11 @@ def browse(
     elif resource in shape.resources:
         item = shape.resources[resource]
         head["resource"] = resource
-        items = [brief_entry(toolset.by_name[item.tools[i]]) for i in seen(item.tools)]
+        tools = [toolset.by_name[item.tools[i]] for i in seen(item.tools)]
+        items = [brief_entry(tool) for tool in tools]
         key = "tools"
         hint = (
-            _calling_hint(toolset, visible)
+            _calling_hint(tools)
             + " "
             + _("Its full definition: %(describe)s(name=...).") % {"describe": DESCRIBE_TOOL}
         )
@@ -643,9 +649,7 @@ def browse(
     return answer
 
 
-def _unknown_resource(
-    resource: str, shape: Shape, visible: frozenset[str] | None
-) -> dict[str, Any]:
+def _unknown_resource(resource: str, shape: Shape, visible: Visible) -> dict[str, Any]:
     known = [
         label
         for label, item in shape.resources.items()

@@ -45,7 +45,15 @@ method; every other tool is asked on its own. One caller's authentication is run
 of authentication classes. Callers with the same outcome get the very same ``frozenset`` object,
 which the dispatcher keys its encoded pages on.
 
-**A caller's outcome is cached** (:func:`visible_tool_names`), in the cache
+**Only what an answer shows is checked** (:func:`caller_visibility`, whose
+:class:`CallerVisibility` runs a tool's check when its name is first asked): a page of
+``tools/list`` asks its own tools (:func:`visible_window`: cursors are offsets into the tool
+set's whole listing, and a page may hold fewer tools than ``PAGE_SIZE``), a search its
+candidates, a proxy call its tool, the search-mode listing its pinned tools and each level of
+risk until one of its tools passes (:func:`offered_levels`); the whole list, the explorer and
+the resources ask every check (:func:`visible_tool_names`).
+
+**A caller's outcome is cached**, one mark per check (passed, denied, not asked yet), in the cache
 ``MCP_BRIDGE["CACHE_ALIAS"]`` names, for ``FILTER_TOOLS_LIST_TIMEOUT`` seconds (``0``: never).
 Its key is a digest of what the request carries that identifies the caller, so that a cached
 outcome costs no authentication and no query:
@@ -77,6 +85,8 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Container, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -99,7 +109,7 @@ from mcp_bridge.caching import (
     invalidate_tags_on_commit,
     tool_lists_generation,
 )
-from mcp_bridge.discovery.metatools import MetaTool, levels_of, meta_tools
+from mcp_bridge.discovery.metatools import MetaTool, levels_of, meta_tools, risk_of
 from mcp_bridge.toolcall import identity
 from mcp_bridge.toolcall.plan import request_plan, view_request
 from mcp_bridge.toolset.registry import ToolSet, active_urlconf, get_url_index
@@ -139,6 +149,10 @@ _VOLATILE_HEADERS = frozenset(
         "HTTP_CONNECTION",
         "HTTP_MCP_SESSION_ID",
         "HTTP_MCP_PROTOCOL_VERSION",
+        # 2026-07-28's routing headers name the message (its method, its tool or resource):
+        # in the key, each method and each tool called would keep an outcome of its own.
+        "HTTP_MCP_METHOD",
+        "HTTP_MCP_NAME",
         "HTTP_LAST_EVENT_ID",
         "HTTP_TRACEPARENT",
         "HTTP_TRACESTATE",
@@ -162,29 +176,111 @@ def filters_group(group: str) -> bool:
 
 def visible_tool_names(toolset: ToolSet, http_request: HttpRequest) -> frozenset[str] | None:
     """The names of the tools of ``toolset`` whose view-level checks let the caller of
-    ``http_request`` (the MCP request) through (see the module docstring).
+    ``http_request`` (the MCP request) through (see the module docstring): every check is
+    decided, for an answer that shows the whole list (the explorer, the resources, browsing).
+    An answer that shows a few tools asks :func:`caller_visibility` instead.
 
     Returns:
         ``None`` when nothing is left out: filtering is off for the group
         (``FILTER_TOOLS_LIST``), or every tool passes. Otherwise a ``frozenset`` of names,
         the same object for every caller with the same outcome.
     """
+    with caller_visibility(toolset, http_request) as visibility:
+        return None if visibility is None else visibility.everything()
+
+
+@contextmanager
+def caller_visibility(
+    toolset: ToolSet, http_request: HttpRequest
+) -> Iterator[CallerVisibility | None]:
+    """What the caller of ``http_request`` may see of ``toolset``, decided tool by tool as the
+    answer asks (``name in visibility``): a caller's first page of ``tools/list`` runs the
+    checks of that page's tools, a search those of its candidates, a proxy call that of its
+    tool. What was decided is cached for the caller when the block ends (with the checks not
+    yet asked marked unknown), so the next answer asks only what is still unknown.
+
+    ``None`` when nothing is left out for any caller: filtering is off for the group
+    (``FILTER_TOOLS_LIST``), or every tool is listed for everyone.
+    """
     if not filters_group(toolset.group):
-        return None
+        yield None
+        return
     plan = plan_of(toolset, http_request)
     if not plan.checks:
-        return None
+        yield None
+        return
     evaluation = _Evaluation(http_request)
     timeout = bridge_settings.FILTER_TOOLS_LIST_TIMEOUT
     key = _outcome_key(plan, evaluation) if timeout else None
+    marks = UNKNOWN * len(plan.checks)
     if key is not None:
         stored = _cached(key)
         if isinstance(stored, str) and len(stored) == len(plan.checks):
-            return plan.visible_of_marks(stored)
-    outcome = tuple(evaluation.passes(check) for check in plan.checks)
-    if key is not None:
-        _store(key, "".join("1" if passed else "0" for passed in outcome), timeout)
-    return plan.visible(outcome)
+            marks = stored
+    visibility = CallerVisibility(plan, evaluation, marks)
+    try:
+        yield visibility
+    finally:
+        if key is not None and visibility.decided_now:
+            _store(key, visibility.marks(), timeout)
+
+
+#: A check's mark in a caller's cached outcome: passed, denied, not asked yet.
+PASSED, DENIED, UNKNOWN = "1", "0", "?"
+
+
+class CallerVisibility:
+    """One caller's outcome of a :class:`VisibilityPlan`, decided check by check.
+
+    ``name in visibility`` answers whether the caller may see the tool ``name``, running its
+    check the first time it is asked; :meth:`everything` decides every check left.
+    """
+
+    def __init__(self, plan: VisibilityPlan, evaluation: _Evaluation, marks: str) -> None:
+        self.plan = plan
+        self.evaluation = evaluation
+        self._marks = list(marks)
+        self._unknown = self._marks.count(UNKNOWN)
+        #: Whether this request decided a check (then the cached outcome is renewed).
+        self.decided_now = False
+
+    @property
+    def complete(self) -> bool:
+        """Whether every check is decided (then :meth:`everything` costs a look-up)."""
+        return not self._unknown
+
+    def settled(self) -> Visible:
+        """What to ask membership of: the names of :meth:`everything` once every check is
+        decided (a set's look-up, cheaper than a check's mark), else this visibility."""
+        return self.everything() if not self._unknown else self
+
+    def __contains__(self, name: object) -> bool:
+        position = self.plan.check_of.get(name)  # type: ignore[call-overload]
+        if position is None:  # listed for every caller, or no tool of the set
+            return name in self.plan.always
+        return self._decide(position) == PASSED
+
+    def _decide(self, position: int) -> str:
+        mark = self._marks[position]
+        if mark == UNKNOWN:
+            passed = self.evaluation.passes(self.plan.checks[position])
+            mark = self._marks[position] = PASSED if passed else DENIED
+            self._unknown -= 1
+            self.decided_now = True
+        return mark
+
+    def marks(self) -> str:
+        """The outcome as it is cached: a :data:`PASSED`, :data:`DENIED` or :data:`UNKNOWN`
+        mark per check."""
+        return "".join(self._marks)
+
+    def everything(self) -> frozenset[str] | None:
+        """The names the caller may see, every check decided (``None``: every tool); the
+        same object for every caller with the same outcome."""
+        if self._unknown:
+            for position in range(len(self._marks)):
+                self._decide(position)
+        return self.plan.visible_of_marks(self.marks())
 
 
 def _outcome_key(plan: VisibilityPlan, evaluation: _Evaluation) -> str | None:
@@ -300,10 +396,33 @@ def varies_by_caller(toolset: ToolSet, http_request: HttpRequest) -> bool:
     return filters_group(toolset.group) and bool(plan_of(toolset, http_request).checks)
 
 
-def offered_levels(toolset: ToolSet, visible: frozenset[str] | None) -> frozenset[int]:
+#: What an answer is given for the tools a caller may see: every name (``None``: all), or
+#: the caller's :class:`CallerVisibility`, which decides each name as it is asked.
+Visible = frozenset[str] | Container[str] | None
+
+
+def offered_levels(toolset: ToolSet, visible: Visible) -> frozenset[int]:
     """The levels of risk of the tools a caller who may see ``visible`` (all for ``None``)
-    may use: the call proxies it is offered (:func:`~mcp_bridge.discovery.metatools.meta_tools`)
-    and that answers name to it; made once per tool set and outcome."""
+    may use: the call proxies it is offered (:func:`~mcp_bridge.discovery.metatools.meta_tools`);
+    made once per tool set and outcome.
+
+    A caller's :class:`CallerVisibility` is asked level by level, and a level is offered as soon
+    as one of its tools passes, the tools whose checks are cheapest first: a caller who may use
+    a tool of each level costs a check or so per level (proving that no tool of a level is
+    visible asks them all)."""
+    if isinstance(visible, CallerVisibility) and visible.complete:
+        visible = visible.everything()
+    if isinstance(visible, CallerVisibility):
+        # Kept by the outcome's marks once worked out: the same marks ask the same checks.
+        found = toolset.search_entries.get(("offered levels", visible.marks()))
+        if found is None:
+            found = frozenset(
+                level
+                for level, tools in _tools_by_level(toolset, visible.plan).items()
+                if any(tool.name in visible for tool in tools)
+            )
+            toolset.search_entries["offered levels", visible.marks()] = found
+        return found
     key = ("offered levels", visible)
     levels = toolset.search_entries.get(key)
     if levels is None:
@@ -316,7 +435,27 @@ def offered_levels(toolset: ToolSet, visible: frozenset[str] | None) -> frozense
     return levels
 
 
-def listed_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool | MetaTool]:
+def _tools_by_level(toolset: ToolSet, plan: VisibilityPlan) -> dict[int, list[Tool]]:
+    """The tools of each level of risk, those listed for everyone first, then those whose
+    check reads only the caller, then the others; made once per tool set."""
+    key = ("tools by level", plan.fingerprint)
+    found = toolset.search_entries.get(key)
+    if found is None:
+
+        def cost(tool: Tool) -> int:
+            position = plan.check_of.get(tool.name)
+            if position is None:
+                return 0
+            return 1 if plan.checks[position].caller_only is not None else 2
+
+        found = {}
+        for tool in sorted(toolset.tools, key=cost):
+            found.setdefault(risk_of(tool), []).append(tool)
+        toolset.search_entries[key] = found
+    return found
+
+
+def listed_tools(toolset: ToolSet, visible: Visible) -> list[Tool | MetaTool]:
     """What ``tools/list`` holds for a caller who may see ``visible`` (all for ``None``): the
     tool set's listing (every tool, or in search mode the pinned tools and the discovery
     meta-tools, which every caller gets: they only reach what the caller may see), in list
@@ -324,13 +463,24 @@ def listed_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool 
 
     In search mode a caller is offered only the call proxies of the levels of risk of the
     tools it may use (an anonymous caller who may run no write tool gets no
-    ``call_write_tool``), and the meta-tools' texts name no other proxy.
+    ``call_write_tool``), and the meta-tools' texts name no other proxy. A caller's
+    :class:`CallerVisibility` is asked only for the pinned tools and the levels in search mode
+    (:func:`offered_levels`), and for every tool in direct mode.
     """
     listing = toolset.listed_tools()
     if visible is None:
         return listing
     plan: VisibilityPlan = toolset.visibility
-    tools = plan.lists.get(visible)
+    if isinstance(visible, CallerVisibility) and (visible.complete or not toolset.discovery.search):
+        return listed_tools(toolset, visible.everything())
+    if isinstance(visible, CallerVisibility):
+        pinned = frozenset(
+            tool.name for tool in listing if not isinstance(tool, MetaTool) and tool.name in visible
+        )
+        key: Any = (pinned, offered_levels(toolset, visible))
+    else:
+        key = visible
+    tools = plan.lists.get(key)
     if tools is None:
         listed: list[Tool | MetaTool] = [
             tool for tool in listing if not isinstance(tool, MetaTool) and tool.name in visible
@@ -341,11 +491,42 @@ def listed_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool 
                 listed += [tool for tool in listing if isinstance(tool, MetaTool)]
             else:
                 listed += meta_tools(toolset.tools, offered, toolset.language)
-        tools = plan.lists[visible] = listed
+        tools = plan.lists[key] = listed
     return tools
 
 
-def visible_tools(toolset: ToolSet, visible: frozenset[str] | None) -> list[Tool]:
+def visible_window(
+    toolset: ToolSet, tools: list[Any], offset: int, size: int, visible: Visible
+) -> tuple[list[Any], int]:
+    """A page of a caller's direct ``tools/list`` that checks only the tools it can show: of
+    the ``size`` entries of ``tools`` (the tool set's listing) from ``offset``, those the
+    caller may see (further on until one is found, while any is left), and the offset of the
+    next page.
+
+    Cursors are offsets into the tool set's whole listing, the same for every caller, so a
+    caller's page may hold fewer tools than ``PAGE_SIZE``, as MCP's pagination allows.
+    An entry that is no :class:`~mcp_bridge.build.tools.Tool` (the page's confirming tool) is
+    kept: whoever lists the entries chose them for this caller."""
+    key: Any = None
+    if isinstance(visible, CallerVisibility):
+        # Kept by the outcome's marks once cut: the same marks ask the same checks.
+        key = ("window", offset, size, len(tools), visible.marks())
+        found = toolset.search_entries.get(key)
+        if found is not None:
+            return found
+    page: list[Any] = []
+    end = offset
+    while end < len(tools) and (end - offset < size or not page):
+        tool = tools[end]
+        end += 1
+        if visible is None or not isinstance(tool, Tool) or tool.name in visible:
+            page.append(tool)
+    if isinstance(visible, CallerVisibility):
+        toolset.search_entries[(*key[:-1], visible.marks())] = (page, end)
+    return page, end
+
+
+def visible_tools(toolset: ToolSet, visible: Visible) -> list[Tool]:
     """Every tool of ``toolset`` a caller who may see ``visible`` (all for ``None``) may use,
     in the tool set's order, whatever the discovery mode: what search mode's meta-tools
     reach, and what the explorer browses."""
@@ -387,18 +568,21 @@ class VisibilityPlan:
             and permission classes), in the key of a caller's cached outcome.
         outcomes: the visible names of each outcome met so far (``None``: every tool).
         lists: the listed tools of each visible set met so far.
-        marks: the visible names of each cached outcome met so far (:meth:`visible_of_marks`).
+        marks: the visible names of each complete outcome met so far (:meth:`visible_of_marks`).
+        check_of: the position in ``checks`` of the check that decides each checked tool.
     """
 
     always: frozenset[str]
     checks: list[Check]
     fingerprint: str = ""
+    #: The position in ``checks`` of the check that decides each checked tool.
+    check_of: dict[str, int] = field(default_factory=dict)
     outcomes: dict[tuple[bool, ...], frozenset[str] | None] = field(default_factory=dict)
     lists: dict[frozenset[str], list[Tool | MetaTool]] = field(default_factory=dict)
     marks: dict[str, tuple[frozenset[str] | None]] = field(default_factory=dict)
 
     def visible_of_marks(self, marks: str) -> frozenset[str] | None:
-        """:meth:`visible` of an outcome as it is cached: ``"1"`` or ``"0"`` per check."""
+        """:meth:`visible` of a complete outcome as it is cached: ``"1"`` or ``"0"`` per check."""
         known = self.marks.get(marks)
         if known is None:
             known = self.marks[marks] = (self.visible(tuple(mark == "1" for mark in marks)),)
@@ -473,6 +657,7 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
         always=frozenset(always),
         checks=checks,
         fingerprint=digest,
+        check_of={name: position for position, check in enumerate(checks) for name in check.names},
     )
 
 

@@ -18,6 +18,7 @@ call's ``name``, ``arguments`` and that state; this module lists that tool and a
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,22 +74,20 @@ class ConfirmTool:
 TOOL = ConfirmTool()
 
 
-def listed_for(toolset: ToolSet, visible: frozenset[str] | None) -> bool:
+def listed_for(toolset: ToolSet, visible: Container[str] | None) -> bool:
     """Whether ``tools/list`` names :data:`CONFIRM_TOOL` for a client that renders the pages and
     may see ``visible`` (all for ``None``): a tool it may see asks a person and has a page.
-    Worked out once per tool set and visible set (the tool set is built again when a setting
-    changes)."""
+    The tools that ask are worked out once per tool set (built again when a setting changes);
+    only their visibility is asked of the caller."""
     if CONFIRM_TOOL in toolset.by_name:  # a real tool of that name wins (its call is its own)
         return False
-    key = (CONFIRM_TOOL, visible)
-    found = toolset.pages.get(key)
-    if found is None:
-        found = toolset.pages[key] = any(
-            _confirmable(tool, toolset.group)
-            for tool in toolset.tools
-            if visible is None or tool.name in visible
+    key = (CONFIRM_TOOL, "asking")
+    asking = toolset.pages.get(key)
+    if asking is None:
+        asking = toolset.pages[key] = tuple(
+            tool.name for tool in toolset.tools if _confirmable(tool, toolset.group)
         )
-    return bool(found)
+    return any(visible is None or name in visible for name in asking)
 
 
 def _confirmable(tool: Tool, group: str) -> bool:
