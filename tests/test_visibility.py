@@ -511,3 +511,27 @@ def test_a_search_checks_only_its_candidates_and_a_proxy_its_tool(user, settings
     mcp.rpc("resources/list")
     assert asked and not set(asked) & (searched | {deciding})
     assert len(searched | {deciding} | set(asked)) == len(plan.checks)
+
+
+@api_group("computed")
+class ComputedAuthentication(APIView):
+    """Its authentication classes are a property, as Nautobot's TokenViewSet computes them."""
+
+    permission_classes = [permissions.IsAuthenticated]
+
+    @property
+    def authentication_classes(self):
+        return [authentication.TokenAuthentication]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request):
+        return Response({})
+
+
+urlpatterns.append(path("api/computed/", ComputedAuthentication.as_view()))
+
+
+def test_authentication_classes_computed_by_the_view(user):
+    """The class attribute is a ``property``: the check asks a view instance, as DRF does."""
+    assert names(path="/mcp/computed/") == set()
+    assert names(path="/mcp/computed/", Authorization=token_of(user)) == {"computed_authentication"}

@@ -63,7 +63,11 @@ def caller_of(tool: Tool, mcp_request: HttpRequest) -> Caller:
         ]
     else:
         view_class: Any = tool.method.source.view_class
-        authenticators = [cls() for cls in view_class.authentication_classes]
+        classes = view_class.authentication_classes
+        if not isinstance(classes, (list, tuple)):
+            # Computed by the view (a property, as Nautobot's TokenViewSet): an instance tells.
+            classes = view_class().authentication_classes
+        authenticators = [cls() for cls in classes]
     user = Request(django_request, parsers=[], authenticators=authenticators).user
     if user is not None and getattr(user, "is_authenticated", False):
         return Caller(f"user:{user.pk}", user)

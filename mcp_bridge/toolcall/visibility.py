@@ -646,8 +646,8 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
         described.append(
             [
                 sorted(check.names),
-                _names(checked.authentication_classes),
-                _names(checked.permission_classes),
+                _names(checked, "authentication_classes"),
+                _names(checked, "permission_classes"),
             ]
         )
     digest = hashlib.sha256(
@@ -661,7 +661,12 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
     )
 
 
-def _names(classes: Any) -> list[str]:
+def _names(view_class: Any, attribute: str) -> list[str]:
+    """The dotted names of the classes ``view_class`` declares in ``attribute``, or, when an
+    instance computes them, the attribute's own dotted name (stable across processes)."""
+    classes = _declared(view_class, attribute)
+    if classes is None:
+        return [f"{view_class.__module__}.{view_class.__qualname__}.{attribute}"]
     return [f"{getattr(c, '__module__', '')}.{getattr(c, '__qualname__', c)!s}" for c in classes]
 
 
@@ -688,14 +693,23 @@ def _shared_key(view_class: Any, method: str) -> Any:
         for name in ("get_permissions", "check_permissions", "initial", "perform_authentication")
     ):
         return None
-    classes = tuple(view_class.permission_classes)
-    if not all(_reads_caller_only(permission) for permission in classes):
+    classes = _declared(view_class, "permission_classes")
+    if classes is None or not all(_reads_caller_only(permission) for permission in classes):
         return None
     if all(permission is permissions.AllowAny for permission in classes):
         return "always"
-    if not _stock(view_class, "get_authenticators"):
+    authentication = _declared(view_class, "authentication_classes")
+    if authentication is None or not _stock(view_class, "get_authenticators"):
         return None
-    return (tuple(view_class.authentication_classes), classes, method)
+    return (authentication, classes, method)
+
+
+def _declared(view_class: Any, name: str) -> tuple[Any, ...] | None:
+    """The view class's ``authentication_classes`` or ``permission_classes`` as the class
+    declares them; ``None`` when only an instance can tell (a ``property``, as Nautobot's
+    ``TokenViewSet`` computes its authentication classes): its check is asked of a view."""
+    value = getattr(view_class, name, None)
+    return tuple(value) if isinstance(value, (list, tuple)) else None
 
 
 def _reads_caller_only(permission: Any) -> bool:
