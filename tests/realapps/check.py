@@ -180,6 +180,53 @@ def call_tools(app: Any, toolset: Any) -> int:
     return len(app.CALLS)
 
 
+def list_as_anonymous(app: Any, version: str | None) -> int:
+    """The group's ``tools/list`` for a caller without credentials, filtered by each view's own
+    checks (``FILTER_TOOLS_LIST``, the default), in one page and in pages of 50: it answers, and
+    the pages hold the same tools; returns how many the caller sees."""
+    from django.test import RequestFactory
+    from django.test.utils import override_settings
+
+    from mcp_bridge.transport.endpoint import mcp_endpoint
+
+    def listed(cursor: str | None) -> dict[str, Any]:
+        params = {} if cursor is None else {"cursor": cursor}
+        request = RequestFactory().post(
+            "/mcp/",
+            json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}),
+            content_type="application/json",
+            HTTP_ACCEPT="application/json, text/event-stream",
+            HTTP_MCP_PROTOCOL_VERSION="2025-11-25",
+        )
+        response = mcp_endpoint(request, app.GROUP, version)
+        answer = json.loads(response.content)
+        if response.status_code != 200 or "result" not in answer:
+            raise Failed(f"tools/list for an anonymous caller: {response.content[:600]!r}")
+        return answer["result"]
+
+    whole = {tool["name"] for tool in listed(None)["tools"]}
+    paged: list[str] = []
+    with override_settings(MCP_BRIDGE={**settings_of_bridge(), "PAGE_SIZE": 50}):
+        cursor = None
+        while True:
+            page = listed(cursor)
+            paged += [tool["name"] for tool in page["tools"]]
+            cursor = page.get("nextCursor")
+            if cursor is None:
+                break
+    if sorted(paged) != sorted(whole):
+        raise Failed(
+            f"the anonymous caller's pages hold {len(paged)} tools, its whole list {len(whole)}"
+        )
+    return len(whole)
+
+
+def settings_of_bridge() -> dict[str, Any]:
+    from django.conf import settings
+
+    return dict(getattr(settings, "MCP_BRIDGE", {}))
+
+
 def run(app: Any, fresh: bool, update: bool) -> str:
     started = time.monotonic()
 
@@ -229,6 +276,8 @@ def _checked(app: Any, update: bool, step: Callable[[str], None], started: float
         names = sorted(tool.name for tool in toolset.tools)
         compare_names(app, names, update, HERE / app.NAME / "tools.txt")
         calls = call_tools(app, toolset)
+        anonymous = list_as_anonymous(app, version)
+        step(f"listed for an anonymous caller: {anonymous} tools, whole and in pages")
     return f"{app.NAME} {len(names)} tools, {calls} calls, {time.monotonic() - started:.0f} s"
 
 
