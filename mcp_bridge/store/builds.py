@@ -19,6 +19,7 @@ from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
 
+from mcp_bridge.base.garbage import collection_deferred
 from mcp_bridge.build.openapi import UrlIndex
 from mcp_bridge.locking import Lease, get_lock_backend
 from mcp_bridge.store.backends import (
@@ -102,7 +103,8 @@ def load(
         data = store.get(key.name)
         if data is None:
             return None
-        found = loads(data, index)
+        with collection_deferred():  # unpickling a group allocates as much as building it
+            found = loads(data, index)
         if not isinstance(found, accept):
             raise NotABuild(
                 f"it holds a {type(found).__module__}.{type(found).__qualname__}, not a build"

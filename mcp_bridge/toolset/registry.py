@@ -47,6 +47,7 @@ from rest_framework.settings import api_settings
 
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem, ToolSetError
+from mcp_bridge.base.garbage import collection_deferred
 from mcp_bridge.base.limits import shorten
 from mcp_bridge.build.naming import MCP_NAME_PATTERN, check_names
 from mcp_bridge.build.openapi import (
@@ -539,7 +540,8 @@ def build_toolset(
         # Lazy texts (help_text, gettext_lazy titles) are evaluated once, in the
         # default language, whatever language the triggering request activated;
         # translations are applied per language on top, without regenerating.
-        with translation.override(settings.LANGUAGE_CODE):
+        # The collector is off while the build's objects pile up (mcp_bridge.base.garbage).
+        with translation.override(settings.LANGUAGE_CODE), collection_deferred():
             return _build(group, version, urlconf)
     except ToolSetError as exc:
         return exc
