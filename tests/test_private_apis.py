@@ -17,7 +17,7 @@ from django.http import HttpRequest, HttpResponse
 from drf_spectacular.drainage import GENERATOR_STATS, add_trace_message, error, warn
 from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import ComponentRegistry, OpenApiGeneratorExtension
+from drf_spectacular.plumbing import ComponentRegistry, OpenApiGeneratorExtension, ResolvedComponent
 from drf_spectacular.settings import spectacular_settings
 from opentelemetry import metrics, trace
 from opentelemetry.metrics import _internal as metrics_state
@@ -93,6 +93,10 @@ def test_drf_spectacular_private_hooks():
     # mcp_bridge.build.openapi.update_fields: one serializer field mapped for a request.
     assert callable(AutoSchema._map_serializer_field)
     assert callable(AutoSchema._get_serializer_field_meta)
+    # GroupSchemaGenerator._request_made_from: a component looked up by (name, type).
+    registry = ComponentRegistry()
+    registry.register(ResolvedComponent("Item", ResolvedComponent.SCHEMA, {}, object=3))
+    assert registry[("Item", ResolvedComponent.SCHEMA)].object == 3
 
 
 def test_drf_spectacular_generator_stats_caches():

@@ -25,6 +25,7 @@ from drf_spectacular.drainage import GENERATOR_STATS, add_trace_message, error, 
 from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import (
+    ResolvedComponent,
     get_doc,
     is_versioning_supported,
     modify_for_versioning,
@@ -605,20 +606,32 @@ class GroupSchemaGenerator(SchemaGenerator):
         self.field_problems: list[Problem] = []
         # update_fields() per (view class, serializer class), and the fields it left out.
         self._updates: dict[tuple[Any, Any], tuple[dict[str, Any], list[tuple[str, str]]]] = {}
+        # The view classes' docstrings, read once per class (_class_doc).
+        self._class_docs: dict[type, str] = {}
 
     def _update_fields(
-        self, view: Any, inspector: Any
+        self, view: Any, inspector: Any, operation: dict[str, Any]
     ) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
         """:func:`update_fields` of ``view`` and the fields it left out, worked out once per
         view class and serializer class: the ``PUT`` and the ``PATCH`` of one view make the
         same serializer class with the same unsaved object, so they share it (building the
-        serializer and mapping each of its fields is most of what the pass costs)."""
+        serializer and mapping each of its fields is most of what the pass costs).
+
+        Skipped (nothing to add) when the operation's request component was made from the same
+        serializer class and that class builds its fields as DRF does, without reading its
+        object (:func:`_instance_blind`): then the object changes no field."""
         try:
             serializer_class = view.get_serializer_class()
         # A view without one (an APIView), or one that reads the real request: update_fields
         # meets the same and decides, uncached.
         except Exception:  # noqa: BLE001
             serializer_class = None
+        if (
+            serializer_class is not None
+            and _instance_blind(serializer_class)
+            and self._request_made_from(operation, serializer_class)
+        ):
+            return {}, []
         key = (type(view), serializer_class)
         found = self._updates.get(key) if serializer_class is not None else None
         if found is None:
@@ -627,6 +640,30 @@ class GroupSchemaGenerator(SchemaGenerator):
             if serializer_class is not None:
                 self._updates[key] = found
         return found
+
+    def _request_made_from(self, operation: dict[str, Any], serializer_class: type) -> bool:
+        """Whether every request body of ``operation`` is a component that drf-spectacular
+        made from ``serializer_class`` (not from another serializer of the same component name,
+        which it keeps the first of)."""
+        content = (operation.get("requestBody") or {}).get("content") or {}
+        if not content:
+            return False
+        for media in content.values():
+            ref = (media.get("schema") or {}).get("$ref") if isinstance(media, dict) else None
+            if not isinstance(ref, str) or not ref.startswith(_SCHEMA_COMPONENTS):
+                return False
+            key = (ref[len(_SCHEMA_COMPONENTS) :], ResolvedComponent.SCHEMA)
+            try:
+                made_from = self.registry[key].object
+            except KeyError:
+                return False
+            if (
+                made_from is None
+                or isinstance(made_from, type)
+                or not (type(made_from) is serializer_class)
+            ):
+                return False
+        return True
 
     # Private drf-spectacular API (SchemaGenerator._initialise_endpoints and, in parse(),
     # _get_paths_and_endpoints): overridden and called so that only the group's endpoints get
@@ -781,7 +818,7 @@ class GroupSchemaGenerator(SchemaGenerator):
                 is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
                 left_out: list[tuple[str, str]] = []
                 if not hand_written and method.upper() in ("PUT", "PATCH"):
-                    updated, left_out = self._update_fields(view, inspector)
+                    updated, left_out = self._update_fields(view, inspector, operation)
                 else:
                     updated = {}
                 self.field_problems += [
@@ -803,7 +840,7 @@ class GroupSchemaGenerator(SchemaGenerator):
                 reads_body = (
                     body_use(view, handler, method.upper(), operation) if is_viewset else None
                 )
-                class_doc = _class_doc(view, handler, operation, is_viewset)
+                class_doc = _class_doc(view, handler, operation, is_viewset, self._class_docs)
             self.sources.append(
                 OperationSource(
                     path=path,
@@ -921,16 +958,61 @@ def body_use(view: Any, handler: Any, method: str, operation: dict[str, Any]) ->
     return "none"
 
 
-def _class_doc(view: Any, handler: Any, operation: dict[str, Any], shared: bool) -> str | None:
+def _class_doc(
+    view: Any,
+    handler: Any,
+    operation: dict[str, Any],
+    shared: bool,
+    known: dict[type, str] | None = None,
+) -> str | None:
     """The view class's docstring, when it is the operation's description only because the
     handler has none (drf-spectacular's ``AutoSchema.get_description``) and the class is a
-    viewset (``shared``)."""
+    viewset (``shared``). ``known``: the docstrings already read, by class, for one build."""
     if not shared:
         return None
-    class_doc = get_doc(type(view))
+    view_class = type(view)
+    class_doc = known.get(view_class) if known is not None else None
+    if class_doc is None:
+        class_doc = get_doc(view_class)
+        if known is not None:
+            known[view_class] = class_doc
     if not class_doc or get_doc(handler) or operation.get("description") != class_doc:
         return None
     return class_doc
+
+
+_SCHEMA_COMPONENTS = "#/components/schemas/"
+#: What a serializer class may override to make its fields depend on its object.
+_INSTANCE_HOOKS = (
+    "__new__",
+    "__init__",
+    "many_init",
+    "fields",
+    "get_fields",
+    "get_field_names",
+    "get_default_field_names",
+    "get_extra_kwargs",
+    "include_extra_kwargs",
+    "get_uniqueness_extra_kwargs",
+    "build_field",
+    "build_standard_field",
+    "build_relational_field",
+    "build_nested_field",
+    "build_property_field",
+    "build_url_field",
+    "build_unknown_field",
+)
+
+
+def _instance_blind(serializer_class: type) -> bool:
+    """Whether ``serializer_class`` takes every way of making its fields from DRF itself (its
+    own and its bases' code touch none of :data:`_INSTANCE_HOOKS`): then the fields are the
+    same with an object and without one."""
+    for name in _INSTANCE_HOOKS:
+        owner = next((cls for cls in serializer_class.__mro__ if name in vars(cls)), object)
+        if owner is not object and not owner.__module__.startswith("rest_framework."):
+            return False
+    return True
 
 
 def update_fields(

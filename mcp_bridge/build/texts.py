@@ -522,15 +522,20 @@ def _is_lookup_boilerplate(description: str, facts: OperationFacts) -> bool:
     """DRF's ``get_pk_description`` of the view's model, as drf-spectacular copies it."""
     if facts.model is None:
         return False
-    model = facts.model.model
+    return description in _lookup_descriptions(facts.model.model, get_language())
+
+
+@lru_cache(maxsize=1024)
+def _lookup_descriptions(model: Any, language: str | None) -> frozenset[str]:
+    """DRF's ``get_pk_description`` of each unique field of ``model``, in ``language`` (the
+    active one: the texts are translated), worked out once per model and language."""
     # djangorestframework-stubs type its second argument as a serializer field; DRF and
     # drf-spectacular pass the model field.
-    candidates = {
-        get_pk_description(model, field)  # type: ignore[arg-type]
+    return frozenset(
+        str(get_pk_description(model, field))  # type: ignore[arg-type]
         for field in model._meta.fields
         if field.unique
-    }
-    return description in candidates
+    )
 
 
 def argument_kind(
