@@ -528,11 +528,10 @@ def _is_lookup_boilerplate(description: str, facts: OperationFacts) -> bool:
 @lru_cache(maxsize=1024)
 def _lookup_descriptions(model: Any, language: str | None) -> frozenset[str]:
     """DRF's ``get_pk_description`` of each unique field of ``model``, in ``language`` (the
-    active one: the texts are translated), worked out once per model and language."""
-    # djangorestframework-stubs type its second argument as a serializer field; DRF and
-    # drf-spectacular pass the model field.
+    active one: the texts are translated), worked out once per model and language. DRF and
+    drf-spectacular pass it the model field."""
     return frozenset(
-        str(get_pk_description(model, field))  # type: ignore[arg-type]
+        str(get_pk_description(model, field))
         for field in model._meta.fields
         if field.unique
     )
