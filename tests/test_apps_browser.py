@@ -22,7 +22,7 @@ from demo_project.shop.models import Category, Product
 from mcp_bridge.signals import post_tool_call
 from tests.test_explorer import ARTIFACTS, browser  # noqa: F401 (the explorer's fixture)
 from tests.testapp import upload_views
-from tests.testapp.models import Account, Author, Note, Post, Report
+from tests.testapp.models import Account, Author, Member, Note, Post, Report
 from tests.urls import urlpatterns as test_urlpatterns
 
 HOST = Path(__file__).parent / "apps_host" / "host.js"
@@ -182,6 +182,29 @@ def test_a_form_creates_an_object_and_shows_a_fields_validation_error(
     assert calls[-1] == ("account_create", {"email": "ada@example.com", "password": "pw"})
     assert driver.find_elements("css selector", ".field.invalid") == []
     _shot(driver, "form-created", capsys)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_blank_or_null_choice_is_a_select_of_its_choices(
+    driver, live_server, apps_always, calls, capsys
+):
+    """drf-spectacular writes a nullable blank choice as ``anyOf`` its choices, ``BlankEnum``,
+    ``NullEnum`` and null: the form offers the choices, and "—" to leave it out."""
+    _open(driver, live_server, "members_create", {"nickname": "n" * 60})
+    _wait(driver, lambda: driver.find_elements("css selector", ".field.invalid"), "errors")
+    status = driver.find_element("id", "field-status")
+    assert status.tag_name == "select"
+    options = [o.get_attribute("value") for o in status.find_elements("css selector", "option")]
+    assert options == ["", "draft", "live"]
+    status.find_element("css selector", "option[value=live]").click()
+    nickname = driver.find_element("id", "field-nickname")
+    nickname.clear()
+    nickname.send_keys("ada")
+    _shot(driver, "form-choice", capsys)
+    driver.find_element("css selector", "button[type=submit]").click()
+    _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "done")
+    assert list(Member.objects.values_list("nickname", "status")) == [("ada", "live")]
+    assert calls[-1] == ("members_create", {"nickname": "ada", "status": "live"})
 
 
 @pytest.mark.django_db(transaction=True)

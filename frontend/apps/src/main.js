@@ -59,6 +59,27 @@ function resolve(schema, top) {
   return current || {};
 }
 
+// An argument's schema as the form reads it: its $ref followed; drf-spectacular's wrapper of a
+// shared choice component taken off ({"allOf": [Choices]} beside the field's texts); and the
+// forms of a blank or null choice ({"anyOf": [Choices, BlankEnum, NullEnum, {"type": "null"}]})
+// taken as the choices (a field that is not required offers "—", which leaves it out).
+function fieldSchema(raw, top) {
+  const schema = resolve(raw, top);
+  if (isFile(schema)) return schema;
+  const { allOf, anyOf, oneOf, ...outer } = schema;
+  if (Array.isArray(allOf) && allOf.length === 1 && !anyOf && !oneOf) {
+    return { ...fieldSchema(allOf[0], top), ...outer };
+  }
+  const forms = anyOf || oneOf;
+  if (Array.isArray(forms) && !allOf) {
+    const empty = (form) => form.type === "null" ||
+      (Array.isArray(form.enum) && form.enum.every((choice) => choice === null || choice === ""));
+    const kept = forms.map((form) => fieldSchema(form, top)).filter((form) => !empty(form));
+    if (kept.length === 1) return { ...kept[0], ...outer };
+  }
+  return schema;
+}
+
 function typesOf(schema) {
   const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
   return types.filter((type) => type !== "null");
@@ -143,7 +164,7 @@ function argumentsFromUrl(url) {
   }
   for (const key of Object.keys(args)) if (["page", "cursor", "offset", "limit"].includes(key)) delete args[key];
   for (const [key, value] of parsed.searchParams) {
-    const types = typesOf(resolve(properties[key] || {}, state.tool.inputSchema));
+    const types = typesOf(fieldSchema(properties[key] || {}, state.tool.inputSchema));
     args[key] = types.includes("integer") || types.includes("number") ? Number(value) : value;
   }
   return args;
@@ -389,7 +410,7 @@ function readForm(form, properties, required) {
   const args = {};
   const problems = {};
   for (const [name, raw] of Object.entries(properties)) {
-    const schema = resolve(raw, state.tool.inputSchema);
+    const schema = fieldSchema(raw, state.tool.inputSchema);
     const types = typesOf(schema);
     const input = form.elements.namedItem(name);
     if (!input) continue;
@@ -436,10 +457,12 @@ function renderForm() {
   const form = h("form", { novalidate: true, "aria-busy": state.busy ? "true" : "false" });
   let first = null;
   for (const [name, raw] of Object.entries(properties)) {
-    const schema = resolve(raw, tool.inputSchema);
+    const schema = fieldSchema(raw, tool.inputSchema);
     if (schema.readOnly) continue;
     const isRequired = required.includes(name);
-    const input = control(name, schema, state.args[name], isRequired);
+    // The value the call was made with, else the field's default (a ticked box, a choice).
+    const value = Object.prototype.hasOwnProperty.call(state.args, name) ? state.args[name] : schema.default;
+    const input = control(name, schema, value, isRequired);
     const messages = errors[name];
     const field = h("div", { class: `field${messages ? " invalid" : ""}` },
       h("label", { for: `field-${name}` }, schema.title || name,
@@ -578,7 +601,7 @@ function argumentsShown(args) {
   if (!args || typeof args !== "object" || Array.isArray(args)) return args;
   const shown = {};
   for (const [name, value] of Object.entries(args)) {
-    const schema = resolve(properties[name] || {}, state.tool && state.tool.inputSchema);
+    const schema = fieldSchema(properties[name] || {}, state.tool && state.tool.inputSchema);
     if (schema.format === "password" && value) shown[name] = "••••••••";
     else if (isFile(schema) && value) shown[name] = (value && value.filename) || "(file)";
     else shown[name] = value;
