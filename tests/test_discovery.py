@@ -22,6 +22,7 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.tokens import estimate_tokens
 from mcp_bridge.build.naming import is_portable
 from mcp_bridge.discovery.index import (
+    MORE_COUNTED,
     Analyzer,
     ToolText,
     detect_intents,
@@ -953,3 +954,43 @@ def test_resources_are_named_as_people_write_them(class_name, meta, names):
         )
         facts = model_facts(model)
     assert (facts.verbose_name, facts.verbose_name_plural) == names
+
+
+class _Asked:
+    """A caller's visibility that records which tools it was asked about."""
+
+    def __init__(self, hidden=()):
+        self.hidden = set(hidden)
+        self.asked: list[str] = []
+
+    def __contains__(self, name):
+        self.asked.append(name)
+        return name not in self.hidden
+
+
+def test_a_search_asks_the_callers_visibility_only_as_far_as_its_answer():
+    """The ranking is the same for every caller; a caller's tools are taken from it in its
+    order: the answer's, then up to MORE_COUNTED more to count, not every match."""
+    texts = [
+        _text(
+            f"invoice_{n}_list",
+            "list",
+            f"invoice {n}",
+            ("description", "Invoices. " + "More words. " * (n % 7)),
+        )
+        for n in range(100)
+    ]
+    texts += [
+        _text(f"widget_{n}_list", "list", f"widget {n}", ("description", "Widgets."))
+        for n in range(400)
+    ]
+    index = index_texts(texts)
+    everyone, matched = index.search("invoices", None, 5)
+    assert matched == 100
+    caller = _Asked(hidden={everyone[0][0], everyone[2][0]})
+    ranked, counted = index.search("invoices", caller, 5)
+    # The first five of the common ranking the caller may see, in its order.
+    whole, _ = index.search("invoices", None, None)
+    assert ranked == [entry for entry in whole if entry[0] not in caller.hidden][:5]
+    assert counted == 5 + MORE_COUNTED
+    assert len(caller.asked) == 2 + 5 + MORE_COUNTED < 100

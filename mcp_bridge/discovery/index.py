@@ -438,6 +438,9 @@ SYNONYM_COVERAGE = 0.75
 #: How many of a query's best candidates (by BM25 and the kind's factor) the resource, name
 #: and action factors rank again.
 RERANK_DEPTH = 50
+#: How many matches beyond the answer a search counts for a caller who may not see every
+#: tool (``more``): as many as one search can return (``MAX_LIMIT`` of the meta-tools).
+MORE_COUNTED = 20
 #: The least score of a tool whose resource the query names, as a share of the best
 #: candidate's (times the share of the resource's name the query holds).
 RESOURCE_FLOOR = 0.35
@@ -846,14 +849,17 @@ class SearchIndex:
         Args:
             query: plain language or keywords.
             visible: the names the caller may see, or ``None`` for all: search never
-                returns a tool the caller cannot see, nor counts it.
+                returns a tool the caller cannot see, nor counts it. The ranking is the same
+                for every caller; the caller's tools are taken from it in its order, and
+                ``visible`` is asked only as far as the answer needs (:meth:`_visible_best`).
             limit: how many to return; ``None``: every match.
             vector: the query's unit embedding (:func:`~mcp_bridge.discovery.semantic.embed_query`)
                 when the index has :attr:`semantic` vectors: the lexical ranking and the
                 semantic one are fused (:meth:`_fused`); ``None``: lexical only.
 
         Returns:
-            ``([(tool name, score), ...], how many matched)``.
+            ``([(tool name, score), ...], how many matched)``; with ``visible`` and a
+            ``limit``, the matches are counted up to ``limit`` + :data:`MORE_COUNTED`.
         """
         ranked, matched, _ = self.ranked(query, visible, limit, vector)
         return ranked, matched
@@ -922,8 +928,6 @@ class SearchIndex:
         if not scores and not semantic:
             return [], 0, 0
         names = self.names
-        if visible is not None:
-            scores = {doc: score for doc, score in scores.items() if names[doc] in visible}
         intents = detect_intents(self._without_names(query)) if self.intents else None
         factors = self._factors(intents, query)
         classes = self.classes
@@ -936,18 +940,54 @@ class SearchIndex:
             chosen.update((doc, scores[doc]) for doc in exact if doc in scores)
             scores.update(self._rerank(query, chosen, intents or frozenset(), exact))
         lexical = len(scores)
+        matched_lexically = scores.keys()
         if semantic:
-            scores = self._fused(scores, vector, visible, factors, exact)
+            scores = self._fused(scores, vector, factors, exact)
         # (score, -doc): ties go to the first tool by name (tools are sorted by name).
         scored = [(score, -doc) for doc, score in scores.items()]
-        best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
-        return [(names[-doc], score) for score, doc in best], len(scores), lexical
+        if visible is None:
+            best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
+            return [(names[-doc], score) for score, doc in best], len(scores), lexical
+        return self._visible_best(sorted(scored, reverse=True), visible, limit, matched_lexically)
+
+    def _visible_best(
+        self,
+        scored: list[tuple[float, int]],
+        visible: Container[str],
+        limit: int | None,
+        matched_lexically: Any,
+    ) -> tuple[list[tuple[str, float]], int, int]:
+        """:meth:`ranked`'s answer for a caller who may see ``visible``: the ranking is the
+        same for every caller, and the caller's visibility is asked in its order, for as few
+        tools as the answer needs (a caller's visibility may run a tool's check when asked):
+        the best ``limit`` it may see, then up to :data:`MORE_COUNTED` more, to count them,
+        and, while none of those matched lexically, the lexical matches until one is visible.
+        ``limit`` ``None``: every match is asked."""
+        names = self.names
+        wanted = None if limit is None else limit + MORE_COUNTED
+        best: list[tuple[str, float]] = []
+        counted = lexical = 0
+        for score, negative in scored:
+            doc = -negative
+            if wanted is not None and counted >= wanted:
+                if lexical:
+                    break
+                if doc not in matched_lexically:
+                    continue
+            if names[doc] not in visible:
+                continue
+            if wanted is None or counted < wanted:
+                counted += 1
+                if limit is None or len(best) < limit:
+                    best.append((names[doc], score))
+            if doc in matched_lexically:
+                lexical += 1
+        return best, counted, lexical
 
     def _fused(
         self,
         scores: dict[int, float],
         vector: Any,
-        visible: Container[str] | None,
         factors: list[float],
         exact: list[int],
     ) -> dict[int, float]:
@@ -959,23 +999,12 @@ class SearchIndex:
         :data:`SEMANTIC_DEPTH` best visible tools. A tool named exactly stays first."""
         semantic = self.semantic
         similarities = semantic.similarities(vector) * _numpy().asarray(factors)[self._classes()]
-        if visible is None:
-            depth = min(SEMANTIC_DEPTH, len(similarities))
-            best = _numpy().argpartition(-similarities, depth - 1)[:depth] if depth else []
-            ranked = sorted(
-                (int(doc) for doc in best if similarities[doc] > 0),
-                key=lambda doc: -similarities[doc],
-            )
-        else:
-            # Best first, asking the caller's visibility of each tool only until the depth is
-            # reached: a caller's visibility may check a tool when it is asked.
-            ranked = []
-            names = self.names
-            for doc in _numpy().argsort(-similarities, kind="stable"):
-                if len(ranked) == SEMANTIC_DEPTH or similarities[doc] <= 0:
-                    break
-                if names[doc] in visible:
-                    ranked.append(int(doc))
+        depth = min(SEMANTIC_DEPTH, len(similarities))
+        best = _numpy().argpartition(-similarities, depth - 1)[:depth] if depth else []
+        ranked = sorted(
+            (int(doc) for doc in best if similarities[doc] > 0),
+            key=lambda doc: -similarities[doc],
+        )
         fused: dict[int, float] = {}
         lexical = sorted(scores, key=lambda doc: (-scores[doc], doc))
         for rank, doc in enumerate(lexical):
