@@ -531,9 +531,7 @@ def _lookup_descriptions(model: Any, language: str | None) -> frozenset[str]:
     active one: the texts are translated), worked out once per model and language. DRF and
     drf-spectacular pass it the model field."""
     return frozenset(
-        str(get_pk_description(model, field))
-        for field in model._meta.fields
-        if field.unique
+        str(get_pk_description(model, field)) for field in model._meta.fields if field.unique
     )
 
 
