@@ -5,7 +5,8 @@ document, the serializers' fields, the tools' schemas). Each time the young gene
 the collector walks them, and the oldest generation's collections walk all of them again: on a
 group of 1,000 operations that is a fifth to a quarter of the build's CPU, and it frees almost
 nothing. :func:`collection_deferred` turns the collector off for the build and back on after
-it, as it was (and so while a stored build is unpickled): nothing else changes, reference counting frees what it always frees, and the
+it, as it was (and so while a stored build's key is made and the build unpickled): nothing
+else changes, reference counting frees what it always frees, and the
 cycles left are collected by the next collection after the build.
 
 Builds in several threads share one switch: the first to start turns the collector off (only if

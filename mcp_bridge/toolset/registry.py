@@ -513,15 +513,17 @@ def _build_once(
                 cached = build_toolset(group, version, urlconf)
             else:
                 # From the shared store when another process built it (mcp_bridge.store.builds),
-                # else built here and stored for the others.
-                cached = load_or_build(
-                    group,
-                    version,
-                    urlconf,
-                    get_url_index(urlconf),
-                    lambda: build_toolset(group, version, urlconf),
-                    accept=(ToolSet, ToolSetError),
-                )
+                # else built here and stored for the others; the collector off meanwhile
+                # (mcp_bridge.base.garbage), for the store's key and unpickling as for a build.
+                with collection_deferred():
+                    cached = load_or_build(
+                        group,
+                        version,
+                        urlconf,
+                        get_url_index(urlconf),
+                        lambda: build_toolset(group, version, urlconf),
+                        accept=(ToolSet, ToolSetError),
+                    )
             _toolsets[key] = cached
         return cached
 
