@@ -320,9 +320,9 @@ def test_a_late_confirmation_is_refused_and_the_call_asked_again(
     settings.MCP_BRIDGE = {**settings.MCP_BRIDGE, "CONFIRM_TTL": 1}
     time.sleep(2.1)
     driver.find_element("xpath", "//button[normalize-space()='Confirm']").click()
-    _wait(
-        driver, lambda: "expired" in driver.find_element("css selector", ".status").text, "expired"
-    )
+    # The reason in the person's words (the page's texts), not the server's message to a model.
+    late = "The confirmation came too late, and nothing was done. Confirm again below."
+    _wait(driver, lambda: driver.find_element("css selector", ".status").text == late, "expired")
     assert not Account.objects.exists() and calls == []
     _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "asked again")
     _shot(driver, "confirm-expired", capsys)

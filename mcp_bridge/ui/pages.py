@@ -63,6 +63,23 @@ def texts() -> dict[str, str]:
         "notConfirmed": gettext("Cancelled: nothing was done."),
         "confirmedModel": gettext("The person confirmed in the page: {question} It was done."),
         "cancelledModel": gettext("The person cancelled in the page: {question} Nothing was done."),
+        # Why the server refused a confirmation (the error's data.reason,
+        # mcp_bridge.confirmation.state); the page asks the call again after each.
+        "refused.expired": gettext(
+            "The confirmation came too late, and nothing was done. Confirm again below."
+        ),
+        "refused.replayed": gettext(
+            "This confirmation was already used, and nothing more was done. Confirm again "
+            "below to do it once more."
+        ),
+        "refused.other_caller": gettext(
+            "This confirmation was asked for someone else, and nothing was done."
+        ),
+        "refused.other_call": gettext(
+            "This confirmation was asked for another call, and nothing was done."
+        ),
+        "refused.tampered": gettext("This confirmation is not valid, and nothing was done."),
+        "refused.page_only": gettext("This confirmation is not valid, and nothing was done."),
     }
 
 

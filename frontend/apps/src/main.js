@@ -548,6 +548,7 @@ async function confirmCall() {
   render();
   let result = null;
   let failure = null;
+  let refusal = null;
   try {
     result = await app.callServerTool({
       name: asked.tool,
@@ -555,6 +556,9 @@ async function confirmCall() {
     });
   } catch (error) {
     failure = error && error.message ? error.message : String(error);
+    // Why the server refused it, in the person's language when the page knows the reason.
+    const reason = error && error.data && error.data.reason;
+    refusal = (reason && TEXTS[`refused.${reason}`]) || null;
   }
   if (failure === null) {
     // The view ran: its result, or its own error (a form shows it beside the fields).
@@ -575,7 +579,7 @@ async function confirmCall() {
     } catch {
       state.result = null;
     }
-    state.message = t("failed", { message: failure });
+    state.message = refusal || t("failed", { message: failure });
     state.tone = "error";
   }
   state.busy = false;
