@@ -943,16 +943,16 @@ class SearchIndex:
         matched_lexically = scores.keys()
         if semantic:
             scores = self._fused(scores, vector, factors, exact)
-        # (score, -doc): ties go to the first tool by name (tools are sorted by name).
-        scored = [(score, -doc) for doc, score in scores.items()]
         if visible is None:
+            # (score, -doc): ties go to the first tool by name (tools are sorted by name).
+            scored = [(score, -doc) for doc, score in scores.items()]
             best = sorted(scored, reverse=True) if limit is None else heapq.nlargest(limit, scored)
             return [(names[-doc], score) for score, doc in best], len(scores), lexical
-        return self._visible_best(sorted(scored, reverse=True), visible, limit, matched_lexically)
+        return self._visible_best(scores, visible, limit, matched_lexically)
 
     def _visible_best(
         self,
-        scored: list[tuple[float, int]],
+        scores: dict[int, float],
         visible: Container[str],
         limit: int | None,
         matched_lexically: Any,
@@ -967,8 +967,14 @@ class SearchIndex:
         wanted = None if limit is None else limit + MORE_COUNTED
         best: list[tuple[str, float]] = []
         counted = lexical = 0
-        for score, negative in scored:
-            doc = -negative
+        # Best first, ties to the first tool by name, taken one at a time: a heap costs the
+        # matches a linear pass and each tool taken a logarithm, where sorting every match
+        # would cost more than the few an answer takes.
+        heap = [(-score, doc) for doc, score in scores.items()]
+        heapq.heapify(heap)
+        while heap:
+            negative_score, doc = heapq.heappop(heap)
+            score = -negative_score
             if wanted is not None and counted >= wanted:
                 if lexical:
                     break
