@@ -234,3 +234,26 @@ def test_a_records_related_objects_are_linked_for_a_client_with_apps_only(db):
     assert missing["isError"] is True and "mcp-bridge/links" not in (missing.get("_meta") or {})
     # Nothing is added to the listing.
     assert "links" not in json.dumps(listed(group="catalog")["products_retrieve"])
+
+
+# --- A call proxy's page ------------------------------------------------------------------------
+
+
+def test_a_call_proxys_result_names_the_tool_it_ran_for_a_client_with_apps_only(db, settings):
+    settings.MCP_BRIDGE = {"DISCOVERY": "search"}
+    proxies = listed()
+    assert proxies["call_read_only_tool"]["_meta"]["ui"] == {
+        "resourceUri": "ui://mcp-bridge/record"
+    }
+    assert "ui" not in (proxies["search_tools"].get("_meta") or {})
+    assert "_meta" not in listed(declare=False)["call_read_only_tool"]
+    call = {"name": "note_list", "arguments": {}}
+    ran = _called("call_read_only_tool", call, declare=True, group="cases")["_meta"]
+    tool = ran["mcp-bridge/tool"]
+    assert (tool["name"], tool["kind"]) == ("note_list", "collection")
+    assert tool["inputSchema"]["properties"]["page"] and tool["outputSchema"]
+    # A client without Apps, and a name the caller cannot use: nothing of the tool is added.
+    plain = _called("call_read_only_tool", call, declare=False, group="cases")
+    assert "mcp-bridge/tool" not in (plain.get("_meta") or {})
+    unknown = _called("call_read_only_tool", {"name": "no_such_tool"}, declare=True, group="cases")
+    assert unknown["isError"] is True and "mcp-bridge/tool" not in (unknown.get("_meta") or {})

@@ -156,6 +156,58 @@ def test_a_list_renders_its_rows_and_pages_through_a_tool_call(
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_call_proxys_page_is_the_page_of_the_tool_it_ran(
+    driver, live_server, settings, calls, capsys
+):
+    """Search mode lists the call proxies, not the tools: a proxy's page renders the tool it
+    ran (its kind, schemas and arguments from the result's _meta) and calls it by name."""
+    settings.MCP_BRIDGE = {"APPS": "always", "DISCOVERY": "search"}
+    for n in range(1, 24):
+        Note.objects.create(text=f"note {n}")
+    _open(
+        driver,
+        live_server,
+        "call_read_only_tool",
+        {"name": "note_list", "arguments": {"page": 2}},
+    )
+    _wait(driver, lambda: len(_cells(driver)) == 10, "rows")
+    assert driver.find_element("css selector", "h1").text == "List notes"
+    assert [cell.text for cell in driver.find_elements("css selector", "thead th")] == [
+        "id",
+        "text",
+    ]
+    assert _cells(driver)[0][1] == "note 11"
+    _shot(driver, "proxied-collection", capsys)
+    driver.find_element("xpath", "//button[normalize-space()='Next']").click()
+    _wait(driver, lambda: _cells(driver) and _cells(driver)[0][1] == "note 21", "next page")
+    # The proxy's call, then the page's own call of the tool, by its name.
+    assert calls == [("note_list", {"page": 2}), ("note_list", {"page": 3})]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_call_asked_through_a_proxy_is_confirmed_in_the_tools_page(
+    driver, live_server, settings, calls, capsys
+):
+    settings.MCP_BRIDGE = {
+        "APPS": "always",
+        "DISCOVERY": "search",
+        "CONFIRM": {"cases": ["account_create"]},
+    }
+    arguments = {"email": "proxy@example.com", "password": "pw"}
+    _open(
+        driver, live_server, "call_write_tool", {"name": "account_create", "arguments": arguments}
+    )
+    _wait(driver, lambda: driver.find_elements("css selector", ".confirm"), "confirmation")
+    assert driver.find_element("css selector", "h1").text == "Create account"
+    assert calls == [] and not Account.objects.exists()
+    _shot(driver, "proxied-confirm", capsys)
+    driver.find_element("xpath", "//button[normalize-space()='Confirm']").click()
+    _wait(driver, lambda: "Done." in driver.find_element("css selector", ".status").text, "done")
+    assert list(Account.objects.values_list("email", flat=True)) == ["proxy@example.com"]
+    assert calls == [("account_create", arguments)]
+
+
+@pytest.mark.django_db(transaction=True)
 def test_a_form_creates_an_object_and_shows_a_fields_validation_error(
     driver, live_server, apps_always, calls, capsys
 ):

@@ -66,6 +66,7 @@ from mcp_bridge.ui import confirm as app_confirm
 from mcp_bridge.ui import kinds as app_kinds
 from mcp_bridge.ui import links as app_links
 from mcp_bridge.ui import pages as app_pages
+from mcp_bridge.ui import proxied as app_proxied
 
 
 @dataclass(slots=True)
@@ -379,10 +380,20 @@ def _tools_call(params: dict[str, Any], call: Call) -> dict[str, Any]:
     meta = call.toolset.meta_tool(name)
     if meta is not None:
         if call.modern and declares_tasks(params):  # a call proxy's tool may become a task
-            return meta_tools.answer(
+            answered = meta_tools.answer(
                 meta, params, call.toolset, call.request, call.revision, profile, tasks.call_tool
             )
-        return meta_tools.answer(meta, params, call.toolset, call.request, call.revision, profile)
+        else:
+            answered = meta_tools.answer(
+                meta, params, call.toolset, call.request, call.revision, profile
+            )
+        proxied_result = meta.level is not None and "content" in answered  # not a task
+        if proxied_result and app_kinds.declares_apps(params, call.revision, call.modern):
+            # A call proxy's page becomes the page of the tool it ran (mcp_bridge.ui.proxied).
+            answered = app_proxied.with_proxied_tool(
+                answered, params, call.toolset, call.request, call.revision, profile
+            )
+        return answered
     if call.modern:
         if declares_tasks(params):
             return tasks.call_tool(params, call.toolset, call.request, call.revision, profile)

@@ -49,6 +49,11 @@ _BY_ACTION = {
 }
 
 
+#: The page a call proxy of search mode names (:mod:`mcp_bridge.ui.proxied`): every kind of
+#: page is one program, which renders the kind of the tool the proxy ran.
+PROXY_PAGE = "record"
+
+
 def page_uri(kind: str) -> str:
     return f"{URI_PREFIX}{kind}"
 
@@ -71,8 +76,13 @@ def kind_of(tool: Tool, group: str | None = None) -> str | None:
 
 def with_app(listed: dict[str, Any], tool: Any, group: str | None = None) -> dict[str, Any]:
     """``listed`` (the ``tools/list`` entry of ``tool``, a tool or a discovery meta-tool) with
-    ``_meta.ui.resourceUri`` when the tool has a page."""
-    kind = kind_of(tool, group) if isinstance(tool, Tool) else None
+    ``_meta.ui.resourceUri`` when the tool has a page. A call proxy of search mode names the
+    ``record`` page, which renders the page of the tool the proxy runs
+    (:mod:`mcp_bridge.ui.proxied`)."""
+    if isinstance(tool, Tool):
+        kind = kind_of(tool, group)
+    else:
+        kind = PROXY_PAGE if getattr(tool, "level", None) is not None else None
     if kind is None:
         return listed
     meta = dict(listed.get("_meta") or {})

@@ -12,7 +12,9 @@ import {
 } from "@modelcontextprotocol/ext-apps";
 
 /* global __KIND__ */
-const KIND = __KIND__;
+// The kind this page renders: its own, or, opened by a call proxy of search mode, the kind of
+// the tool the proxy ran (its result's _meta["mcp-bridge/tool"], mcp_bridge.ui.proxied).
+let KIND = __KIND__;
 
 // The page's texts, in the caller's language: the server writes them into the page when the
 // host reads it (resources/read), as JSON in a non-executed script element.
@@ -46,7 +48,7 @@ function h(tag, attrs = {}, ...children) {
 }
 
 const root = document.getElementById("app");
-const state = { tool: null, args: {}, result: null, busy: false, message: null, tone: "", confirm: null, cancelled: false, trail: [] };
+const state = { tool: null, proxied: false, args: {}, result: null, busy: false, message: null, tone: "", confirm: null, cancelled: false, trail: [] };
 
 // ---- schemas and results ----------------------------------------------------------------
 
@@ -643,7 +645,27 @@ function applyContext(context) {
   if (context.styles && context.styles.variables) applyHostStyleVariables(context.styles.variables);
   if (context.styles && context.styles.css && context.styles.css.fonts) applyHostFonts(context.styles.css.fonts);
   if (context.locale) document.documentElement.lang = context.locale;
-  if (context.toolInfo && context.toolInfo.tool) state.tool = context.toolInfo.tool;
+  if (context.toolInfo && context.toolInfo.tool && !state.proxied) state.tool = context.toolInfo.tool;
+}
+
+// Opened by a call proxy: the page becomes the page of the tool the proxy ran, with the
+// arguments the proxy passed it, and calls that tool by its name from then on.
+function takeProxiedTool(result) {
+  const proxied = result && result._meta && result._meta["mcp-bridge/tool"];
+  if (!proxied || typeof proxied !== "object" || typeof proxied.name !== "string") return;
+  const input = state.args || {};
+  let args = input.name === proxied.name ? input.arguments : undefined;
+  if (typeof args === "string") {
+    try {
+      args = JSON.parse(args || "{}");
+    } catch {
+      args = {};
+    }
+  }
+  state.args = args && typeof args === "object" && !Array.isArray(args) ? args : {};
+  state.tool = proxied;
+  state.proxied = true;
+  if (["collection", "record", "form"].includes(proxied.kind)) KIND = proxied.kind;
 }
 
 const app = new App({ name: `mcp-bridge-${KIND}`, version: "1.0.0" }, {});
@@ -652,6 +674,7 @@ app.ontoolinput = (params) => {
   render();
 };
 app.ontoolresult = (result) => {
+  takeProxiedTool(result);
   state.result = result;
   state.trail = [];
   state.confirm = confirmationOf(result);
