@@ -528,10 +528,37 @@ class ComputedAuthentication(APIView):
         return Response({})
 
 
+class JsonOnly(permissions.BasePermission):
+    """Reads what content negotiation set, as Nautobot's permissions do."""
+
+    def has_permission(self, request, view):
+        return request.accepted_media_type == "application/json"
+
+
+@api_group("computed")
+class NegotiatedView(APIView):
+    permission_classes = [JsonOnly]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request):
+        return Response({})
+
+
 urlpatterns.append(path("api/computed/", ComputedAuthentication.as_view()))
+urlpatterns.append(path("api/negotiated/", NegotiatedView.as_view()))
 
 
 def test_authentication_classes_computed_by_the_view(user):
     """The class attribute is a ``property``: the check asks a view instance, as DRF does."""
-    assert names(path="/mcp/computed/") == set()
-    assert names(path="/mcp/computed/", Authorization=token_of(user)) == {"computed_authentication"}
+    assert names(path="/mcp/computed/") == {"negotiated"}
+    assert names(path="/mcp/computed/", Authorization=token_of(user)) == {
+        "computed_authentication",
+        "negotiated",
+    }
+
+
+def test_a_permission_reads_what_content_negotiation_set(caplog):
+    """The check negotiates the content as APIView.initial does, before the permissions."""
+    with caplog.at_level(logging.INFO, logger="mcp_bridge.visibility"):
+        assert "negotiated" in names(path="/mcp/computed/")
+    assert not [r for r in caplog.records if "negotiated" in r.getMessage()]

@@ -13,8 +13,9 @@ them, without running the view:
   method), so ``get_permissions()`` sees ``self.action`` and ``request.method``;
 * DRF authentication runs (``Request.user``), then ``check_permissions()``, which calls each
   permission's ``has_permission``. Object-level permissions (``has_object_permission``) cannot
-  be known before a call: they are not asked, and the tool stays listed. Throttles,
-  content negotiation and the handler never run, and nothing touches the database but what
+  be known before a call: they are not asked, and the tool stays listed. Content negotiation
+  runs as ``APIView.initial`` runs it (a permission may read ``request.accepted_renderer``);
+  throttles and the handler never run, and nothing touches the database but what
   the authentication and permission classes read themselves (a token, a user's model
   permissions). OAuth scopes count like any permission: django-oauth-toolkit's
   ``TokenHasScope``, ``TokenHasReadWriteScope`` and the like read ``request.auth``;
@@ -835,6 +836,11 @@ class _Evaluation:
             # The version the tool set was built for: what determine_version() finds in a path
             # the router filled in.
             request.version, request.versioning_scheme = source.version, source.versioning_class()
+        # What APIView.initial() sets before the checks, which a permission may read (Nautobot's
+        # read request.accepted_media_type): the renderer the call's request would get.
+        request.accepted_renderer, request.accepted_media_type = view.perform_content_negotiation(
+            request
+        )
         return view, request
 
     def _authenticate(self, check: Check, view: Any, request: Any) -> None:
