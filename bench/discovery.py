@@ -11,7 +11,11 @@
 * **quality**: recall@1 and recall@5 of ``search_tools`` on the realistic API of the tests
   and the plain-language tasks of ``bench/search_tasks.json``, in English and German (the
   German tasks run against the German tool set, as a ``de`` client gets it). Target:
-  recall@5 ≥ 0.9 in English.
+  recall@5 ≥ 0.9 in English. With ``BENCH_SEMANTIC=<embedding function>=<model>`` (a
+  ``SEARCH_EMBEDDING_FUNCTION`` and its ``SEARCH_EMBEDDING_MODEL``, for example
+  ``bench.search_eval.embeddings.minilm=<folder>``), a row of the default ranking fused with
+  that model's semantic ranking is added per language: the vectors of each language's own tool
+  texts, as a translated tool set gets them.
 * **cost**: the CPU time of a warm search over the 5,000-tool group (``time.process_time``,
   the median and the slowest of the queries), the index's build time and pickled size.
   Target ≤ 5 ms.
@@ -316,11 +320,16 @@ def semantic_cost() -> str:
     )
 
 
-def _recall(tasks: list[dict[str, Any]], index: Any, key: str) -> tuple[float, float, list[str]]:
+def _recall(
+    tasks: list[dict[str, Any]], index: Any, key: str, embed: Any = None
+) -> tuple[float, float, list[str]]:
+    from mcp_bridge.discovery import semantic
+
     hits1 = hits5 = 0
     misses = []
     for task in tasks:
-        ranked, _ = index.search(task[key], None, 5)
+        vector = semantic.embed_query(task[key], embed) if embed is not None else None
+        ranked, _ = index.search(task[key], None, 5, vector)
         names = [name for name, _ in ranked[:5]]
         expected = task["tool"] if isinstance(task["tool"], list) else [task["tool"]]
         if names[:1] and names[0] in expected:
@@ -370,6 +379,20 @@ def _without_vocabulary(toolset: Any, language: str) -> Any:
         search.VOCABULARY = saved
 
 
+def _bench_embedder() -> tuple[Any, str]:
+    """``BENCH_SEMANTIC`` (``<dotted embedding function>=<model>``) as an embedder with its
+    model bound, or ``(None, "")``."""
+    import functools
+
+    from django.utils.module_loading import import_string
+
+    spec = os.environ.get("BENCH_SEMANTIC", "")
+    if not spec:
+        return None, ""
+    path, _, model = spec.partition("=")
+    return functools.partial(import_string(path), model=model), model
+
+
 def _quality_child() -> None:
     """The tasks file names the realistic API's settings module and group."""
     spec = json.loads(TASKS.read_text())
@@ -381,16 +404,26 @@ def _quality_child() -> None:
     all_misses = []
     from mcp_bridge.discovery.index import VOCABULARY, build_index
 
+    embed, model = _bench_embedder()
     for language in ("en", "de"):
         toolset = registry.get_toolset(spec["group"], None, language)
         own = [t for t in tasks if t.get(language)]
-        variants = (
-            ("plain BM25 (the tool texts only)", build_index(toolset.tools, plain=True)),
-            ("+ facts, verbs, abbreviations", _without_vocabulary(toolset, language)),
-            ("+ vocabulary (the default)", toolset.index(language)),
-        )
-        for label, index in variants:
-            at1, at5, misses = _recall(own, index, language)
+        variants: list[tuple[str, Any, Any]] = [
+            ("plain BM25 (the tool texts only)", build_index(toolset.tools, plain=True), None),
+            ("+ facts, verbs, abbreviations", _without_vocabulary(toolset, language), None),
+            ("+ vocabulary (the default)", toolset.index(language), None),
+        ]
+        if embed is not None:
+            fused = build_index(
+                toolset.tools,
+                None,
+                None if language == "en" else language,
+                embed=embed,
+                model=model,
+            )
+            variants.append((f"+ semantic ({embed.func.__name__})", fused, embed))
+        for label, index, query_embed in variants:
+            at1, at5, misses = _recall(own, index, language, query_embed)
             if index is toolset.index(language):
                 all_misses += misses
             verdict = (
