@@ -18,7 +18,7 @@ import pytest
 from django.http import HttpResponse
 from django.urls import path
 
-from demo_project.shop.models import Category, Product
+from demo_project.shop.models import Category, Product, Tag
 from mcp_bridge.signals import post_tool_call
 from tests.test_explorer import ARTIFACTS, browser  # noqa: F401 (the explorer's fixture)
 from tests.testapp import upload_views
@@ -489,3 +489,69 @@ def test_a_records_related_object_is_a_link_that_reads_it(
     driver.find_element("css selector", "button.back").click()
     _wait(driver, lambda: driver.find_elements("css selector", "dd button.link"), "back")
     assert driver.find_element("css selector", "h1").text != "Get a category"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_list_is_filtered_and_sorted_through_its_tools_arguments(
+    driver, live_server, apps_always, calls, capsys
+):
+    # The demo's products_list: a "status" argument with choices, "category" and "tag" texts,
+    # "search", and an "ordering" with choices.
+    lamps = Category.objects.create(name="Lamps", slug="lamps")
+    for name, status in (("Arc lamp", "active"), ("Bulb", "discontinued"), ("Cord", "active")):
+        slug = name.lower().replace(" ", "-")
+        Product.objects.create(name=name, slug=slug, price="9.00", status=status, category=lamps)
+    Product.objects.get(slug="cord").tags.add(Tag.objects.create(name="Red", slug="red"))
+    _open(driver, live_server, "products_list", group="catalog")
+
+    def names():  # the rows' names (the "No results." row has one cell)
+        return [row[1] for row in _cells(driver) if len(row) > 1]
+
+    _wait(driver, lambda: len(_cells(driver)) == 3, "rows")
+    picker = driver.find_element("css selector", "select[aria-label='Filter']")
+    options = [o.get_attribute("value") for o in picker.find_elements("css selector", "option")]
+    assert options == ["category", "status", "tag"]  # not search, ordering, nor the paging
+    # A choice filter is a select of its choices; adding it calls the tool with it.
+    picker.find_element("css selector", "option[value='status']").click()
+    value = _wait(
+        driver,
+        lambda: driver.find_element(
+            "css selector", "select[aria-label='Value of the filter status']"
+        ),
+        "the status's select",
+    )
+    value.find_element("css selector", "option[value='discontinued']").click()
+    driver.find_element("xpath", "//button[normalize-space()='Add filter']").click()
+    _wait(driver, lambda: names() == ["Bulb"], "filtered")
+    assert calls[-1] == ("products_list", {"status": "discontinued"})
+    chip = driver.find_element("css selector", "button.chip")
+    assert chip.text == "status: discontinued ✕"
+    # A text filter, chosen by name with the keyboard, added with Enter beside the first.
+    picker = driver.find_element("css selector", "select[aria-label='Filter']")
+    picker.find_element("css selector", "option[value='tag']").click()
+    text = _wait(
+        driver,
+        lambda: driver.find_element("css selector", "input[aria-label='Value of the filter tag']"),
+        "the tag's input",
+    )
+    assert text.get_attribute("type") == "text"
+    text.send_keys("red\n")
+    _wait(driver, lambda: _cells(driver) and _cells(driver)[0][0] == "No results.", "no rows")
+    assert calls[-1] == ("products_list", {"status": "discontinued", "tag": "red"})
+    _shot(driver, "collection-filtered", capsys)
+    # Taking a filter off calls the tool without it.
+    driver.find_element("css selector", "button.chip[aria-label^='Remove the filter tag']").click()
+    _wait(driver, lambda: names() == ["Bulb"], "tag taken off")
+    assert calls[-1] == ("products_list", {"status": "discontinued"})
+    driver.find_element("css selector", "button.chip").click()
+    _wait(driver, lambda: len(_cells(driver)) == 3, "all again")
+    # The sort order is a select of the ordering's choices.
+    sort = driver.find_element("css selector", "select[aria-label='Sort by']")
+    sort.find_element("css selector", "option[value='-name']").click()
+    _wait(driver, lambda: names() == ["Cord", "Bulb", "Arc lamp"],
+          "sorted")
+    assert calls[-1] == ("products_list", {"ordering": "-name"})
+    assert driver.execute_script("return document.activeElement.getAttribute('aria-label')") == (
+        "Sort by"
+    )
+    _shot(driver, "collection-filters", capsys)

@@ -50,6 +50,12 @@ def texts() -> dict[str, str]:
         "next": gettext("Next"),
         "search": gettext("Search"),
         "searchButton": gettext("Search"),
+        # A collection's filters and sort order: the list tool's other arguments.
+        "filterField": gettext("Filter"),
+        "filterValue": gettext("Value of the filter {name}"),
+        "addFilter": gettext("Add filter"),
+        "removeFilter": gettext("Remove the filter {name}: {value}"),
+        "sort": gettext("Sort by"),
         "submit": gettext("Send"),
         "saved": gettext("Done."),
         "required": gettext("Required"),

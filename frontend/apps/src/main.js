@@ -48,7 +48,7 @@ function h(tag, attrs = {}, ...children) {
 }
 
 const root = document.getElementById("app");
-const state = { tool: null, proxied: false, args: {}, result: null, busy: false, message: null, tone: "", confirm: null, cancelled: false, trail: [] };
+const state = { tool: null, proxied: false, args: {}, result: null, busy: false, message: null, tone: "", confirm: null, cancelled: false, trail: [], filter: null };
 
 // ---- schemas and results ----------------------------------------------------------------
 
@@ -155,6 +155,26 @@ async function callTool(args) {
   }
 }
 
+// The arguments a list tool pages with: a new search, filter or sort starts again at the first page.
+const PAGING = ["page", "cursor", "offset", "limit", "page_size"];
+
+// A filter's value as the tool takes it, from the text of its control; undefined for an empty
+// control, null for JSON that does not parse.
+function typedValue(text, schema) {
+  const types = typesOf(schema);
+  if (text === "") return undefined;
+  if (schema.enum) return schema.enum.find((choice) => String(choice) === text) ?? text;
+  if (types.includes("integer") || types.includes("number")) return Number(text);
+  if (types.includes("object") || types.includes("array")) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return null;
+    }
+  }
+  return text;
+}
+
 function argumentsFromUrl(url) {
   const properties = (state.tool && state.tool.inputSchema && state.tool.inputSchema.properties) || {};
   const args = { ...state.args };
@@ -164,7 +184,7 @@ function argumentsFromUrl(url) {
   } catch {
     return null;
   }
-  for (const key of Object.keys(args)) if (["page", "cursor", "offset", "limit"].includes(key)) delete args[key];
+  for (const key of Object.keys(args)) if (PAGING.includes(key)) delete args[key];
   for (const [key, value] of parsed.searchParams) {
     const types = typesOf(fieldSchema(properties[key] || {}, state.tool.inputSchema));
     args[key] = types.includes("integer") || types.includes("number") ? Number(value) : value;
@@ -215,6 +235,7 @@ function renderCollection() {
     parts.push(h("div", { class: "bar" }, h("div", { class: "grow" }, input),
       h("button", { type: "button", onclick: submit, text: t("searchButton") })));
   }
+  if (state.tool) parts.push(...filterBars(properties, searchKey));
   parts.push(statusLine());
   if (!state.result) {
     parts.push(h("div", { class: "status", text: t("loading") }));
@@ -260,6 +281,88 @@ function renderCollection() {
   }
   parts.push(nav);
   return parts;
+}
+
+// The list tool's other arguments as filters: one chosen by name, its value in a control of
+// its type, added to the call; the filters in use as buttons that take them off. A choice of
+// sort orders (an "ordering" argument with choices) is a select of its own. An argument the
+// call needs (a path parameter) keeps the value the page was opened with.
+function filterBars(properties, searchKey) {
+  const top = state.tool.inputSchema;
+  const required = (top && top.required) || [];
+  const names = Object.keys(properties).filter(
+    (key) => key !== searchKey && !PAGING.includes(key) && !required.includes(key),
+  );
+  const schemaOf = (name) => {
+    const schema = fieldSchema(properties[name], top);
+    // yes or no, or no filter at all: a checkbox could not say the last
+    return typesOf(schema).includes("boolean") && !schema.enum ? { ...schema, enum: [true, false] } : schema;
+  };
+  const call = (change) => {
+    const args = argumentsFromUrl("?") || {};
+    change(args);
+    callTool(args);
+  };
+  const bars = [];
+  const ordering = names.includes("ordering") ? schemaOf("ordering") : null;
+  const filters = names.filter((name) => !(ordering && ordering.enum && name === "ordering"));
+  if (filters.length) {
+    const chosen = filters.includes(state.filter) ? state.filter : filters[0];
+    const picker = h("select", { "aria-label": t("filterField") },
+      ...filters.map((name) => h("option", { value: name, selected: name === chosen, text: name,
+        title: properties[name].description || undefined })));
+    picker.addEventListener("change", () => {
+      state.filter = picker.value;
+      render();
+    });
+    const schema = schemaOf(chosen);
+    let input = control(`filter-${chosen}`, schema, state.args[chosen], true);
+    if (input.tagName === "TEXTAREA" && !typesOf(schema).some((type) => type === "object" || type === "array")) {
+      input = h("input", { id: input.id, type: "text", value: state.args[chosen] ?? "" }); // one line of text
+    }
+    input.setAttribute("aria-label", t("filterValue", { name: chosen }));
+    const add = () => {
+      const value = typedValue(input.value, schema);
+      if (value === undefined) return;
+      if (value === null) {
+        state.message = t("invalidJson");
+        state.tone = "error";
+        render();
+        return;
+      }
+      state.filter = chosen;
+      call((args) => {
+        args[chosen] = value;
+      });
+    };
+    input.addEventListener("keydown", (event) => event.key === "Enter" && input.tagName !== "TEXTAREA" && add());
+    bars.push(h("div", { class: "bar" }, picker, h("div", { class: "grow" }, input),
+      h("button", { type: "button", onclick: add, disabled: state.busy, text: t("addFilter") })));
+    const active = filters.filter((name) => state.args[name] !== undefined);
+    if (active.length) {
+      bars.push(h("div", { class: "bar" }, ...active.map((name) => h("button", {
+        type: "button",
+        class: "chip",
+        disabled: state.busy,
+        "aria-label": t("removeFilter", { name, value: display(state.args[name]) }),
+        onclick: () => call((args) => {
+          delete args[name];
+        }),
+        text: `${name}: ${display(state.args[name])} ✕`,
+      }))));
+    }
+  }
+  if (ordering && ordering.enum) {
+    const sort = control("ordering", ordering, state.args.ordering, false);
+    sort.setAttribute("aria-label", t("sort"));
+    sort.addEventListener("change", () => call((args) => {
+      const value = typedValue(sort.value, ordering);
+      if (value === undefined) delete args.ordering;
+      else args.ordering = value;
+    }));
+    bars.push(h("div", { class: "bar" }, h("label", { for: "field-ordering", text: t("sort") }), sort));
+  }
+  return bars;
 }
 
 // A record's fields that name a related object, and the tool that reads it: the server's
@@ -629,12 +732,24 @@ function renderConfirmation() {
   return [h("h1", { text: title }), statusLine(), panel];
 }
 
+// What a control is, across renders (each render makes the page's elements anew).
+function focusKey(element) {
+  return element.id || element.getAttribute("aria-label") || `${element.tagName}:${element.textContent}`;
+}
+
 function render() {
   let parts;
   if (state.confirm) parts = renderConfirmation();
   else if (state.cancelled && KIND !== "form") parts = [h("h1", { text: (state.tool && (state.tool.title || state.tool.name)) || "" }), statusLine()];
   else parts = { collection: renderCollection, record: renderRecord, form: renderForm }[KIND]();
+  const active = document.activeElement;
+  if (active && active !== root && root.contains(active)) state.focus = focusKey(active);
   root.replaceChildren(...parts);
+  // Keyboard focus stays on the control that was used (a filter chosen, a page turned), once
+  // it can take focus again; the record's Back and the confirmation set their own after this.
+  const again = state.focus && [...root.querySelectorAll("button, input, select, textarea")]
+    .find((element) => focusKey(element) === state.focus);
+  if (again && !again.disabled) again.focus();
 }
 
 // ---- the host ----------------------------------------------------------------------------
