@@ -211,6 +211,7 @@ CHECK_IDS = {
     "mcp_bridge.E340": "MCP_BRIDGE['SEARCH_EMBEDDING_MODEL'] is not None or a model name",
     "mcp_bridge.E341": "MCP_BRIDGE['SEARCH_EMBEDDING_FUNCTION'] is not a dotted path",
     "mcp_bridge.E342": "Semantic search cannot embed with SEARCH_EMBEDDING_MODEL (extra, function or model missing)",
+    "mcp_bridge.E343": "MCP_BRIDGE['SEARCH_EMBEDDING_LANGUAGES'] is not None or a non-empty list of language codes",
     "mcp_bridge.E271": "MCP_BRIDGE['BUILD_STORE'] is not None or a dict of known keys with sane values",
     "mcp_bridge.E272": "MCP_BRIDGE['CONFIRM'] is not a {group: rule} dict",
     "mcp_bridge.E273": "MCP_BRIDGE['CONFIRM_WITHOUT_ELICITATION'] is not a bool or {group: bool}",

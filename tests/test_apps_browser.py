@@ -548,8 +548,7 @@ def test_a_list_is_filtered_and_sorted_through_its_tools_arguments(
     # The sort order is a select of the ordering's choices.
     sort = driver.find_element("css selector", "select[aria-label='Sort by']")
     sort.find_element("css selector", "option[value='-name']").click()
-    _wait(driver, lambda: names() == ["Cord", "Bulb", "Arc lamp"],
-          "sorted")
+    _wait(driver, lambda: names() == ["Cord", "Bulb", "Arc lamp"], "sorted")
     assert calls[-1] == ("products_list", {"ordering": "-name"})
     assert driver.execute_script("return document.activeElement.getAttribute('aria-label')") == (
         "Sort by"

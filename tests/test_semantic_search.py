@@ -113,6 +113,26 @@ def test_another_model_makes_the_index_again(settings, db, monkeypatch):
     assert toolset.index().semantic is None
 
 
+def test_a_language_the_model_does_not_read_is_searched_lexically(settings, db):
+    # An English model's vectors of German words are noise (docs/benchmarks.md): the German
+    # tool set of a model that reads English only is searched by its words alone.
+    settings.MCP_BRIDGE = {**SEARCH_CASES, **TINY, "SEARCH_EMBEDDING_LANGUAGES": ["en"]}
+    toolset = registry.get_toolset("cases")
+    semantic_embedding.calls.clear()
+    assert toolset.index("de").semantic is None
+    assert semantic_embedding.calls == []
+    assert toolset.index().semantic.model == "tiny"  # the source texts, English
+    assert semantic.reads_language("en-gb") and not semantic.reads_language("de-at")
+    # No query of a German caller is embedded.
+    semantic_embedding.calls.clear()
+    result = McpClient(**{"Accept-Language": "de"}).call(SEARCH_TOOL, {"query": "Notiz"})
+    assert result["isError"] is False, result
+    assert semantic_embedding.calls == []
+    # Naming the language again makes its index with the vectors.
+    settings.MCP_BRIDGE = {**SEARCH_CASES, **TINY, "SEARCH_EMBEDDING_LANGUAGES": ["en", "de"]}
+    assert toolset.index("de").semantic.model == "tiny"
+
+
 def test_search_never_returns_an_invisible_tool_semantically():
     texts = [
         ToolText(name, "list", False, name, "GET", "/x/", [("name", name), ("title", title)])

@@ -91,6 +91,7 @@ WRONG: dict[str, list[object]] = {
     "SEARCH_SYNONYMS": [{"shop": ["basket"]}],
     "SEARCH_EMBEDDING_MODEL": ["", 3],
     "SEARCH_EMBEDDING_FUNCTION": ["embed", None],
+    "SEARCH_EMBEDDING_LANGUAGES": ["en", [], [""], [3]],
     "BUILD_STORE": ["files", {"BACKEND": "s3"}],
     "CONFIRM": ["destructive", {"shop": "all"}, {"shop": [1]}],
     "CONFIRM_WITHOUT_ELICITATION": ["yes", {"shop": "yes"}],

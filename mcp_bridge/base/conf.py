@@ -202,6 +202,11 @@ Keys and defaults:
 ``SEARCH_EMBEDDING_FUNCTION`` (``"mcp_bridge.discovery.semantic.static_model"``)
     The dotted path of a callable ``embed(texts, model)`` returning one vector per text:
     the default reads a static model (model2vec format) from the folder the model names.
+``SEARCH_EMBEDDING_LANGUAGES`` (``None``)
+    The languages the model reads, as codes (``["en"]``): a tool set in another language
+    (a translated copy, for callers of that language) is searched lexically only, because
+    a model's vectors of words it does not know add noise to the lexical ranking. ``None``:
+    every language.
 
 Tracing (:mod:`mcp_bridge.tracing`, with the ``[otel]`` extra; docs/tracing.md):
 
@@ -461,6 +466,22 @@ def _embedding_function(name: str, value: Any) -> None:
         f"{_label(name)} is {_shown(value)}; use the dotted path of a callable "
         "embed(texts, model) that returns one vector per text, e.g. "
         '"mcp_bridge.discovery.semantic.static_model".'
+    )
+
+
+def _embedding_languages(name: str, value: Any) -> None:
+    if value is None:
+        return
+    if (
+        isinstance(value, (list, tuple))
+        and value
+        and all(isinstance(code, str) and code.strip() for code in value)
+    ):
+        return
+    raise ImproperlyConfigured(
+        f"{_label(name)} is {_shown(value)}; use the codes of the languages the embedding "
+        'model reads, e.g. ["en"], or None for every language. (To search every language '
+        'lexically only, set "SEARCH_EMBEDDING_MODEL" to None.)'
     )
 
 
@@ -1093,6 +1114,13 @@ SETTINGS: dict[str, Setting] = {
         _embedding_function,
         "mcp_bridge.E341",
         "The function that embeds texts with SEARCH_EMBEDDING_MODEL. "
+        "See docs/discovery.md#semantic-search.",
+    ),
+    "SEARCH_EMBEDDING_LANGUAGES": Setting(
+        None,
+        _embedding_languages,
+        "mcp_bridge.E343",
+        "The languages the embedding model reads; None: every language. "
         "See docs/discovery.md#semantic-search.",
     ),
     # Confirmation of calls (mcp_bridge.confirmation): E272-E279.

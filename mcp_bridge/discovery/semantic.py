@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.utils.module_loading import import_string
 
 from mcp_bridge.base.conf import bridge_settings
@@ -130,6 +131,18 @@ def configured_model() -> str | None:
     """``SEARCH_EMBEDDING_MODEL``: the model semantic search uses, or ``None`` (lexical only)."""
     model = bridge_settings.SEARCH_EMBEDDING_MODEL
     return str(model) if model is not None else None
+
+
+def reads_language(language: str | None) -> bool:
+    """Whether semantic search covers the tool set of ``language`` (``None``: the source
+    texts, ``LANGUAGE_CODE``): every language unless ``SEARCH_EMBEDDING_LANGUAGES`` names
+    some; a regional code (``de-at``) is covered by its language's (``de``)."""
+    languages = bridge_settings.SEARCH_EMBEDDING_LANGUAGES
+    if languages is None:
+        return True
+    code = (language or settings.LANGUAGE_CODE).lower()
+    named = {str(entry).lower() for entry in languages}
+    return code in named or code.split("-")[0] in named
 
 
 def configured_embedder() -> Embedder | None:

@@ -76,7 +76,7 @@ from mcp_bridge.build.translation import (
 from mcp_bridge.discovery.index import SearchIndex, build_index
 from mcp_bridge.discovery.metatools import MetaTool, search_listing
 from mcp_bridge.discovery.modes import Discovery, decide, find_discovery_problems
-from mcp_bridge.discovery.semantic import configured_embedder, configured_model
+from mcp_bridge.discovery.semantic import configured_embedder, configured_model, reads_language
 from mcp_bridge.schemas.conversion import MissingReference, unresolved_refs
 from mcp_bridge.schemas.profiles import convert_document
 from mcp_bridge.schemas.validators import check_schema
@@ -248,7 +248,7 @@ class ToolSet:
         if language == settings.LANGUAGE_CODE:
             language = None
         index = self.search_indexes.get(language)
-        if index is None or not _embedded_as_configured(index):
+        if index is None or not _embedded_as_configured(index, language):
             index = self._prebuilt_index(language)
             if index is None:
                 index = self._build_index(self.tools, language)
@@ -257,9 +257,9 @@ class ToolSet:
 
     def _build_index(self, tools: list[Tool], language: str | None) -> SearchIndex:
         """A search index of ``tools``, with their vectors when semantic search is on
-        (``SEARCH_EMBEDDING_MODEL``)."""
-        embed = configured_embedder()
-        model = configured_model() or ""
+        (``SEARCH_EMBEDDING_MODEL``) for ``language`` (``SEARCH_EMBEDDING_LANGUAGES``)."""
+        embed = configured_embedder() if reads_language(language) else None
+        model = (configured_model() or "") if embed is not None else ""
         return build_index(tools, self._synonyms(), language, embed=embed, model=model)
 
     def _synonyms(self) -> dict[str, Any]:
@@ -273,7 +273,7 @@ class ToolSet:
         fingerprint, index = entry
         if fingerprint != catalogue_fingerprint(self.group, language or settings.LANGUAGE_CODE):
             return None  # a catalogue changed since the build: indexed again
-        if not _embedded_as_configured(index):
+        if not _embedded_as_configured(index, language):
             return None  # semantic search turned on, off, or to another model: made again
         return index
 
@@ -315,10 +315,12 @@ class ToolSet:
         return document
 
 
-def _embedded_as_configured(index: SearchIndex) -> bool:
-    """Whether ``index`` has the vectors of the configured model (none when it is ``None``)."""
+def _embedded_as_configured(index: SearchIndex, language: str | None) -> bool:
+    """Whether ``index``, of the tool set of ``language``, has the vectors of the configured
+    model (none when it is ``None`` or does not read the language)."""
     vectors = index.semantic
-    return (vectors.model if vectors is not None else None) == configured_model()
+    wanted = configured_model() if reads_language(language) else None
+    return (vectors.model if vectors is not None else None) == wanted
 
 
 _lock = threading.RLock()
