@@ -197,6 +197,31 @@ def test_the_static_model_reader(tmp_path: Path):
     assert numpy.allclose(vectors, [[0.9, 0.1], [0.5, 0.5], [0, 0]])
 
 
+def test_the_static_models_token_ids_are_the_tokenizers(tmp_path: Path):
+    """Words are tokenized once each, unless the tokenizer tokenizes a word by its place."""
+    tokenizers = pytest.importorskip("tokenizers")
+    vocabulary = {"[UNK]": 0, "note": 1, "\u2581note": 2, "report": 3, "\u2581report": 4}
+    # More texts than the few tokenized whole to tell the two kinds of tokenizer apart.
+    texts = ["note report", "report note note", "report", ""] * 5
+
+    def model(pre_tokenizer) -> semantic.StaticModel:
+        tokenizer = tokenizers.Tokenizer(
+            tokenizers.models.WordLevel(vocabulary, unk_token="[UNK]")
+        )
+        tokenizer.pre_tokenizer = pre_tokenizer
+        return semantic.StaticModel(tokenizer, numpy.eye(5, dtype=numpy.float32))
+
+    def whole(static: semantic.StaticModel) -> list[list[int]]:
+        encoded = static.tokenizer.encode_batch(texts, add_special_tokens=False)
+        return [encoding.ids for encoding in encoded]
+
+    apart = model(tokenizers.pre_tokenizers.Whitespace())
+    assert apart.token_ids(texts) == whole(apart) == [[1, 3], [3, 1, 1], [3], []] * 5
+    # SentencePiece's marker on every word but the first: "report" alone is not "▁report".
+    by_place = model(tokenizers.pre_tokenizers.Metaspace(prepend_scheme="never"))
+    assert by_place.token_ids(texts) == whole(by_place) == [[1, 4], [3, 2, 2], [3], []] * 5
+
+
 def test_a_model_that_cannot_embed_is_a_check_error(settings, tmp_path):
     from mcp_bridge.checks import check_semantic_search
 

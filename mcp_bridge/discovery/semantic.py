@@ -213,13 +213,40 @@ class StaticModel:
 
     def encode(self, texts: Sequence[str]) -> Any:
         """The mean of each text's token vectors (zero for a text without tokens)."""
-        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        out = numpy.zeros((len(encodings), self.table.shape[1]), numpy.float32)
-        for row, encoding in enumerate(encodings):
-            ids = [i for i in encoding.ids if i < len(self.table)]
+        out = numpy.zeros((len(texts), self.table.shape[1]), numpy.float32)
+        for row, ids in enumerate(self.token_ids(list(texts))):
+            ids = [i for i in ids if i < len(self.table)]
             if ids:
                 out[row] = self.table[ids].mean(axis=0)
         return out
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's token ids, as the tokenizer gives them.
+
+        A tool set's texts repeat a few thousand words: each distinct word is tokenized once
+        and the texts' ids are put together from the words' (a sixth of the CPU of tokenizing
+        every text, for 5,000 tools). That holds for a tokenizer whose words are tokenized
+        apart (BERT's WordPiece, a whitespace pre-tokenizer); one whose tokens depend on the
+        word's place in the text (a SentencePiece marker for the first word only) is found out
+        on the first texts, and then every text is tokenized whole.
+        """
+        if len(texts) <= _CHECKED_TEXTS:  # a query: nothing to share
+            return [e.ids for e in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
+        words = [text.split() for text in texts]
+        distinct = list(dict.fromkeys(word for split in words for word in split))
+        encoded = self.tokenizer.encode_batch(distinct, add_special_tokens=False)
+        ids_of = dict(zip(distinct, (encoding.ids for encoding in encoded)))
+        ids = [[i for word in split for i in ids_of[word]] for split in words]
+        sample = texts[:_CHECKED_TEXTS]
+        whole = self.tokenizer.encode_batch(sample, add_special_tokens=False)
+        if [encoding.ids for encoding in whole] != ids[: len(sample)]:
+            return [e.ids for e in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
+        return ids
+
+
+#: How many texts :meth:`StaticModel.token_ids` tokenizes whole too, to find out whether the
+#: tokenizer tokenizes words apart.
+_CHECKED_TEXTS = 16
 
 
 def read_safetensors(path: pathlib.Path) -> dict[str, Any]:
