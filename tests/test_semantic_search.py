@@ -205,9 +205,7 @@ def test_the_static_models_token_ids_are_the_tokenizers(tmp_path: Path):
     texts = ["note report", "report note note", "report", ""] * 5
 
     def model(pre_tokenizer) -> semantic.StaticModel:
-        tokenizer = tokenizers.Tokenizer(
-            tokenizers.models.WordLevel(vocabulary, unk_token="[UNK]")
-        )
+        tokenizer = tokenizers.Tokenizer(tokenizers.models.WordLevel(vocabulary, unk_token="[UNK]"))
         tokenizer.pre_tokenizer = pre_tokenizer
         return semantic.StaticModel(tokenizer, numpy.eye(5, dtype=numpy.float32))
 
