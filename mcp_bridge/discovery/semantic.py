@@ -227,8 +227,8 @@ class StaticModel:
         and the texts' ids are put together from the words' (a sixth of the CPU of tokenizing
         every text, for 5,000 tools). That holds for a tokenizer whose words are tokenized
         apart (BERT's WordPiece, a whitespace pre-tokenizer); one whose tokens depend on the
-        word's place in the text (a SentencePiece marker for the first word only) is found out
-        on the first texts, and then every text is tokenized whole.
+        word's place in the text (SentencePiece's word marker, left off the first word) is
+        found out on the first texts, and then every text is tokenized whole.
         """
         if len(texts) <= _CHECKED_TEXTS:  # a query: nothing to share
             return [e.ids for e in self.tokenizer.encode_batch(texts, add_special_tokens=False)]
