@@ -158,20 +158,14 @@ async function callTool(args) {
 // The arguments a list tool pages with: a new search, filter or sort starts again at the first page.
 const PAGING = ["page", "cursor", "offset", "limit", "page_size"];
 
-// A filter's value as the tool takes it, from the text of its control; undefined for an empty
-// control, null for JSON that does not parse.
+// An argument's value as the tool takes it, from the text of its control (a form's field, a
+// filter): undefined for an empty control. Throws a SyntaxError for JSON that does not parse.
 function typedValue(text, schema) {
   const types = typesOf(schema);
   if (text === "") return undefined;
   if (schema.enum) return schema.enum.find((choice) => String(choice) === text) ?? text;
   if (types.includes("integer") || types.includes("number")) return Number(text);
-  if (types.includes("object") || types.includes("array")) {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return null;
-    }
-  }
+  if (types.includes("object") || types.includes("array")) return JSON.parse(text);
   return text;
 }
 
@@ -322,14 +316,16 @@ function filterBars(properties, searchKey) {
     }
     input.setAttribute("aria-label", t("filterValue", { name: chosen }));
     const add = () => {
-      const value = typedValue(input.value, schema);
-      if (value === undefined) return;
-      if (value === null) {
+      let value;
+      try {
+        value = typedValue(input.value, schema);
+      } catch {
         state.message = t("invalidJson");
         state.tone = "error";
         render();
         return;
       }
+      if (value === undefined) return;
       state.filter = chosen;
       call((args) => {
         args[chosen] = value;
@@ -534,15 +530,11 @@ function readForm(form, properties, required) {
       if (required.includes(name) && types.includes("string") && !schema.enum) args[name] = "";
       continue;
     }
-    if (schema.enum) args[name] = schema.enum.find((choice) => String(choice) === text) ?? text;
-    else if (types.includes("integer") || types.includes("number")) args[name] = Number(text);
-    else if (types.includes("object") || types.includes("array")) {
-      try {
-        args[name] = JSON.parse(text);
-      } catch {
-        problems[name] = [t("invalidJson")];
-      }
-    } else args[name] = text;
+    try {
+      args[name] = typedValue(text, schema);
+    } catch {
+      problems[name] = [t("invalidJson")];
+    }
   }
   return { args, problems };
 }
