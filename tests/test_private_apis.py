@@ -27,6 +27,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 import mcp_bridge
+from mcp_bridge.build import extension_lookup
 
 LOCALE = Path(mcp_bridge.__file__).parent / "locale"
 
@@ -169,12 +170,36 @@ def test_drf_spectacular_field_mapping_without_extensions():
     assert schema["type"] == "string" and "pattern" in schema
 
 
+#: sha256 of drf-spectacular's ``OpenApiGeneratorExtension.get_match`` and ``_matches``, 0.28 -
+#: 0.30 (0.29 only annotated get_match's argument), which mcp_bridge.build.extension_lookup
+#: remembers per class while the bridge generates.
+KNOWN_EXTENSION_LOOKUP_SOURCES = {
+    "get_match": {
+        "52435342996eeb43c89acfcaa694dd95cab81fa44e4643aa3c694e40457dcd1f",  # 0.28
+        "4d5422eb03bd944c8bcbd51f265efef86856865a591194d9ac429cf85d221245",  # 0.29, 0.30
+    },
+    "_matches": {"42248ce06f538c357c464af9fab05cf3bd9e001160938fe32c30aa424d348552"},
+}
+
+
 def test_drf_spectacular_extension_matching():
-    """mcp_bridge.build.spectacular_compat (drf-spectacular before 0.30): an extension class
-    decides with its ``_matches`` classmethod, asked by ``get_match`` in priority order."""
+    """mcp_bridge.build.spectacular_compat (drf-spectacular before 0.30) and
+    mcp_bridge.build.extension_lookup: an extension class decides with its ``_matches``
+    classmethod, asked by ``get_match`` in priority order, and upstream's ``_matches`` reads
+    only the target's class. An upgrade that changes either fails here: then re-read
+    extension_lookup, which remembers the answer per class, and update the hashes."""
     assert isinstance(inspect.getattr_static(OpenApiGeneratorExtension, "_matches"), classmethod)
-    source = inspect.getsource(OpenApiGeneratorExtension.get_match)
-    assert "priority" in source and "._matches(" in source
+    for name, function in (
+        ("get_match", extension_lookup._upstream_get_match),
+        ("_matches", extension_lookup._upstream_matches),
+    ):
+        source = textwrap.dedent(inspect.getsource(function))
+        digest = hashlib.sha256(source.encode()).hexdigest()
+        assert digest in KNOWN_EXTENSION_LOOKUP_SOURCES[name], (
+            f"drf-spectacular's OpenApiGeneratorExtension.{name} changed (installed version "
+            f"{version('drf-spectacular')}): re-read mcp_bridge.build.extension_lookup, then "
+            f"update KNOWN_EXTENSION_LOOKUP_SOURCES (sha256 {digest})."
+        )
 
 
 def test_drf_spectacular_schema_generator_parse_is_the_one_copied():

@@ -40,6 +40,7 @@ from rest_framework.versioning import NamespaceVersioning, QueryParameterVersion
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.build import password_fields  # noqa: F401 (registers its extension)
+from mcp_bridge.build.extension_lookup import remembered_lookups
 from mcp_bridge.build.facts import OperationFacts, view_facts, view_model
 from mcp_bridge.build.membership import Membership, Operation, Reason, compile_rules
 from mcp_bridge.build.naming import copy_qualifiers
@@ -1123,10 +1124,13 @@ def generate_group_schema(
     # (reset at its start) in _warn_cache/_error_cache (tests/test_private_apis.py).
     # bridge_generation: what drf-spectacular 0.28/0.29 describe less exactly than 0.30
     # (mcp_bridge.build.spectacular_compat), for the bridge's build only.
+    # remembered_lookups: drf-spectacular's extension lookups, worked out once per class
+    # (mcp_bridge.build.extension_lookup).
     with (
         patched_settings(patches),
         GENERATOR_STATS.silence(),
         bridge_generation(),
+        remembered_lookups(),
         _traces_kept_clean(),
     ):
         generator = GroupSchemaGenerator(
@@ -1172,9 +1176,12 @@ def generate_whole_schema(api_version: str | None = None, urlconf: Any = None) -
         return generator.get_schema(request=None, public=True)
 
 
-def drop_undescribed_fields(document: dict[str, Any]) -> list[tuple[str, str]]:
+def drop_undescribed_fields(
+    document: dict[str, Any], refs: set[str] | None = None
+) -> list[tuple[str, str]]:
     """Take out of ``document``, in place, every field whose schema is not a schema, and return
-    ``(where, what)`` for each: ``where`` a JSON pointer into the document.
+    ``(where, what)`` for each: ``where`` a JSON pointer into the document. ``refs`` (when
+    given) gets every ``$ref`` value of the document on the way, for :func:`dangling_refs`.
 
     drf-spectacular (or a project's ``POSTPROCESSING_HOOKS`` entry) can leave ``None`` where a
     property, an array's ``items`` or a parameter's schema belongs. JSON Schema's schemas are
@@ -1191,13 +1198,24 @@ def drop_undescribed_fields(document: dict[str, Any]) -> list[tuple[str, str]]:
     while stack:
         where, node, name_map = stack.pop()
         if isinstance(node, list):
-            stack.extend(((where, i), item, False) for i, item in enumerate(node))
+            stack.extend(
+                ((where, i), item, False)
+                for i, item in enumerate(node)
+                if isinstance(item, (dict, list))
+            )
             continue
         if not isinstance(node, dict):
             continue
         if name_map:
-            stack.extend(((where, name), value, False) for name, value in node.items())
+            stack.extend(
+                ((where, name), value, False)
+                for name, value in node.items()
+                if isinstance(value, (dict, list))
+            )
             continue
+        ref = node.get("$ref")
+        if refs is not None and isinstance(ref, str):
+            refs.add(ref)
         properties = node.get("properties")
         if isinstance(properties, dict):
             for name in [n for n, schema in properties.items() if not _is_schema(schema)]:
@@ -1209,7 +1227,13 @@ def drop_undescribed_fields(document: dict[str, Any]) -> list[tuple[str, str]]:
         if "in" in node and "name" in node and "schema" in node and not _is_schema(node["schema"]):
             dropped.append((_pointer(where, "schema"), repr(node["schema"])))
             node["schema"] = {}
-        stack.extend(((where, key), value, key in _NAME_MAPS) for key, value in node.items())
+        # Only containers can hold a field: the strings, numbers and flags that are most of a
+        # document's values are not stacked.
+        stack.extend(
+            ((where, key), value, key in _NAME_MAPS)
+            for key, value in node.items()
+            if isinstance(value, (dict, list))
+        )
     return dropped
 
 
@@ -1235,23 +1259,28 @@ def _is_schema(value: Any) -> bool:
 _COMPONENT_REF = re.compile(r"^#/components/(?P<section>[^/]+)/(?P<name>[^/]+)$")
 
 
-def dangling_refs(document: dict[str, Any]) -> set[tuple[str, str]]:
+def dangling_refs(document: dict[str, Any], refs: set[str] | None = None) -> set[tuple[str, str]]:
     """``(section, name)`` of every ``#/components/<section>/<name>`` reference of ``document``
-    that names no component of it."""
+    that names no component of it. ``refs``: the document's ``$ref`` values when already
+    gathered (:func:`drop_undescribed_fields`); without them the document is walked."""
+    if refs is None:
+        refs = set()
+        stack: list[Any] = [document]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                ref = node.get("$ref")
+                if isinstance(ref, str):
+                    refs.add(ref)
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
     components = document.get("components") or {}
     missing = set()
-    stack: list[Any] = [document]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str):
-                match = _COMPONENT_REF.match(ref)
-                if match and match["name"] not in (components.get(match["section"]) or {}):
-                    missing.add((match["section"], match["name"]))
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
+    for ref in refs:
+        match = _COMPONENT_REF.match(ref)
+        if match and match["name"] not in (components.get(match["section"]) or {}):
+            missing.add((match["section"], match["name"]))
     return missing
 
 

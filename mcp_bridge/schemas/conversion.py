@@ -311,13 +311,23 @@ def _collect_refs(schema: Any, refs: list[str]) -> None:
 
 def _rewrite_refs(schema: Any) -> Any:
     """A copy of ``schema`` with components references made ``$defs`` ones: every schema
-    object is a new dict (and every list of subschemas a new list); data values are shared."""
+    object is a new dict (and every list of subschemas a new list); data values are shared.
+
+    Raises:
+        MissingReference: a ``$ref`` (found where :func:`iter_refs` finds them) is not a
+            ``#/components/schemas/`` one.
+    """
     if not _is_mapping(schema):
         return schema
     rewritten = {}
     for key, value in schema.items():
         if key == "$ref":
-            if isinstance(value, str) and value.startswith(COMPONENTS_PREFIX):
+            if isinstance(value, str):
+                if not value.startswith(COMPONENTS_PREFIX):
+                    message = (
+                        f"unsupported reference {value!r}: only {COMPONENTS_PREFIX}<name> is known"
+                    )
+                    raise MissingReference(value, message)
                 value = DEFS_PREFIX + value[len(COMPONENTS_PREFIX) :]
         elif key in SUBSCHEMA_KEYWORDS:
             if isinstance(value, list):
@@ -457,12 +467,9 @@ def _converted(
     replace those, never change them in place), so the transform works on the copy without
     a deep copy first.
     """
-    for ref in iter_refs(schema):
-        if not ref.startswith(COMPONENTS_PREFIX):
-            message = f"unsupported reference {ref!r}: only {COMPONENTS_PREFIX}<name> is known"
-            raise MissingReference(ref, message)
     converted = transform(_rewrite_refs(schema))
-    # Every #/$defs/ reference of the result was a components reference (checked above).
+    # Every #/$defs/ reference of the result was a components reference (_rewrite_refs
+    # raises for any other).
     return converted, [ref[len(DEFS_PREFIX) :] for ref in iter_refs(converted)]
 
 

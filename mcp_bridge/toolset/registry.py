@@ -636,12 +636,12 @@ def _build(group: str, version: str | None, urlconf_key: Any) -> ToolSet:
             field_problems=field_problems,
             offered=offered,
         )
-        if dangling_refs(document):  # a POSTPROCESSING_HOOKS entry's, most often
+        refs: set[str] = set()  # the document's $ref values, gathered by the same walk
+        dropped = drop_undescribed_fields(document, refs)
+        if dangling_refs(document, refs):  # a POSTPROCESSING_HOOKS entry's, most often
             _borrow_from_whole_api(document, version, urlconf_key)
-        field_problems += [
-            _dropped_field_problem(group, where, what)
-            for where, what in drop_undescribed_fields(document)
-        ]
+            dropped += drop_undescribed_fields(document)  # those of the borrowed components
+        field_problems += [_dropped_field_problem(group, where, what) for where, what in dropped]
     except OperationFailure as exc:
         raise ToolSetError(group, version, [_operation_failure_problem(group, exc)]) from exc
     except Exception as exc:  # the project's schema code can raise anything
