@@ -419,7 +419,13 @@ def _lookup_field(view: Any, model: type[models.Model] | None) -> tuple[str | No
 
 
 def view_facts(
-    view: Any, handler_name: str, method: str, *, is_viewset: bool, is_list: bool
+    view: Any,
+    handler_name: str,
+    method: str,
+    *,
+    is_viewset: bool,
+    is_list: bool,
+    known_models: dict[Any, ModelFacts | None] | None = None,
 ) -> OperationFacts:
     """The facts the view instance holds (step one, see the module).
 
@@ -429,15 +435,23 @@ def view_facts(
         handler_name: the viewset action or handler (``OperationSource.handler_name``).
         method: the HTTP method, upper case.
         is_viewset, is_list: as on :class:`~mcp_bridge.build.openapi.OperationSource`.
+        known_models: the :func:`model_facts` already made, by model, kept by the caller
+            for one build (the texts are in the build's language).
     """
     model = _view_model(view)
     action, detail = _action(view, handler_name, method, is_viewset, is_list)
+    if known_models is None:
+        facts_of_model = model_facts(model)
+    elif model in known_models:
+        facts_of_model = known_models[model]
+    else:
+        facts_of_model = known_models[model] = model_facts(model)
     facts = OperationFacts(
         action=action,
         http_method=method,
         handler_name=handler_name,
         detail=detail,
-        model=model_facts(model),
+        model=facts_of_model,
     )
     lookup_kwarg, lookup_field = _lookup_field(view, model)
     if lookup_kwarg:

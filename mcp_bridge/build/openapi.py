@@ -41,7 +41,7 @@ from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
 from mcp_bridge.build import password_fields  # noqa: F401 (registers its extension)
 from mcp_bridge.build.extension_lookup import remembered_lookups
-from mcp_bridge.build.facts import OperationFacts, view_facts, view_model
+from mcp_bridge.build.facts import ModelFacts, OperationFacts, view_facts, view_model
 from mcp_bridge.build.membership import Membership, Operation, Reason, compile_rules
 from mcp_bridge.build.naming import copy_qualifiers
 from mcp_bridge.build.spectacular_compat import bridge_generation
@@ -609,6 +609,8 @@ class GroupSchemaGenerator(SchemaGenerator):
         self._updates: dict[tuple[Any, Any], tuple[dict[str, Any], list[tuple[str, str]]]] = {}
         # The view classes' docstrings, read once per class (_class_doc).
         self._class_docs: dict[type, str] = {}
+        # The models' facts, made once per model (view_facts).
+        self._model_facts: dict[type, ModelFacts | None] = {}
 
     def _update_fields(
         self, view: Any, inspector: Any, operation: dict[str, Any]
@@ -814,10 +816,20 @@ class GroupSchemaGenerator(SchemaGenerator):
                 # Private drf-spectacular API, the instance attribute path_prefix
                 # (tests/test_private_apis.py; without it test_golden_and_schemas.py fails).
                 hand_written = "path_prefix" not in vars(inspector)
-                # Otherwise, the base implementation's id, computed on the same inspector state:
-                # when the operation's id differs, the project chose it.
-                default_id = None if hand_written else AutoSchema.get_operation_id(inspector)
                 operation_id = operation.get("operationId") or ""
+                # Otherwise, the base implementation's id, computed on the same inspector state:
+                # when the operation's id differs, the project chose it. An inspector of the
+                # base class's get_operation and get_operation_id made the id just so.
+                schema_class = inspector.__class__  # view.schema may be a weakref proxy
+                if hand_written:
+                    default_id = None
+                elif (
+                    schema_class.get_operation is AutoSchema.get_operation
+                    and schema_class.get_operation_id is AutoSchema.get_operation_id
+                ):
+                    default_id = operation_id
+                else:
+                    default_id = AutoSchema.get_operation_id(inspector)
                 # Private drf-spectacular API: its own list/detail decision
                 # (tests/test_private_apis.py; without it test_results.py's probe test fails).
                 is_list = not hand_written and method.upper() == "GET" and inspector._is_list_view()
@@ -839,7 +851,12 @@ class GroupSchemaGenerator(SchemaGenerator):
                     path = "/" + path
                 is_viewset = isinstance(view, viewsets.ViewSetMixin)
                 facts = view_facts(
-                    view, handler_name, method.upper(), is_viewset=is_viewset, is_list=is_list
+                    view,
+                    handler_name,
+                    method.upper(),
+                    is_viewset=is_viewset,
+                    is_list=is_list,
+                    known_models=self._model_facts,
                 )
                 metadata = get_metadata(view_class, handler)
                 reads_body = (

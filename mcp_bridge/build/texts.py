@@ -587,9 +587,12 @@ def argument_text(kind: ArgumentKind, description: str, facts: OperationFacts) -
     raise ValueError(f"unknown argument text kind {kind!r}")
 
 
+_WORD_BREAKS = re.compile(r"[\s_\-]+")
+
+
 def _same_words(value: str, label: str) -> bool:
     def words(text: str) -> str:
-        return re.sub(r"[\s_\-]+", " ", text).strip().casefold()
+        return _WORD_BREAKS.sub(" ", text).strip().casefold()
 
     return words(value) == words(label)
 
@@ -597,6 +600,8 @@ def _same_words(value: str, label: str) -> bool:
 def _trimmed_choices(description: str) -> str | None:
     """``description`` without the choice lines whose label repeats the value; ``None``
     when nothing is left."""
+    if "* `" not in description:  # no choice line: most descriptions
+        return description
     lines = description.split("\n")
     kept = [
         line
