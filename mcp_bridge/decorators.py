@@ -333,6 +333,18 @@ def mcp_tool(
     return decorator
 
 
+def get_groups(view: Any, handler: Any) -> tuple[str, ...]:
+    """The ``"groups"`` of :func:`get_metadata`, alone: what the URLconf walk reads of every
+    operation of the project."""
+    on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
+    on_handler = getattr(handler, METADATA_ATTR, {}) or {}
+    class_groups = on_class.get("groups", ())
+    handler_groups = on_handler.get("groups", ())
+    if not handler_groups:
+        return tuple(class_groups)
+    return tuple(dict.fromkeys((*class_groups, *handler_groups)))
+
+
 def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
     """Merge the class-level and the operation-level metadata of one operation.
 
@@ -351,9 +363,7 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
     on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
     on_handler = getattr(handler, METADATA_ATTR, {}) or {}
     return {
-        "groups": tuple(
-            dict.fromkeys((*on_class.get("groups", ()), *on_handler.get("groups", ())))
-        ),
+        "groups": get_groups(view, handler),
         # A class carries a name only for an @api_view function view (mcp_tool refuses others).
         "name": on_handler.get("name") or on_class.get("name"),
         "title": on_handler.get("title") or on_class.get("title"),

@@ -45,7 +45,7 @@ from mcp_bridge.build.facts import ModelFacts, OperationFacts, view_facts, view_
 from mcp_bridge.build.membership import Membership, Operation, Reason, compile_rules
 from mcp_bridge.build.naming import copy_qualifiers
 from mcp_bridge.build.spectacular_compat import bridge_generation
-from mcp_bridge.decorators import get_metadata
+from mcp_bridge.decorators import get_groups, get_metadata
 
 #: drf-spectacular settings the bridge needs whatever the project's are:
 #: separate request components, so read-only fields never become inputs;
@@ -180,17 +180,17 @@ def supports_versioning(versioning_class: type | None) -> bool:
     )
 
 
-def _callback_metadata(method: str, callback: Any) -> tuple[Any, str | None, dict[str, Any]]:
-    """The view class of a URL pattern's callback, the handler name and the merged
-    metadata of one of its operations, read without instantiating the view (a viewset
+def _callback_groups(method: str, callback: Any) -> tuple[Any, str | None, tuple[str, ...]]:
+    """The view class of a URL pattern's callback, the handler name and the groups the
+    decorators give one of its operations, read without instantiating the view (a viewset
     callback maps HTTP methods to actions in ``callback.actions``)."""
     cls = getattr(callback, "cls", None)
     if cls is None:
-        return None, None, {"groups": ()}
+        return None, None, ()
     actions = getattr(callback, "actions", None)
     handler_name = actions.get(method.lower()) if actions else method.lower()
     handler = getattr(cls, handler_name, None) if handler_name else None
-    return cls, handler_name, get_metadata(cls, handler)
+    return cls, handler_name, get_groups(cls, handler)
 
 
 def _handler(view: Any, method: str) -> tuple[str, Any]:
@@ -311,13 +311,13 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
         methods = enumerator.get_allowed_methods(callback)
         actions = getattr(callback, "actions", None)
         for method in methods:
-            cls, handler_name, metadata = _callback_metadata(method, callback)
+            cls, handler_name, decorated_groups = _callback_groups(method, callback)
             operation = None
             if membership.rules:
                 operation = Operation(
                     path_regex, method, cls, handler_name, namespace, app_names, path_of
                 )
-            groups = membership.groups_of(operation, metadata["groups"])
+            groups = membership.groups_of(operation, decorated_groups)
             if not groups:
                 continue
             if cannot_run(cls, getattr(cls, handler_name or "", None)):

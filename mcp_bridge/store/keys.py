@@ -27,6 +27,7 @@ import sysconfig
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass
+from functools import cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -42,6 +43,11 @@ from mcp_bridge.build.translation import DOMAIN, catalogue_files, locale_dirs
 from mcp_bridge.decorators import METADATA_ATTR
 from mcp_bridge.store.backends import store_settings
 from mcp_bridge.store.codec import FORMAT
+
+try:  # the optional extra "fast"
+    import orjson
+except ImportError:  # pragma: no cover - depends on the installation
+    orjson = None  # type: ignore[assignment]
 
 #: The settings a build depends on (beside ``MCP_BRIDGE``, read without ``BUILD_STORE``).
 _KEYED_SETTINGS = (
@@ -189,8 +195,21 @@ def _json_default(value: Any) -> Any:
 
 
 def _digest(data: Any) -> str:
-    # json.dumps in C first, with the non-JSON values written as canonical() writes them;
-    # canonical() alone for what it refuses (keys that are not strings, a cycle).
+    # orjson (the extra "fast") or json.dumps in C first, with the non-JSON values written as
+    # _json_default writes them (dataclasses too, with their class's name); canonical() alone
+    # for what they refuse (keys that are not strings, a cycle). A key is compared only with
+    # keys of the same installed distributions, so the two writers never meet.
+    if orjson is not None:
+        try:
+            encoded = orjson.dumps(
+                data,
+                default=_json_default,
+                option=orjson.OPT_SORT_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS,
+            )
+        except TypeError:  # orjson.JSONEncodeError
+            pass
+        else:
+            return hashlib.sha256(encoded).hexdigest()
     try:
         text = json.dumps(data, sort_keys=True, ensure_ascii=False, default=_json_default)
     except (TypeError, ValueError):
@@ -218,6 +237,7 @@ def _python_files(root: Path) -> Iterable[Path]:
         yield from (Path(directory) / name for name in names if name.endswith(".py"))
 
 
+@cache
 def _installed_roots() -> tuple[str, ...]:
     """Where installed distributions and the standard library live: code that the
     distribution versions (or the Python version) stand for."""
@@ -316,12 +336,34 @@ def _module_files(modules: Iterable[str]) -> list[tuple[str, Path]]:
 
 
 def _catalogue_files() -> list[tuple[str, Path]]:
-    """Every tool-text catalogue (``mcp_tools*.mo``), named by its place in the search order."""
-    return [
-        (f"{position}/{path.relative_to(directory)}", path)
-        for position, directory in enumerate(locale_dirs())
-        for path in sorted(directory.glob(f"*/LC_MESSAGES/{DOMAIN}*.mo"))
-    ]
+    """Every tool-text catalogue (``<language>/LC_MESSAGES/mcp_tools*.mo``), named by its place
+    in the search order. Listed with ``os.scandir``: a locale directory holds a hundred
+    languages or more (Django's own), and ``Path.glob`` took several times as long."""
+    found = []
+    for position, directory in enumerate(locale_dirs()):
+        try:
+            languages = [entry.name for entry in os.scandir(directory) if entry.is_dir()]
+        except OSError:
+            continue
+        files = []
+        for language in languages:
+            try:
+                names = os.listdir(os.path.join(directory, language, "LC_MESSAGES"))
+            except OSError:
+                continue
+            files += [
+                (language, name)
+                for name in names
+                if name.startswith(DOMAIN) and name.endswith(".mo")
+            ]
+        for language, name in sorted(files):
+            found.append(
+                (
+                    f"{position}/{language}/LC_MESSAGES/{name}",
+                    directory / language / "LC_MESSAGES" / name,
+                )
+            )
+    return found
 
 
 def _operations(index: UrlIndex, group: str) -> list[Any]:
@@ -332,6 +374,21 @@ def _operations(index: UrlIndex, group: str) -> list[Any]:
     for regex, _, _ in index.endpoints.get(group, []):
         first_seen.setdefault(regex, len(first_seen))
     raw = sorted(index.endpoints.get(group, []), key=lambda e: (first_seen[e[0]], e[1]))
+    # The membership reasons as JSON writes them (_json_default), each distinct one made once:
+    # a group's endpoints share a few (most often the decorator's).
+    reasons: dict[int, Any] = {}
+
+    def reason_data(why: Any) -> Any:
+        if why is None:
+            return None
+        return [
+            reasons[id(reason)]
+            if id(reason) in reasons
+            else reasons.setdefault(id(reason), _json_default(reason))
+            for reason in why
+        ]
+
+    group_reasons = index.reasons.get(group, {})
     endpoints = [
         [
             regex,
@@ -340,7 +397,7 @@ def _operations(index: UrlIndex, group: str) -> list[Any]:
             sorted((getattr(callback, "actions", None) or {}).items()),
             getattr(callback, "initkwargs", {}),
             index.naming.get((regex, method)),
-            index.reasons.get(group, {}).get((regex, method)),
+            reason_data(group_reasons.get((regex, method))),
             _bridge_metadata(callback, method),
         ]
         for regex, method, callback in raw

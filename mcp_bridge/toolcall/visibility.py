@@ -615,6 +615,7 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
     always: set[str] = set()
     groups: dict[Any, list[Tool]] = {}
     callback_of: dict[str, Any] = {}
+    shared_keys: dict[tuple[Any, str], Any] = {}  # _shared_key by (view class, method)
     for tool in toolset.tools:
         source = tool.method.source
         callback = callbacks.get((source.view_class, source.method, source.handler_name))
@@ -626,7 +627,10 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
                 else view_class.as_view()
             )
         callback_of[tool.name] = callback
-        key = _shared_key(source.view_class, source.method)
+        class_and_method = (source.view_class, source.method)
+        if class_and_method not in shared_keys:
+            shared_keys[class_and_method] = _shared_key(source.view_class, source.method)
+        key = shared_keys[class_and_method]
         if key == "always":
             always.add(tool.name)
         else:
