@@ -23,6 +23,15 @@ distinct object; classes, functions and modules left out), beside the bytes of i
 
 Run: ``DJANGO_SETTINGS_MODULE=bench.site.settings PYTHONPATH=. python -m bench.coldstart [1000 5000]``
 (or ``bash bench/run coldstart``).
+
+**Counted** (``python -m bench.coldstart instructions [1000]``, ~10 minutes): the same cases, each
+a fresh process under valgrind's callgrind (:func:`bench.lib.callgrind`), which counts every
+instruction the process executes whatever else the machine does: wall-clock and CPU ratios on a
+shared 2-core host move by several per cent from run to run, instruction counts do not. Each
+process ends (``os._exit``) as soon as its case is done, and one more, **setup**, ends where the
+others start their case: each case's count less setup's is the case alone, and the ratios are
+those against ``get_schema``'s. The loading cases read the same stored build, written first by
+``mcp_build``.
 """
 
 from __future__ import annotations
@@ -74,8 +83,11 @@ def _store_setting(mode: str, directory: str, prefix: str) -> Any:
     return None
 
 
-def child(mode: str, size: int, directory: str, prefix: str) -> None:
-    """In a fresh process: one case; prints its figures as JSON on the last line."""
+def child(mode: str, size: int, directory: str, prefix: str, counted: bool = False) -> None:
+    """In a fresh process: one case; prints its figures as JSON on the last line. ``counted``
+    (under callgrind, :func:`instructions`): the process ends as soon as the case is done,
+    before the figures (walking the held objects) and the interpreter's shutdown, which
+    would be counted too; mode ``setup`` ends where the cases start."""
     import django
 
     django.setup()
@@ -101,6 +113,8 @@ def child(mode: str, size: int, directory: str, prefix: str) -> None:
 
         ready = time.perf_counter()
         group = f"scale{size}"
+        if mode == "setup":
+            os._exit(0)
         if mode == "prepare":
             # mcp_build to the file store, then the same bytes to Redis (one build, not two).
             from django.core.management import call_command
@@ -120,6 +134,8 @@ def child(mode: str, size: int, directory: str, prefix: str) -> None:
             from drf_spectacular.generators import SchemaGenerator
 
             SchemaGenerator(patterns=urls.api_patterns).get_schema(request=None, public=True)
+            if counted:
+                os._exit(0)
             print(
                 json.dumps(
                     {
@@ -148,6 +164,8 @@ def child(mode: str, size: int, directory: str, prefix: str) -> None:
         )
         rss = _rss()
         response = mcp_endpoint(request, group)
+        if counted:
+            os._exit(0 if response.status_code == 200 else 1)
         done = time.time()
         after_start = time.perf_counter() - ready
         cpu = time.process_time()
@@ -289,9 +307,75 @@ def run(sizes: tuple[int, ...] = SIZES) -> str:
     return times + "\n" + held
 
 
+COUNTED_MODES = ("setup", *MODES)
+
+
+def instructions(size: int = 1000) -> str:
+    """The cases of :func:`run` counted in instructions (see the module), one process each
+    under callgrind, all at once, after the stored build is written."""
+    import tempfile
+
+    prefix = f"mcp-bridge-bench-{uuid.uuid4().hex}"
+    env_before = dict(os.environ)
+    os.environ.update(
+        {"DJANGO_SETTINGS_MODULE": "bench.site.settings", "BENCH_SCALE_SIZE": str(size)}
+    )
+    try:
+        with tempfile.TemporaryDirectory(prefix="mcp-bridge-coldstart-") as directory:
+            try:
+                lib.log(f"coldstart {size}: mcp_build to files, copied to redis")
+                _run("prepare", size, directory, prefix)
+                lib.log(f"coldstart {size}: {', '.join(COUNTED_MODES)} under callgrind, at once")
+                started = {
+                    mode: lib.callgrind(
+                        "bench.coldstart",
+                        ["child", mode, size, directory, prefix, "counted"],
+                        f"{directory}/callgrind.{mode}.out",
+                    )
+                    for mode in COUNTED_MODES
+                }
+                counts = {mode: lib.collected(process, mode) for mode, process in started.items()}
+            finally:
+                _clear_redis(prefix)
+    finally:
+        os.environ.clear()
+        os.environ.update(env_before)
+    alone = {mode: counts[mode] - counts["setup"] for mode in MODES}
+    rows = [
+        [size, "setup", f"{counts['setup'] / 1e6:,.0f}", "", ""],
+        *(
+            [
+                size,
+                mode,
+                f"{counts[mode] / 1e6:,.0f}",
+                f"{alone[mode] / 1e6:,.0f}",
+                f"{alone[mode] / alone['get_schema']:.3f}",
+            ]
+            for mode in MODES
+        ),
+    ]
+    return lib.table(
+        "7c. A fresh process's first tools/list, counted: built, loaded from files, loaded from "
+        "Redis, vs drf-spectacular's get_schema",
+        ["operations", "case", "process Minstr", "case alone Minstr", "case / get_schema"],
+        rows,
+        "Instructions under callgrind, each process ending as soon as its case is done; 'case "
+        "alone' is the process's count less setup's (Django's setup and the URLconf's import). "
+        "Targets: build ≤ 1.0, files ≤ 0.05, redis ≤ 0.1.",
+    )
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["child"]:
-        child(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
+        child(
+            sys.argv[2],
+            int(sys.argv[3]),
+            sys.argv[4],
+            sys.argv[5],
+            counted=sys.argv[6:7] == ["counted"],
+        )
+    elif sys.argv[1:2] == ["instructions"]:
+        print(instructions(*(int(a) for a in sys.argv[2:3])))
     else:
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.site.settings")
         print(run(tuple(int(a) for a in sys.argv[1:]) or SIZES))

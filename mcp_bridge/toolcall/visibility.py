@@ -615,7 +615,7 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
     always: set[str] = set()
     groups: dict[Any, list[Tool]] = {}
     callback_of: dict[str, Any] = {}
-    shared_keys: dict[tuple[Any, str], Any] = {}  # _shared_key by (view class, method)
+    class_keys: dict[Any, Any] = {}  # _class_key by view class
     for tool in toolset.tools:
         source = tool.method.source
         callback = callbacks.get((source.view_class, source.method, source.handler_name))
@@ -627,10 +627,9 @@ def _make_plan(toolset: ToolSet, http_request: HttpRequest) -> VisibilityPlan:
                 else view_class.as_view()
             )
         callback_of[tool.name] = callback
-        class_and_method = (source.view_class, source.method)
-        if class_and_method not in shared_keys:
-            shared_keys[class_and_method] = _shared_key(source.view_class, source.method)
-        key = shared_keys[class_and_method]
+        if source.view_class not in class_keys:
+            class_keys[source.view_class] = _class_key(source.view_class)
+        key = _shared_key(class_keys[source.view_class], source.method)
         if key == "always":
             always.add(tool.name)
         else:
@@ -691,8 +690,17 @@ def _stock(view_class: type, name: str) -> bool:
     return getattr(view_class, name, None) is getattr(APIView, name)
 
 
-def _shared_key(view_class: Any, method: str) -> Any:
-    """``"always"``, the key of the evaluation the operation shares, or ``None`` (its own)."""
+def _shared_key(class_key: Any, method: str) -> Any:
+    """``"always"``, the key of the evaluation the operation shares, or ``None`` (its own),
+    from its view class's :func:`_class_key`."""
+    if class_key is None or class_key == "always":
+        return class_key
+    return (*class_key, method)
+
+
+def _class_key(view_class: Any) -> Any:
+    """What of :func:`_shared_key` the view class decides: ``"always"``, the authentication
+    and permission classes its operations' evaluations share, or ``None``."""
     if not all(
         _stock(view_class, name)
         for name in ("get_permissions", "check_permissions", "initial", "perform_authentication")
@@ -706,7 +714,7 @@ def _shared_key(view_class: Any, method: str) -> Any:
     authentication = _declared(view_class, "authentication_classes")
     if authentication is None or not _stock(view_class, "get_authenticators"):
         return None
-    return (authentication, classes, method)
+    return (authentication, classes)
 
 
 def _declared(view_class: Any, name: str) -> tuple[Any, ...] | None:
