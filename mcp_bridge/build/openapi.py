@@ -301,6 +301,7 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
     api_path_regexes: list[tuple[str, type]] = []
     copies: dict[tuple[Any, ...], list[str]] = {}
     unpublished: dict[tuple[type, str], set[str]] = {}
+    can_run: dict[tuple[Any, str | None], bool] = {}  # cannot_run(), negated, per handler
     for path_regex, callback, namespace, app_names in _url_patterns(
         enumerator.patterns, "", "", ()
     ):
@@ -310,6 +311,7 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
         copies.setdefault(_view_identity(callback), []).append(path_regex)
         methods = enumerator.get_allowed_methods(callback)
         actions = getattr(callback, "actions", None)
+        versions: set[str | None] | None = None  # the callback's, made for its first grouped method
         for method in methods:
             cls, handler_name, decorated_groups = _callback_groups(method, callback)
             operation = None
@@ -320,7 +322,12 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
             groups = membership.groups_of(operation, decorated_groups)
             if not groups:
                 continue
-            if cannot_run(cls, getattr(cls, handler_name or "", None)):
+            runs = can_run.get((cls, handler_name))
+            if runs is None:
+                runs = can_run[(cls, handler_name)] = not cannot_run(
+                    cls, getattr(cls, handler_name or "", None)
+                )
+            if not runs:
                 unpublished.setdefault((cls, handler_name or ""), set()).update(groups)
                 continue
             if actions:  # a viewset: the methods routed to the same action
@@ -330,7 +337,8 @@ def build_url_index(urlconf: Any = None) -> UrlIndex:
             else:
                 siblings = sum(1 for m in methods if m not in ("HEAD", "OPTIONS"))
             naming[(path_regex, method)] = (siblings, None)
-            versions = _callback_versions(cls, callback, namespace)
+            if versions is None:
+                versions = _callback_versions(cls, callback, namespace)
             for group, why in groups.items():
                 found.setdefault(group, set()).update(versions)
                 endpoints.setdefault(group, []).append((path_regex, method, callback))

@@ -50,9 +50,10 @@ MAGIC = b"mcp_bridge build\n"
 #: The salt of the signature's key (``salted_hmac``): a key of its own, derived from SECRET_KEY.
 _SALT = "mcp_bridge.store.codec.build"
 _SIGNATURE_SIZE = 32  # SHA-256
-#: zlib level of a stored build: its pages repeat the same ``$defs`` over and over, so the
-#: fastest level already shrinks them many times.
-_COMPRESSION_LEVEL = 1
+#: zlib level of a stored build: its pages repeat the same ``$defs`` over and over, so a fast
+#: level already shrinks them many times. Level 3 costs what level 1 costs to write (13 ms for
+#: a 1,000-operation group's 5.9 MB), and stores 15 % less, which inflates in 8 % less time.
+_COMPRESSION_LEVEL = 3
 
 
 class StaleBuild(Exception):

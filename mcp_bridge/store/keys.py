@@ -404,14 +404,25 @@ def _operations(index: UrlIndex, group: str) -> list[Any]:
             for reason in why
         ]
 
+    # What a URL pattern's callback says of all its methods, made once per callback.
+    callbacks: dict[int, tuple[Any, ...]] = {}
+
+    def callback_data(callback: Any) -> tuple[Any, ...]:
+        found = callbacks.get(id(callback))
+        if found is None:
+            found = callbacks[id(callback)] = (
+                _qualified_name(callback.cls),
+                sorted((getattr(callback, "actions", None) or {}).items()),
+                getattr(callback, "initkwargs", {}),
+            )
+        return found
+
     group_reasons = index.reasons.get(group, {})
     endpoints = [
         [
             regex,
             method,
-            _qualified_name(callback.cls),
-            sorted((getattr(callback, "actions", None) or {}).items()),
-            getattr(callback, "initkwargs", {}),
+            *callback_data(callback),
             index.naming.get((regex, method)),
             reason_data(group_reasons.get((regex, method))),
             _bridge_metadata(callback, method),
