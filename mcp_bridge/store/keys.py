@@ -15,6 +15,8 @@ A stale build is never served, because the key (:func:`build_key`) covers:
   ``LANGUAGE_CODE`` (the build evaluates the lazy texts in it);
 * ``BUILD_STORE["RELEASE"]``, for code the key cannot see (a library outside the apps that is
   not an installed distribution).
+
+Each file counts by its content (:func:`_hash_files`).
 """
 
 from __future__ import annotations
