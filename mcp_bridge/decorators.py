@@ -333,16 +333,24 @@ def mcp_tool(
     return decorator
 
 
-def get_groups(view: Any, handler: Any) -> tuple[str, ...]:
-    """The ``"groups"`` of :func:`get_metadata`, alone: what the URLconf walk reads of every
-    operation of the project."""
+def _recorded(view: Any, handler: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What the decorators recorded on the view class and on the handler."""
     on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
-    on_handler = getattr(handler, METADATA_ATTR, {}) or {}
+    return on_class, getattr(handler, METADATA_ATTR, {}) or {}
+
+
+def _merged_groups(on_class: dict[str, Any], on_handler: dict[str, Any]) -> tuple[str, ...]:
     class_groups = on_class.get("groups", ())
     handler_groups = on_handler.get("groups", ())
     if not handler_groups:
         return tuple(class_groups)
     return tuple(dict.fromkeys((*class_groups, *handler_groups)))
+
+
+def get_groups(view: Any, handler: Any) -> tuple[str, ...]:
+    """The ``"groups"`` of :func:`get_metadata`, alone: what the URLconf walk reads of every
+    operation of the project."""
+    return _merged_groups(*_recorded(view, handler))
 
 
 def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
@@ -360,10 +368,9 @@ def get_metadata(view: Any, handler: Any) -> dict[str, Any]:
         ``"task_after"``, ``"job_status"``, ``"resource"`` and ``"app"`` when one of them is set; the
         operation's own values win.
     """
-    on_class = getattr(type(view) if not isinstance(view, type) else view, METADATA_ATTR, {}) or {}
-    on_handler = getattr(handler, METADATA_ATTR, {}) or {}
+    on_class, on_handler = _recorded(view, handler)
     return {
-        "groups": get_groups(view, handler),
+        "groups": _merged_groups(on_class, on_handler),
         # A class carries a name only for an @api_view function view (mcp_tool refuses others).
         "name": on_handler.get("name") or on_class.get("name"),
         "title": on_handler.get("title") or on_class.get("title"),

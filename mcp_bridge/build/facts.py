@@ -440,18 +440,15 @@ def view_facts(
     """
     model = _view_model(view)
     action, detail = _action(view, handler_name, method, is_viewset, is_list)
-    if known_models is None:
-        facts_of_model = model_facts(model)
-    elif model in known_models:
-        facts_of_model = known_models[model]
-    else:
-        facts_of_model = known_models[model] = model_facts(model)
+    known = {} if known_models is None else known_models
+    if model not in known:
+        known[model] = model_facts(model)
     facts = OperationFacts(
         action=action,
         http_method=method,
         handler_name=handler_name,
         detail=detail,
-        model=facts_of_model,
+        model=known[model],
     )
     lookup_kwarg, lookup_field = _lookup_field(view, model)
     if lookup_kwarg:

@@ -399,12 +399,10 @@ def _operations(index: UrlIndex, group: str) -> list[Any]:
     def reason_data(why: Any) -> Any:
         if why is None:
             return None
-        return [
-            reasons[id(reason)]
-            if id(reason) in reasons
-            else reasons.setdefault(id(reason), _json_default(reason))
-            for reason in why
-        ]
+        for reason in why:
+            if id(reason) not in reasons:
+                reasons[id(reason)] = _json_default(reason)
+        return [reasons[id(reason)] for reason in why]
 
     # What a URL pattern's callback says of all its methods, made once per callback.
     callbacks: dict[int, tuple[Any, ...]] = {}
