@@ -30,6 +30,7 @@ from mcp_bridge.discovery.index import (
     light_stem,
     stem,
     terms,
+    tool_text,
 )
 from mcp_bridge.discovery.metatools import (
     CALL_DESTRUCTIVE,
@@ -808,6 +809,22 @@ def test_search_runs_in_the_callers_language(settings, db):
     # index per language; English callers the English ones.
     assert "rechnung" in get_toolset(GROUP, None, "de").index("de").postings
     assert "rechnung" not in get_toolset(GROUP, None, "en").index("en").postings
+
+
+def test_a_languages_index_adds_the_model_names_as_they_read_in_it(settings, db):
+    from tests.realistic import GROUP, MCP_BRIDGE, URLCONF
+
+    settings.ROOT_URLCONF = URLCONF
+    settings.MCP_BRIDGE = {**MCP_BRIDGE, "DISCOVERY": "search"}
+    settings.LANGUAGES = [("en", "English"), ("de", "Deutsch")]
+    tool = get_toolset(GROUP, None).by_name["invoice_list"]
+    source = tool_text(tool).fields
+    german = [pair for pair in tool_text(tool, "de").fields if pair not in source]
+    # "invoice" and "invoices" read "Rechnung" and "Rechnungen" in German; in British English,
+    # which no catalogue here translates, every name reads as the source's, and is not indexed
+    # again.
+    assert ("resource", "Rechnung") in german and ("resource", "Rechnungen") in german
+    assert tool_text(tool, "en-gb") == tool_text(tool)
 
 
 @pytest.mark.parametrize(

@@ -738,6 +738,48 @@ def test_the_default_languages_index_is_built_when_it_is_not_the_builds_own(
     assert _searched(f"/mcp/{group}/", "list the invoices")[0] == "invoice_list"
 
 
+def test_the_default_language_searches_the_builds_own_index_when_its_texts_are_the_same(
+    settings, tmp_path
+):
+    # LANGUAGE_CODE "en-us", callers "en", no catalogue of "en": the same texts stemmed alike,
+    # so one index, built once and stored once.
+    group = _realistic_search_group(settings, tmp_path, LANGUAGE_CODE="en-us")
+    built = registry.get_toolset(group)
+    assert built.prebuilt_indexes["en"][1] is built.search_indexes[None]
+    _forget()
+    loaded = registry.get_toolset(group)
+    assert loaded.prebuilt_indexes["en"][1] is loaded.search_indexes[None]
+    assert _searched(f"/mcp/{group}/", "list the invoices")[0] == "invoice_list"
+
+
+def test_the_default_language_has_an_index_of_its_own_when_a_catalogue_translates_a_name(
+    settings, tmp_path
+):
+    import polib
+
+    # British English callers: the project's en_GB catalogue words the model otherwise.
+    catalogues = tmp_path / "locale" / "en_GB" / "LC_MESSAGES"
+    catalogues.mkdir(parents=True)
+    po = polib.POFile()
+    po.metadata = {"Content-Type": "text/plain; charset=UTF-8"}
+    po.append(polib.POEntry(msgid="invoice", msgstr="chit"))
+    po.append(polib.POEntry(msgid="invoices", msgstr="chits"))
+    po.save_as_mofile(str(catalogues / "django.mo"))
+    group = _realistic_search_group(
+        settings,
+        tmp_path,
+        LANGUAGE_CODE="en-us",
+        LANGUAGES=[("en-gb", "British English"), ("de", "Deutsch")],
+        LOCALE_PATHS=[str(tmp_path / "locale")],
+    )
+    assert translation.default_language() == "en-gb"
+    built = registry.get_toolset(group)
+    english = built.prebuilt_indexes["en-gb"][1]
+    assert english is not built.search_indexes[None]
+    assert "chit" in english.postings and "chit" not in built.search_indexes[None].postings
+    assert _searched(f"/mcp/{group}/", "show my chits")[0] == "invoice_list"
+
+
 def test_a_stored_index_is_not_used_once_a_catalogue_changed(settings, tmp_path, monkeypatch):
     group = _realistic_search_group(settings, tmp_path)
     call_command("mcp_build", group, "--language", "de", stdout=io.StringIO())

@@ -73,7 +73,7 @@ from mcp_bridge.build.translation import (
     translate_toolset,
     translated_copy,
 )
-from mcp_bridge.discovery.index import SearchIndex, build_index
+from mcp_bridge.discovery.index import SearchIndex, build_index, stems_alike, tool_texts
 from mcp_bridge.discovery.metatools import MetaTool, search_listing
 from mcp_bridge.discovery.modes import Discovery, decide, find_discovery_problems
 from mcp_bridge.discovery.semantic import configured_embedder, configured_model, reads_language
@@ -303,9 +303,24 @@ class ToolSet:
                 continue
             if copy is self and key is None:
                 continue  # its callers search the tool set's own texts: indexed above
-            index = self._build_index(copy.tools, key)
+            if self._indexed_alike(copy, language):
+                index = self.index()  # one index, kept once in a stored build
+            else:
+                index = self._build_index(copy.tools, key)
             self.prebuilt_indexes[key] = (catalogue_fingerprint(self.group, language), index)
         return unreadable
+
+    def _indexed_alike(self, copy: ToolSet, language: str) -> bool:
+        """Whether the copy of ``language`` would be indexed as the tool set's own texts are:
+        its words stem alike, semantic search covers both or neither, and its tools' texts,
+        its models' included, read as the source's. So it is with Django's default
+        ``LANGUAGE_CODE``, ``"en-us"``, and the ``"en"`` of ``LANGUAGES`` its callers
+        negotiate, when no catalogue of ``en`` translates a text."""
+        return (
+            stems_alike(language, settings.LANGUAGE_CODE)
+            and reads_language(language) == reads_language(None)
+            and tool_texts(copy.tools, language) == tool_texts(self.tools)
+        )
 
     def openrpc_in(self, profile: str) -> dict[str, Any]:
         """The OpenRPC document with its schemas written in ``profile``, made once per profile."""
