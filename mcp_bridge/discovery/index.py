@@ -1519,6 +1519,7 @@ def build_index(
     plain: bool = False,
     embed: semantics.Embedder | None = None,
     model: str = "",
+    texts: list[ToolText] | None = None,
 ) -> SearchIndex:
     """The :class:`SearchIndex` of ``tools`` (in their own texts and language).
 
@@ -1532,10 +1533,11 @@ def build_index(
         embed, model: the embedding function of semantic search, and its model's name
             (:mod:`~mcp_bridge.discovery.semantic`): the tools' vectors are made with the
             index. ``None``: lexical only.
+        texts: ``tool_texts(tools, language)``, when the caller made them already.
     """
     source = settings.LANGUAGE_CODE if settings.configured else None
     return index_texts(
-        tool_texts(tools, language),
+        tool_texts(tools, language) if texts is None else texts,
         synonyms,
         plain=plain,
         language=language,

@@ -73,7 +73,13 @@ from mcp_bridge.build.translation import (
     translate_toolset,
     translated_copy,
 )
-from mcp_bridge.discovery.index import SearchIndex, build_index, stems_alike, tool_texts
+from mcp_bridge.discovery.index import (
+    SearchIndex,
+    ToolText,
+    build_index,
+    stems_alike,
+    tool_texts,
+)
 from mcp_bridge.discovery.metatools import MetaTool, search_listing
 from mcp_bridge.discovery.modes import Discovery, decide, find_discovery_problems
 from mcp_bridge.discovery.semantic import configured_embedder, configured_model, reads_language
@@ -255,12 +261,15 @@ class ToolSet:
             self.search_indexes[language] = index
         return index
 
-    def _build_index(self, tools: list[Tool], language: str | None) -> SearchIndex:
-        """A search index of ``tools``, with their vectors when semantic search is on
-        (``SEARCH_EMBEDDING_MODEL``) for ``language`` (``SEARCH_EMBEDDING_LANGUAGES``)."""
+    def _build_index(
+        self, tools: list[Tool], language: str | None, texts: list[ToolText] | None = None
+    ) -> SearchIndex:
+        """A search index of ``tools`` (whose :func:`tool_texts` are ``texts`` when given), with
+        their vectors when semantic search is on (``SEARCH_EMBEDDING_MODEL``) for ``language``
+        (``SEARCH_EMBEDDING_LANGUAGES``)."""
         embed = configured_embedder() if reads_language(language) else None
         model = (configured_model() or "") if embed is not None else ""
-        return build_index(tools, self._synonyms(), language, embed=embed, model=model)
+        return build_index(tools, self._synonyms(), language, embed=embed, model=model, texts=texts)
 
     def _synonyms(self) -> dict[str, Any]:
         synonyms = bridge_settings.SEARCH_SYNONYMS
@@ -303,23 +312,24 @@ class ToolSet:
                 continue
             if copy is self and key is None:
                 continue  # its callers search the tool set's own texts: indexed above
-            if self._indexed_alike(copy, language):
+            texts = tool_texts(copy.tools, key)
+            if self._indexed_alike(texts, language):
                 index = self.index()  # one index, kept once in a stored build
             else:
-                index = self._build_index(copy.tools, key)
+                index = self._build_index(copy.tools, key, texts)
             self.prebuilt_indexes[key] = (catalogue_fingerprint(self.group, language), index)
         return unreadable
 
-    def _indexed_alike(self, copy: ToolSet, language: str) -> bool:
-        """Whether the copy of ``language`` would be indexed as the tool set's own texts are:
-        its words stem alike, semantic search covers both or neither, and its tools' texts,
-        its models' included, read as the source's. So it is with Django's default
-        ``LANGUAGE_CODE``, ``"en-us"``, and the ``"en"`` of ``LANGUAGES`` its callers
-        negotiate, when no catalogue of ``en`` translates a text."""
+    def _indexed_alike(self, texts: list[ToolText], language: str) -> bool:
+        """Whether the copy of ``language``, whose tools' texts are ``texts``, would be indexed
+        as the tool set's own are: its words stem alike, semantic search covers both or
+        neither, and its texts, its models' included, read as the source's. So it is with
+        Django's default ``LANGUAGE_CODE``, ``"en-us"``, and the ``"en"`` of ``LANGUAGES`` its
+        callers negotiate, when no catalogue of ``en`` translates a text."""
         return (
             stems_alike(language, settings.LANGUAGE_CODE)
             and reads_language(language) == reads_language(None)
-            and tool_texts(copy.tools, language) == tool_texts(self.tools)
+            and texts == tool_texts(self.tools)
         )
 
     def openrpc_in(self, profile: str) -> dict[str, Any]:
