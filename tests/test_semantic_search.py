@@ -8,6 +8,9 @@ in docs/benchmarks.md.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -229,3 +232,31 @@ def test_a_model_that_cannot_embed_is_a_check_error(settings, tmp_path):
     assert check_semantic_search() == []
     settings.MCP_BRIDGE = {}
     assert check_semantic_search() == []
+
+
+def test_a_project_that_does_not_search_semantically_never_imports_the_extra():
+    # numpy is installed here, as in many projects: the bridge, its checks and a search-mode
+    # group's build and search leave it, and tokenizers, unimported (numpy's BLAS starts a
+    # pool of threads in every worker that imports it).
+    script = (
+        "import sys, django; django.setup()\n"
+        "from django.core.management import call_command\n"
+        "call_command('check', stdout=open('/dev/null', 'w'))\n"
+        "from mcp_bridge.toolset import registry\n"
+        "from tests.mcp_client import McpClient\n"
+        "from mcp_bridge.discovery.metatools import SEARCH_TOOL\n"
+        "from django.test.utils import override_settings\n"
+        "with override_settings(MCP_BRIDGE={'SERVER_NAME': 'tests', 'BUILD_STORE': None,"
+        " 'DISCOVERY': {'cases': 'search', '*': 'direct'}}):\n"
+        "    assert McpClient().call(SEARCH_TOOL, {'query': 'reports'})['isError'] is False\n"
+        "print(sorted(m for m in ('numpy', 'tokenizers') if m in sys.modules))\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"},
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert ran.stdout.strip().splitlines()[-1] == "[]"

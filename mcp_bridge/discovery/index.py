@@ -1296,8 +1296,7 @@ def _value_words(query: str) -> frozenset[str]:
 
 
 def _numpy() -> Any:
-    semantics._require_numpy()
-    return semantics.numpy
+    return semantics.require_numpy()
 
 
 def _contribution(posting: tuple[list[int], list[float]], doc: int) -> float:

@@ -19,6 +19,7 @@ microseconds. Nothing is downloaded: the model is a folder the deployment ships.
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import pathlib
 from collections.abc import Callable, Sequence
@@ -31,15 +32,18 @@ from django.utils.module_loading import import_string
 from mcp_bridge.base.conf import bridge_settings
 from mcp_bridge.base.errors import Problem
 
-try:  # the ``semantic`` extra
-    import numpy
-except ImportError:  # pragma: no cover - tested by monkeypatching
-    numpy = None  # type: ignore[assignment,unused-ignore]
 
-try:  # the ``semantic`` extra: the static models' tokenizer
-    import tokenizers  # type: ignore[import-untyped,import-not-found,unused-ignore]
-except ImportError:  # pragma: no cover
-    tokenizers = None
+@functools.cache
+def _extra(module: str) -> Any:
+    """A module of the ``semantic`` extra (numpy; tokenizers, the static models' tokenizer),
+    imported on first use; ``None`` when it is not installed. Not imported with this module,
+    which every process imports (the checks): a project that does not search semantically
+    never loads numpy, nor the pool of threads its BLAS starts, whatever else is installed."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
 
 #: ``embed(texts, model)``: one vector per text.
 EmbeddingFunction = Callable[[list[str], str], Any]
@@ -80,7 +84,7 @@ class Embeddings:
     def matrix(self) -> Any:
         """The vectors as a float32 array ``(tools, dimensions)``, made on first use."""
         if self._matrix is None:
-            _require_numpy()
+            numpy = require_numpy()
             rows = numpy.frombuffer(self.data, dtype=numpy.float16)
             self._matrix = rows.reshape(-1, self.dimensions).astype(numpy.float32)
         return self._matrix
@@ -90,17 +94,20 @@ class Embeddings:
         return self.matrix() @ vector
 
 
-def _require_numpy() -> None:
+def require_numpy() -> Any:
+    """numpy, or :class:`SemanticUnavailable` saying how to install it."""
+    numpy = _extra("numpy")
     if numpy is None:
         raise SemanticUnavailable(
             "Semantic search needs numpy: pip install django-mcp-bridge[semantic], or unset "
             'MCP_BRIDGE["SEARCH_EMBEDDING_MODEL"].'
         )
+    return numpy
 
 
 def unit_rows(vectors: Any) -> Any:
     """``vectors`` as a float32 array with rows of length 1 (a zero row stays zero)."""
-    _require_numpy()
+    numpy = require_numpy()
     matrix = numpy.asarray(vectors, dtype=numpy.float32)
     if matrix.ndim != 2:
         raise SemanticUnavailable(
@@ -113,6 +120,7 @@ def unit_rows(vectors: Any) -> Any:
 
 def embed_tools(texts: list[str], embed: Embedder, model: str) -> Embeddings:
     """The :class:`Embeddings` of the tools' ``texts`` (one per tool, in document order)."""
+    numpy = require_numpy()
     matrix = unit_rows(embed(texts)) if texts else numpy.zeros((0, 1), numpy.float32)
     if len(matrix) != len(texts):
         raise SemanticUnavailable(
@@ -155,7 +163,7 @@ def configured_embedder() -> Embedder | None:
     model = configured_model()
     if model is None:
         return None
-    _require_numpy()
+    require_numpy()
     return _embedder(bridge_settings.SEARCH_EMBEDDING_FUNCTION, model)
 
 
@@ -213,6 +221,7 @@ class StaticModel:
 
     def encode(self, texts: Sequence[str]) -> Any:
         """The mean of each text's token vectors (zero for a text without tokens)."""
+        numpy = require_numpy()
         out = numpy.zeros((len(texts), self.table.shape[1]), numpy.float32)
         for row, ids in enumerate(self.token_ids(list(texts))):
             ids = [i for i in ids if i < len(self.table)]
@@ -252,7 +261,7 @@ _CHECKED_TEXTS = 16
 def read_safetensors(path: pathlib.Path) -> dict[str, Any]:
     """The tensors of a ``.safetensors`` file as numpy arrays (the format: an 8-byte
     little-endian header length, a JSON header of dtype, shape and offsets, the data)."""
-    _require_numpy()
+    numpy = require_numpy()
     raw = path.read_bytes()
     size = int.from_bytes(raw[:8], "little")
     header = json.loads(raw[8 : 8 + size])
@@ -276,7 +285,8 @@ def load_static_model(folder: str) -> StaticModel:
         SemanticUnavailable: the folder or its files are missing, or the extra is not
             installed.
     """
-    _require_numpy()
+    numpy = require_numpy()
+    tokenizers = _extra("tokenizers")
     if tokenizers is None:
         raise SemanticUnavailable(
             "The static embedding model needs tokenizers: pip install django-mcp-bridge[semantic]."
