@@ -62,12 +62,6 @@ def listeners() -> Listeners | None:
     return _look()
 
 
-def spans() -> bool:
-    """Whether the global tracer provider can record spans."""
-    found = listeners()
-    return found is not None and found.spans
-
-
 def _look() -> Listeners | None:
     global _seen, _found
     # The public getters first: they load a provider named by an OTEL_PYTHON_*_PROVIDER

@@ -68,7 +68,7 @@ from mcp_bridge.tracing.api import (
 )
 from mcp_bridge.tracing.context import Answering, answering, enter, leave
 from mcp_bridge.tracing.metrics import count_tool_error, record_operation
-from mcp_bridge.tracing.providers import Listeners, listeners, spans
+from mcp_bridge.tracing.providers import Listeners, listeners
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -310,15 +310,16 @@ def _stage(
     span records).
 
     A stage's span is made only when a tracer provider records
-    (:func:`~mcp_bridge.tracing.providers.spans`), and then only under a span that records (the
-    MCP request's, or the HTTP request's for a REST call to a ``@cached`` view): with no SDK, a
-    stage costs a look at the providers; under a request that nothing samples, a look at the
-    current span too.
+    (:func:`~mcp_bridge.tracing.providers.listeners`), and then only under a span that records
+    (the MCP request's, or the HTTP request's for a REST call to a ``@cached`` view): with no
+    SDK, a stage costs a look at the providers; under a request that nothing samples, a look at
+    the current span too.
     """
 
     @functools.wraps(func)
     def traced(*args: Any, **kwargs: Any) -> Any:
-        if not spans() or not trace.get_current_span().is_recording():
+        found = listeners()
+        if found is None or not found.spans or not trace.get_current_span().is_recording():
             return func(*args, **kwargs)
         with _tracer.start_as_current_span(
             name, kind=SpanKind.INTERNAL, record_exception=False, set_status_on_exception=False
@@ -349,7 +350,11 @@ def traced_argument_check(check: F) -> F:
     @functools.wraps(check)
     def traced(tool: Any, arguments: Any, *args: Any, **kwargs: Any) -> Any:
         request = answering()
-        if request is not None:
+        if request is None:
+            found = listeners()
+            if found is None or not found.spans:  # the untraced path: no stage to wrap it in
+                return check(tool, arguments, *args, **kwargs)
+        else:
             _name_tool(request, tool.name)
             if request.span.is_recording() and bridge_settings.TRACE_ARGUMENTS:
                 request.span.set_attribute(
