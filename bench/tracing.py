@@ -5,8 +5,11 @@ and no SDK, and with an SDK configured with a no-op exporter, counted side by si
 
 Each figure is counted as :mod:`bench.instructions` counts the ``mcp`` kind of the ``tiny``
 view: one process under callgrind per count, warmed up, frozen, then ``n`` requests through
-Django's test client; per request = (count of 250 - count of 50) / 200. The three processes
-differ only in what OpenTelemetry they find:
+Django's test client; per request = (count of 250 - count of 50) / 200. A process's count
+moves by a million instructions or two from one run to the next (the allocator's work), about
+±10k per request: with ``BENCH_INSTRUCTIONS_REPEATS=N`` every mode is counted in ``N`` rounds,
+the modes of a round at once, and the medians are compared. The processes differ only in what
+OpenTelemetry they find:
 
 * ``without``: the ``opentelemetry`` package is hidden from the import system before Django
   starts (a finder that answers ``ModuleNotFoundError``), as in an environment without the
@@ -26,6 +29,7 @@ No other instrumentation runs (no Django HTTP span): what is counted is the brid
 from __future__ import annotations
 
 import shutil
+import statistics
 import subprocess
 import sys
 from typing import Any
@@ -109,18 +113,32 @@ def _start(mode: str, n: int, out_file: str) -> subprocess.Popen[str]:
     return lib.callgrind("bench.tracing", ["--child", mode, n], out_file)
 
 
-def per_request(mode: str) -> float:
-    """Instructions of one tiny ``tools/call`` with OpenTelemetry as ``mode`` has it."""
-    return lib.per_request(_start, [mode], instructions.FEW, instructions.MANY)[mode]
+def per_request(modes: list[str]) -> dict[str, float]:
+    """Instructions of one tiny ``tools/call`` with OpenTelemetry as each of ``modes`` has it,
+    counted at once."""
+    return lib.per_request(_start, modes, instructions.FEW, instructions.MANY)
 
 
 def run(modes: list[str] | None = None) -> str:
     if shutil.which("valgrind") is None:
         return "Instruction counts skipped: valgrind is not installed (apt-get install valgrind).\n"
-    counted: dict[str, float] = {}
-    for mode in modes or list(MODES):
-        lib.log(f"tracing: tiny tools/call, {mode}, under callgrind")
-        counted[mode] = per_request(mode)
+    modes = modes or list(MODES)
+    # Every mode of a round at once, then the next round: a round's counts share the machine's
+    # moment, and the median of BENCH_INSTRUCTIONS_REPEATS rounds is reported.
+    rounds: dict[str, list[float]] = {mode: [] for mode in modes}
+    for round_ in range(instructions.REPEATS):
+        lib.log(
+            f"tracing: tiny tools/call, {', '.join(modes)}, under callgrind "
+            f"(round {round_ + 1} of {instructions.REPEATS})"
+        )
+        for mode, count in per_request(modes).items():
+            rounds[mode].append(count)
+    counted = {mode: statistics.median(values) for mode, values in rounds.items()}
+    spread = "; ".join(
+        f"{mode} {min(values) / 1e3:,.1f}-{max(values) / 1e3:,.1f}k"
+        for mode, values in rounds.items()
+        if len(values) > 1
+    )
     base = counted.get("without")
     rows = [
         [
@@ -136,7 +154,9 @@ def run(modes: list[str] | None = None) -> str:
         ["OpenTelemetry", "k instr", "above without, k instr", "× without"],
         rows,
         f"Per request = (count of {instructions.MANY} requests - count of {instructions.FEW}) / "
-        f"{instructions.MANY - instructions.FEW}, the {VIEW} view's tools/call, PYTHONHASHSEED=0. "
+        f"{instructions.MANY - instructions.FEW}, the {VIEW} view's tools/call, PYTHONHASHSEED=0; "
+        f"the median of {instructions.REPEATS} round(s) (BENCH_INSTRUCTIONS_REPEATS)"
+        f"{f', spread {spread}' if spread else ''}. "
         "without: opentelemetry hidden from the import system (no [otel] extra); api: "
         "opentelemetry-api, no SDK (no-op); noexport: the SDK's providers with no processor "
         "and no reader; sdk: TracerProvider with SimpleSpanProcessor and "
