@@ -1411,7 +1411,7 @@ def _base_language(code: str) -> str:
 
 def _model_texts(model: Any, facts: Any, language: str) -> list[tuple[str, str]]:
     """The model's verbose names, and its fields', as they read in ``language``."""
-    texts = []
+    texts: list[tuple[str, str]] = []
     with translation.override(language):
         meta = model._meta
         texts.extend(("resource", name) for name in readable_names(model))
