@@ -684,8 +684,7 @@ def snowball_algorithm(language: str | None) -> str | None:
     for a language Snowball lacks or when the ``search`` extra is not installed."""
     if snowballstemmer is None:
         return None
-    code = (language or "en").lower().replace("_", "-").split("-")[0]
-    algorithm = SNOWBALL_LANGUAGES.get(code)
+    algorithm = SNOWBALL_LANGUAGES.get(_base_language(language or "en"))
     return algorithm if algorithm in _AVAILABLE else None
 
 
@@ -1393,8 +1392,9 @@ def _translated_model_texts(
 
     In a variant of the source language (``en`` of ``LANGUAGE_CODE`` ``en-us``), a name that
     reads as the source's is left out: it is the same words again, counted twice, and an index
-    that holds nothing else is the source's own (:meth:`~mcp_bridge.toolset.registry.ToolSet.build_search_indexes`). In
-    another language every name is kept, the untranslated ones too: the German tasks of
+    that holds nothing else is the source's own
+    (:meth:`~mcp_bridge.toolset.registry.ToolSet.build_search_indexes`). In another language
+    every name is kept, the untranslated ones too: the German tasks of
     ``bench/search_eval --legacy`` lose one of 98 at recall@5 without them."""
     texts = _model_texts(model, facts, language)
     source_language = settings.LANGUAGE_CODE
