@@ -245,6 +245,23 @@ def test_the_key_changes_with_a_catalogue_file(settings, tmp_path):
     assert len({before, first, second}) == 3
 
 
+def test_an_installed_distributions_catalogues_are_keyed_by_its_version_not_listed(
+    settings, tmp_path, monkeypatch
+):
+    # tmp_path stands for site-packages: what lies there is an installed distribution's.
+    monkeypatch.setattr(keys, "_installed_roots", lambda: (str(tmp_path.resolve()) + os.sep,))
+    _configure(settings, tmp_path)
+    locale = tmp_path / "locale"
+    settings.LOCALE_PATHS = [str(locale)]
+    (locale / "uk" / "LC_MESSAGES").mkdir(parents=True)
+    (locale / "uk" / "LC_MESSAGES" / "mcp_tools.mo").write_bytes(b"first")
+    assert keys._catalogue_files() == []
+    monkeypatch.undo()
+    _configure(settings, tmp_path)
+    settings.LOCALE_PATHS = [str(locale)]
+    assert [label for label, _ in keys._catalogue_files()] == ["0/uk/LC_MESSAGES/mcp_tools.mo"]
+
+
 def _page_description(group: str) -> str:
     tool = next(
         t for t in registry.get_toolset(group).tools if "page" in t.input_schema["properties"]

@@ -13,7 +13,6 @@ import io
 import logging
 import pickle
 import shutil
-import zlib
 from pathlib import Path
 
 import pytest
@@ -81,7 +80,7 @@ def test_a_tampered_build_is_not_loaded(monkeypatch, caplog):
 def test_a_foreign_pickle_is_never_unpickled(monkeypatch, caplog, signed):
     registry.get_toolset("catalog")
     store, name = _stored()
-    evil = zlib.compress(pickle.dumps((codec.FORMAT, _Payload())))
+    evil = codec.compress(pickle.dumps((codec.FORMAT, _Payload())))
     store.put(name, codec.MAGIC + b"\0" * 32 + evil if signed else evil)
     ran.clear()
     logged = _rebuilt(monkeypatch, caplog)
@@ -108,7 +107,7 @@ def test_a_build_signed_with_another_key_is_rebuilt_and_a_fallback_key_is_accept
 def test_a_signed_pickle_that_is_not_a_build_is_rebuilt(monkeypatch, caplog):
     registry.get_toolset("catalog")
     store, name = _stored()
-    store.put(name, codec.sign(zlib.compress(pickle.dumps((codec.FORMAT, {"not": "a build"})))))
+    store.put(name, codec.sign(codec.compress(pickle.dumps((codec.FORMAT, {"not": "a build"})))))
     logged = _rebuilt(monkeypatch, caplog)
     assert len(logged) == 1 and "not a build" in logged[0] and "builtins.dict" in logged[0]
 

@@ -11,8 +11,9 @@ A stale build is never served, because the key (:func:`build_key`) covers:
   URLconf, of the settings module and of every module that defines a view class of the
   URLconf), and the URLconf's operations as the walk found them (paths, methods, views,
   actions, membership);
-* every tool-text catalogue file (``mcp_tools*.mo``) and the ``django.mo`` catalogues of
-  ``LANGUAGE_CODE`` (the build evaluates the lazy texts in it);
+* every tool-text catalogue file (``mcp_tools*.mo``) outside installed distributions (whose
+  versions stand for theirs) and the ``django.mo`` catalogues of ``LANGUAGE_CODE`` (the build
+  evaluates the lazy texts in it);
 * ``BUILD_STORE["RELEASE"]``, for code the key cannot see (a library outside the apps that is
   not an installed distribution).
 
@@ -354,11 +355,16 @@ def _module_files(modules: Iterable[str]) -> list[tuple[str, Path]]:
 
 
 def _catalogue_files() -> list[tuple[str, Path]]:
-    """Every tool-text catalogue (``<language>/LC_MESSAGES/mcp_tools*.mo``), named by its place
-    in the search order. Listed with ``os.scandir``: a locale directory holds a hundred
-    languages or more (Django's own), and ``Path.glob`` took several times as long."""
+    """Every tool-text catalogue (``<language>/LC_MESSAGES/mcp_tools*.mo``) outside installed
+    distributions, named by its place in the search order. An installed distribution's
+    catalogues change with its version, which the key holds (:func:`environment_digest`), as
+    its code does; its locale directory is not listed, a listing per language (``django.contrib``'s
+    apps hold a hundred languages each: 351 listings in the bench's project). Listed with
+    ``os.scandir``: ``Path.glob`` took several times as long."""
     found = []
     for position, directory in enumerate(locale_dirs()):
+        if _is_installed(directory):
+            continue
         try:
             languages = [entry.name for entry in os.scandir(directory) if entry.is_dir()]
         except OSError:
