@@ -59,15 +59,13 @@ def _fast_validator(schema: Any) -> Any:
     refuses) gets fancy-regex, as before.
     """
     regex_engine = getattr(jsonschema_rs, "RegexOptions", None)
-    if regex_engine is not None:
+    engines = ({"pattern_options": regex_engine()},) if regex_engine is not None else ()
+    for options in (*engines, {}):  # then fancy-regex, jsonschema-rs's default
         try:
-            return jsonschema_rs.Draft202012Validator(schema, pattern_options=regex_engine())
-        except Exception:  # noqa: BLE001 -- a pattern only fancy-regex reads, or any other refusal
-            pass
-    try:
-        return jsonschema_rs.Draft202012Validator(schema)
-    except Exception:  # noqa: BLE001 -- a schema it cannot compile: jsonschema alone
-        return None
+            return jsonschema_rs.Draft202012Validator(schema, **options)
+        except Exception:  # noqa: BLE001, S112 -- a pattern only fancy-regex reads; then jsonschema alone
+            continue
+    return None
 
 
 class SchemaValidator:
