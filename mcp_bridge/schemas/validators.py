@@ -47,27 +47,6 @@ def fast_validation_available() -> bool:
     return jsonschema_rs is not None
 
 
-def _fast_validator(schema: Any) -> Any:
-    """jsonschema-rs's validator of ``schema``, or ``None`` for a schema it cannot compile.
-
-    Its ``pattern`` keywords run on the ``regex`` crate's engine (``RegexOptions``, where the
-    installed jsonschema-rs has it): linear in the text, and cheaper per match than the default
-    fancy-regex, which hands the same patterns to that same engine through a layer of its own
-    (a 20-row page whose rows carry two patterns each validates in 12.7k instructions fewer,
-    of roughly 100k). Both read a pattern as ECMA-262, so they agree on every pattern the
-    ``regex`` engine compiles; one that needs lookaround or a backreference (which it
-    refuses) gets fancy-regex, as before.
-    """
-    regex_engine = getattr(jsonschema_rs, "RegexOptions", None)
-    engines = ({"pattern_options": regex_engine()},) if regex_engine is not None else ()
-    for options in (*engines, {}):  # then fancy-regex, jsonschema-rs's default
-        try:
-            return jsonschema_rs.Draft202012Validator(schema, **options)
-        except Exception:  # noqa: BLE001, S112 -- a pattern only fancy-regex reads; then jsonschema alone
-            continue
-    return None
-
-
 class SchemaValidator:
     """A ``Draft202012Validator`` with jsonschema-rs as a fast path for valid instances.
 
@@ -82,7 +61,10 @@ class SchemaValidator:
         # With a format checker, only a schema without any "format" can take the fast
         # path: there the format checker has nothing to assert.
         if jsonschema_rs is not None and (format_checker is None or not _mentions_format(schema)):
-            self._fast = _fast_validator(inlined(schema))
+            try:
+                self._fast = jsonschema_rs.Draft202012Validator(inlined(schema))
+            except Exception:  # noqa: BLE001 -- a schema it cannot compile: jsonschema alone
+                self._fast = None
 
     def _surely_valid(self, instance: Any) -> bool:
         if self._fast is None:
