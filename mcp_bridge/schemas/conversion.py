@@ -74,9 +74,6 @@ SUBSCHEMA_LIST_KEYWORDS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 SUBSCHEMA_MAP_KEYWORDS = frozenset(
     {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 )
-#: Values whose deep copy is themselves: most of a document's keyword values (a ``type``, a
-#: ``description``, a ``maxLength``), 20,000 of them in a 1,000-operation build.
-_IMMUTABLE_VALUES = frozenset({str, int, float, bool, type(None)})
 #: Keywords that describe a value rather than constrain it; they stay on the outside
 #: when a nullable ``$ref``/composition is wrapped in ``anyOf``.
 _ANNOTATION_KEYWORDS = frozenset(
@@ -126,8 +123,10 @@ def to_json_schema(schema: Any) -> Any:
             converted[key] = {name: to_json_schema(sub) for name, sub in value.items()}
         elif key == "type" and isinstance(value, list):
             converted[key] = list(dict.fromkeys(value))  # each type once (2020-12 §6.1.1)
-        elif type(value) in _IMMUTABLE_VALUES:
-            converted[key] = value  # what copy.deepcopy would hand back, without the call
+        elif type(value) in _SCALARS:
+            # What copy.deepcopy hands back for a scalar, without the call: most keyword values
+            # (a type, a description, a maxLength), 20,000 of them in a 1,000-operation build.
+            converted[key] = value
         else:
             converted[key] = copy.deepcopy(value)
 
