@@ -46,6 +46,13 @@ The URLs themselves are counted too, once per run (:func:`per_resolution`): Djan
 endpoint's URL pays above the flat floor before it runs a line of its own; the **floor at the
 endpoint's URL** (the flat floor plus that difference) is the least a bridge mounted by
 ``include("mcp_bridge.urls")`` can count, and MCP above it is what the bridge itself spends.
+
+The REST request's own path is counted the same way, per view (``url:rest``): the bench's
+URLconf lists the REST views first, at flat paths, and the endpoint last, behind an
+``include()``, so resolving ``/mcp/bench/`` costs about three times as much as ``/api/items/``.
+**REST at the endpoint's URL** (REST plus that difference) is the REST request as it would
+count if its view sat where the endpoint sits; MCP against it is the call without the URLconf's
+order. It is reported beside MCP/REST, whose target is set against REST as it is.
 """
 
 from __future__ import annotations
@@ -74,7 +81,8 @@ REPEATS = max(1, int(os.environ.get("BENCH_INSTRUCTIONS_REPEATS", "1")))
 
 
 #: The kinds whose URL is resolved alone (:func:`per_resolution`), prefixed in the child's
-#: command line: ``url:mcp``, ``url:floor``.
+#: command line: ``url:mcp``, ``url:floor``; and ``url:rest``, a view's REST path
+#: (:func:`_url_path`), per view.
 URL_KINDS = ("floor", "mcp")
 #: How many resolutions the two counted processes of a URL make (:func:`per_resolution`).
 RESOLUTIONS = (500, 4500)
@@ -89,7 +97,7 @@ def _child(kind: str, view: str, n: int) -> None:
 
     django.setup()
     if kind.startswith(_URL_PREFIX):
-        _resolve_child(lib.IN_PROCESS_PATHS[kind.removeprefix(_URL_PREFIX)], n)
+        _resolve_child(_url_path(kind, view), n)
         return
     measure(lib.in_process_senders(view), kind, n)
 
@@ -111,6 +119,15 @@ def measure(senders: Mapping[str, Callable[[], object]], kind: str, n: int) -> N
         gc.disable()
     for _ in range(n):
         send()
+
+
+def _url_path(kind: str, view: str) -> str:
+    """The path a ``url:`` kind resolves: the endpoint's or a floor's (:data:`URL_KINDS`), or
+    for ``url:rest`` the REST path of ``view``, without its query."""
+    name = kind.removeprefix(_URL_PREFIX)
+    if name == "rest":
+        return CASES[view][2].partition("?")[0]
+    return lib.IN_PROCESS_PATHS[name]
 
 
 def _resolve_child(path: str, n: int) -> None:
@@ -156,12 +173,13 @@ def per_request(kind: str, view: str, few: int = FEW, many: int = MANY) -> float
     return counted[kind]
 
 
-def per_resolution(kind: str) -> float:
-    """Instructions of one ``URLResolver.resolve()`` of ``kind``'s URL (one of :data:`URL_KINDS`),
+def per_resolution(kind: str, view: str = "-") -> float:
+    """Instructions of one ``URLResolver.resolve()`` of ``kind``'s URL (one of :data:`URL_KINDS`,
+    or ``"rest"``: ``view``'s REST path),
     counted as :func:`per_request` counts a request, over :data:`RESOLUTIONS`: two processes
     differ by up to a few million instructions before the first one (Django's set-up, where
     malloc finds memory), which 200 resolutions of ~100k each would not outweigh."""
-    return per_request(_URL_PREFIX + kind, "-", *RESOLUTIONS)
+    return per_request(_URL_PREFIX + kind, view, *RESOLUTIONS)
 
 
 def run(views: list[str] | None = None) -> str:
@@ -185,6 +203,11 @@ def run(views: list[str] | None = None) -> str:
             f"instructions: {view} view, REST, floors and tools/call, {FEW} and {MANY} requests each under callgrind"
         )
         counted = {kind: [per_request(kind, view) for _ in range(REPEATS)] for kind in KINDS}
+        rest_urls = [per_resolution("rest", view) for _ in range(REPEATS)]
+        if len(rest_urls) > 1:
+            spreads.append(
+                f"{view} URL rest {min(rest_urls) / 1e3:,.1f}-{max(rest_urls) / 1e3:,.1f}k"
+            )
         spreads.extend(
             f"{view} {kind} {min(values) / 1e3:,.1f}-{max(values) / 1e3:,.1f}k"
             for kind, values in counted.items()
@@ -192,6 +215,8 @@ def run(views: list[str] | None = None) -> str:
         )
         rest, floor, mounted, mcp = (statistics.median(counted[kind]) for kind in KINDS)
         floor_at_endpoint = floor + url_mcp - url_floor
+        url_rest = statistics.median(rest_urls)
+        rest_at_endpoint = rest + url_mcp - url_rest
         rows.append(
             [
                 view,
@@ -207,6 +232,8 @@ def run(views: list[str] | None = None) -> str:
                 f"{mcp / mounted:.3f}",
                 f"{floor_at_endpoint / 1e3:,.0f} ({floor_at_endpoint / floor:.4f}× the floor)",
                 f"{mcp / floor_at_endpoint:.3f}",
+                f"{rest_at_endpoint / 1e3:,.0f} (REST's URL {url_rest / 1e3:,.1f}k)",
+                f"{mcp / rest_at_endpoint:.3f}",
             ]
         )
     return lib.table(
@@ -225,6 +252,8 @@ def run(views: list[str] | None = None) -> str:
             "MCP/mounted floor",
             "floor at the endpoint's URL, k instr",
             "MCP/floor at the endpoint's URL",
+            "REST at the endpoint's URL, k instr",
+            "MCP/REST at the endpoint's URL",
         ],
         rows,
         f"Per request = (count of {MANY} requests - count of {FEW}) / {MANY - FEW}, after {WARM_UP} of each kind; "
@@ -233,7 +262,9 @@ def run(views: list[str] | None = None) -> str:
         "the mounted floor is the same view at a URL of an include(), as the MCP endpoint is mounted. "
         f"Resolving the endpoint's URL ({lib.IN_PROCESS_PATHS['mcp']}) costs {url_mcp / 1e3:,.1f}k, the "
         f"floor's ({lib.IN_PROCESS_PATHS['floor']}) {url_floor / 1e3:,.1f}k: the floor at the endpoint's "
-        "URL (the floor plus their difference) is the least a bridge mounted there can count."
+        "URL (the floor plus their difference) is the least a bridge mounted there can count; REST "
+        "at the endpoint's URL is REST plus the difference between the endpoint's URL and the REST "
+        "request's own (the URLconf lists the REST views first, the endpoint last)."
         + (
             f" Each figure is the median of {REPEATS} counts; their ranges: {'; '.join(spreads)}."
             if spreads
