@@ -19,15 +19,27 @@ middleware chain, ``convert_exception_to_response``) is counted once per level; 
 the same name and file are added up. Garbage collection is counted where it happens to run,
 so a function that allocates the object that starts a collection pays for it; ``BENCH_NOGC=1``
 turns the collector off once the heap is frozen, for counts without it.
+
+``... -m bench.functions build [size] [filter]``: the same for a fresh process's build
+(``bench.coldstart``'s ``build`` case, ``size`` operations, 1,000 by default) against
+drf-spectacular's ``get_schema`` of the same endpoints (its ``get_schema`` case): one process
+of each, each ending as soon as its case is done, every function's inclusive count in that
+process. Where the two share a function (drf-spectacular's), the difference is what the
+bridge's generation saves or adds; the bridge's own passes (``build_tool``, the schema
+checks...) are the build's alone. Start-up is counted in both and mostly cancels out; a
+module the build imports and ``get_schema`` does not shows up as ``<module>``.
 """
 
 from __future__ import annotations
 
 import bisect
+import contextlib
+import os
 import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from bench import instructions, lib
@@ -117,39 +129,112 @@ def per_request(kind: str, view: str) -> dict[str, float]:
     return {name: (many.get(name, 0) - few.get(name, 0)) / (MANY - FEW) for name in many}
 
 
-def run(
-    view: str = "tiny", first: str = "floor_mounted", second: str = "mcp", only: str = ""
-) -> str:
+def per_process(mode: str, size: int) -> dict[str, float]:
+    """Instructions of each Python function in one fresh process of ``bench.coldstart``'s
+    ``mode`` case (``build`` or ``get_schema``), under callgrind, ending when the case is done."""
+    environment = {"DJANGO_SETTINGS_MODULE": "bench.site.settings", "BENCH_SCALE_SIZE": str(size)}
+    with tempfile.TemporaryDirectory() as scratch:
+        with _environment(environment):
+            process = lib.callgrind(
+                "bench.coldstart",
+                ["child", mode, size, scratch, "unused", "counted"],
+                f"{scratch}/callgrind.{mode}.%p",
+                python_options=("-X", "perf"),
+                valgrind_options=("--smc-check=all-non-file",),
+            )
+        _, stderr = process.communicate()
+        if process.returncode != 0:
+            raise SystemExit(f"{mode} {size} failed under valgrind:\n{stderr[-3000:]}")
+        return dict(_inclusive(next(Path(scratch).glob(f"callgrind.{mode}.*"))))
+
+
+@contextlib.contextmanager
+def _environment(values: dict[str, str]) -> Iterator[None]:
+    """``os.environ`` with ``values`` within (:func:`bench.lib.callgrind` passes it on)."""
+    before = dict(os.environ)
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(before)
+
+
+def _needs_perf_trampolines() -> None:
     if sys.version_info < (3, 12):
         raise SystemExit(
             "bench.functions needs Python 3.12 or later (perf trampolines, -X perf): make a "
             "virtualenv of it, e.g. python3.12 -m venv bench/.venv-perf && bench/.venv-perf/bin/pip "
             'install -e ".[fast,test]" -r bench/requirements.txt, and run it with that python.'
         )
+
+
+def build(size: str = "1000", only: str = "") -> str:
+    """The build of ``size`` operations against ``get_schema``, function by function."""
+    _needs_perf_trampolines()
+    lib.log(f"functions: the build of {size} operations and get_schema, under callgrind")
+    return _table(
+        per_process("get_schema", int(size)),
+        per_process("build", int(size)),
+        ("get_schema", "build"),
+        only,
+        f"Instructions by Python function, a fresh process's build of {size} operations against "
+        f"get_schema (inclusive, Python {sys.version.split()[0]} -X perf)",
+        "Per process, each ending as soon as its case is done (bench.coldstart's build and "
+        "get_schema cases); the 80 largest differences of at least 0.5M. A function calling "
+        "itself counts once per level.",
+        unit=("M", 1e6),
+    )
+
+
+def run(
+    view: str = "tiny", first: str = "floor_mounted", second: str = "mcp", only: str = ""
+) -> str:
+    _needs_perf_trampolines()
     lib.log(
         f"functions: {view} view, {first} and {second}, {FEW} and {MANY} requests each under callgrind"
     )
-    a, b = per_request(first, view), per_request(second, view)
-    names = [name for name in set(a) | set(b) if only in name]
-    names.sort(key=lambda name: -abs(b.get(name, 0) - a.get(name, 0)))
-    rows = [
-        [
-            f"{(b.get(name, 0) - a.get(name, 0)) / 1e3:+,.1f}",
-            f"{a.get(name, 0) / 1e3:,.1f}",
-            f"{b.get(name, 0) / 1e3:,.1f}",
-            name,
-        ]
-        for name in names[:80]
-        if abs(b.get(name, 0) - a.get(name, 0)) >= 500
-    ]
-    return lib.table(
+    return _table(
+        per_request(first, view),
+        per_request(second, view),
+        (first, second),
+        only,
         f"Instructions per request by Python function, {view} view (inclusive, Python {sys.version.split()[0]} -X perf)",
-        [f"{second} - {first}, k", f"{first}, k", f"{second}, k", "function  file"],
-        rows,
         f"Per request = (count after {MANY} requests - count after {FEW}) / {MANY - FEW}; the 80 "
         "largest differences of at least 0.5k. A function calling itself counts once per level.",
     )
 
 
+def _table(
+    a: dict[str, float],
+    b: dict[str, float],
+    kinds: tuple[str, str],
+    only: str,
+    title: str,
+    footnote: str,
+    unit: tuple[str, float] = ("k", 1e3),
+) -> str:
+    """The two kinds' counts side by side, by their difference (largest first)."""
+    first, second = kinds
+    label, scale = unit
+    names = [name for name in set(a) | set(b) if only in name]
+    names.sort(key=lambda name: -abs(b.get(name, 0) - a.get(name, 0)))
+    rows = [
+        [
+            f"{(b.get(name, 0) - a.get(name, 0)) / scale:+,.1f}",
+            f"{a.get(name, 0) / scale:,.1f}",
+            f"{b.get(name, 0) / scale:,.1f}",
+            name,
+        ]
+        for name in names[:80]
+        if abs(b.get(name, 0) - a.get(name, 0)) >= scale / 2
+    ]
+    columns = [f"{second} - {first}, {label}", f"{first}, {label}", f"{second}, {label}"]
+    return lib.table(title, [*columns, "function  file"], rows, footnote)
+
+
 if __name__ == "__main__":
-    run(*sys.argv[1:5])
+    if sys.argv[1:2] == ["build"]:
+        build(*sys.argv[2:4])
+    else:
+        run(*sys.argv[1:5])
