@@ -269,29 +269,22 @@ def in_process_senders(view: str) -> dict[str, Any]:
         "HTTP_MCP_PROTOCOL_VERSION": REVISION,
     }
 
-    def mcp() -> None:
-        response = client.post(
-            IN_PROCESS_PATHS["mcp"], body, content_type="application/json", **headers
-        )
-        assert response.status_code == 200 and succeeded(response.content), response.content[:300]
+    def posting_to(url: str) -> Callable[[], None]:
+        """The ``tools/call`` POST to ``url``: the endpoint and the floors differ only there."""
 
-    def floor() -> None:
-        response = client.post(
-            IN_PROCESS_PATHS["floor"], body, content_type="application/json", **headers
-        )
-        assert response.status_code == 200 and succeeded(response.content), response.content[:300]
+        def send() -> None:
+            response = client.post(url, body, content_type="application/json", **headers)
+            answered = response.status_code == 200 and succeeded(response.content)
+            assert answered, response.content[:300]
 
-    def floor_mounted() -> None:
-        response = client.post(
-            IN_PROCESS_PATHS["floor_mounted"], body, content_type="application/json", **headers
-        )
-        assert response.status_code == 200 and succeeded(response.content), response.content[:300]
+        return send
 
     def rest() -> None:
         response = client.get(path, HTTP_ACCEPT="application/json", **auth)
         assert response.status_code == 200, response.content[:300]
 
-    return {"mcp": mcp, "floor": floor, "floor_mounted": floor_mounted, "rest": rest}
+    posts = ("mcp", "floor", "floor_mounted")
+    return {**{kind: posting_to(IN_PROCESS_PATHS[kind]) for kind in posts}, "rest": rest}
 
 
 def interleaved(requests: Sequence[Request], n: int, warmup: int = 20) -> dict[str, list[float]]:
