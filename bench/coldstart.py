@@ -199,13 +199,14 @@ def child(mode: str, size: int, directory: str, prefix: str, counted: bool = Fal
         )
 
 
+def _child_environment(size: int) -> dict[str, str]:
+    """What a case's process needs beyond this one's environment: the bench's settings, and
+    the size of the generated group its URLconf serves."""
+    return {"DJANGO_SETTINGS_MODULE": "bench.site.settings", "BENCH_SCALE_SIZE": str(size)}
+
+
 def _run(mode: str, size: int, directory: str, prefix: str) -> dict[str, Any]:
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "bench.site.settings",
-        "PYTHONPATH": str(lib.ROOT),
-        "BENCH_SCALE_SIZE": str(size),
-    }
+    env = {**os.environ, **_child_environment(size), "PYTHONPATH": str(lib.ROOT)}
     start = time.time()
     completed = subprocess.run(
         [sys.executable, "-m", "bench.coldstart", "child", mode, str(size), directory, prefix],
@@ -356,36 +357,49 @@ def cpu(size: int = 1000, rounds: int = 7) -> str:
 COUNTED_MODES = ("setup", *MODES)
 
 
+def start_counted(
+    mode: str,
+    size: int,
+    directory: str,
+    prefix: str,
+    out_file: str,
+    *,
+    python_options: tuple[str, ...] = (),
+    valgrind_options: tuple[str, ...] = (),
+) -> subprocess.Popen[str]:
+    """One case's fresh process (:func:`child`, ending as soon as its case is done) under
+    callgrind (:func:`bench.lib.callgrind`), writing its counts to ``out_file``
+    (``bench.functions build`` runs it with the interpreter's perf trampolines on)."""
+    return lib.callgrind(
+        "bench.coldstart",
+        ["child", mode, size, directory, prefix, "counted"],
+        out_file,
+        python_options=python_options,
+        valgrind_options=valgrind_options,
+        environment=_child_environment(size),
+    )
+
+
 def instructions(size: int = 1000) -> str:
     """The cases of :func:`run` counted in instructions (see the module), one process each
     under callgrind, all at once, after the stored build is written."""
     import tempfile
 
     prefix = f"mcp-bridge-bench-{uuid.uuid4().hex}"
-    env_before = dict(os.environ)
-    os.environ.update(
-        {"DJANGO_SETTINGS_MODULE": "bench.site.settings", "BENCH_SCALE_SIZE": str(size)}
-    )
-    try:
-        with tempfile.TemporaryDirectory(prefix="mcp-bridge-coldstart-") as directory:
-            try:
-                lib.log(f"coldstart {size}: mcp_build to files, copied to redis")
-                _run("prepare", size, directory, prefix)
-                lib.log(f"coldstart {size}: {', '.join(COUNTED_MODES)} under callgrind, at once")
-                started = {
-                    mode: lib.callgrind(
-                        "bench.coldstart",
-                        ["child", mode, size, directory, prefix, "counted"],
-                        f"{directory}/callgrind.{mode}.out",
-                    )
-                    for mode in COUNTED_MODES
-                }
-                counts = {mode: lib.collected(process, mode) for mode, process in started.items()}
-            finally:
-                _clear_redis(prefix)
-    finally:
-        os.environ.clear()
-        os.environ.update(env_before)
+    with tempfile.TemporaryDirectory(prefix="mcp-bridge-coldstart-") as directory:
+        try:
+            lib.log(f"coldstart {size}: mcp_build to files, copied to redis")
+            _run("prepare", size, directory, prefix)
+            lib.log(f"coldstart {size}: {', '.join(COUNTED_MODES)} under callgrind, at once")
+            started = {
+                mode: start_counted(
+                    mode, size, directory, prefix, f"{directory}/callgrind.{mode}.out"
+                )
+                for mode in COUNTED_MODES
+            }
+            counts = {mode: lib.collected(process, mode) for mode, process in started.items()}
+        finally:
+            _clear_redis(prefix)
     alone = {mode: counts[mode] - counts["setup"] for mode in MODES}
     rows = [
         [size, "setup", f"{counts['setup'] / 1e6:,.0f}", "", ""],

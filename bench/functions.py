@@ -33,16 +33,14 @@ module the build imports and ``get_schema`` does not shows up as ``<module>``.
 from __future__ import annotations
 
 import bisect
-import contextlib
-import os
 import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Mapping
 from pathlib import Path
 
-from bench import instructions, lib
+from bench import coldstart, instructions, lib
 
 FEW, MANY = 20, 70
 _LINE = re.compile(r"\s*([\d,]+)\s+(.*)$")
@@ -129,35 +127,23 @@ def per_request(kind: str, view: str) -> dict[str, float]:
     return {name: (many.get(name, 0) - few.get(name, 0)) / (MANY - FEW) for name in many}
 
 
-def per_process(mode: str, size: int) -> dict[str, float]:
+def per_process(mode: str, size: int) -> dict[str, int]:
     """Instructions of each Python function in one fresh process of ``bench.coldstart``'s
     ``mode`` case (``build`` or ``get_schema``), under callgrind, ending when the case is done."""
-    environment = {"DJANGO_SETTINGS_MODULE": "bench.site.settings", "BENCH_SCALE_SIZE": str(size)}
     with tempfile.TemporaryDirectory() as scratch:
-        with _environment(environment):
-            process = lib.callgrind(
-                "bench.coldstart",
-                ["child", mode, size, scratch, "unused", "counted"],
-                f"{scratch}/callgrind.{mode}.%p",
-                python_options=("-X", "perf"),
-                valgrind_options=("--smc-check=all-non-file",),
-            )
+        process = coldstart.start_counted(
+            mode,
+            size,
+            scratch,
+            "unused",  # the key prefix of the Redis case only
+            f"{scratch}/callgrind.{mode}.%p",
+            python_options=("-X", "perf"),
+            valgrind_options=("--smc-check=all-non-file",),
+        )
         _, stderr = process.communicate()
         if process.returncode != 0:
             raise SystemExit(f"{mode} {size} failed under valgrind:\n{stderr[-3000:]}")
-        return dict(_inclusive(next(Path(scratch).glob(f"callgrind.{mode}.*"))))
-
-
-@contextlib.contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    """``os.environ`` with ``values`` within (:func:`bench.lib.callgrind` passes it on)."""
-    before = dict(os.environ)
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(before)
+        return _inclusive(next(Path(scratch).glob(f"callgrind.{mode}.*")))
 
 
 def _needs_perf_trampolines() -> None:
@@ -206,8 +192,8 @@ def run(
 
 
 def _table(
-    a: dict[str, float],
-    b: dict[str, float],
+    a: Mapping[str, float],
+    b: Mapping[str, float],
     kinds: tuple[str, str],
     only: str,
     title: str,

@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -319,10 +319,12 @@ def callgrind(
     *,
     python_options: Sequence[str] = (),
     valgrind_options: Sequence[str] = (),
+    environment: Mapping[str, str] | None = None,
 ) -> subprocess.Popen[str]:
     """``python [python_options] -m module args`` under valgrind's callgrind, started in this
     checkout and not waited for (:func:`collected` waits). Its counts go to ``out_file``; it
-    runs with ``PYTHONHASHSEED=0``, so the same code counts the same twice."""
+    runs with ``PYTHONHASHSEED=0``, so the same code counts the same twice, and with
+    ``environment`` added to this process's."""
     return subprocess.Popen(
         [
             "valgrind",
@@ -336,7 +338,7 @@ def callgrind(
             *map(str, args),
         ],
         cwd=ROOT,
-        env={**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(ROOT)},
+        env={**os.environ, **(environment or {}), "PYTHONHASHSEED": "0", "PYTHONPATH": str(ROOT)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
