@@ -53,6 +53,10 @@ URLconf lists the REST views first, at flat paths, and the endpoint last, behind
 **REST at the endpoint's URL** (REST plus that difference) is the REST request as it would
 count if its view sat where the endpoint sits; MCP against it is the call without the URLconf's
 order. It is reported beside MCP/REST, whose target is set against REST as it is.
+
+``DJANGO_SETTINGS_MODULE=bench.site.settings_mounted`` counts the same requests with the URLs laid
+out as a project mounts its APIs (:mod:`bench.site.urls_mounted`): the REST views under one
+``include()``, the endpoint under another right after it, the other benchmarks' URLs last.
 """
 
 from __future__ import annotations
